@@ -1,0 +1,83 @@
+import { Controller, Get, HttpStatus, Inject, Query, Res, UseGuards } from '@nestjs/common';
+import type { ServerResponse } from 'node:http';
+import { GoogleAuthService } from '../auth/google-auth.service.js';
+import { CONFIG, type Config } from '../config/config.js';
+import { AuditTrail } from '../mcp/approval/audit-trail.service.js';
+import { annotationsFor } from '../mcp/tool.decorator.js';
+import { ToolRegistry } from '../mcp/tool-registry.service.js';
+import { AdminAccessGuard } from './admin-access.guard.js';
+
+/** Operations endpoints beside /mcp. Nothing here changes state, and nothing returns a secret. */
+@Controller('admin')
+@UseGuards(AdminAccessGuard)
+export class AdminController {
+  private readonly started = Date.now();
+
+  constructor(
+    private readonly registry: ToolRegistry,
+    private readonly auth: GoogleAuthService,
+    private readonly audit: AuditTrail,
+    @Inject(CONFIG) private readonly config: Config,
+  ) {}
+
+  @Get('health')
+  health() {
+    return { status: 'ok', uptime_seconds: Math.round((Date.now() - this.started) / 1000) };
+  }
+
+  /** Whether the credential can mint an access token for the requested scopes right now. */
+  @Get('ready')
+  async ready(@Res({ passthrough: true }) res: ServerResponse) {
+    if (!this.auth.hasCredential()) {
+      res.statusCode = HttpStatus.SERVICE_UNAVAILABLE;
+      return { status: 'error', reason: 'no Google credential configured' };
+    }
+    try {
+      await this.auth.authClient().getAccessToken();
+      return { status: 'ok', credential: this.auth.summary().kind };
+    } catch (error) {
+      res.statusCode = HttpStatus.SERVICE_UNAVAILABLE;
+      return { status: 'error', reason: `token request failed: ${(error as Error).message}` };
+    }
+  }
+
+  @Get('tools')
+  tools() {
+    return {
+      registered: this.registry.tools.map(({ spec }) => ({
+        name: spec.name,
+        title: spec.title,
+        access: spec.access,
+        guarded: spec.access === 'destructive',
+        annotations: annotationsFor(spec),
+      })),
+      excluded: this.registry.excluded,
+    };
+  }
+
+  @Get('config')
+  effectiveConfig() {
+    const c = this.config;
+    return {
+      credential: this.auth.summary(),
+      scopes: this.registry.scopes,
+      site_url: c.siteUrl ?? null,
+      allowed_sites: c.allowedSites ?? null,
+      read_only: c.readOnly,
+      allow_tools: c.allowTools?.map((p) => p.text) ?? null,
+      deny_tools: c.denyTools.map((p) => p.text),
+      elicitation: c.elicitation,
+      transport: c.transport,
+      http: { host: c.http.host, port: c.http.port, token: c.http.token ? 'set' : 'unset', admin_token: c.http.adminToken ? 'set' : 'unset', allowed_origins: c.http.allowedOrigins },
+      approval_secret: c.approval.secretSource === 'random' ? 'random per process' : 'set',
+      audit_log: c.auditLog ?? null,
+      google: { api_root_url: c.google.apiRootUrl ?? 'Google', oauth_token_url: c.google.oauthTokenUrl ?? 'Google' },
+    };
+  }
+
+  @Get('audit')
+  recentAudit(@Query('limit') limit?: string) {
+    const n = Math.min(Math.max(Number(limit) || 100, 1), 500);
+    return { entries: this.audit.recent(n) };
+  }
+}

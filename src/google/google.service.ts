@@ -1,0 +1,109 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { indexing, type indexing_v3 } from '@googleapis/indexing';
+import { searchconsole, type searchconsole_v1 } from '@googleapis/searchconsole';
+import { Inject, Injectable } from '@nestjs/common';
+import { GoogleAuthService } from '../auth/google-auth.service.js';
+import { UserFacingError } from '../common/user-facing-error.js';
+import { CONFIG, type Config } from '../config/config.js';
+import { propertyHost } from '../sites/property.js';
+import { describeFailure, type Failure, GoogleApiError, type GoogleOperation, isRetryable, readFailure } from './google-error.js';
+import { SiteVerificationClient } from './site-verification.client.js';
+
+const MAX_ATTEMPTS = 4;
+const MAX_RETRY_AFTER_SECONDS = 20;
+
+/**
+ * The generated Google clients, pointed at GSC_API_ROOT_URL when set, and the
+ * one place a Google call is made: bounded retries that honour Retry-After, and
+ * failures turned into sentences.
+ *
+ * Retries are ours rather than gaxios's: gaxios ignores Retry-After, retries a
+ * daily-quota 429 as eagerly as a transient one, and never retries POST — which
+ * is right for Indexing publish but wrong for read-only POSTs such as
+ * searchanalytics.query and URL inspection.
+ */
+@Injectable()
+export class GoogleService {
+  private clients?: { searchconsole: searchconsole_v1.Searchconsole; indexing: indexing_v3.Indexing; siteVerification: SiteVerificationClient };
+
+  constructor(
+    private readonly auth: GoogleAuthService,
+    @Inject(CONFIG) private readonly config: Config,
+  ) {}
+
+  searchconsole(): searchconsole_v1.Searchconsole {
+    return this.build().searchconsole;
+  }
+
+  indexing(): indexing_v3.Indexing {
+    return this.build().indexing;
+  }
+
+  siteVerification(): SiteVerificationClient {
+    return this.build().siteVerification;
+  }
+
+  /** Runs one Google call; throws GoogleApiError with a model-readable message. */
+  async call<T>(op: GoogleOperation, request: () => Promise<{ data: T }>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return (await request()).data;
+      } catch (error) {
+        if (error instanceof UserFacingError) throw error;
+        const failure = readFailure(error);
+        const wait = this.retryDelay(op, failure, attempt);
+        if (wait === undefined) throw await this.toError(failure, op, attempt);
+        await sleep(wait);
+      }
+    }
+  }
+
+  private retryDelay(op: GoogleOperation, failure: Failure, attempt: number): number | undefined {
+    if (!op.retry || attempt >= MAX_ATTEMPTS || !isRetryable(failure)) return undefined;
+    if (failure.retryAfterSeconds !== undefined) {
+      return failure.retryAfterSeconds > MAX_RETRY_AFTER_SECONDS ? undefined : failure.retryAfterSeconds * 1000;
+    }
+    const base = 250 * 3 ** (attempt - 1);
+    return Math.round(base * (0.8 + Math.random() * 0.4));
+  }
+
+  private async toError(failure: Failure, op: GoogleOperation, attempts: number): Promise<GoogleApiError> {
+    let message = describeFailure(failure, op, this.auth.summary().principal, attempts);
+    if (op.property && (failure.status === 404 || (failure.status === 403 && !/SCOPE/i.test(`${failure.reason}`)))) {
+      message += await this.spellingHint(op.property);
+    }
+    return new GoogleApiError(message, failure.status, failure.reason, failure.quota, failure.retryAfterSeconds);
+  }
+
+  // Search Console answers a misspelt property with 403, and the two spellings of
+  // a site hold different data, so name the ones that do exist for that host.
+  private async spellingHint(property: string): Promise<string> {
+    try {
+      const host = propertyHost(property).replace(/^www\./, '');
+      const { data } = await this.searchconsole().sites.list({});
+      const same = (data.siteEntry ?? [])
+        .map((s) => s.siteUrl ?? '')
+        .filter((url) => url && url !== property && propertyHost(url).replace(/^www\./, '').endsWith(host));
+      return same.length
+        ? ` Properties this credential can use for ${host}: ${same.join(', ')}.`
+        : ` This credential has no property for ${host}; list_sites shows the ones it can use.`;
+    } catch {
+      return '';
+    }
+  }
+
+  private build() {
+    if (this.clients) return this.clients;
+    const auth = this.auth.authClient();
+    const rootUrl = this.config.google.apiRootUrl ? `${this.config.google.apiRootUrl}/` : undefined;
+    const options = { auth, retry: false, ...(rootUrl ? { rootUrl } : {}) };
+    this.clients = {
+      searchconsole: searchconsole({ version: 'v1', ...options }),
+      // @googleapis/indexing 6 is typed against google-auth-library 10; the
+      // client only calls authClient.request, which both versions share.
+      indexing: indexing({ ...(options as unknown as indexing_v3.Options), version: 'v3' }),
+      siteVerification: new SiteVerificationClient(options),
+    };
+    return this.clients;
+  }
+}

@@ -1,0 +1,21 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { AdminModule } from './admin/admin.module.js';
+import { AppModule } from './app.module.js';
+import type { Config } from './config/config.js';
+import { McpHttpController } from './mcp/mcp-http.controller.js';
+
+/**
+ * The HTTP server: /mcp (Streamable HTTP, both protocol revisions) and
+ * /admin. A company's Nest app can import HttpAppModule.forRoot(loadConfig(env))
+ * to mount the same endpoints itself.
+ */
+@Module({})
+export class HttpAppModule {
+  static forRoot(config: Config): DynamicModule {
+    return {
+      module: HttpAppModule,
+      imports: [AppModule.forRoot(config), AdminModule],
+      controllers: [McpHttpController],
+    };
+  }
+}

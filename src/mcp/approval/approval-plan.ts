@@ -1,0 +1,17 @@
+/**
+ * What a destructive tool says about one call before it is allowed to run:
+ * the target the approval binds to, the server's own two sentences, and the
+ * caller- or Google-supplied strings that are shown only as quoted data.
+ */
+export interface ApprovalPlan {
+  /** Canonical text of the exact target (for target sets: the exact list). Fingerprinted, never shown. */
+  readonly target: string;
+  /** First sentence, the server's own words: what will happen. May name only the normalised property. */
+  readonly summary: string;
+  /** Second sentence, the server's own words: what it costs. */
+  readonly cost: string;
+  /** Supplied strings, quoted below the two sentences. */
+  readonly supplied: readonly { readonly label: string; readonly values: readonly string[] }[];
+  /** Short verb phrase for result texts: "delete the property https://example.com/". */
+  readonly action: string;
+}

@@ -1,0 +1,175 @@
+import { type CallHandler, type ExecutionContext, Inject, Injectable, type NestInterceptor } from '@nestjs/common';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  type ClientCapabilities,
+  createRequestStateCodec,
+  type InputRequiredResult,
+  inputRequired,
+  inputResponse,
+  type RequestStateCodec,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import { from, lastValueFrom, type Observable } from 'rxjs';
+import * as z from 'zod';
+import { GoogleApiError } from '../../google/google-error.js';
+import { CONFIG, type Config } from '../../config/config.js';
+import type { ToolCall } from '../tool-call.js';
+import { type ToolOutput, toolOutput } from '../tool-output.js';
+import { ToolRegistry } from '../tool-registry.service.js';
+import { dialogMessage } from './approval-dialog.js';
+import type { ApprovalPlan } from './approval-plan.js';
+import { ApprovalTokens, fingerprint, TOKEN_TTL_SECONDS } from './approval-tokens.js';
+import { type AuditEntry, type AuditEvent, AuditTrail } from './audit-trail.service.js';
+
+const SERVER = 'google-search-console-mcp';
+const ANSWER_KEY = 'approval';
+const Answer = z.object({ confirm: z.boolean().default(false).meta({ title: 'Approve this change', description: 'Leave unticked, or decline, to change nothing.' }) });
+
+type Sealed = { tool: string; fp: string; nonce: string };
+type Context = { call: ToolCall; plan: ApprovalPlan; fp: string; audit: (event: AuditEvent, reason?: string) => void };
+
+/**
+ * Puts the four destructive tools to a person before they reach Google. It
+ * runs around every tool whose access is `destructive`, in every transport.
+ *
+ * Dialog path: the call returns `input_required` (on 2025-11-25 the SDK turns
+ * that into an elicitation pushed mid-call); the answer comes back with a
+ * sealed requestState bound to tool, exact target and principal. A seal that
+ * does not open, has expired, was used, or names another target is no answer:
+ * the person is asked again.
+ *
+ * Token path, when no dialog can be shown: the first call returns a
+ * single-use confirm_token and changes nothing; a second call with identical
+ * arguments must quote it.
+ */
+@Injectable()
+export class ApprovalInterceptor implements NestInterceptor {
+  private readonly codec: RequestStateCodec<Sealed>;
+  private readonly tokens: ApprovalTokens;
+
+  constructor(
+    @Inject(CONFIG) private readonly config: Config,
+    private readonly registry: ToolRegistry,
+    private readonly trail: AuditTrail,
+  ) {
+    this.codec = createRequestStateCodec<Sealed>({ key: config.approval.secret, ttlSeconds: TOKEN_TTL_SECONDS, bind: (ctx) => principalOf(ctx) });
+    this.tokens = new ApprovalTokens(config.approval.secret);
+  }
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    if (context.getType<string>() !== 'mcp') return next.handle();
+    const [args, call] = context.getArgs() as [Record<string, unknown>, ToolCall];
+    if (call.spec.access !== 'destructive') return next.handle();
+    return from(this.guard(args, call, () => lastValueFrom(next.handle()) as Promise<ToolOutput>));
+  }
+
+  private async guard(args: Record<string, unknown>, call: ToolCall, execute: () => Promise<ToolOutput>): Promise<ToolOutput | InputRequiredResult> {
+    const describe = this.registry.tools.find((t) => t.spec.name === call.spec.name)?.describeApproval;
+    if (!describe) throw new Error(`no approval describer for ${call.spec.name}`);
+    const plan = await describe(args, call);
+    const { confirm_token: token, site_url: _site, ...rest } = args;
+    const fp = fingerprint({ tool: call.spec.name, target: plan.target, site: call.site, args: rest });
+    const whyNoDialog = this.whyNoDialog(call.sdk, call);
+    const path = whyNoDialog ? 'token' : 'dialog';
+    const ctx: Context = { call, plan, fp, audit: (event, reason) => this.trail.record(this.entry(call, fp, path, event, reason)) };
+    return whyNoDialog ? this.tokenPath(ctx, typeof token === 'string' ? token : undefined, whyNoDialog, execute) : this.dialogPath(ctx, execute);
+  }
+
+  private async dialogPath(ctx: Context, execute: () => Promise<ToolOutput>): Promise<ToolOutput | InputRequiredResult> {
+    const { call, plan, fp } = ctx;
+    const raw = call.sdk.mcpReq.requestState<string>();
+    if (typeof raw === 'string') {
+      const sealed = await this.codec.verify(raw, call.sdk).catch((error: Error) => ctx.audit('seal_rejected', error.message));
+      if (sealed && (sealed.tool !== call.spec.name || sealed.fp !== fp)) ctx.audit('seal_rejected', 'other_target');
+      else if (sealed && this.tokens.isUsed(sealed.nonce)) ctx.audit('seal_rejected', 'used');
+      else if (sealed) {
+        const answer = inputResponse(call.sdk.mcpReq.inputResponses, ANSWER_KEY);
+        if (answer.kind === 'elicit') {
+          this.tokens.consume(sealed.nonce, Date.now() + TOKEN_TTL_SECONDS * 1000);
+          if (answer.action === 'accept' && answer.content?.confirm === true) {
+            ctx.audit('approved');
+            return this.run(ctx, execute, 'A person approved it in the client’s dialog.');
+          }
+          const outcome = answer.action === 'cancel' ? 'cancelled' : 'declined';
+          ctx.audit(outcome);
+          const how = outcome === 'cancelled' ? 'The dialog was dismissed without an answer' : 'The person declined';
+          return toolOutput({ executed: false, outcome }, `${how}, so nothing was changed: google-search-console-mcp did not ${plan.action}.`);
+        }
+      }
+    }
+    ctx.audit('asked');
+    return inputRequired({
+      inputRequests: { [ANSWER_KEY]: inputRequired.elicit({ message: dialogMessage(plan), requestedSchema: Answer }) },
+      requestState: await this.codec.mint({ tool: call.spec.name, fp, nonce: randomNonce() }, call.sdk),
+    });
+  }
+
+  private async tokenPath(ctx: Context, token: string | undefined, whyNoDialog: string, execute: () => Promise<ToolOutput>): Promise<ToolOutput> {
+    const { call, plan, fp } = ctx;
+    const binding = `${call.spec.name}\0${fp}\0${call.principal ?? ''}`;
+    if (token !== undefined) {
+      const check = this.tokens.redeem(token, binding);
+      if (check.ok) {
+        ctx.audit('token_redeemed');
+        return this.run(ctx, execute, 'It was confirmed with the two-call token; no person was asked.');
+      }
+      ctx.audit('token_refused', check.reason);
+      const why = {
+        malformed: 'it is not a token this server issued',
+        mismatch: 'it was issued for a different tool, target or arguments',
+        expired: 'it has expired',
+        used: 'it has already been used',
+      }[check.reason];
+      const text = `The confirm_token was refused because ${why}. Nothing was changed. Call ${call.spec.name} again without confirm_token to get a new one.`;
+      return { ...toolOutput({ executed: false, outcome: 'token_rejected' }, text), isError: true };
+    }
+    const { token: issued, expiresAt } = this.tokens.issue(binding);
+    ctx.audit('token_issued');
+    const text =
+      `Nothing was changed yet. ${SERVER} did not ask a person ${whyNoDialog}. ` +
+      `To ${plan.action}, call ${call.spec.name} again with identical arguments plus confirm_token "${issued}" before ${expiresAt.toISOString()}. ` +
+      `This token proves only that the call was made twice with the same arguments — it does not show that a person approved it. ` +
+      `${plan.summary} ${plan.cost} If a person should decide, ask them before calling again.`;
+    return toolOutput({ executed: false, outcome: 'token_issued', confirm_token: issued, expires_at: expiresAt.toISOString() }, text);
+  }
+
+  private async run(ctx: Context, execute: () => Promise<ToolOutput>, how: string): Promise<ToolOutput> {
+    try {
+      const output = await execute();
+      ctx.audit('executed');
+      return toolOutput({ ...output.structured, executed: true, outcome: 'executed' }, `${output.text} ${how}`);
+    } catch (error) {
+      ctx.audit('google_error', error instanceof GoogleApiError ? String(error.status ?? 'network') : 'internal');
+      throw error;
+    }
+  }
+
+  private whyNoDialog(sdk: ServerContext, call: ToolCall): string | undefined {
+    if (!this.config.elicitation) return 'because ELICITATION=false is set for this server';
+    const envelope = (sdk.mcpReq.envelope ?? {}) as Record<string, unknown>;
+    const caps = (envelope[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined) ?? call.server.server.getClientCapabilities();
+    const elicitation = caps?.elicitation as { form?: object; url?: object } | undefined;
+    const form = elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
+    return form ? undefined : 'because this client did not declare the MCP elicitation capability (form mode), so there is no way to show a person a dialog';
+  }
+
+  private entry(call: ToolCall, fp: string, path: 'dialog' | 'token', event: AuditEvent, reason?: string): Omit<AuditEntry, 'time'> {
+    return {
+      event,
+      tool: call.spec.name,
+      target_fingerprint: fp,
+      path,
+      era: call.era === 'modern' ? '2026-07-28' : '2025-11-25',
+      principal: call.principal ?? null,
+      ...(reason ? { reason } : {}),
+    };
+  }
+}
+
+function principalOf(ctx: ServerContext): string {
+  return ctx.http?.authInfo?.clientId ?? '';
+}
+
+function randomNonce(): string {
+  return crypto.randomUUID();
+}

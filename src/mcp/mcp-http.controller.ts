@@ -1,0 +1,104 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { All, Controller, Inject, Logger, type OnModuleDestroy, Req, Res } from '@nestjs/common';
+import { type AuthInfo, createMcpHandler, isInitializeRequest, isLegacyRequest, type McpServer } from '@modelcontextprotocol/server';
+import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
+import { CONFIG, type Config } from '../config/config.js';
+import { checkMcpAccess, type Rejection, rpcError } from './http-access.js';
+import { McpServerFactory } from './mcp-server.factory.js';
+
+type Request = IncomingMessage & { body?: unknown; auth?: AuthInfo };
+type Session = { transport: NodeStreamableHTTPServerTransport; server: McpServer; principal?: string; lastSeen: number };
+
+const SESSION_IDLE_MS = 30 * 60_000;
+
+/**
+ * Streamable HTTP at /mcp for both protocol revisions. 2026-07-28 requests are
+ * served statelessly by the SDK's handler; 2025-11-25 clients get a session,
+ * so that a guarded call can push its approval dialog to them mid-call.
+ */
+@Controller()
+export class McpHttpController implements OnModuleDestroy {
+  private readonly logger = new Logger('McpHttp');
+  private readonly modern;
+  private readonly modernNode;
+  private readonly sessions = new Map<string, Session>();
+  private readonly reaper: NodeJS.Timeout;
+
+  constructor(
+    private readonly factory: McpServerFactory,
+    @Inject(CONFIG) private readonly config: Config,
+  ) {
+    this.modern = createMcpHandler(factory.create, { legacy: 'reject', onerror: (e) => this.logger.warn(e.message) });
+    this.modernNode = toNodeHandler(this.modern);
+    this.reaper = setInterval(() => this.reapIdleSessions(), 60_000).unref();
+  }
+
+  @All('mcp')
+  async handle(@Req() req: Request, @Res() res: ServerResponse): Promise<void> {
+    const access = checkMcpAccess(req, this.config);
+    if (access && 'status' in access) return send(res, access);
+    if (access) req.auth = access;
+    if (!(await isLegacyRequest(await toWebRequest(req as never, req.body), req.body))) {
+      return this.modernNode(req as never, res, req.body);
+    }
+    return this.serveLegacy(req, res);
+  }
+
+  get openSessions(): number {
+    return this.sessions.size;
+  }
+
+  private async serveLegacy(req: Request, res: ServerResponse): Promise<void> {
+    const sessionId = req.headers['mcp-session-id'];
+    let session = typeof sessionId === 'string' ? this.sessions.get(sessionId) : undefined;
+    if (session && session.principal !== req.auth?.clientId) return send(res, rpcError(404, 'Session not found', -32001));
+    if (!session) {
+      if (sessionId !== undefined) return send(res, rpcError(404, 'Session not found', -32001));
+      if (req.method !== 'POST' || !isInitializeRequest(req.body)) {
+        return send(res, rpcError(400, 'Bad Request: no valid Mcp-Session-Id; start with an initialize request', -32000));
+      }
+      session = await this.openSession(req);
+    }
+    session.lastSeen = Date.now();
+    await session.transport.handleRequest(req, res, req.body);
+  }
+
+  private async openSession(req: Request): Promise<Session> {
+    const server = this.factory.create({ era: 'legacy', authInfo: req.auth });
+    const session: Session = {
+      server,
+      principal: req.auth?.clientId,
+      lastSeen: Date.now(),
+      transport: new NodeStreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => void this.sessions.set(id, session),
+        onsessionclosed: (id) => void this.sessions.delete(id),
+      }),
+    };
+    await server.connect(session.transport);
+    return session;
+  }
+
+  private reapIdleSessions(): void {
+    const cutoff = Date.now() - SESSION_IDLE_MS;
+    for (const [id, session] of this.sessions) {
+      if (session.lastSeen < cutoff) {
+        this.sessions.delete(id);
+        void session.server.close().catch(() => undefined);
+      }
+    }
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    clearInterval(this.reaper);
+    await Promise.allSettled([...this.sessions.values()].map((s) => s.server.close()));
+    this.sessions.clear();
+    await this.modern.close();
+  }
+}
+
+function send(res: ServerResponse, rejection: Rejection): void {
+  res.writeHead(rejection.status, { 'content-type': 'application/json', ...rejection.headers });
+  res.end(JSON.stringify(rejection.body));
+}

@@ -1,0 +1,56 @@
+import { HttpException, Injectable, Logger } from '@nestjs/common';
+import { type CallToolResult, type InputRequiredResult, isInputRequiredResult } from '@modelcontextprotocol/server';
+import { UserFacingError } from '../common/user-facing-error.js';
+import type { ToolCall } from './tool-call.js';
+import { isToolOutput, outputBytes, RESULT_BUDGET_BYTES, type ToolOutput } from './tool-output.js';
+import type { RegisteredTool } from './tool-registry.service.js';
+
+export type CallContext = Omit<ToolCall, 'spec' | 'site' | 'pages' | 'resource'>;
+
+/**
+ * The one place a tool call turns into an MCP result: it runs the Nest
+ * pipeline (guards, interceptors, method) and turns every exception into an
+ * isError result with a sentence for the model.
+ */
+@Injectable()
+export class ToolDispatcher {
+  private readonly logger = new Logger('ToolDispatcher');
+
+  async dispatch(tool: RegisteredTool, args: Record<string, unknown>, context: CallContext): Promise<CallToolResult | InputRequiredResult> {
+    const call: ToolCall = { ...context, spec: tool.spec };
+    try {
+      return this.render(tool, await tool.invoke(args, call));
+    } catch (error) {
+      return this.fail(tool, error);
+    }
+  }
+
+  private render(tool: RegisteredTool, result: unknown): CallToolResult | InputRequiredResult {
+    if (isInputRequiredResult(result)) return result;
+    if (!isToolOutput(result)) throw new Error(`tool ${tool.spec.name} returned neither a ToolOutput nor input_required`);
+    if (outputBytes(result) > RESULT_BUDGET_BYTES) {
+      this.logger.warn(`${tool.spec.name} produced ${outputBytes(result)} bytes; refused`);
+      return errorResult(`The result of ${tool.spec.name} is larger than the ${RESULT_BUDGET_BYTES / 1000} kB budget. Nothing was changed by cutting it; narrow the request (fewer URLs, rows or dimensions) and call again.`);
+    }
+    return toCallToolResult(result);
+  }
+
+  private fail(tool: RegisteredTool, error: unknown): CallToolResult {
+    if (error instanceof UserFacingError) return errorResult(error.message);
+    if (error instanceof HttpException) return errorResult(`${tool.spec.name} was refused: ${error.message}. Nothing was sent to Google.`);
+    this.logger.error(`${tool.spec.name} failed unexpectedly`, error instanceof Error ? error.stack : String(error));
+    const changed =
+      tool.spec.access === 'read'
+        ? 'Nothing was changed (this tool only reads).'
+        : 'It is not known whether anything changed at Google; check the current state before retrying.';
+    return errorResult(`${tool.spec.name} failed with an internal error (${error instanceof Error ? error.message : String(error)}). ${changed}`);
+  }
+}
+
+export function toCallToolResult(output: ToolOutput): CallToolResult {
+  return { content: [{ type: 'text', text: output.text }], structuredContent: output.structured, ...(output.isError ? { isError: true } : {}) };
+}
+
+export function errorResult(text: string): CallToolResult {
+  return { content: [{ type: 'text', text }], isError: true };
+}

@@ -1,0 +1,7 @@
+import { Module } from '@nestjs/common';
+import { GoogleModule } from '../google/google.module.js';
+import { SitesService } from './sites.service.js';
+import { SitesTools } from './sites.tools.js';
+
+@Module({ imports: [GoogleModule], providers: [SitesService, SitesTools], exports: [SitesService] })
+export class SitesModule {}

@@ -1,0 +1,114 @@
+import { Inject, Injectable } from '@nestjs/common';
+import * as z from 'zod';
+import { CONFIG, type Config } from '../config/config.js';
+import type { ApprovalPlan } from '../mcp/approval/approval-plan.js';
+import { ConfirmTokenArg, NoArgs, SiteUrlArg } from '../mcp/tool-args.js';
+import type { ToolCall } from '../mcp/tool-call.js';
+import { Tool, ToolProvider } from '../mcp/tool.decorator.js';
+import { fitToBudget, type ToolOutput, toolOutput } from '../mcp/tool-output.js';
+import { partitionAllowed } from './site-allowlist.js';
+import { describePermission, type SiteEntry, SitesService } from './sites.service.js';
+
+const PermissionLevel = z.string().describe('siteOwner, siteFullUser, siteRestrictedUser or siteUnverifiedUser.');
+const SiteOut = z.object({ site_url: z.string(), permission_level: PermissionLevel });
+
+@ToolProvider()
+@Injectable()
+export class SitesTools {
+  constructor(
+    private readonly sites: SitesService,
+    @Inject(CONFIG) private readonly config: Config,
+  ) {}
+
+  @Tool({
+    name: 'list_sites',
+    title: 'List properties',
+    description: 'List the Search Console properties this server can use, with the permission level on each.',
+    input: NoArgs,
+    output: z.object({ sites: z.array(SiteOut), withheld: z.number().int().optional().describe('Properties hidden by GSC_ALLOWED_SITES.') }),
+    access: 'read',
+    apis: ['searchconsole'],
+    essential: true,
+  })
+  async listSites(): Promise<ToolOutput> {
+    const { kept, withheld } = partitionAllowed(await this.sites.list(), (s) => s.siteUrl, this.config.allowedSites);
+    return fitToBudget(kept, (shown, dropped) => {
+      const lines = shown.map((s) => `- ${s.siteUrl} — ${describePermission(s.permissionLevel)}`);
+      const head = kept.length === 0 ? 'No Search Console properties are available to this credential.' : `${kept.length} propert${kept.length === 1 ? 'y' : 'ies'}:`;
+      const notes = [
+        withheld ? `${withheld} more withheld: outside this server's allowed properties (GSC_ALLOWED_SITES).` : '',
+        dropped ? `${dropped} not shown to stay within the size limit.` : '',
+        kept.length === 0 && !withheld ? 'Add this credential as a user of a property in Search Console (Settings → Users and permissions), or add one with add_site.' : '',
+      ].filter(Boolean);
+      return toolOutput({ sites: shown.map(siteOut), ...(withheld ? { withheld } : {}) }, [head, ...lines, ...notes].join('\n'));
+    });
+  }
+
+  @Tool({
+    name: 'get_site',
+    title: 'Get property',
+    description: 'Check one property: whether this credential can use it, and with which permission level.',
+    input: z.object({ site_url: SiteUrlArg }),
+    output: SiteOut,
+    access: 'read',
+    apis: ['searchconsole'],
+    essential: true,
+  })
+  async getSite(_args: unknown, call: ToolCall): Promise<ToolOutput> {
+    const site = await this.sites.get(call.site!);
+    return toolOutput(siteOut(site), `${site.siteUrl}: ${describePermission(site.permissionLevel)}.`);
+  }
+
+  @Tool({
+    name: 'add_site',
+    title: 'Add property',
+    description:
+      'Add a property to this account in Search Console. It stays unverified (no data) until ownership is proven: use setup_site for the steps. Never uses the default property.',
+    input: z.object({ site_url: SiteUrlArg }),
+    output: SiteOut.extend({ added: z.boolean() }),
+    access: 'write',
+    apis: ['searchconsole'],
+    newProperty: true,
+  })
+  async addSite(_args: unknown, call: ToolCall): Promise<ToolOutput> {
+    const property = call.site!;
+    await this.sites.add(property);
+    const site = await this.sites.get(property);
+    const next =
+      site.permissionLevel === 'siteUnverifiedUser' ? ' It has no data until ownership is verified: setup_site lists the remaining steps.' : '';
+    return toolOutput(
+      { ...siteOut(site), added: true },
+      `Added ${property} to Search Console; permission: ${describePermission(site.permissionLevel)}.${next}`,
+    );
+  }
+
+  @Tool({
+    name: 'delete_site',
+    title: 'Remove property',
+    description: 'Remove a property from this account in Search Console. Asks a person first; its performance history is no longer available.',
+    input: z.object({ site_url: SiteUrlArg, confirm_token: ConfirmTokenArg }),
+    output: z.object({ site_url: z.string(), deleted: z.boolean() }),
+    access: 'destructive',
+    apis: ['searchconsole'],
+    approval: 'describeDeleteSite',
+  })
+  async deleteSite(_args: unknown, call: ToolCall): Promise<ToolOutput> {
+    await this.sites.delete(call.site!);
+    return toolOutput({ site_url: call.site!, deleted: true }, `Removed ${call.site} from Search Console.`);
+  }
+
+  async describeDeleteSite(_args: unknown, call: ToolCall): Promise<ApprovalPlan> {
+    const site = call.site!;
+    return {
+      target: site,
+      summary: `This will remove ${site} from Search Console for this account.`,
+      cost: 'Roughly 16 months of performance history stop being available here, and re-adding the property starts empty.',
+      supplied: [],
+      action: `remove ${site} from Search Console`,
+    };
+  }
+}
+
+function siteOut(site: SiteEntry) {
+  return { site_url: site.siteUrl, permission_level: site.permissionLevel };
+}

@@ -1,0 +1,32 @@
+import { NestFactory } from '@nestjs/core';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { AppModule } from './app.module.js';
+import { StderrLogger } from './common/stderr-logger.js';
+import type { Config } from './config/config.js';
+import { logStartup } from './http-server.js';
+import { McpServerFactory } from './mcp/mcp-server.factory.js';
+
+/** Serves MCP over stdin/stdout from a Nest standalone context. stdout carries JSON-RPC only. */
+export async function startStdioServer(config: Config): Promise<void> {
+  // Anything a dependency prints with console.log would corrupt the protocol stream.
+  Object.assign(console, { log: console.error, info: console.error, debug: console.error });
+  const app = await NestFactory.createApplicationContext(AppModule.forRoot(config), {
+    logger: new StderrLogger(),
+    bufferLogs: true,
+    abortOnError: false,
+  });
+  app.flushLogs();
+  const handle = serveStdio(app.get(McpServerFactory).create);
+  logStartup(app, config, 'stdio');
+  let closing = false;
+  const shutdown = async () => {
+    if (closing) return;
+    closing = true;
+    await handle.close().catch(() => undefined);
+    await app.close();
+    process.exit(0);
+  };
+  process.stdin.on('end', shutdown);
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+}
