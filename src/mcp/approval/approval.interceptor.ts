@@ -11,8 +11,9 @@ import {
 } from '@modelcontextprotocol/server';
 import { from, lastValueFrom, type Observable } from 'rxjs';
 import * as z from 'zod';
-import { GoogleApiError } from '../../google/google-error.js';
+import { Clock } from '../../common/clock.js';
 import { CONFIG, type Config } from '../../config/config.js';
+import { GoogleApiError } from '../../google/google-error.js';
 import type { ToolCall } from '../tool-call.js';
 import { type ToolOutput, toolOutput } from '../tool-output.js';
 import { ToolRegistry } from '../tool-registry.service.js';
@@ -51,6 +52,7 @@ export class ApprovalInterceptor implements NestInterceptor {
     @Inject(CONFIG) private readonly config: Config,
     private readonly registry: ToolRegistry,
     private readonly trail: AuditTrail,
+    private readonly clock: Clock,
   ) {
     this.codec = createRequestStateCodec<Sealed>({ key: config.approval.secret, ttlSeconds: TOKEN_TTL_SECONDS, bind: (ctx) => principalOf(ctx) });
     this.tokens = new ApprovalTokens(config.approval.secret);
@@ -85,7 +87,7 @@ export class ApprovalInterceptor implements NestInterceptor {
       else if (sealed) {
         const answer = inputResponse(call.sdk.mcpReq.inputResponses, ANSWER_KEY);
         if (answer.kind === 'elicit') {
-          this.tokens.consume(sealed.nonce, Date.now() + TOKEN_TTL_SECONDS * 1000);
+          this.tokens.consume(sealed.nonce, Date.now() + TOKEN_TTL_SECONDS * 1000, Date.now());
           if (answer.action === 'accept' && answer.content?.confirm === true) {
             ctx.audit('approved');
             return this.run(ctx, execute, 'A person approved it in the client’s dialog.');
@@ -108,7 +110,7 @@ export class ApprovalInterceptor implements NestInterceptor {
     const { call, plan, fp } = ctx;
     const binding = `${call.spec.name}\0${fp}\0${call.principal ?? ''}`;
     if (token !== undefined) {
-      const check = this.tokens.redeem(token, binding);
+      const check = this.tokens.redeem(token, binding, this.clock.now().getTime());
       if (check.ok) {
         ctx.audit('token_redeemed');
         return this.run(ctx, execute, 'It was confirmed with the two-call token; no person was asked.');
@@ -123,7 +125,7 @@ export class ApprovalInterceptor implements NestInterceptor {
       const text = `The confirm_token was refused because ${why}. Nothing was changed. Call ${call.spec.name} again without confirm_token to get a new one.`;
       return { ...toolOutput({ executed: false, outcome: 'token_rejected' }, text), isError: true };
     }
-    const { token: issued, expiresAt } = this.tokens.issue(binding);
+    const { token: issued, expiresAt } = this.tokens.issue(binding, this.clock.now().getTime());
     ctx.audit('token_issued');
     const text =
       `Nothing was changed yet. ${SERVER} did not ask a person ${whyNoDialog}. ` +
