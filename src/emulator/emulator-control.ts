@@ -1,0 +1,116 @@
+// /__emulator/* — the same controls as the GoogleEmulator methods, over HTTP,
+// for tests that run the server (and so the emulator's callers) out of process.
+// These calls are never recorded in the request log.
+
+import type { GoogleEmulator } from './google-emulator.js';
+import type { FaultSpec } from './emulator-types.js';
+
+interface ControlAnswer {
+  status: number;
+  body?: unknown;
+}
+
+const ok = (body: unknown = { ok: true }): ControlAnswer => ({ status: 200, body });
+const fail = (status: number, message: string): ControlAnswer => ({ status, body: { error: message } });
+
+function json(raw: Buffer): Record<string, unknown> {
+  const text = raw.toString('utf8').trim();
+  if (!text) return {};
+  const parsed = JSON.parse(text) as unknown;
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('body must be a JSON object');
+  return parsed as Record<string, unknown>;
+}
+
+/** JSON cannot carry Infinity: "Infinity" or -1 mean "until cleared". */
+function parseTimes(value: unknown): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (value === 'Infinity' || value === -1) return Infinity;
+  if (typeof value === 'number' && value > 0) return value;
+  throw new Error('times must be a positive number or "Infinity"');
+}
+
+export function handleControlRequest(emulator: GoogleEmulator, method: string, rawPath: string, raw: Buffer): ControlAnswer {
+  const action = `${method} ${rawPath.replace(/\/+$/, '')}`;
+  try {
+    switch (action) {
+      case 'GET /__emulator/requests':
+        return ok(emulator.requests);
+      case 'GET /__emulator/token-grants':
+        return ok(emulator.tokenGrants);
+      case 'GET /__emulator/state':
+        return ok({
+          sites: Object.fromEntries(emulator.state.sites),
+          sitemaps: Object.fromEntries(emulator.state.sitemaps),
+          resources: [...emulator.state.resources.values()],
+          notifications: [...emulator.state.notifications.values()],
+          placedTokens: [...emulator.state.placedTokens],
+        });
+      case 'POST /__emulator/reset':
+        emulator.reset();
+        return ok();
+      case 'POST /__emulator/clear-log':
+        emulator.clearLog();
+        return ok();
+      case 'POST /__emulator/faults': {
+        const body = json(raw);
+        if (typeof body.route !== 'string' || typeof body.status !== 'number') {
+          return fail(400, 'a fault needs {route: string, status: number}');
+        }
+        emulator.injectFault({ ...(body as unknown as FaultSpec), times: parseTimes(body.times) });
+        return ok();
+      }
+      case 'DELETE /__emulator/faults':
+        emulator.clearFaults();
+        return ok();
+      case 'POST /__emulator/latency': {
+        const body = json(raw);
+        if (typeof body.route !== 'string' || typeof body.ms !== 'number') return fail(400, 'latency needs {route: string, ms: number}');
+        emulator.setLatency(body.route, body.ms);
+        return ok();
+      }
+      case 'POST /__emulator/place-token': {
+        const body = json(raw);
+        const site = body.site as { type?: unknown; identifier?: unknown } | undefined;
+        if (
+          !site ||
+          (site.type !== 'SITE' && site.type !== 'INET_DOMAIN') ||
+          typeof site.identifier !== 'string' ||
+          typeof body.method !== 'string'
+        ) {
+          return fail(400, 'place-token needs {site: {type: SITE|INET_DOMAIN, identifier}, method}');
+        }
+        emulator.placeVerificationToken({ type: site.type, identifier: site.identifier }, body.method);
+        return ok();
+      }
+      case 'POST /__emulator/service-accounts': {
+        const body = json(raw);
+        if (typeof body.clientEmail !== 'string' || typeof body.publicKeyPem !== 'string') {
+          return fail(400, 'service-accounts needs {clientEmail, publicKeyPem, delegation?}');
+        }
+        emulator.registerServiceAccount({
+          clientEmail: body.clientEmail,
+          publicKeyPem: body.publicKeyPem,
+          delegation: body.delegation as Record<string, string[]> | undefined,
+        });
+        return ok();
+      }
+      case 'POST /__emulator/refresh-tokens': {
+        const b = json(raw);
+        if (![b.clientId, b.clientSecret, b.refreshToken, b.user].every((v) => typeof v === 'string') || !Array.isArray(b.scopes)) {
+          return fail(400, 'refresh-tokens needs {clientId, clientSecret, refreshToken, user, scopes[]}');
+        }
+        emulator.registerRefreshToken(b as unknown as Parameters<GoogleEmulator['registerRefreshToken']>[0]);
+        return ok();
+      }
+      case 'POST /__emulator/access-tokens': {
+        const b = json(raw);
+        if (typeof b.principal !== 'string' || !Array.isArray(b.scopes)) return fail(400, 'access-tokens needs {principal, scopes[]}');
+        return ok({ access_token: emulator.issueAccessToken({ principal: b.principal, scopes: b.scopes as string[] }) });
+      }
+      default:
+        return fail(404, `unknown control endpoint ${action}`);
+    }
+  } catch (err) {
+    return fail(400, err instanceof Error ? err.message : String(err));
+  }
+}

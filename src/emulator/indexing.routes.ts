@@ -1,0 +1,101 @@
+// Indexing API v3: publish and getMetadata. Only an Owner of a property that
+// covers the URL may use it; a Full user is refused like a stranger.
+
+import { googleError, notFound, quotaExceeded } from './emulator-errors.js';
+import { checkFields, objectBody, SCOPES, type RouteContext, type RouteDef } from './emulator-routing.js';
+import type { UrlNotification, UrlNotificationMetadata } from './emulator-types.js';
+import { urlInProperty } from './property-scope.js';
+
+const SERVICE = 'indexing.googleapis.com';
+const NOTIFICATION_TYPES = ['URL_UPDATED', 'URL_DELETED'] as const;
+
+const invalidArgument = (message = 'Request contains an invalid argument.', details?: unknown[]) =>
+  googleError('rpc', { status: 400, message, details });
+
+function requireOwner(ctx: RouteContext, url: string): void {
+  for (const [property, level] of ctx.state.sites) {
+    if (level === 'siteOwner' && urlInProperty(url, property)) return;
+  }
+  throw googleError('rpc', { status: 403, message: 'Permission denied. Failed to verify the URL ownership.' });
+}
+
+function takeQuota(ctx: RouteContext, kind: 'publish' | 'metadata'): void {
+  const publish = kind === 'publish';
+  const limit = publish ? ctx.limits.publishPerDay : ctx.limits.metadataPerMinute;
+  const exhausted = ctx.quotas.take(
+    [{ key: `indexing-${kind}|${ctx.project}`, limit, window: publish ? 'day' : 'minute' }],
+    ctx.now,
+  );
+  if (!exhausted) return;
+  throw quotaExceeded('rpc', {
+    service: SERVICE,
+    metric: publish ? 'indexing.googleapis.com/v3_publish_requests' : 'indexing.googleapis.com/v3_get_requests',
+    limitName: publish ? 'Publish requests per day per project' : 'Metadata requests per minute per project',
+    limitValue: limit,
+    consumer: `projects/${ctx.project}`,
+  });
+}
+
+const isHttpUrl = (url: unknown): url is string =>
+  typeof url === 'string' && URL.canParse(url) && /^https?:$/.test(new URL(url).protocol);
+
+export const indexingRoutes: RouteDef[] = [
+  {
+    name: 'urlNotifications.publish',
+    method: 'POST',
+    path: '/v3/urlNotifications:publish',
+    style: 'rpc',
+    service: SERVICE,
+    rpcMethod: 'google.indexing.v3.UrlNotificationService.Publish',
+    scopes: [SCOPES.indexing],
+    handle(ctx) {
+      const body = objectBody(ctx.body, 'rpc');
+      checkFields(body, ['url', 'type', 'notifyTime'], 'rpc');
+      const { url, type } = body;
+      if (type !== undefined && !(NOTIFICATION_TYPES as readonly unknown[]).includes(type) && type !== 'URL_NOTIFICATION_TYPE_UNSPECIFIED') {
+        throw invalidArgument(
+          `Invalid value at 'url_notification.type' (type.googleapis.com/google.indexing.v3.UrlNotification.Type), ${JSON.stringify(type)}`,
+          [
+            {
+              '@type': 'type.googleapis.com/google.rpc.BadRequest',
+              fieldViolations: [
+                {
+                  field: 'url_notification.type',
+                  description: `Invalid value at 'url_notification.type' (type.googleapis.com/google.indexing.v3.UrlNotification.Type), ${JSON.stringify(type)}`,
+                },
+              ],
+            },
+          ],
+        );
+      }
+      if (!isHttpUrl(url)) throw invalidArgument();
+      if (type === undefined || type === 'URL_NOTIFICATION_TYPE_UNSPECIFIED') throw invalidArgument();
+      requireOwner(ctx, url);
+      takeQuota(ctx, 'publish');
+      const notification: UrlNotification = { url, type: type as UrlNotification['type'], notifyTime: ctx.now.toISOString() };
+      const entry: UrlNotificationMetadata = ctx.state.notifications.get(url) ?? { url };
+      if (notification.type === 'URL_UPDATED') entry.latestUpdate = notification;
+      else entry.latestRemove = notification;
+      ctx.state.notifications.set(url, entry);
+      return { status: 200, body: { urlNotificationMetadata: entry } };
+    },
+  },
+  {
+    name: 'urlNotifications.getMetadata',
+    method: 'GET',
+    path: '/v3/urlNotifications/metadata',
+    style: 'rpc',
+    service: SERVICE,
+    rpcMethod: 'google.indexing.v3.UrlNotificationService.GetMetadata',
+    scopes: [SCOPES.indexing],
+    handle(ctx) {
+      const url = ctx.query.url;
+      if (!isHttpUrl(url)) throw invalidArgument();
+      requireOwner(ctx, url);
+      takeQuota(ctx, 'metadata');
+      const entry = ctx.state.notifications.get(url);
+      if (!entry) throw notFound('rpc');
+      return { status: 200, body: entry };
+    },
+  },
+];

@@ -1,0 +1,42 @@
+import type { INestApplication, Type } from '@nestjs/common';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { Test } from '@nestjs/testing';
+import { StderrLogger } from '../../src/common/stderr-logger.js';
+import { loadConfig } from '../../src/config/config.js';
+import { HttpAppModule } from '../../src/http-app.module.js';
+import { isolatedEnv } from './env.js';
+
+export interface InProcessServer {
+  readonly app: INestApplication;
+  /** e.g. http://127.0.0.1:54321/mcp */
+  readonly url: string;
+  readonly origin: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Boots the real HTTP app in this process on a free port, from an environment
+ * like the binary would get, optionally replacing providers (e.g. the Clock).
+ */
+export async function startInProcess(
+  env: Record<string, string>,
+  overrides: [token: unknown, value: unknown][] = [],
+  extraModules: Type[] = [],
+): Promise<InProcessServer> {
+  const config = loadConfig(isolatedEnv({ GSC_HTTP_PORT: '0', ...env }), { forceHttp: true });
+  let builder = Test.createTestingModule({ imports: [HttpAppModule.forRoot(config), ...extraModules] });
+  for (const [token, value] of overrides) builder = builder.overrideProvider(token).useValue(value);
+  const moduleRef = await builder.compile();
+  const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false, logger: quietLogger() });
+  app.useBodyParser('json', { limit: '4mb' });
+  await app.listen(0, '127.0.0.1');
+  const { port } = app.getHttpServer().address() as { port: number };
+  const origin = `http://127.0.0.1:${port}`;
+  return { app, origin, url: `${origin}/mcp`, close: () => app.close() };
+}
+
+function quietLogger() {
+  const logger = new StderrLogger();
+  logger.setLogLevels(process.env.GSC_TEST_LOGS ? ['log', 'warn', 'error'] : ['error']);
+  return logger;
+}
