@@ -1,8 +1,13 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { ConfigModule } from './config/config.module.js';
 import type { Config } from './config/config.js';
+import { AnalyticsModule } from './analytics/analytics.module.js';
+import { IndexingModule } from './indexing/indexing.module.js';
+import { InspectionModule } from './inspection/inspection.module.js';
 import { McpModule } from './mcp/mcp.module.js';
+import { SitemapsModule } from './sitemaps/sitemaps.module.js';
 import { SitesModule } from './sites/sites.module.js';
+import { VerificationModule } from './verification/verification.module.js';
 
 /** Everything but the HTTP surface: configuration, Google clients, tools and policy. The stdio server runs this. */
 @Module({})
@@ -10,7 +15,7 @@ export class AppModule {
   static forRoot(config: Config): DynamicModule {
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config), McpModule, SitesModule],
+      imports: [ConfigModule.forRoot(config), McpModule, SitesModule, SitemapsModule, AnalyticsModule, InspectionModule, IndexingModule, VerificationModule],
       exports: [McpModule],
     };
   }

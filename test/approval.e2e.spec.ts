@@ -188,7 +188,7 @@ describe('a client without elicitation: the two-call token', () => {
 });
 
 describe('the sealed requestState on the 2026-07-28 wire', () => {
-  const ask = async (site = SITE) => {
+  const ask = async (site: string = SITE) => {
     const { body } = await modernToolCall(server.url, 'delete_site', { site_url: site });
     expect(body.result.resultType).toBe('input_required');
     expect(body.result.inputRequests.approval.method).toBe('elicitation/create');
@@ -305,7 +305,7 @@ describe('the audit trail', () => {
     expect(file).not.toContain(SECRET);
     expect(file).not.toContain(state);
 
-    const admin = await (await fetch(`${server.origin}/admin/audit?limit=3`)).json();
+    const admin = (await (await fetch(`${server.origin}/admin/audit?limit=3`)).json()) as { entries: { event: string }[] };
     expect(admin.entries.map((e: { event: string }) => e.event)).toEqual(['declined', 'asked', 'asked']);
   });
 });

@@ -22,8 +22,15 @@ export class GoogleApiError extends UserFacingError {
     readonly reason: string | undefined,
     readonly quota: QuotaWindow | undefined,
     readonly retryAfterSeconds: number | undefined,
+    /** Google's own message, unchanged (Google-supplied text: treat as data). */
+    readonly googleMessage: string = '',
   ) {
     super(message);
+  }
+
+  /** The same failure told differently, e.g. with a domain's own rules added. */
+  rephrased(message: string): GoogleApiError {
+    return new GoogleApiError(message, this.status, this.reason, this.quota, this.retryAfterSeconds, this.googleMessage);
   }
 }
 
@@ -76,6 +83,9 @@ export function describeFailure(failure: Failure, op: GoogleOperation, principal
   if (status === undefined) {
     const maybe = op.write ? 'It is not known whether Google applied the change; check before repeating it.' : unchanged;
     return `Could not reach Google to ${op.action} (${failure.code ?? failure.message}) after ${plural(attempts, 'attempt')}. ${maybe} Check the network or GSC_API_ROOT_URL, then retry.`;
+  }
+  if (/unauthorized_client/.test(failure.message)) {
+    return `Google refused to issue an access token to ${who} for the scopes this server requests (${google}), so nothing was sent or changed. For domain-wide delegation, a Workspace admin must authorise the service account's client ID for exactly those scopes (Admin console → Security → API controls → Domain-wide delegation) — or narrow the tools (GSC_READ_ONLY, GSC_ALLOW_TOOLS) so fewer scopes are requested.`;
   }
   if (status === 401) {
     return `Google rejected the credential (${who}) while trying to ${op.action}: ${google}. ${unchanged} The key may have been deleted or the refresh token revoked; create a new credential and restart the server.`;

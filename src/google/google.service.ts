@@ -69,24 +69,24 @@ export class GoogleService {
 
   private async toError(failure: Failure, op: GoogleOperation, attempts: number): Promise<GoogleApiError> {
     let message = describeFailure(failure, op, this.auth.summary().principal, attempts);
-    if (op.property && (failure.status === 404 || (failure.status === 403 && !/SCOPE/i.test(`${failure.reason}`)))) {
-      message += await this.spellingHint(op.property);
-    }
-    return new GoogleApiError(message, failure.status, failure.reason, failure.quota, failure.retryAfterSeconds);
+    if (op.property && failure.status === 403 && !/SCOPE/i.test(`${failure.reason}`)) message += await this.accessHint(op.property);
+    return new GoogleApiError(message, failure.status, failure.reason, failure.quota, failure.retryAfterSeconds, failure.message);
   }
 
   // Search Console answers a misspelt property with 403, and the two spellings of
-  // a site hold different data, so name the ones that do exist for that host.
-  private async spellingHint(property: string): Promise<string> {
+  // a site hold different data: say whether this exact property is listed (then
+  // the permission level is the problem) or which spellings exist for the host.
+  private async accessHint(property: string): Promise<string> {
     try {
-      const host = propertyHost(property).replace(/^www\./, '');
       const { data } = await this.searchconsole().sites.list({});
-      const same = (data.siteEntry ?? [])
-        .map((s) => s.siteUrl ?? '')
-        .filter((url) => url && url !== property && propertyHost(url).replace(/^www\./, '').endsWith(host));
+      const sites = data.siteEntry ?? [];
+      const exact = sites.find((s) => s.siteUrl === property);
+      if (exact) return ` The credential's permission on ${property} is ${exact.permissionLevel}.`;
+      const host = propertyHost(property).replace(/^www\./, '');
+      const same = sites.map((s) => s.siteUrl ?? '').filter((url) => url && propertyHost(url).replace(/^www\./, '').endsWith(host));
       return same.length
-        ? ` Properties this credential can use for ${host}: ${same.join(', ')}.`
-        : ` This credential has no property for ${host}; list_sites shows the ones it can use.`;
+        ? ` ${property} is not among this credential's properties; for ${host} it has: ${same.join(', ')}.`
+        : ` ${property} is not among this credential's properties, and none exists for ${host}; list_sites shows the ones it can use.`;
     } catch {
       return '';
     }

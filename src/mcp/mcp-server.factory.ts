@@ -27,10 +27,10 @@ export class McpServerFactory {
     const server = new McpServer({ name: SERVER_NAME, title: 'Google Search Console', version: SERVER_VERSION }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
     const principal = context.authInfo?.clientId;
     for (const tool of this.registry.tools) {
-      const { spec } = tool;
+      const { spec, wire } = tool;
       server.registerTool(
         spec.name,
-        { title: spec.title, description: spec.description, inputSchema: spec.input, outputSchema: spec.output, annotations: annotationsFor(spec) },
+        { title: spec.title, description: spec.description, inputSchema: wire.input, outputSchema: wire.output, annotations: annotationsFor(spec) },
         (args, sdk) => this.dispatcher.dispatch(tool, args as Record<string, unknown>, { era: context.era, sdk, server, principal }),
       );
     }

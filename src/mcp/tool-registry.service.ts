@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { DiscoveryService, ExternalContextCreator, MetadataScanner, Reflector } from '@nestjs/core';
-import * as z from 'zod';
+import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server';
+import type * as z from 'zod';
 import { GoogleAuthService } from '../auth/google-auth.service.js';
 import { CONFIG, type Config } from '../config/config.js';
 import type { ApprovalPlan } from './approval/approval-plan.js';
@@ -8,10 +9,13 @@ import { GUARDED_OUTPUT } from './approval/guarded-output.js';
 import type { ToolCall } from './tool-call.js';
 import { Tool, ToolProvider, type ToolSpec } from './tool.decorator.js';
 import { selectTools, type ToolSelection } from './tool-selection.js';
+import { wireSchema } from './wire-schema.js';
 
 export interface RegisteredTool {
   /** The declaration as served: site_url optional when GSC_SITE_URL is set, guarded fields added to destructive outputs. */
   readonly spec: ToolSpec;
+  /** Input and output schemas as served to clients (see wire-schema.ts). */
+  readonly wire: { readonly input: StandardSchemaWithJSON; readonly output: StandardSchemaWithJSON };
   /** The method behind Nest's guard → interceptor pipeline. */
   readonly invoke: (args: Record<string, unknown>, call: ToolCall) => Promise<unknown>;
   /** Destructive tools: describes what a call will do, for the approval dialog. */
@@ -77,7 +81,7 @@ export class ToolRegistry implements OnApplicationBootstrap {
           filters: false,
         }, 'mcp');
         const describeApproval = spec.approval ? this.approvalDescriber(instance, spec) : undefined;
-        found.set(spec, { spec, invoke, describeApproval });
+        found.set(spec, { spec, wire: { input: wireSchema(spec.input), output: wireSchema(spec.output) }, invoke, describeApproval });
       }
     }
     return found;

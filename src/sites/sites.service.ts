@@ -1,5 +1,8 @@
 import { Injectable } from '@nestjs/common';
+import { GoogleApiError } from '../google/google-error.js';
 import { GoogleService } from '../google/google.service.js';
+import { type TokenInstructions, type VerifiedResource, VerificationService } from '../verification/verification.service.js';
+import { isPropertyAllowed } from './site-allowlist.js';
 
 export interface SiteEntry {
   readonly siteUrl: string;
@@ -9,7 +12,10 @@ export interface SiteEntry {
 /** Search Console properties (sites.list/get/add/delete). No MCP here. */
 @Injectable()
 export class SitesService {
-  constructor(private readonly google: GoogleService) {}
+  constructor(
+    private readonly google: GoogleService,
+    private readonly verification: VerificationService,
+  ) {}
 
   async list(): Promise<SiteEntry[]> {
     const data = await this.google.call({ action: 'list the Search Console properties', retry: true, write: false }, () =>
@@ -36,6 +42,50 @@ export class SitesService {
       this.google.searchconsole().sites.delete({ siteUrl: property }),
     );
   }
+
+  /**
+   * Which of token → place → verify → add a property still lacks, changing
+   * nothing: sites.get, webResource.list and, when ownership is missing,
+   * webResource.getToken (a POST that claims nothing).
+   */
+  async setupStatus(property: string): Promise<SetupStatus> {
+    const [site, resources] = await Promise.all([this.find(property), this.verification.list()]);
+    // A verified owner of a property owns the properties inside it: the same
+    // containment GSC_ALLOWED_SITES uses (sc-domain:x covers every URL on x).
+    const verifiedBy = resources.find((r) => r.property !== undefined && isPropertyAllowed(property, [r.property]));
+    if (verifiedBy || site?.permissionLevel === 'siteOwner') return { property, site, verifiedBy };
+    try {
+      return { property, site, token: await this.verification.token(property) };
+    } catch (error) {
+      if (error instanceof GoogleApiError) return { property, site, tokenError: error.message };
+      throw error;
+    }
+  }
+
+  /** sites.get, with "refused" (403: not in this account, or no access; 404) read as absent. */
+  private async find(property: string): Promise<SiteEntry | undefined> {
+    try {
+      return await this.get(property);
+    } catch (error) {
+      if (error instanceof GoogleApiError && (error.status === 404 || (error.status === 403 && !/SCOPE|insufficientPermissions/i.test(error.reason ?? '')))) {
+        return undefined;
+      }
+      throw error;
+    }
+  }
+}
+
+/** Where a property stands on the way token → place → verify → add; found by reads only. */
+export interface SetupStatus {
+  readonly property: string;
+  /** The property as this account has it in Search Console; undefined when sites.get refuses it. */
+  readonly site?: SiteEntry;
+  /** A verified resource of this credential that covers the property. */
+  readonly verifiedBy?: VerifiedResource;
+  /** When ownership is missing: the token and the record to place (getToken claims nothing). */
+  readonly token?: TokenInstructions;
+  /** Why no token could be fetched, when that failed. */
+  readonly tokenError?: string;
 }
 
 function toEntry(site: { siteUrl?: string | null; permissionLevel?: string | null }): SiteEntry {

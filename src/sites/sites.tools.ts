@@ -6,11 +6,18 @@ import { ConfirmTokenArg, NoArgs, SiteUrlArg } from '../mcp/tool-args.js';
 import type { ToolCall } from '../mcp/tool-call.js';
 import { Tool, ToolProvider } from '../mcp/tool.decorator.js';
 import { fitToBudget, type ToolOutput, toolOutput } from '../mcp/tool-output.js';
+import { afterPlacing, defaultMethod, describePlacement } from '../verification/verification-methods.js';
+import { MethodOut, RecordOut } from '../verification/verification.schemas.js';
 import { partitionAllowed } from './site-allowlist.js';
-import { describePermission, type SiteEntry, SitesService } from './sites.service.js';
+import { describePermission, type SetupStatus, type SiteEntry, SitesService } from './sites.service.js';
 
 const PermissionLevel = z.string().describe('siteOwner, siteFullUser, siteRestrictedUser or siteUnverifiedUser.');
 const SiteOut = z.object({ site_url: z.string(), permission_level: PermissionLevel });
+const SetupStep = z.object({
+  step: z.enum(['get_token', 'place_token', 'verify_ownership', 'add_property']),
+  done: z.boolean(),
+  detail: z.string(),
+});
 
 @ToolProvider()
 @Injectable()
@@ -97,6 +104,33 @@ export class SitesTools {
     return toolOutput({ site_url: call.site!, deleted: true }, `Removed ${call.site} from Search Console.`);
   }
 
+  @Tool({
+    name: 'setup_site',
+    title: 'Setup status',
+    description: 'Which setup step a property lacks (token, place it, verify, add to Search Console), with the exact DNS record or meta tag. Changes nothing.',
+    input: z.object({ site_url: SiteUrlArg }),
+    output: z.object({
+      site_url: z.string(),
+      steps: z.array(SetupStep),
+      next_step: z.string(),
+      method: MethodOut.optional().describe('The verification method the record is for.'),
+      record: RecordOut.optional().describe('What to place, when ownership is not verified yet.'),
+    }),
+    access: 'read',
+    apis: ['searchconsole', 'siteverification'],
+  })
+  async setupSite(_args: unknown, call: ToolCall): Promise<ToolOutput> {
+    const property = call.site!;
+    const status = await this.sites.setupStatus(property);
+    const steps = setupSteps(status);
+    const next = setupNextStep(status, steps);
+    const lines = steps.map((s, i) => `${i + 1}. ${s.done ? '[done]' : '[missing]'} ${s.step}: ${s.detail}`);
+    return toolOutput(
+      { site_url: property, steps, next_step: next, ...(status.token ? { method: status.token.method, record: status.token.record } : {}) },
+      [`Setup of ${property}:`, ...lines, `Next: ${next}`].join('\n'),
+    );
+  }
+
   async describeDeleteSite(_args: unknown, call: ToolCall): Promise<ApprovalPlan> {
     const site = call.site!;
     return {
@@ -107,6 +141,59 @@ export class SitesTools {
       action: `remove ${site} from Search Console`,
     };
   }
+}
+
+/** The four steps of setup_site, in order, from what the reads found. */
+function setupSteps(status: SetupStatus): z.infer<typeof SetupStep>[] {
+  const { property, site, verifiedBy, token, tokenError } = status;
+  const owner = site?.permissionLevel === 'siteOwner';
+  const verified = verifiedBy !== undefined;
+  const method = token?.method ?? defaultMethod(property);
+  const tokenDetail = token
+    ? `Not verified yet. The ${token.method} token is ${token.token} (get_verification_token returns the same, or one for another method).`
+    : tokenError
+      ? `Not verified yet, and the token could not be fetched: ${tokenError}`
+      : verified
+        ? 'Done: ownership is verified.'
+        : 'Not needed: this credential is already an owner.';
+  return [
+    { step: 'get_token', done: verified || owner, detail: tokenDetail },
+    {
+      step: 'place_token',
+      done: verified || owner,
+      detail:
+        verified || owner
+          ? 'Done, or not needed.'
+          : `${token ? describePlacement(token.record) : `Place the ${method} token`}. Whether it is already there cannot be seen without verify_site trying.`,
+    },
+    {
+      step: 'verify_ownership',
+      done: verified || owner,
+      detail: verified
+        ? `Done: this credential is a verified owner through ${verifiedBy.property} (resource id ${verifiedBy.id}).`
+        : owner
+          ? 'This credential is an owner in Search Console but has no verification of its own (ownership delegated by a verified owner); verify_site would make it independent.'
+          : `Missing: once the token is in place, call verify_site with method ${method}.`,
+    },
+    {
+      step: 'add_property',
+      done: site !== undefined,
+      detail: site
+        ? `Done: in Search Console with permission ${describePermission(site.permissionLevel)}.`
+        : 'Missing: not in this account\'s Search Console (or this credential has no access to it); call add_site.',
+    },
+  ];
+}
+
+function setupNextStep(status: SetupStatus, steps: readonly { step: string; done: boolean }[]): string {
+  const { property, token } = status;
+  const added = steps[3].done;
+  if (!steps[2].done) {
+    const place = token ? `${describePlacement(token.record)}. ${afterPlacing(token.method)}` : `Get the token with get_verification_token, place it, then call verify_site.`;
+    return `${place}${added ? '' : ` Then add the property with add_site.`}`;
+  }
+  if (!added) return `Call add_site with site_url ${property}: ownership is verified, so it has data as soon as it is added.`;
+  return `Nothing to do: ${property} is verified and in Search Console.`;
 }
 
 function siteOut(site: SiteEntry) {

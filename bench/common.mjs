@@ -1,0 +1,65 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export const MAIN = join(ROOT, 'dist/main.js');
+export const dist = (path) => import(join(ROOT, 'dist', path));
+
+export function median(values) {
+  const s = [...values].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+export function percentile(values, p) {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
+}
+export const ms = (v) => `${v.toFixed(v < 10 ? 2 : 0)} ms`;
+export const verdict = (ok) => (ok ? 'meets' : 'MISSES');
+
+/** A clean environment: no ambient Google credentials, no inherited GSC_* settings. */
+export function cleanEnv(extra = {}) {
+  const env = {};
+  for (const [k, v] of Object.entries(process.env)) if (!/^(GSC_|GOOGLE_|ELICITATION$|CLOUDSDK_)/.test(k)) env[k] = v;
+  return { ...env, CLOUDSDK_CONFIG: mkdtempSync(join(tmpdir(), 'bench-gcloud-')), METADATA_SERVER_DETECTION: 'none', ...extra };
+}
+
+/** The emulator with a registered, freshly generated service-account key. */
+export async function startGoogle(options = {}) {
+  const { GoogleEmulator, generateServiceAccountKey } = await dist('emulator/google-emulator.js');
+  const emulator = await GoogleEmulator.start(options);
+  const clientEmail = 'bench@bench-project.iam.gserviceaccount.com';
+  const { key, publicKeyPem } = generateServiceAccountKey(clientEmail);
+  emulator.registerServiceAccount({ clientEmail, publicKeyPem });
+  return { emulator, key, env: { GSC_API_ROOT_URL: emulator.url, GSC_OAUTH_TOKEN_URL: emulator.tokenUrl, GSC_SERVICE_ACCOUNT_KEY: JSON.stringify(key) } };
+}
+
+/** Spawn → initialize → tools/list over stdio; resolves with the milliseconds until the tools/list answer. */
+export function stdioToolsListTime(command, args, env) {
+  return new Promise((resolvePromise, reject) => {
+    const started = process.hrtime.bigint();
+    const child = spawn(command, args, { env, stdio: ['pipe', 'pipe', 'ignore'] });
+    let out = '';
+    const send = (m) => child.stdin.write(`${JSON.stringify(m)}\n`);
+    child.stdout.on('data', (d) => {
+      out += d;
+      if (/"id":1\b/.test(out) && !out.includes('"id":2') && !child.sentList) {
+        child.sentList = true;
+        send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+        send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+      }
+      if (/"id":2\b/.test(out)) {
+        const elapsed = Number(process.hrtime.bigint() - started) / 1e6;
+        child.kill();
+        resolvePromise(elapsed);
+      }
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      if (!/"id":2\b/.test(out)) reject(new Error(`exited ${code} before answering tools/list`));
+    });
+    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '0' } } });
+  });
+}

@@ -1,0 +1,38 @@
+#!/usr/bin/env node
+// npm run bench — the bars of PRODUCT.md §10, measured on this machine and
+// printed as a table. Medians; compare ratios from one run, not absolute times
+// across runs. Optional: BENCH_PEERS=1 also times peer servers from npm
+// (installed into a temporary folder, never committed); BENCH_LOAD_SECONDS sets
+// the HTTP load duration (default 30).
+import { coldStart } from './cold-start.mjs';
+import { inspectBatch } from './inspect-batch.mjs';
+import { httpLoad } from './http-load.mjs';
+import { callOverhead } from './call-overhead.mjs';
+import { installSize } from './install-size.mjs';
+import { toolListCost } from './tool-list-cost.mjs';
+
+const only = process.argv.slice(2);
+const rows = [];
+const run = async (name, fn) => {
+  if (only.length && !only.includes(name)) return;
+  process.stderr.write(`bench: ${name}…\n`);
+  try {
+    rows.push(...(await fn()));
+  } catch (error) {
+    rows.push({ bar: name, target: '', measured: `failed: ${error.message}`, verdict: 'ERROR' });
+  }
+};
+
+await run('cost', toolListCost);
+await run('cold-start', coldStart);
+await run('overhead', callOverhead);
+await run('inspect', inspectBatch);
+await run('size', installSize);
+await run('load', httpLoad);
+
+const widths = ['bar', 'target', 'measured', 'verdict'].map((k) => Math.max(k.length, ...rows.map((r) => String(r[k]).length)));
+const line = (cells) => `| ${cells.map((c, i) => String(c).padEnd(widths[i])).join(' | ')} |`;
+process.stdout.write(
+  [line(['bar', 'target', 'measured', 'verdict']), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map((r) => line([r.bar, r.target, r.measured, r.verdict]))].join('\n') + '\n',
+);
+process.exit(0);

@@ -1,0 +1,42 @@
+// A small concurrency limiter: runs work over a list with at most `limit`
+// calls in flight, keeps results in input order, and can stop launching new
+// work when a failure says there is no point going on (a daily quota).
+// Nothing here knows about Google; it could live in src/common.
+
+export type PoolOutcome<R> =
+  | { readonly state: 'done'; readonly value: R }
+  | { readonly state: 'failed'; readonly error: unknown }
+  /** Never started, because an earlier failure stopped the pool. */
+  | { readonly state: 'skipped' };
+
+export interface PoolOptions {
+  /** A failure for which this returns true stops the launch of further items; calls already in flight finish. */
+  readonly stopOn?: (error: unknown) => boolean;
+}
+
+export async function runBounded<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T, index: number) => Promise<R>,
+  options: PoolOptions = {},
+): Promise<PoolOutcome<R>[]> {
+  if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`concurrency limit must be a positive integer, got ${limit}`);
+  const outcomes: PoolOutcome<R>[] = items.map(() => ({ state: 'skipped' }));
+  let next = 0;
+  let stopped = false;
+
+  const lane = async (): Promise<void> => {
+    while (!stopped && next < items.length) {
+      const index = next++;
+      try {
+        outcomes[index] = { state: 'done', value: await work(items[index], index) };
+      } catch (error) {
+        outcomes[index] = { state: 'failed', error };
+        if (options.stopOn?.(error)) stopped = true;
+      }
+    }
+  };
+
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  return outcomes;
+}

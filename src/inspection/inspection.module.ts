@@ -1,0 +1,7 @@
+import { Module } from '@nestjs/common';
+import { GoogleModule } from '../google/google.module.js';
+import { InspectionService } from './inspection.service.js';
+import { InspectionTools } from './inspection.tools.js';
+
+@Module({ imports: [GoogleModule], providers: [InspectionService, InspectionTools] })
+export class InspectionModule {}

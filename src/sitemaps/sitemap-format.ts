@@ -1,0 +1,105 @@
+// Sitemaps as Search Console reports them, turned into snake_case facts with
+// real numbers (Google sends int64 counts as JSON strings) and into text lines.
+
+import type { searchconsole_v1 } from '@googleapis/searchconsole';
+import { UserFacingError } from '../common/user-facing-error.js';
+import { pageInProperty, parsePageUrl, PropertyError } from '../sites/property.js';
+
+export interface SitemapContentOut {
+  readonly type: string;
+  readonly submitted: number;
+  readonly indexed?: number;
+}
+
+export interface SitemapOut {
+  readonly path: string;
+  readonly type: string;
+  readonly is_pending: boolean;
+  readonly is_sitemaps_index: boolean;
+  readonly last_submitted?: string;
+  readonly last_downloaded?: string;
+  readonly warnings: number;
+  readonly errors: number;
+  readonly contents: SitemapContentOut[];
+}
+
+/** An int64 count as Google sends it ("12", 12, absent) → a number; absent means 0. */
+export function toCount(value: string | number | null | undefined): number {
+  if (value === null || value === undefined || value === '') return 0;
+  const n = typeof value === 'number' ? value : Number(value);
+  return Number.isFinite(n) ? n : 0;
+}
+
+export function toSitemapOut(s: searchconsole_v1.Schema$WmxSitemap): SitemapOut {
+  return {
+    path: s.path ?? '',
+    type: s.type ?? 'sitemap',
+    is_pending: s.isPending ?? false,
+    is_sitemaps_index: s.isSitemapsIndex ?? false,
+    ...(s.lastSubmitted ? { last_submitted: s.lastSubmitted } : {}),
+    ...(s.lastDownloaded ? { last_downloaded: s.lastDownloaded } : {}),
+    warnings: toCount(s.warnings),
+    errors: toCount(s.errors),
+    contents: (s.contents ?? []).map((c) => ({
+      type: c.type ?? 'web',
+      submitted: toCount(c.submitted),
+      ...(c.indexed !== undefined && c.indexed !== null ? { indexed: toCount(c.indexed) } : {}),
+    })),
+  };
+}
+
+/**
+ * Validates a sitemap URL argument: an absolute http(s) URL without user info.
+ * Returns the canonical form sent to Google (the trimmed input: Search Console
+ * keys a submission by the exact string submitted) and the parsed URL.
+ */
+export function parseSitemapUrl(value: string, argument = 'sitemap_url'): { url: string; parsed: URL } {
+  const url = value.trim();
+  try {
+    return { url, parsed: parsePageUrl(url) };
+  } catch (error) {
+    if (error instanceof PropertyError) {
+      throw new UserFacingError(`${argument} must be the sitemap's full http(s) URL, e.g. https://www.example.com/sitemap.xml: ${error.message}. Nothing was sent to Google.`);
+    }
+    throw error;
+  }
+}
+
+/** Whether a sitemap lies outside the property (allowed by Google only with cross-site verification). */
+export function outsideProperty(parsed: URL, site: string): boolean {
+  return !pageInProperty(parsed, site);
+}
+
+/** Control, bidi and zero-width characters in Google- or caller-supplied text, made visible. */
+export function plain(value: string): string {
+  const flat = value.replace(/[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return flat.length > 300 ? `${flat.slice(0, 297)}...` : flat;
+}
+
+function day(iso: string | undefined): string | undefined {
+  return iso ? iso.slice(0, 10) : undefined;
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/** One line about a sitemap: what it is, its state, its counts. */
+export function sitemapLine(s: SitemapOut): string {
+  const kind = s.is_sitemaps_index ? 'sitemap index' : s.type;
+  const facts: string[] = [];
+  if (s.is_pending) facts.push('pending (not processed yet)');
+  if (s.last_submitted) facts.push(`submitted ${day(s.last_submitted)}`);
+  facts.push(s.last_downloaded ? `last downloaded ${day(s.last_downloaded)}` : 'never downloaded');
+  facts.push(`${plural(s.errors, 'error')}, ${plural(s.warnings, 'warning')}`);
+  const contents = s.contents.map((c) => `${c.type} ${c.submitted} submitted`);
+  if (contents.length) facts.push(contents.join(', '));
+  return `- ${plain(s.path)} (${kind}): ${facts.join('; ')}`;
+}
+
+export const PENDING_MEANING = 'is_pending: true means Google has not processed the sitemap since it was (re)submitted, so its counts may be stale or empty.';
+
+export const ERRORS_WHERE =
+  'The API gives only the error and warning counts; the individual errors are listed in the Search Console web interface, Indexing → Sitemaps, by opening that sitemap.';
+
+export const INDEXED_NOTE = 'contents[].indexed is deprecated by Google and not a reliable indexed count; use inspect_url or the Page indexing report.';

@@ -1,0 +1,105 @@
+import { Injectable } from '@nestjs/common';
+import type { searchconsole_v1 } from '@googleapis/searchconsole';
+import { UserFacingError } from '../common/user-facing-error.js';
+import { GoogleApiError } from '../google/google-error.js';
+import { GoogleService } from '../google/google.service.js';
+
+/** Submissions in flight at once in a batch: well under 20 QPS / 200 QPM per user. */
+export const SUBMIT_CONCURRENCY = 4;
+
+export interface SubmitResult {
+  readonly sitemap_url: string;
+  readonly submitted: boolean;
+  readonly error?: string;
+}
+
+/** Search Console sitemaps (list/get/submit/delete). No MCP here. */
+@Injectable()
+export class SitemapsService {
+  constructor(private readonly google: GoogleService) {}
+
+  async list(property: string, sitemapIndex?: string): Promise<searchconsole_v1.Schema$WmxSitemap[]> {
+    const what = sitemapIndex ? `list the sitemaps in the index ${sitemapIndex} of ${property}` : `list the sitemaps of ${property}`;
+    const data = await this.google.call({ action: what, property, retry: true, write: false }, () =>
+      this.google.searchconsole().sitemaps.list({ siteUrl: property, ...(sitemapIndex ? { sitemapIndex } : {}) }),
+    );
+    // Google omits empty repeated fields: {} means none.
+    return data.sitemap ?? [];
+  }
+
+  async get(property: string, sitemapUrl: string): Promise<searchconsole_v1.Schema$WmxSitemap> {
+    try {
+      return await this.google.call({ action: `read the sitemap ${sitemapUrl} of ${property}`, property, retry: true, write: false }, () =>
+        this.google.searchconsole().sitemaps.get({ siteUrl: property, feedpath: sitemapUrl }),
+      );
+    } catch (error) {
+      throw notSubmitted(error, property, sitemapUrl, 'Nothing was changed.', 'list_sitemaps shows the submitted ones, and with sitemap_index the children of an index.');
+    }
+  }
+
+  async submit(property: string, sitemapUrl: string): Promise<void> {
+    // PUT: sending it again has no further effect, so the usual retries are safe.
+    await this.google.call({ action: `submit the sitemap ${sitemapUrl} to ${property}`, property, retry: true, write: true }, () =>
+      this.google.searchconsole().sitemaps.submit({ siteUrl: property, feedpath: sitemapUrl }),
+    );
+  }
+
+  async delete(property: string, sitemapUrl: string): Promise<void> {
+    try {
+      await this.google.call({ action: `delete the sitemap ${sitemapUrl} from ${property}`, property, retry: true, write: true }, () =>
+        this.google.searchconsole().sitemaps.delete({ siteUrl: property, feedpath: sitemapUrl }),
+      );
+    } catch (error) {
+      throw notSubmitted(error, property, sitemapUrl, 'Nothing was deleted.', 'list_sitemaps shows the submitted ones; only those can be deleted (the children of a sitemap index go with their index).');
+    }
+  }
+
+  /**
+   * Submits each sitemap once, a few at a time. One failure does not stop the
+   * others — except an exhausted quota, a rejected credential or a refused
+   * permission on the property, after which the rest would fail the same way
+   * (and each failure would cost quota), so they are not sent.
+   */
+  async submitMany(property: string, sitemapUrls: readonly string[], concurrency = SUBMIT_CONCURRENCY): Promise<SubmitResult[]> {
+    const results: SubmitResult[] = new Array(sitemapUrls.length);
+    let next = 0;
+    let stop: string | undefined;
+    const worker = async () => {
+      while (next < sitemapUrls.length) {
+        const i = next++;
+        const sitemapUrl = sitemapUrls[i];
+        if (stop) {
+          results[i] = { sitemap_url: sitemapUrl, submitted: false, error: `Not sent: ${stop}` };
+          continue;
+        }
+        try {
+          await this.submit(property, sitemapUrl);
+          results[i] = { sitemap_url: sitemapUrl, submitted: true };
+        } catch (error) {
+          if (!(error instanceof UserFacingError)) throw error;
+          results[i] = { sitemap_url: sitemapUrl, submitted: false, error: error.message };
+          if (error instanceof GoogleApiError) stop ??= stopReason(error.status);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(concurrency, sitemapUrls.length) }, worker));
+    return results;
+  }
+}
+
+function stopReason(status: number | undefined): string | undefined {
+  if (status === 429) return "Google's quota was exhausted by an earlier submission in this batch; submit it again later.";
+  if (status === 401) return 'Google rejected the credential on an earlier submission in this batch.';
+  if (status === 403) return 'Google refused an earlier submission in this batch for lack of permission on the property, so the rest would be refused too.';
+  return undefined;
+}
+
+/** A 404 on a sitemap means the property has no submission under exactly that URL. */
+function notSubmitted(error: unknown, property: string, sitemapUrl: string, unchanged: string, next: string): unknown {
+  if (error instanceof GoogleApiError && error.status === 404) {
+    return error.rephrased(
+      `${property} has no sitemap known to Search Console as ${sitemapUrl}. ${unchanged} The URL must match the submitted one exactly (scheme, www, path); ${next}`,
+    );
+  }
+  return error;
+}

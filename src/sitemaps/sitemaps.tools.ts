@@ -1,0 +1,252 @@
+import { Injectable } from '@nestjs/common';
+import * as z from 'zod';
+import { UserFacingError } from '../common/user-facing-error.js';
+import type { ApprovalPlan } from '../mcp/approval/approval-plan.js';
+import { ConfirmTokenArg, SiteUrlArg } from '../mcp/tool-args.js';
+import type { ToolCall } from '../mcp/tool-call.js';
+import { Tool, ToolProvider } from '../mcp/tool.decorator.js';
+import { fitToBudget, outputBytes, RESULT_BUDGET_BYTES, type ToolOutput, toolOutput } from '../mcp/tool-output.js';
+import {
+  ERRORS_WHERE,
+  outsideProperty,
+  parseSitemapUrl,
+  PENDING_MEANING,
+  plain,
+  sitemapLine,
+  toSitemapOut,
+} from './sitemap-format.js';
+import { SitemapsService } from './sitemaps.service.js';
+
+export const MAX_BATCH = 50;
+
+const SitemapUrlArg = z.string().min(1).describe('Full sitemap URL, e.g. https://www.example.com/sitemap.xml.');
+
+const SitemapSchema = z.object({
+  path: z.string(),
+  type: z.string().describe('sitemap, rssFeed, atomFeed, urlList, patternSitemap or notSitemap.'),
+  is_pending: z.boolean().describe('Not processed since last (re)submitted.'),
+  is_sitemaps_index: z.boolean(),
+  last_submitted: z.string().optional(),
+  last_downloaded: z.string().optional(),
+  warnings: z.number(),
+  errors: z.number(),
+  contents: z.array(
+    z.object({
+      type: z.string(),
+      submitted: z.number(),
+      indexed: z.number().optional().describe('Deprecated by Google; not a reliable indexed count.'),
+    }),
+  ),
+});
+
+const OUTSIDE_NOTE = 'Google reads a sitemap hosted outside the property only when ownership of its host is verified in Search Console too (cross-site submission); otherwise expect errors on it.';
+
+@ToolProvider()
+@Injectable()
+export class SitemapsTools {
+  constructor(private readonly sitemaps: SitemapsService) {}
+
+  @Tool({
+    name: 'list_sitemaps',
+    title: 'List sitemaps',
+    description: "List a property's submitted sitemaps: type, pending, last download, error/warning and URL counts. Pass an index as sitemap_index to list its children.",
+    input: z.object({ site_url: SiteUrlArg, sitemap_index: z.string().optional().describe('A sitemap index URL: list its child sitemaps.') }),
+    output: z.object({
+      site_url: z.string(),
+      sitemap_index: z.string().optional(),
+      sitemaps: z.array(SitemapSchema),
+      omitted: z.number().int().optional().describe('Entries left out to stay within the size limit.'),
+      untrusted: z.literal(true),
+    }),
+    access: 'read',
+    apis: ['searchconsole'],
+    essential: true,
+  })
+  async listSitemaps(args: { sitemap_index?: string }, call: ToolCall): Promise<ToolOutput> {
+    const site = call.site!;
+    const index = args.sitemap_index?.trim() ? parseSitemapUrl(args.sitemap_index, 'sitemap_index').url : undefined;
+    const all = (await this.sitemaps.list(site, index)).map(toSitemapOut);
+    if (all.length === 0) {
+      const text = index
+        ? `Google lists no child sitemaps under the index ${plain(index)} for ${site}. Either it is not a sitemap index submitted to this property (list_sitemaps without sitemap_index shows those), or Google has not downloaded it yet.`
+        : `No sitemaps submitted for ${site}. Submit one with submit_sitemap. (Sitemaps Google found only through robots.txt are not listed here.)`;
+      return toolOutput({ site_url: site, ...(index ? { sitemap_index: index } : {}), sitemaps: [], untrusted: true }, text);
+    }
+    return fitToBudget(all, (kept, dropped) => {
+      const head = index
+        ? `${count(all.length, 'sitemap')} listed in the index ${plain(index)} (${site}):`
+        : `${count(all.length, 'sitemap')} submitted for ${site}:`;
+      const notes = [
+        ...kept.filter((s) => s.is_sitemaps_index).map((s) => `${plain(s.path)} is a sitemap index: its child sitemaps are not listed here; call list_sitemaps with sitemap_index "${plain(s.path)}" to list them.`),
+        kept.some((s) => s.errors > 0 || s.warnings > 0) ? ERRORS_WHERE : '',
+        kept.some((s) => s.is_pending) ? PENDING_MEANING : '',
+        dropped ? `${dropped} more not shown to stay within the size limit; Google cannot filter this list, so read a specific one with get_sitemap${index ? '' : ' or list one index with sitemap_index'}.` : '',
+      ].filter(Boolean);
+      return toolOutput(
+        { site_url: site, ...(index ? { sitemap_index: index } : {}), sitemaps: [...kept], ...(dropped ? { omitted: dropped } : {}), untrusted: true },
+        [head, ...kept.map(sitemapLine), ...notes].join('\n'),
+      );
+    });
+  }
+
+  @Tool({
+    name: 'get_sitemap',
+    title: 'Get sitemap',
+    description: 'One sitemap: pending, last download, error/warning counts (the errors themselves are only in the Search Console UI), URL counts.',
+    input: z.object({ site_url: SiteUrlArg, sitemap_url: SitemapUrlArg }),
+    output: SitemapSchema.extend({ site_url: z.string(), untrusted: z.literal(true) }),
+    access: 'read',
+    apis: ['searchconsole'],
+  })
+  async getSitemap(args: { sitemap_url: string }, call: ToolCall): Promise<ToolOutput> {
+    const site = call.site!;
+    const { url } = parseSitemapUrl(args.sitemap_url);
+    const s = toSitemapOut(await this.sitemaps.get(site, url));
+    const lines = [
+      `${plain(s.path)} in ${site}:`,
+      sitemapLine(s),
+      s.is_pending ? `It is pending: ${PENDING_MEANING}` : 'It is not pending: Google has processed the latest submission.',
+      s.errors > 0 || s.warnings > 0 ? ERRORS_WHERE : 'Google reports no errors or warnings for it.',
+      s.is_sitemaps_index ? `It is a sitemap index: list_sitemaps with sitemap_index "${plain(s.path)}" lists its child sitemaps.` : '',
+    ].filter(Boolean);
+    return toolOutput({ site_url: site, ...s, untrusted: true }, lines.join('\n'));
+  }
+
+  @Tool({
+    name: 'submit_sitemap',
+    title: 'Submit sitemap',
+    description: 'Submit or resubmit a sitemap. Success means Google accepted the submission, not that it fetched or validated it; check later with get_sitemap.',
+    input: z.object({ site_url: SiteUrlArg, sitemap_url: SitemapUrlArg }),
+    output: z.object({ site_url: z.string(), sitemap_url: z.string(), submitted: z.boolean(), outside_property: z.boolean() }),
+    access: 'write',
+    apis: ['searchconsole'],
+    idempotent: true,
+  })
+  async submitSitemap(args: { sitemap_url: string }, call: ToolCall): Promise<ToolOutput> {
+    const site = call.site!;
+    const { url, parsed } = parseSitemapUrl(args.sitemap_url);
+    await this.sitemaps.submit(site, url);
+    const outside = outsideProperty(parsed, site);
+    const text = [
+      `Google accepted the submission of ${plain(url)} for ${site}.`,
+      'That is all it means: Google has not necessarily fetched the sitemap yet, and acceptance says nothing about whether it is valid.',
+      'Check later with get_sitemap: last_downloaded shows when Google fetched it, errors and warnings count the problems found, and is_pending stays true until it is processed.',
+      outside ? `Note: it is outside ${site}. ${OUTSIDE_NOTE}` : '',
+    ].filter(Boolean);
+    return toolOutput({ site_url: site, sitemap_url: url, submitted: true, outside_property: outside }, text.join(' '));
+  }
+
+  @Tool({
+    name: 'submit_sitemaps',
+    title: 'Submit sitemaps',
+    description: 'Submit up to 50 sitemaps at once, with a result per sitemap; one failure does not stop the rest.',
+    input: z.object({ site_url: SiteUrlArg, sitemap_urls: z.array(z.string()).min(1).describe('1–50 full sitemap URLs.') }),
+    output: z.object({
+      site_url: z.string(),
+      results: z.array(z.object({ sitemap_url: z.string(), submitted: z.boolean(), error: z.string().optional() })),
+      submitted_count: z.number().int(),
+      failed_count: z.number().int(),
+      duplicates_skipped: z.number().int().optional(),
+    }),
+    access: 'write',
+    apis: ['searchconsole'],
+    idempotent: true,
+  })
+  async submitSitemaps(args: { sitemap_urls: string[] }, call: ToolCall): Promise<ToolOutput> {
+    const site = call.site!;
+    if (args.sitemap_urls.length > MAX_BATCH) {
+      throw new UserFacingError(
+        `submit_sitemaps takes at most ${MAX_BATCH} sitemaps per call and got ${args.sitemap_urls.length}. Nothing was sent to Google. Split them into calls of ${MAX_BATCH} or fewer.`,
+      );
+    }
+    const parsed = args.sitemap_urls.map((raw) => {
+      try {
+        return { raw, ...parseSitemapUrl(raw) };
+      } catch (error) {
+        if (error instanceof UserFacingError) return { raw, invalid: true as const };
+        throw error;
+      }
+    });
+    const invalid = parsed.filter((p) => 'invalid' in p).map((p) => `"${plain(p.raw)}"`);
+    if (invalid.length) {
+      throw new UserFacingError(
+        `Every entry of sitemap_urls must be a full http(s) URL such as https://www.example.com/sitemap.xml; these are not: ${invalid.join(', ')}. Nothing was sent to Google. Fix or remove them and call again.`,
+      );
+    }
+    const valid = parsed as { raw: string; url: string; parsed: URL }[];
+    const unique = [...new Map(valid.map((p) => [p.url, p])).values()];
+    const duplicates = valid.length - unique.length;
+    const results = await this.sitemaps.submitMany(
+      site,
+      unique.map((p) => p.url),
+    );
+    const ok = results.filter((r) => r.submitted);
+    const failed = results.filter((r) => !r.submitted);
+    const outside = unique.filter((p) => outsideProperty(p.parsed, site)).map((p) => plain(p.url));
+    // Compact form only if long URLs and error sentences would break the size limit:
+    // the submissions happened, so the result must still get through.
+    const build = (compact: boolean) => {
+      const shown = compact ? results.map((r) => (r.error ? { ...r, error: clip(r.error, 200) } : r)) : results;
+      const lines = [
+        `Submitted ${ok.length} of ${count(results.length, 'sitemap')} to ${site}${failed.length ? `; ${failed.length} failed` : ''}.${duplicates ? ` ${count(duplicates, 'duplicate')} skipped.` : ''}`,
+        ...(ok.length && !compact ? [`Accepted: ${ok.map((r) => plain(r.sitemap_url)).join(', ')}.`] : []),
+        ...(compact ? [] : failed.map((r) => `- Not submitted: ${plain(r.sitemap_url)} — ${r.error}`)),
+        compact ? 'Which ones succeeded, and why the others failed, is in the structured results.' : '',
+        ok.length ? 'Accepted means Google took the submission, not that it fetched or validated the sitemaps; check each later with get_sitemap (last_downloaded, errors).' : '',
+        failed.length ? 'The failed ones can be sent again; resubmitting an accepted sitemap does no harm.' : '',
+        outside.length ? `${count(outside.length, 'sitemap')} outside ${site}${compact ? '' : `: ${outside.join(', ')}`}. ${OUTSIDE_NOTE}` : '',
+      ].filter(Boolean);
+      const structured = {
+        site_url: site,
+        results: shown,
+        submitted_count: ok.length,
+        failed_count: failed.length,
+        ...(duplicates ? { duplicates_skipped: duplicates } : {}),
+      };
+      return toolOutput(structured, lines.join('\n'));
+    };
+    const full = build(false);
+    const output = outputBytes(full) <= RESULT_BUDGET_BYTES ? full : build(true);
+    return ok.length === 0 ? { ...output, isError: true } : output;
+  }
+
+  @Tool({
+    name: 'delete_sitemap',
+    title: 'Delete sitemap',
+    description: 'Remove a sitemap submission, with its history and error report, from Search Console (not the file). Asks a person first.',
+    input: z.object({ site_url: SiteUrlArg, sitemap_url: SitemapUrlArg, confirm_token: ConfirmTokenArg }),
+    output: z.object({ site_url: z.string(), sitemap_url: z.string(), deleted: z.boolean() }),
+    access: 'destructive',
+    apis: ['searchconsole'],
+    approval: 'describeDeleteSitemap',
+  })
+  async deleteSitemap(args: { sitemap_url: string }, call: ToolCall): Promise<ToolOutput> {
+    const site = call.site!;
+    const { url } = parseSitemapUrl(args.sitemap_url);
+    await this.sitemaps.delete(site, url);
+    return toolOutput(
+      { site_url: site, sitemap_url: url, deleted: true },
+      `Deleted the submission of ${plain(url)} from ${site}: it is gone from the Sitemaps report, with its submission history and error report. The file on the server is untouched and Google may still crawl it; submit_sitemap puts the submission back.`,
+    );
+  }
+
+  async describeDeleteSitemap(args: { sitemap_url: string }, call: ToolCall): Promise<ApprovalPlan> {
+    const site = call.site!;
+    const { url } = parseSitemapUrl(args.sitemap_url);
+    return {
+      target: `${site}\n${url}`,
+      summary: `This will delete a sitemap submission from ${site}.`,
+      cost: 'Its submission history and error report are lost — the least severe of the guarded changes: submit_sitemap puts the submission back.',
+      supplied: [{ label: 'Sitemap URL', values: [url] }],
+      action: `delete the sitemap submission from ${site}`,
+    };
+  }
+}
+
+function clip(value: string, max: number): string {
+  return value.length > max ? `${value.slice(0, max - 3)}...` : value;
+}
+
+function count(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}

@@ -1,0 +1,134 @@
+import { Injectable } from '@nestjs/common';
+import { UserFacingError } from '../common/user-facing-error.js';
+import { GoogleApiError } from '../google/google-error.js';
+import { GoogleService } from '../google/google.service.js';
+import type { WebResource } from '../google/site-verification.client.js';
+import { propertyToVerificationSite, verificationSiteToProperty } from '../sites/property.js';
+import {
+  afterPlacing,
+  defaultMethod,
+  methodMismatch,
+  type Placement,
+  placementFor,
+  type VerificationMethod,
+  whatToCheck,
+} from './verification-methods.js';
+
+/** A Site Verification resource as the tools use it. */
+export interface VerifiedResource {
+  /** Exactly as Google returns it (percent-encoded). */
+  readonly id: string;
+  readonly type: string;
+  readonly identifier: string;
+  /** The Search Console property it stands for, when there is one. */
+  readonly property?: string;
+  readonly owners: readonly string[];
+}
+
+export interface TokenInstructions {
+  readonly method: VerificationMethod;
+  readonly token: string;
+  readonly record: Placement;
+  readonly nextStep: string;
+}
+
+/** Site Verification (webResource.*). No MCP here. */
+@Injectable()
+export class VerificationService {
+  constructor(private readonly google: GoogleService) {}
+
+  /** Refuses, before anything is sent, a method that cannot verify this kind of property. */
+  checkMethod(property: string, method: VerificationMethod | undefined): VerificationMethod {
+    const chosen = method ?? defaultMethod(property);
+    const mismatch = methodMismatch(property, chosen);
+    if (mismatch) throw new UserFacingError(`${mismatch} Nothing was sent to Google. Call again with one of the methods that fit, or leave method out for the default.`);
+    return chosen;
+  }
+
+  /** webResource.getToken: a POST that claims nothing. Returns the token and what to do with it. */
+  async token(property: string, method?: VerificationMethod): Promise<TokenInstructions> {
+    const chosen = this.checkMethod(property, method);
+    const data = await this.google.call({ action: `get a ${chosen} verification token for ${property}`, retry: true, write: false }, () =>
+      this.google.siteVerification().getToken({ site: propertyToVerificationSite(property), verificationMethod: chosen }),
+    );
+    const token = data.token ?? '';
+    if (!token) throw new UserFacingError(`Google returned no ${chosen} token for ${property}. Nothing was changed. Retry, or try another method.`);
+    return { method: chosen, token, record: placementFor(property, chosen, token), nextStep: afterPlacing(chosen) };
+  }
+
+  /** webResource.insert: asks Google to check the placed token and make this credential a verified owner. */
+  async verify(property: string, method: VerificationMethod): Promise<VerifiedResource> {
+    const chosen = this.checkMethod(property, method);
+    try {
+      const data = await this.google.call({ action: `verify ownership of ${property} with ${chosen}`, retry: true, write: true }, () =>
+        this.google.siteVerification().insert(chosen, { site: propertyToVerificationSite(property) }),
+      );
+      return toResource(data);
+    } catch (error) {
+      if (error instanceof GoogleApiError && error.status === 400) {
+        const said = error.googleMessage ? `"${error.googleMessage.replace(/\s+/g, ' ').slice(0, 300)}"` : undefined;
+        throw new UserFacingError(
+          `Google could not verify ownership of ${property} with ${chosen}${said ? `: ${said}` : ''}. This almost always means the token is not there yet ` +
+            `(DNS still propagating, or the page not deployed). Nothing was changed. Check that ${whatToCheck(property, chosen)}, then call verify_site again later.`,
+        );
+      }
+      throw error;
+    }
+  }
+
+  async list(): Promise<VerifiedResource[]> {
+    const data = await this.google.call({ action: 'list the sites and domains this credential has verified', retry: true, write: false }, () =>
+      this.google.siteVerification().list(),
+    );
+    return (data.items ?? []).map(toResource);
+  }
+
+  /** `id` decoded once (decodeResourceId); the client encodes it once. */
+  async get(id: string): Promise<VerifiedResource> {
+    const data = await this.google.call({ action: `read the Site Verification resource ${id}`, retry: true, write: false }, () =>
+      this.google.siteVerification().get(id),
+    );
+    return toResource(data);
+  }
+
+  /** Like get, but undefined when Google has no such resource for this credential. */
+  async find(id: string): Promise<VerifiedResource | undefined> {
+    try {
+      return await this.get(id);
+    } catch (error) {
+      if (error instanceof GoogleApiError && error.status === 404) return undefined;
+      throw error;
+    }
+  }
+
+  /** webResource.update: PUT the whole resource with the owner list replaced. */
+  async replaceOwners(id: string, current: VerifiedResource, owners: readonly string[]): Promise<VerifiedResource> {
+    const body: WebResource = { id: current.id, site: { type: current.type, identifier: current.identifier }, owners: [...owners] };
+    const data = await this.google.call({ action: `replace the owners of ${current.property ?? id}`, retry: true, write: true }, () =>
+      this.google.siteVerification().update(id, body),
+    );
+    return toResource(data);
+  }
+
+  /** webResource.patch: send only the new owner list. */
+  async patchOwners(id: string, owners: readonly string[], property?: string): Promise<VerifiedResource> {
+    const data = await this.google.call({ action: `replace the owners of ${property ?? id}`, retry: true, write: true }, () =>
+      this.google.siteVerification().patch(id, { owners: [...owners] }),
+    );
+    return toResource(data);
+  }
+
+  /** webResource.delete: gives up this credential's verified ownership. */
+  async unverify(id: string, property?: string): Promise<void> {
+    await this.google.call({ action: `give up ownership of ${property ?? id}`, retry: true, write: true }, () =>
+      this.google.siteVerification().delete(id),
+    );
+  }
+}
+
+export function toResource(data: WebResource): VerifiedResource {
+  const site = { type: data.site?.type ?? '', identifier: data.site?.identifier ?? '' };
+  return { id: data.id ?? '', ...site, property: verificationSiteToProperty(site), owners: data.owners ?? [] };
+}
+
+

@@ -1,0 +1,257 @@
+import { Inject, Injectable } from '@nestjs/common';
+import * as z from 'zod';
+import { UserFacingError } from '../common/user-facing-error.js';
+import { CONFIG, type Config } from '../config/config.js';
+import type { ApprovalPlan } from '../mcp/approval/approval-plan.js';
+import { ConfirmTokenArg, NoArgs, SiteUrlArg } from '../mcp/tool-args.js';
+import type { FetchedResource, ToolCall } from '../mcp/tool-call.js';
+import { Tool, ToolProvider } from '../mcp/tool.decorator.js';
+import { fitToBudget, type ToolOutput, toolOutput } from '../mcp/tool-output.js';
+import { partitionAllowed } from '../sites/site-allowlist.js';
+import { decodeResourceId } from './resource-id.js';
+import { describePlacement, VERIFICATION_METHODS } from './verification-methods.js';
+import { MethodOut, RecordOut } from './verification.schemas.js';
+import { toResource, type VerifiedResource, VerificationService } from './verification.service.js';
+
+const MethodArg = z.enum(VERIFICATION_METHODS);
+const IdArg = z.string().min(1).describe('Id from list_verified_sites (dns%3A%2F%2Fexample.com).');
+
+const Owners = z.array(z.string()).describe('Verified owners (e-mail addresses, supplied by Google).');
+const SiteUrlOut = z.string().describe('The property it stands for, or the raw identifier when there is none.');
+const ResourceOut = z.object({ id: z.string().describe('Exactly as Google returns it (percent-encoded).'), site_url: SiteUrlOut, owners: Owners });
+const TokenOut = z.object({ site_url: z.string(), method: MethodOut, token: z.string(), record: RecordOut, next_step: z.string() });
+
+const TokenInput = z.object({ site_url: SiteUrlArg, method: MethodArg.optional().describe('Default DNS_TXT (sc-domain:) or META (URL-prefix).') });
+const VerifyInput = z.object({ site_url: SiteUrlArg, method: MethodArg.describe('The method the token was placed with.') });
+const IdInput = z.object({ id: IdArg });
+const UnverifyInput = z.object({ id: IdArg, confirm_token: ConfirmTokenArg });
+const OwnersInput = z.object({
+  id: IdArg,
+  owners: z.array(z.string()).describe('COMPLETE owner list afterwards (e-mails).'),
+  method: z.enum(['update', 'patch']).optional().describe('update (PUT, default) or patch.'),
+  confirm_token: ConfirmTokenArg,
+});
+
+const EMAIL = /^[^\s@<>(),;:"\\\u0000-\u001f\u007f]+@[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+$/i;
+const NOTHING_SENT = 'Nothing was sent to Google.';
+
+@ToolProvider()
+@Injectable()
+export class VerificationTools {
+  constructor(
+    private readonly verification: VerificationService,
+    @Inject(CONFIG) private readonly config: Config,
+  ) {}
+
+  @Tool({
+    name: 'get_verification_token',
+    title: 'Get verification token',
+    description: 'Get the ownership token and the exact record to place (apex TXT for sc-domain:, <meta> tag for URL-prefix). Claims nothing.',
+    input: TokenInput,
+    output: TokenOut,
+    access: 'read',
+    apis: ['siteverification'],
+  })
+  async getVerificationToken(args: z.infer<typeof TokenInput>, call: ToolCall): Promise<ToolOutput> {
+    const site = call.site!;
+    const t = await this.verification.token(site, args.method);
+    return toolOutput(
+      { site_url: site, method: t.method, token: t.token, record: t.record, next_step: t.nextStep },
+      `${t.method} token for ${site}: ${t.token}\n${describePlacement(t.record)}.\n${t.nextStep}`,
+    );
+  }
+
+  @Tool({
+    name: 'verify_site',
+    title: 'Verify ownership',
+    description: 'Make this credential a verified owner once the token is placed. Fails until Google sees it (DNS can take hours).',
+    input: VerifyInput,
+    output: ResourceOut.extend({ method: MethodOut, verified: z.boolean(), next_step: z.string(), untrusted: z.literal(true) }),
+    access: 'write',
+    apis: ['siteverification'],
+  })
+  async verifySite(args: z.infer<typeof VerifyInput>, call: ToolCall): Promise<ToolOutput> {
+    const site = call.site!;
+    const resource = await this.verification.verify(site, args.method);
+    const next = `If ${site} is not in Search Console yet, add it with add_site; otherwise it now has owner access there. Keep the token in place: removing it can cost the ownership.`;
+    return toolOutput(
+      { ...resourceOut(resource), site_url: site, method: args.method, verified: true, next_step: next, untrusted: true },
+      `Verified: this credential is now a verified owner of ${site} (resource id ${resource.id}; owners: ${resource.owners.join(', ') || 'none listed'}). ${next}`,
+    );
+  }
+
+  @Tool({
+    name: 'list_verified_sites',
+    title: 'List verified sites',
+    description: 'List the sites and domains this credential has verified, with owners.',
+    input: NoArgs,
+    output: z.object({ resources: z.array(ResourceOut), withheld: z.number().int().optional().describe('Resources hidden by GSC_ALLOWED_SITES.'), untrusted: z.literal(true) }),
+    access: 'read',
+    apis: ['siteverification'],
+  })
+  async listVerifiedSites(): Promise<ToolOutput> {
+    const { kept, withheld } = partitionAllowed(await this.verification.list(), (r) => r.property, this.config.allowedSites);
+    return fitToBudget(kept, (shown, dropped) => {
+      const head =
+        kept.length === 0
+          ? 'This credential is not a verified owner of any site or domain.'
+          : `${kept.length} verified site${kept.length === 1 ? '' : 's'} or domain${kept.length === 1 ? '' : 's'} (owners as Google reports them):`;
+      const lines = shown.map((r) => `- ${siteUrlOf(r)} — id ${r.id} — owners: ${r.owners.join(', ') || 'none listed'}`);
+      const notes = [
+        withheld ? `${withheld} more withheld: outside this server's allowed properties (GSC_ALLOWED_SITES).` : '',
+        dropped ? `${dropped} not shown to stay within the size limit; get_verified_site reads one resource by id.` : '',
+        kept.length === 0 && !withheld ? 'setup_site shows how to verify a property.' : '',
+      ].filter(Boolean);
+      return toolOutput({ resources: shown.map(resourceOut), ...(withheld ? { withheld } : {}), untrusted: true }, [head, ...lines, ...notes].join('\n'));
+    });
+  }
+
+  @Tool({
+    name: 'get_verified_site',
+    title: 'Get verified site',
+    description: 'Show one verified site or domain and its owners.',
+    input: IdInput,
+    output: ResourceOut.extend({ untrusted: z.literal(true) }),
+    access: 'read',
+    apis: ['siteverification'],
+  })
+  async getVerifiedSite(args: z.infer<typeof IdInput>, call: ToolCall): Promise<ToolOutput> {
+    const resource = call.resource ? fromFetched(call.resource) : await this.verification.get(decodeResourceId(args.id));
+    return toolOutput(
+      { ...resourceOut(resource), untrusted: true },
+      `${siteUrlOf(resource)} (id ${resource.id}) — verified owners: ${resource.owners.join(', ') || 'none listed'}.`,
+    );
+  }
+
+  @Tool({
+    name: 'unverify_site',
+    title: 'Give up ownership',
+    description: "Give up this credential's verified ownership of a site or domain. Asks a person first: its properties lose owner access.",
+    input: UnverifyInput,
+    output: z.object({ id: z.string(), site_url: SiteUrlOut, unverified: z.boolean() }),
+    access: 'destructive',
+    apis: ['siteverification'],
+    approval: 'describeUnverifySite',
+  })
+  async unverifySite(args: z.infer<typeof UnverifyInput>, call: ToolCall): Promise<ToolOutput> {
+    const id = decodeResourceId(args.id);
+    const site = call.resource ? siteUrlOf(fromFetched(call.resource)) : id;
+    await this.verification.unverify(id);
+    return toolOutput(
+      { id: call.resource?.id ?? args.id, site_url: site, unverified: true },
+      `Gave up this credential's verified ownership of ${site}. Its properties answer 403 to it unless another owner grants access; to re-verify, place the token again (get_verification_token) and call verify_site.`,
+    );
+  }
+
+  async describeUnverifySite(args: z.infer<typeof UnverifyInput>, call: ToolCall): Promise<ApprovalPlan> {
+    const resource = await this.current(args.id, call, 'unverify');
+    const subject = resource.property ?? 'the Site Verification resource quoted below';
+    return {
+      target: decodeResourceId(args.id),
+      summary: `This will give up ownership of ${subject}.`,
+      cost: 'Every property for that site drops to 403, and the Indexing API stops working. Re-verifying means placing the token again.',
+      supplied: [{ label: 'Resource id', values: [args.id] }],
+      action: `give up ownership of ${subject}`,
+    };
+  }
+
+  @Tool({
+    name: 'update_site_owners',
+    title: 'Replace verified owners',
+    description: 'Replace the verified owners with the complete list given; everyone not listed loses ownership. Asks a person first.',
+    input: OwnersInput,
+    output: ResourceOut.extend({ untrusted: z.literal(true) }),
+    access: 'destructive',
+    apis: ['siteverification'],
+    approval: 'describeUpdateSiteOwners',
+  })
+  async updateSiteOwners(args: z.infer<typeof OwnersInput>, call: ToolCall): Promise<ToolOutput> {
+    checkOwners(args.owners);
+    const id = decodeResourceId(args.id);
+    const before = call.resource ? fromFetched(call.resource) : await this.verification.get(id);
+    const after =
+      args.method === 'patch' ? await this.verification.patchOwners(id, args.owners, before.property) : await this.verification.replaceOwners(id, before, args.owners);
+    const { lost } = ownerDiff(before.owners, args.owners);
+    return toolOutput(
+      { ...resourceOut(after), untrusted: true },
+      `The verified owners of ${siteUrlOf(after)} are now: ${after.owners.join(', ')}.${lost.length ? ` No longer owners: ${lost.join(', ')}.` : ''}`,
+    );
+  }
+
+  async describeUpdateSiteOwners(args: z.infer<typeof OwnersInput>, call: ToolCall): Promise<ApprovalPlan> {
+    checkOwners(args.owners);
+    const resource = await this.current(args.id, call, 'change the owners of');
+    const { gained, lost } = ownerDiff(resource.owners, args.owners);
+    const subject = resource.property ?? 'the Site Verification resource quoted below';
+    return {
+      target: `${decodeResourceId(args.id)}\n${args.owners.join('\n')}`,
+      summary: `This will replace the owner list of ${subject}.`,
+      cost: 'Everyone not in the new list loses ownership, and nothing here can put them back.',
+      supplied: [
+        { label: 'Owners after the change', values: args.owners },
+        { label: 'Gaining ownership', values: gained },
+        { label: 'Losing ownership', values: lost },
+        { label: 'Resource id', values: [args.id] },
+      ],
+      action: `replace the owner list of ${subject}`,
+    };
+  }
+
+  /**
+   * The resource a guarded call is about: the one SiteAccessGuard fetched, or
+   * fetched here so the dialog can name its property. Kept on the call so the
+   * change acts on what the person was shown.
+   */
+  private async current(id: string, call: ToolCall, verb: string): Promise<VerifiedResource> {
+    if (call.resource) return fromFetched(call.resource);
+    const decoded = decodeResourceId(id);
+    const resource = await this.verification.find(decoded);
+    if (!resource) {
+      throw new UserFacingError(
+        `This credential owns no Site Verification resource with id "${clip(decoded)}", so there is nothing to ${verb}. Nothing was changed. list_verified_sites shows the ids it owns (e.g. dns%3A%2F%2Fexample.com).`,
+      );
+    }
+    call.resource = { id: resource.id, site: { type: resource.type, identifier: resource.identifier }, owners: resource.owners };
+    return resource;
+  }
+}
+
+function checkOwners(owners: readonly string[]): void {
+  if (owners.length === 0) {
+    throw new UserFacingError(
+      `owners is the complete owner list afterwards, so an empty list would remove every owner, which is not allowed. ${NOTHING_SENT} Pass every address that should remain an owner (get_verified_site shows the current ones); to give up only this credential's ownership, use unverify_site.`,
+    );
+  }
+  const bad = owners.filter((o) => !EMAIL.test(o));
+  if (bad.length) {
+    throw new UserFacingError(
+      `owners must be e-mail addresses of Google accounts or service accounts; not an address: ${bad.map((o) => `"${clip(o)}"`).join(', ')}. ${NOTHING_SENT}`,
+    );
+  }
+}
+
+function ownerDiff(before: readonly string[], after: readonly string[]) {
+  const had = new Set(before.map((o) => o.toLowerCase()));
+  const will = new Set(after.map((o) => o.toLowerCase()));
+  return {
+    gained: [...new Set(after.filter((o) => !had.has(o.toLowerCase())))],
+    lost: before.filter((o) => !will.has(o.toLowerCase())),
+  };
+}
+
+function fromFetched(resource: FetchedResource): VerifiedResource {
+  return toResource({ id: resource.id, site: resource.site, owners: [...resource.owners] });
+}
+
+function siteUrlOf(resource: VerifiedResource): string {
+  return resource.property ?? resource.identifier;
+}
+
+function resourceOut(resource: VerifiedResource) {
+  return { id: resource.id, site_url: siteUrlOf(resource), owners: [...resource.owners] };
+}
+
+function clip(value: string): string {
+  const flat = value.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g, '?');
+  return flat.length > 120 ? `${flat.slice(0, 117)}...` : flat;
+}

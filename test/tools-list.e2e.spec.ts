@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { connectHttp } from './support/clients.js';
+import { startGoogle, type TestGoogle } from './support/google.js';
+import { startInProcess } from './support/server.js';
+
+const ALL_TOOLS = [
+  'add_site', 'delete_site', 'delete_sitemap', 'get_indexing_status', 'get_site', 'get_sitemap', 'get_verification_token',
+  'get_verified_site', 'inspect_url', 'inspect_urls', 'list_sitemaps', 'list_sites', 'list_verified_sites',
+  'query_search_analytics', 'request_indexing', 'setup_site', 'submit_sitemap', 'submit_sitemaps', 'unverify_site',
+  'update_site_owners', 'verify_site',
+];
+const GUARDED = ['delete_site', 'delete_sitemap', 'unverify_site', 'update_site_owners'];
+
+let google: TestGoogle;
+beforeAll(async () => {
+  google = await startGoogle();
+});
+afterAll(() => google.emulator.close());
+
+async function listTools(env: Record<string, string> = {}) {
+  const server = await startInProcess({ ...google.env, ...env });
+  const client = await connectHttp(server.url, { revision: '2026-07-28' });
+  try {
+    return await client.listTools();
+  } finally {
+    await client.close();
+    await server.close();
+  }
+}
+
+/** Σ name + description + compact inputSchema: what every visible tool costs the model on every request. */
+export function toolListCost(tools: { name: string; description?: string; inputSchema: unknown }[]): number {
+  return tools.reduce((sum, t) => sum + t.name.length + (t.description ?? '').length + JSON.stringify(t.inputSchema).length, 0);
+}
+
+describe('tools/list', () => {
+  it('pins the whole surface: names, descriptions, schemas and annotations (a change is a reviewed diff)', async () => {
+    const tools = await listTools();
+    expect(tools.map((t) => t.name)).toEqual(ALL_TOOLS);
+    expect(tools).toMatchSnapshot();
+  });
+
+  it('derives every annotation from the access of the tool, and guards exactly the four destructive tools', async () => {
+    for (const tool of await listTools()) {
+      const a = tool.annotations;
+      expect(a.title).toBe(tool.title);
+      expect(a.openWorldHint).toBe(true);
+      expect(a.destructiveHint).toBe(GUARDED.includes(tool.name));
+      if (a.readOnlyHint) expect(a.destructiveHint).toBe(false);
+      if (GUARDED.includes(tool.name)) {
+        expect(tool.inputSchema.properties.confirm_token).toBeDefined();
+        expect(tool.outputSchema.required).toEqual(expect.arrayContaining(['executed', 'outcome']));
+      }
+      expect(tool.description).toMatch(/[.)]$/);
+      expect(JSON.stringify(tool.inputSchema)).not.toContain('$schema');
+      if (tool.inputSchema.properties.site_url) {
+        expect(tool.inputSchema.properties.site_url.description).toMatch(/^Property: "sc-domain:example\.com" or "https:\/\/www\.example\.com\/"\./);
+      }
+    }
+  });
+
+  it('stays within the tool-list cost bars', async () => {
+    const all = toolListCost(await listTools());
+    const essential = toolListCost(await listTools({ GSC_ALLOW_TOOLS: 'essential' }));
+    expect(all).toBeLessThanOrEqual(11_500);
+    expect(essential).toBeLessThanOrEqual(3_000);
+  });
+
+  it('read-only mode lists only the read tools', async () => {
+    const tools = await listTools({ GSC_READ_ONLY: 'true' });
+    expect(tools.every((t) => t.annotations.readOnlyHint)).toBe(true);
+    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['list_sites', 'query_search_analytics', 'get_verification_token', 'setup_site']));
+    expect(tools).toHaveLength(12);
+  });
+
+  it('essential is the curated five', async () => {
+    expect((await listTools({ GSC_ALLOW_TOOLS: 'essential' })).map((t) => t.name)).toEqual(['get_site', 'inspect_url', 'list_sitemaps', 'list_sites', 'query_search_analytics']);
+  });
+});
