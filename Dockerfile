@@ -8,7 +8,8 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npx tsc -p tsconfig.build.json
+COPY scripts ./scripts
+RUN npm run build
 
 FROM node:24-slim AS runtime
 ENV NODE_ENV=production \

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { Clock } from '../src/common/clock.js';
 import { SEED_PROPERTIES } from '../src/emulator/emulator-seed.js';
-import { connectHttp, type TestClient, text, type ToolResult } from './support/clients.js';
-import { startGoogle, type TestGoogle } from './support/google.js';
-import { type InProcessServer, startInProcess } from './support/server.js';
+import { text, type ToolResult } from './support/clients.js';
+import { useStack } from './support/stack.js';
 
 const OWNED = SEED_PROPERTIES.owned; // https://www.example.com/
 const TOOL = 'query_search_analytics';
@@ -13,28 +12,12 @@ const TOOL = 'query_search_analytics';
 const BOUNDARY = new Date('2026-03-08T07:30:00Z');
 let now = BOUNDARY;
 
-let google: TestGoogle;
-let server: InProcessServer;
-let client: TestClient;
-let legacy: TestClient;
-
-beforeAll(async () => {
-  google = await startGoogle({ now: () => now });
-  server = await startInProcess(google.env, [[Clock, { now: () => now }]]);
-  client = await connectHttp(server.url, { revision: '2026-07-28' });
-  legacy = await connectHttp(server.url, { revision: '2025-11-25' });
-});
-
-afterAll(async () => {
-  await client?.close();
-  await legacy?.close();
-  await server?.close();
-  await google?.emulator.close();
-});
-
-beforeEach(() => {
-  now = BOUNDARY;
-  google.emulator.reset();
+const { google, client, legacy } = useStack({
+  google: { now: () => now },
+  overrides: [[Clock, { now: () => now }]],
+  beforeEach: () => {
+    now = BOUNDARY;
+  },
 });
 
 const queries = () => google.emulator.apiRequests().filter((r) => r.route === 'searchanalytics.query');

@@ -1,30 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { connectHttp, type TestClient, text } from './support/clients.js';
-import { startGoogle, type TestGoogle } from './support/google.js';
-import { type InProcessServer, startInProcess } from './support/server.js';
+import { text } from './support/clients.js';
+import { useStack } from './support/stack.js';
 
 const JOB = 'https://www.example.com/jobs/staff-engineer';
 
-let google: TestGoogle;
-let server: InProcessServer;
-let client: TestClient;
-let legacy: TestClient;
-
-beforeAll(async () => {
-  google = await startGoogle();
-  server = await startInProcess(google.env);
-  client = await connectHttp(server.url, { revision: '2026-07-28' });
-  legacy = await connectHttp(server.url, { revision: '2025-11-25' });
-});
-
-afterAll(async () => {
-  await client?.close();
-  await legacy?.close();
-  await server?.close();
-  await google?.emulator.close();
-});
-
-beforeEach(() => google.emulator.reset());
+const { google, server, client, legacy } = useStack();
 
 const requests = (route: string) => google.emulator.apiRequests().filter((r) => r.route === route);
 

@@ -3,30 +3,12 @@ import { SEED_PROPERTIES } from '../src/emulator/emulator-seed.js';
 import { connectHttp, type TestClient, text } from './support/clients.js';
 import { startGoogle, type TestGoogle } from './support/google.js';
 import { type InProcessServer, startInProcess } from './support/server.js';
+import { useStack } from './support/stack.js';
 
 const OWNED = SEED_PROPERTIES.owned; // https://www.example.com/
 const page = (path: string) => `https://www.example.com/${path}`;
 
-let google: TestGoogle;
-let server: InProcessServer;
-let client: TestClient;
-let legacy: TestClient;
-
-beforeAll(async () => {
-  google = await startGoogle();
-  server = await startInProcess(google.env);
-  client = await connectHttp(server.url, { revision: '2026-07-28' });
-  legacy = await connectHttp(server.url, { revision: '2025-11-25' });
-});
-
-afterAll(async () => {
-  await client?.close();
-  await legacy?.close();
-  await server?.close();
-  await google?.emulator.close();
-});
-
-beforeEach(() => google.emulator.reset());
+const { google, server, client, legacy } = useStack();
 
 const inspections = (emulator = google.emulator) => emulator.apiRequests().filter((r) => r.route === 'urlInspection.index.inspect');
 const inspect = (url: string, extra: Record<string, unknown> = {}) => client.call('inspect_url', { site_url: OWNED, url, ...extra });

@@ -1,33 +1,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { SEED_PROPERTIES } from '../src/emulator/emulator-seed.js';
-import { connectHttp, type TestClient, text } from './support/clients.js';
-import { startGoogle, type TestGoogle } from './support/google.js';
-import { type InProcessServer, startInProcess } from './support/server.js';
+import { connectHttp, text } from './support/clients.js';
+import { useStack } from './support/stack.js';
 
 const OWNED = SEED_PROPERTIES.owned; // https://www.example.com/
 const INDEX = 'https://www.example.com/sitemap_index.xml';
 const NEWS = 'https://www.example.com/news-sitemap.xml';
 
-let google: TestGoogle;
-let server: InProcessServer;
-let client: TestClient;
-let legacy: TestClient;
-
-beforeAll(async () => {
-  google = await startGoogle();
-  server = await startInProcess(google.env);
-  client = await connectHttp(server.url, { revision: '2026-07-28' });
-  legacy = await connectHttp(server.url, { revision: '2025-11-25' });
-});
-
-afterAll(async () => {
-  await client?.close();
-  await legacy?.close();
-  await server?.close();
-  await google?.emulator.close();
-});
-
-beforeEach(() => google.emulator.reset());
+const { google, server, client, legacy } = useStack();
 
 const requests = (route: string) => google.emulator.apiRequests().filter((r) => r.route === route);
 const sitemapRequests = () => google.emulator.apiRequests().filter((r) => r.route.startsWith('sitemaps.'));

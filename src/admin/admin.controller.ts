@@ -33,7 +33,7 @@ export class AdminController {
       return { status: 'error', reason: 'no Google credential configured' };
     }
     try {
-      await this.auth.authClient().getAccessToken();
+      await (await this.auth.authClient()).getAccessToken();
       return { status: 'ok', credential: this.auth.summary().kind };
     } catch (error) {
       res.statusCode = HttpStatus.SERVICE_UNAVAILABLE;

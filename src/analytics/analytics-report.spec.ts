@@ -59,7 +59,7 @@ describe('buildReport', () => {
   it('keeps public text inert in the table: no column breaks, control or bidi characters', () => {
     const out = buildReport(request(), { rows: [row('a|b\n| injected | row |\u202e', 1, 10, 1)] });
     const tableRow = out.text.split('\n').find((l) => l.startsWith('| a'))!;
-    expect(tableRow).toBe('| a\\|b \\| injected \\| row \\|  | 1 | 10 | 10.00% | 1.0 |');
+    expect(tableRow).toBe('| a\\|b\\u000a\\| injected \\| row \\|\\u202e | 1 | 10 | 10.00% | 1.0 |');
     expect(out.structured.rows).toEqual([row('a|b\n| injected | row |\u202e', 1, 10, 1)]);
   });
 

@@ -5,6 +5,7 @@
 import { fitToBudget, type ToolOutput, toolOutput } from '../mcp/tool-output.js';
 import type { AnalyticsResult, AnalyticsRow } from './analytics.service.js';
 import { addDays, type DateRange, daysInRange, type Period } from './pacific-period.js';
+import { inert } from '../common/inert-text.js';
 
 export interface AnalyticsFilter {
   readonly dimension: string;
@@ -120,7 +121,7 @@ function periodMeaning(period: Period, range: DateRange): string {
 }
 
 function describeFilter(filter: AnalyticsFilter): string {
-  return `${filter.dimension} ${filter.operator} ${JSON.stringify(plain(filter.expression))}`;
+  return `${filter.dimension} ${filter.operator} ${JSON.stringify(inert(filter.expression))}`;
 }
 
 function totalsLine(count: number, totals: Totals, wholeProperty: boolean): string {
@@ -203,13 +204,9 @@ function rowLine(row: AnalyticsRow): string {
 
 /** A table cell from public text (queries, URLs): no control or bidi characters, no column breaks. */
 function cell(value: string): string {
-  return plain(value).replace(/\|/g, '\\|');
+  return inert(value, 200).replace(/\|/g, '\\|');
 }
 
-/** Public text made inert for a text block: control and bidi-override characters become spaces. */
-export function plain(value: string): string {
-  return value.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g, ' ');
-}
 
 function formatCount(n: number): string {
   return Number.isInteger(n) ? String(n) : n.toFixed(1);

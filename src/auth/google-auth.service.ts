@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { JWT, type OAuth2Client, UserRefreshClient } from 'google-auth-library';
+import type { OAuth2Client } from 'google-auth-library';
 import { UserFacingError } from '../common/user-facing-error.js';
 import { CONFIG, type Config } from '../config/config.js';
 
@@ -28,7 +28,7 @@ export interface CredentialSummary {
 @Injectable()
 export class GoogleAuthService {
   private scopes: readonly string[] = [];
-  private client?: OAuth2Client;
+  private client?: Promise<OAuth2Client>;
 
   constructor(@Inject(CONFIG) private readonly config: Config) {}
 
@@ -58,13 +58,19 @@ export class GoogleAuthService {
     return this.config.credential.kind !== 'none';
   }
 
-  /** The authenticated client; throws the setup instructions when there is no credential. */
-  authClient(): OAuth2Client {
+  /**
+   * The authenticated client; rejects with the set-up instructions when there
+   * is no credential. google-auth-library is loaded here, on first use, so that
+   * start-up (and tools/list) never pays for it.
+   */
+  authClient(): Promise<OAuth2Client> {
+    if (this.config.credential.kind === 'none') return Promise.reject(new UserFacingError(SETUP_INSTRUCTIONS));
     this.client ??= this.build();
     return this.client;
   }
 
-  private build(): OAuth2Client {
+  private async build(): Promise<OAuth2Client> {
+    const { JWT, UserRefreshClient } = await import('google-auth-library');
     const credential = this.config.credential;
     const tokenUrl = this.config.google.oauthTokenUrl;
     if (credential.kind === 'none') throw new UserFacingError(SETUP_INSTRUCTIONS);

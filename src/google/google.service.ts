@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { indexing, type indexing_v3 } from '@googleapis/indexing';
-import { searchconsole, type searchconsole_v1 } from '@googleapis/searchconsole';
+import type { indexing_v3 } from '@googleapis/indexing';
+import type { searchconsole_v1 } from '@googleapis/searchconsole';
 import { Inject, Injectable } from '@nestjs/common';
 import { GoogleAuthService } from '../auth/google-auth.service.js';
 import { UserFacingError } from '../common/user-facing-error.js';
@@ -24,27 +24,30 @@ const MAX_RETRY_AFTER_SECONDS = 20;
  */
 @Injectable()
 export class GoogleService {
-  private clients?: { searchconsole: searchconsole_v1.Searchconsole; indexing: indexing_v3.Indexing; siteVerification: SiteVerificationClient };
+  private clients?: Clients;
+  private loading?: Promise<Clients>;
 
   constructor(
     private readonly auth: GoogleAuthService,
     @Inject(CONFIG) private readonly config: Config,
   ) {}
 
+  // The clients exist once the first call() has loaded them; every request goes through call().
   searchconsole(): searchconsole_v1.Searchconsole {
-    return this.build().searchconsole;
+    return this.loaded().searchconsole;
   }
 
   indexing(): indexing_v3.Indexing {
-    return this.build().indexing;
+    return this.loaded().indexing;
   }
 
   siteVerification(): SiteVerificationClient {
-    return this.build().siteVerification;
+    return this.loaded().siteVerification;
   }
 
   /** Runs one Google call; throws GoogleApiError with a model-readable message. */
   async call<T>(op: GoogleOperation, request: () => Promise<{ data: T }>): Promise<T> {
+    this.clients ??= await (this.loading ??= this.load());
     for (let attempt = 1; ; attempt++) {
       try {
         return (await request()).data;
@@ -92,18 +95,30 @@ export class GoogleService {
     }
   }
 
-  private build() {
-    if (this.clients) return this.clients;
-    const auth = this.auth.authClient();
+  private loaded(): Clients {
+    if (!this.clients) throw new Error('Google clients are used before GoogleService.call() loaded them');
+    return this.clients;
+  }
+
+  // The generated clients cost ~100 ms to import; a server that only lists its
+  // tools, or has no credential, never loads them.
+  private async load(): Promise<Clients> {
+    const auth = await this.auth.authClient();
+    const [{ searchconsole }, { indexing }, { createAPIRequest }] = await Promise.all([
+      import('@googleapis/searchconsole'),
+      import('@googleapis/indexing'),
+      import('googleapis-common'),
+    ]);
     const rootUrl = this.config.google.apiRootUrl ? `${this.config.google.apiRootUrl}/` : undefined;
     const options = { auth, retry: false, ...(rootUrl ? { rootUrl } : {}) };
-    this.clients = {
+    return {
       searchconsole: searchconsole({ version: 'v1', ...options }),
       // @googleapis/indexing 6 is typed against google-auth-library 10; the
       // client only calls authClient.request, which both versions share.
       indexing: indexing({ ...(options as unknown as indexing_v3.Options), version: 'v3' }),
-      siteVerification: new SiteVerificationClient(options),
+      siteVerification: new SiteVerificationClient(options, createAPIRequest),
     };
-    return this.clients;
   }
 }
+
+type Clients = { searchconsole: searchconsole_v1.Searchconsole; indexing: indexing_v3.Indexing; siteVerification: SiteVerificationClient };

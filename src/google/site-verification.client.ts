@@ -1,4 +1,4 @@
-import { type APIRequestContext, createAPIRequest, type GlobalOptions } from 'googleapis-common';
+import type { APIRequestContext, createAPIRequest as CreateAPIRequest, GlobalOptions } from 'googleapis-common';
 
 // Site Verification v1 has no per-API npm package; the only published client
 // lives in the 242 MB `googleapis` monolith. This is the same thin shape the
@@ -20,7 +20,11 @@ export class SiteVerificationClient {
   private readonly context: APIRequestContext;
   private readonly rootUrl: string;
 
-  constructor(options: GlobalOptions) {
+  // createAPIRequest is passed in so that googleapis-common loads with the other clients, on first use.
+  constructor(
+    options: GlobalOptions,
+    private readonly createAPIRequest: typeof CreateAPIRequest,
+  ) {
     this.context = { _options: options };
     this.rootUrl = options.rootUrl ?? 'https://www.googleapis.com/';
   }
@@ -48,7 +52,7 @@ export class SiteVerificationClient {
   }
 
   private request<T>(method: string, path: string, params: Record<string, string>, requestBody?: unknown, pathParams: string[] = []) {
-    return createAPIRequest<T>({
+    return this.createAPIRequest<T>({
       options: { url: `${this.rootUrl}/${path}`.replace(/([^:]\/)\/+/g, '$1'), method: method as 'GET' },
       params: requestBody === undefined ? params : { ...params, requestBody },
       requiredParams: pathParams,

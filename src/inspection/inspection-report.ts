@@ -3,6 +3,7 @@
 // messages) and is public data, so text is neutralised and lists are capped.
 
 import type { UrlInspectionResult } from './inspection.service.js';
+import { inert } from '../common/inert-text.js';
 
 /** Referring URLs and sitemaps listed at most; the count says how many there were. */
 export const LIST_CAP = 10;
@@ -161,7 +162,7 @@ export function inspectionFacts(site: string, url: string, result: UrlInspection
 }
 
 export function describeInspection(facts: InspectionFacts): string {
-  const lines = [`Index status of ${plain(facts.url)} in ${facts.site_url}. ${INDEXED_STATE}`];
+  const lines = [`Index status of ${inert(facts.url)} in ${facts.site_url}. ${INDEXED_STATE}`];
   const meaning = VERDICTS[facts.verdict] ?? facts.verdict;
   lines.push(`Verdict: ${facts.verdict} — ${/on Google/.test(meaning) ? `URL is ${meaning}` : meaning}${facts.coverage_state ? `; coverage: ${quote(facts.coverage_state)}` : ''}.`);
   lines.push(
@@ -182,7 +183,7 @@ export function describeInspection(facts: InspectionFacts): string {
     const a = facts.amp;
     const issues = a.issues.length ? ` Issues: ${a.issues.map((i) => `${i.severity} ${quote(i.message)}`).join('; ')}.` : '';
     lines.push(
-      `AMP: ${a.verdict}${a.amp_url ? ` for ${plain(a.amp_url)}` : ''}; indexing ${word(INDEXING, a.indexing_state)}; fetch ${word(FETCH, a.page_fetch_state)}.${issues}`,
+      `AMP: ${a.verdict}${a.amp_url ? ` for ${inert(a.amp_url)}` : ''}; indexing ${word(INDEXING, a.indexing_state)}; fetch ${word(FETCH, a.page_fetch_state)}.${issues}`,
     );
   }
   if (facts.mobile_usability) {
@@ -190,7 +191,7 @@ export function describeInspection(facts: InspectionFacts): string {
     const issues = m.issues.length ? ` Issues: ${m.issues.map((i) => `${i.severity} ${quote(i.message || i.type || '')}`).join('; ')}.` : '';
     lines.push(`Mobile usability: ${m.verdict} — deprecated: Google retired its mobile usability reports in December 2023, so treat this as stale.${issues}`);
   }
-  if (facts.inspection_result_link) lines.push(`Full report in Search Console: ${plain(facts.inspection_result_link)}`);
+  if (facts.inspection_result_link) lines.push(`Full report in Search Console: ${inert(facts.inspection_result_link)}`);
   return lines.join('\n');
 }
 
@@ -207,12 +208,12 @@ export function condense(facts: InspectionFacts): CondensedVerdict {
 }
 
 export function condensedLine(entry: CondensedVerdict): string {
-  if (entry.error) return `- ${plain(entry.url)} — failed: ${entry.error}`;
+  if (entry.error) return `- ${inert(entry.url)} — failed: ${entry.error}`;
   const parts = [`${entry.verdict}, ${VERDICTS[entry.verdict ?? ''] ?? 'unknown'}`];
   if (entry.coverage_state) parts.push(quote(entry.coverage_state));
   parts.push(entry.last_crawl_time ? `last crawl ${entry.last_crawl_time}` : 'no crawl recorded');
-  if (entry.google_canonical) parts.push(`Google-selected canonical: ${plain(entry.google_canonical)}`);
-  return `- ${plain(entry.url)} — ${parts.join('; ')}`;
+  if (entry.google_canonical) parts.push(`Google-selected canonical: ${inert(entry.google_canonical)}`);
+  return `- ${inert(entry.url)} — ${parts.join('; ')}`;
 }
 
 
@@ -220,7 +221,7 @@ function canonicalLine(facts: InspectionFacts): string {
   const g = facts.google_canonical;
   const u = facts.user_canonical;
   if (!g && !u) return 'Canonical: none reported (Google has not selected one; the URL is not indexed).';
-  const parts = [`Google-selected ${g ? plain(g) : 'none (not indexed)'}`, `user-declared ${u ? plain(u) : 'none'}`];
+  const parts = [`Google-selected ${g ? inert(g) : 'none (not indexed)'}`, `user-declared ${u ? inert(u) : 'none'}`];
   let note = '';
   if (facts.canonical_differs) note = ' They differ: Google indexes its choice instead of the page you declared.';
   else if (g && !sameUrl(g, facts.url)) note = ' Google chose another URL as canonical, so it indexes that one instead of this URL.';
@@ -240,7 +241,7 @@ function richLine(rich: NonNullable<InspectionFacts['rich_results']>): string {
 function listLine(label: string, shown: readonly string[], total: number): string {
   if (!total) return `${label}: none.`;
   const more = total > shown.length ? ` (and ${total - shown.length} more)` : '';
-  return `${label}: ${shown.map(plain).join(', ')}${more}.`;
+  return `${label}: ${shown.map((s) => inert(s)).join(', ')}${more}.`;
 }
 
 function word(map: Record<string, string>, value: string | undefined): string {
@@ -261,11 +262,6 @@ export function sameUrl(a: string, b: string): boolean {
 }
 
 function quote(text: string): string {
-  const flat = plain(text).trim();
-  return `"${flat.length > 300 ? `${flat.slice(0, 297)}...` : flat}"`;
+  return `"${inert(text.trim())}"`;
 }
 
-/** Public text made inert for a text block: control and bidi-override characters become spaces. */
-export function plain(value: string): string {
-  return value.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g, ' ');
-}

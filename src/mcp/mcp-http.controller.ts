@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { All, Controller, Inject, Logger, type OnModuleDestroy, Req, Res } from '@nestjs/common';
-import { type AuthInfo, createMcpHandler, isInitializeRequest, isLegacyRequest, type McpServer } from '@modelcontextprotocol/server';
-import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
+import { type AuthInfo, createMcpHandler, isInitializeRequest, type McpServer, PROTOCOL_VERSION_META_KEY, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
+import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
 import { CONFIG, type Config } from '../config/config.js';
 import { checkMcpAccess, type Rejection, rpcError } from './http-access.js';
 import { McpServerFactory } from './mcp-server.factory.js';
@@ -11,6 +11,8 @@ type Request = IncomingMessage & { body?: unknown; auth?: AuthInfo };
 type Session = { transport: NodeStreamableHTTPServerTransport; server: McpServer; principal?: string; lastSeen: number };
 
 const SESSION_IDLE_MS = 30 * 60_000;
+// The SDK exports only the 2025-era revisions here; 2026-07-28 is served by createMcpHandler.
+const LEGACY_VERSIONS = new Set<string>(SUPPORTED_PROTOCOL_VERSIONS);
 
 /**
  * Streamable HTTP at /mcp for both protocol revisions. 2026-07-28 requests are
@@ -39,9 +41,7 @@ export class McpHttpController implements OnModuleDestroy {
     const access = checkMcpAccess(req, this.config);
     if (access && 'status' in access) return send(res, access);
     if (access) req.auth = access;
-    if (!(await isLegacyRequest(await toWebRequest(req as never, req.body), req.body))) {
-      return this.modernNode(req as never, res, req.body);
-    }
+    if (isModernRequest(req)) return this.modernNode(req as never, res, req.body);
     return this.serveLegacy(req, res);
   }
 
@@ -96,6 +96,20 @@ export class McpHttpController implements OnModuleDestroy {
     this.sessions.clear();
     await this.modern.close();
   }
+}
+
+/**
+ * The SDK's routing rule (isLegacyRequest), read off the already-parsed body
+ * instead of rebuilding a web Request for every call: a request is modern when
+ * its body carries the per-request `_meta` protocol-version claim, or when it
+ * names a non-2025 revision in MCP-Protocol-Version (the modern path then
+ * answers the malformed request with the right error).
+ */
+export function isModernRequest(req: Request): boolean {
+  const body = req.body as { params?: { _meta?: Record<string, unknown> } } | undefined;
+  if (req.method === 'POST' && body && !Array.isArray(body) && body.params?._meta?.[PROTOCOL_VERSION_META_KEY] !== undefined) return true;
+  const header = req.headers['mcp-protocol-version'];
+  return typeof header === 'string' && !LEGACY_VERSIONS.has(header);
 }
 
 function send(res: ServerResponse, rejection: Rejection): void {

@@ -4,6 +4,7 @@
 import type { searchconsole_v1 } from '@googleapis/searchconsole';
 import { UserFacingError } from '../common/user-facing-error.js';
 import { pageInProperty, parsePageUrl, PropertyError } from '../sites/property.js';
+import { inert } from '../common/inert-text.js';
 
 export interface SitemapContentOut {
   readonly type: string;
@@ -70,11 +71,6 @@ export function outsideProperty(parsed: URL, site: string): boolean {
   return !pageInProperty(parsed, site);
 }
 
-/** Control, bidi and zero-width characters in Google- or caller-supplied text, made visible. */
-export function plain(value: string): string {
-  const flat = value.replace(/[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  return flat.length > 300 ? `${flat.slice(0, 297)}...` : flat;
-}
 
 function day(iso: string | undefined): string | undefined {
   return iso ? iso.slice(0, 10) : undefined;
@@ -94,7 +90,7 @@ export function sitemapLine(s: SitemapOut): string {
   facts.push(`${plural(s.errors, 'error')}, ${plural(s.warnings, 'warning')}`);
   const contents = s.contents.map((c) => `${c.type} ${c.submitted} submitted`);
   if (contents.length) facts.push(contents.join(', '));
-  return `- ${plain(s.path)} (${kind}): ${facts.join('; ')}`;
+  return `- ${inert(s.path)} (${kind}): ${facts.join('; ')}`;
 }
 
 export const PENDING_MEANING = 'is_pending: true means Google has not processed the sitemap since it was (re)submitted, so its counts may be stale or empty.';

@@ -11,11 +11,11 @@ import {
   outsideProperty,
   parseSitemapUrl,
   PENDING_MEANING,
-  plain,
   sitemapLine,
   toSitemapOut,
 } from './sitemap-format.js';
 import { SitemapsService } from './sitemaps.service.js';
+import { inert } from '../common/inert-text.js';
 
 export const MAX_BATCH = 50;
 
@@ -68,16 +68,16 @@ export class SitemapsTools {
     const all = (await this.sitemaps.list(site, index)).map(toSitemapOut);
     if (all.length === 0) {
       const text = index
-        ? `Google lists no child sitemaps under the index ${plain(index)} for ${site}. Either it is not a sitemap index submitted to this property (list_sitemaps without sitemap_index shows those), or Google has not downloaded it yet.`
+        ? `Google lists no child sitemaps under the index ${inert(index)} for ${site}. Either it is not a sitemap index submitted to this property (list_sitemaps without sitemap_index shows those), or Google has not downloaded it yet.`
         : `No sitemaps submitted for ${site}. Submit one with submit_sitemap. (Sitemaps Google found only through robots.txt are not listed here.)`;
       return toolOutput({ site_url: site, ...(index ? { sitemap_index: index } : {}), sitemaps: [], untrusted: true }, text);
     }
     return fitToBudget(all, (kept, dropped) => {
       const head = index
-        ? `${count(all.length, 'sitemap')} listed in the index ${plain(index)} (${site}):`
+        ? `${count(all.length, 'sitemap')} listed in the index ${inert(index)} (${site}):`
         : `${count(all.length, 'sitemap')} submitted for ${site}:`;
       const notes = [
-        ...kept.filter((s) => s.is_sitemaps_index).map((s) => `${plain(s.path)} is a sitemap index: its child sitemaps are not listed here; call list_sitemaps with sitemap_index "${plain(s.path)}" to list them.`),
+        ...kept.filter((s) => s.is_sitemaps_index).map((s) => `${inert(s.path)} is a sitemap index: its child sitemaps are not listed here; call list_sitemaps with sitemap_index "${inert(s.path)}" to list them.`),
         kept.some((s) => s.errors > 0 || s.warnings > 0) ? ERRORS_WHERE : '',
         kept.some((s) => s.is_pending) ? PENDING_MEANING : '',
         dropped ? `${dropped} more not shown to stay within the size limit; Google cannot filter this list, so read a specific one with get_sitemap${index ? '' : ' or list one index with sitemap_index'}.` : '',
@@ -103,11 +103,11 @@ export class SitemapsTools {
     const { url } = parseSitemapUrl(args.sitemap_url);
     const s = toSitemapOut(await this.sitemaps.get(site, url));
     const lines = [
-      `${plain(s.path)} in ${site}:`,
+      `${inert(s.path)} in ${site}:`,
       sitemapLine(s),
       s.is_pending ? `It is pending: ${PENDING_MEANING}` : 'It is not pending: Google has processed the latest submission.',
       s.errors > 0 || s.warnings > 0 ? ERRORS_WHERE : 'Google reports no errors or warnings for it.',
-      s.is_sitemaps_index ? `It is a sitemap index: list_sitemaps with sitemap_index "${plain(s.path)}" lists its child sitemaps.` : '',
+      s.is_sitemaps_index ? `It is a sitemap index: list_sitemaps with sitemap_index "${inert(s.path)}" lists its child sitemaps.` : '',
     ].filter(Boolean);
     return toolOutput({ site_url: site, ...s, untrusted: true }, lines.join('\n'));
   }
@@ -128,7 +128,7 @@ export class SitemapsTools {
     await this.sitemaps.submit(site, url);
     const outside = outsideProperty(parsed, site);
     const text = [
-      `Google accepted the submission of ${plain(url)} for ${site}.`,
+      `Google accepted the submission of ${inert(url)} for ${site}.`,
       'That is all it means: Google has not necessarily fetched the sitemap yet, and acceptance says nothing about whether it is valid.',
       'Check later with get_sitemap: last_downloaded shows when Google fetched it, errors and warnings count the problems found, and is_pending stays true until it is processed.',
       outside ? `Note: it is outside ${site}. ${OUTSIDE_NOTE}` : '',
@@ -167,7 +167,7 @@ export class SitemapsTools {
         throw error;
       }
     });
-    const invalid = parsed.filter((p) => 'invalid' in p).map((p) => `"${plain(p.raw)}"`);
+    const invalid = parsed.filter((p) => 'invalid' in p).map((p) => `"${inert(p.raw)}"`);
     if (invalid.length) {
       throw new UserFacingError(
         `Every entry of sitemap_urls must be a full http(s) URL such as https://www.example.com/sitemap.xml; these are not: ${invalid.join(', ')}. Nothing was sent to Google. Fix or remove them and call again.`,
@@ -182,15 +182,15 @@ export class SitemapsTools {
     );
     const ok = results.filter((r) => r.submitted);
     const failed = results.filter((r) => !r.submitted);
-    const outside = unique.filter((p) => outsideProperty(p.parsed, site)).map((p) => plain(p.url));
+    const outside = unique.filter((p) => outsideProperty(p.parsed, site)).map((p) => inert(p.url));
     // Compact form only if long URLs and error sentences would break the size limit:
     // the submissions happened, so the result must still get through.
     const build = (compact: boolean) => {
       const shown = compact ? results.map((r) => (r.error ? { ...r, error: clip(r.error, 200) } : r)) : results;
       const lines = [
         `Submitted ${ok.length} of ${count(results.length, 'sitemap')} to ${site}${failed.length ? `; ${failed.length} failed` : ''}.${duplicates ? ` ${count(duplicates, 'duplicate')} skipped.` : ''}`,
-        ...(ok.length && !compact ? [`Accepted: ${ok.map((r) => plain(r.sitemap_url)).join(', ')}.`] : []),
-        ...(compact ? [] : failed.map((r) => `- Not submitted: ${plain(r.sitemap_url)} — ${r.error}`)),
+        ...(ok.length && !compact ? [`Accepted: ${ok.map((r) => inert(r.sitemap_url)).join(', ')}.`] : []),
+        ...(compact ? [] : failed.map((r) => `- Not submitted: ${inert(r.sitemap_url)} — ${r.error}`)),
         compact ? 'Which ones succeeded, and why the others failed, is in the structured results.' : '',
         ok.length ? 'Accepted means Google took the submission, not that it fetched or validated the sitemaps; check each later with get_sitemap (last_downloaded, errors).' : '',
         failed.length ? 'The failed ones can be sent again; resubmitting an accepted sitemap does no harm.' : '',
@@ -226,7 +226,7 @@ export class SitemapsTools {
     await this.sitemaps.delete(site, url);
     return toolOutput(
       { site_url: site, sitemap_url: url, deleted: true },
-      `Deleted the submission of ${plain(url)} from ${site}: it is gone from the Sitemaps report, with its submission history and error report. The file on the server is untouched and Google may still crawl it; submit_sitemap puts the submission back.`,
+      `Deleted the submission of ${inert(url)} from ${site}: it is gone from the Sitemaps report, with its submission history and error report. The file on the server is untouched and Google may still crawl it; submit_sitemap puts the submission back.`,
     );
   }
 

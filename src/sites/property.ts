@@ -1,3 +1,5 @@
+import { inert } from '../common/inert-text.js';
+
 // The one place that knows how Search Console spells a property, how a page URL
 // belongs to one, and how a property maps onto a Site Verification resource.
 
@@ -20,13 +22,13 @@ export function normalizeProperty(input: string): string {
   if (!HAS_SCHEME.test(raw)) {
     const host = raw.split(/[/?#]/)[0].toLowerCase();
     throw new PropertyError(
-      `"${clip(raw)}" is a bare hostname; Search Console has two different properties for it: ` +
+      `"${inertShort(raw)}" is a bare hostname; Search Console has two different properties for it: ` +
         `"sc-domain:${host}" (the Domain property) or "https://${host}/" (a URL-prefix property) — use the one you added`,
     );
   }
   const url = parseHttpUrl(raw);
   if (url.search || url.hash || raw.includes('?') || raw.includes('#')) {
-    throw new PropertyError(`"${clip(raw)}" has a query or fragment; a URL-prefix property is a scheme, host and path only`);
+    throw new PropertyError(`"${inertShort(raw)}" has a query or fragment; a URL-prefix property is a scheme, host and path only`);
   }
   const path = url.pathname.endsWith('/') ? url.pathname : `${url.pathname}/`;
   return `${url.protocol}//${url.host}${path}`;
@@ -82,17 +84,17 @@ export function propertyHost(property: string): string {
 
 function normalizeDomain(domain: string, raw: string): string {
   if (!domain || /[/?#@:\s\\]/.test(domain)) {
-    throw new PropertyError(`"${clip(raw)}" is not a domain property; write sc-domain: followed by a bare domain, e.g. sc-domain:example.com`);
+    throw new PropertyError(`"${inertShort(raw)}" is not a domain property; write sc-domain: followed by a bare domain, e.g. sc-domain:example.com`);
   }
   let host: string;
   try {
     host = new URL(`http://${domain}/`).hostname;
   } catch {
-    throw new PropertyError(`"${clip(raw)}" does not contain a valid domain name`);
+    throw new PropertyError(`"${inertShort(raw)}" does not contain a valid domain name`);
   }
-  if (host.endsWith('.')) throw new PropertyError(`"${clip(raw)}" ends in a dot; write the domain without it`);
+  if (host.endsWith('.')) throw new PropertyError(`"${inertShort(raw)}" ends in a dot; write the domain without it`);
   if (!host.includes('.') || host.startsWith('[') || /^\d+(\.\d+){3}$/.test(host)) {
-    throw new PropertyError(`"${clip(raw)}" is not a registrable domain name`);
+    throw new PropertyError(`"${inertShort(raw)}" is not a registrable domain name`);
   }
   return host;
 }
@@ -102,16 +104,16 @@ function parseHttpUrl(raw: string): URL {
   try {
     url = new URL(raw);
   } catch {
-    throw new PropertyError(`"${clip(raw)}" is not a valid URL`);
+    throw new PropertyError(`"${inertShort(raw)}" is not a valid URL`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new PropertyError(`"${clip(raw)}" uses ${url.protocol.replace(':', '')}; only http and https URLs belong to Search Console properties`);
+    throw new PropertyError(`"${inertShort(raw)}" uses ${url.protocol.replace(':', '')}; only http and https URLs belong to Search Console properties`);
   }
   if (url.username || url.password || /^[a-z]+:\/\/[^/?#]*@/i.test(raw)) {
-    throw new PropertyError(`"${clip(raw)}" carries a user name or password before the host; remove it`);
+    throw new PropertyError(`"${inertShort(raw)}" carries a user name or password before the host; remove it`);
   }
-  if (!url.hostname) throw new PropertyError(`"${clip(raw)}" has no host`);
-  if (url.hostname.endsWith('.')) throw new PropertyError(`"${clip(raw)}" has a trailing dot after the host; write the host without it`);
+  if (!url.hostname) throw new PropertyError(`"${inertShort(raw)}" has no host`);
+  if (url.hostname.endsWith('.')) throw new PropertyError(`"${inertShort(raw)}" has a trailing dot after the host; write the host without it`);
   return url;
 }
 
@@ -124,7 +126,5 @@ function canonicalPath(path: string): string {
   });
 }
 
-function clip(value: string): string {
-  const flat = value.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g, '?');
-  return flat.length > 120 ? `${flat.slice(0, 117)}...` : flat;
-}
+
+const inertShort = (value: string) => inert(value, 120);

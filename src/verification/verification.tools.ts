@@ -12,6 +12,7 @@ import { decodeResourceId } from './resource-id.js';
 import { describePlacement, VERIFICATION_METHODS } from './verification-methods.js';
 import { MethodOut, RecordOut } from './verification.schemas.js';
 import { toResource, type VerifiedResource, VerificationService } from './verification.service.js';
+import { inert } from '../common/inert-text.js';
 
 const MethodArg = z.enum(VERIFICATION_METHODS);
 const IdArg = z.string().min(1).describe('Id from list_verified_sites (dns%3A%2F%2Fexample.com).');
@@ -208,7 +209,7 @@ export class VerificationTools {
     const resource = await this.verification.find(decoded);
     if (!resource) {
       throw new UserFacingError(
-        `This credential owns no Site Verification resource with id "${clip(decoded)}", so there is nothing to ${verb}. Nothing was changed. list_verified_sites shows the ids it owns (e.g. dns%3A%2F%2Fexample.com).`,
+        `This credential owns no Site Verification resource with id "${inertShort(decoded)}", so there is nothing to ${verb}. Nothing was changed. list_verified_sites shows the ids it owns (e.g. dns%3A%2F%2Fexample.com).`,
       );
     }
     call.resource = { id: resource.id, site: { type: resource.type, identifier: resource.identifier }, owners: resource.owners };
@@ -225,7 +226,7 @@ function checkOwners(owners: readonly string[]): void {
   const bad = owners.filter((o) => !EMAIL.test(o));
   if (bad.length) {
     throw new UserFacingError(
-      `owners must be e-mail addresses of Google accounts or service accounts; not an address: ${bad.map((o) => `"${clip(o)}"`).join(', ')}. ${NOTHING_SENT}`,
+      `owners must be e-mail addresses of Google accounts or service accounts; not an address: ${bad.map((o) => `"${inertShort(o)}"`).join(', ')}. ${NOTHING_SENT}`,
     );
   }
 }
@@ -251,7 +252,5 @@ function resourceOut(resource: VerifiedResource) {
   return { id: resource.id, site_url: siteUrlOf(resource), owners: [...resource.owners] };
 }
 
-function clip(value: string): string {
-  const flat = value.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g, '?');
-  return flat.length > 120 ? `${flat.slice(0, 117)}...` : flat;
-}
+
+const inertShort = (value: string) => inert(value, 120);

@@ -1,4 +1,5 @@
 import type { ApprovalPlan } from './approval-plan.js';
+import { inert } from '../../common/inert-text.js';
 
 const MAX_VALUE_LENGTH = 200;
 const MAX_VALUES = 20;
@@ -23,10 +24,7 @@ export function dialogMessage(plan: ApprovalPlan): string {
   return lines.join('\n');
 }
 
+/** A supplied value as it appears between quotes: inert, with quotes and backslashes escaped. */
 export function neutralise(value: string): string {
-  const escaped = value.replace(
-    /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff"\\]/g,
-    (ch) => (ch === '"' ? '\\"' : ch === '\\' ? '\\\\' : `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`),
-  );
-  return escaped.length > MAX_VALUE_LENGTH ? `${escaped.slice(0, MAX_VALUE_LENGTH)}… (${escaped.length - MAX_VALUE_LENGTH} more characters)` : escaped;
+  return inert(value.replace(/["\\]/g, (ch) => `\\${ch}`), MAX_VALUE_LENGTH);
 }

@@ -1,0 +1,35 @@
+import 'reflect-metadata';
+import { ConfigError } from './config/config-error.js';
+import { type Config, loadConfig, scrubSecrets } from './config/config.js';
+
+const NAME = 'google-search-console-mcp';
+
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig(process.env, { forceHttp: process.argv.includes('--http') });
+  } catch (error) {
+    return exitWith(error);
+  } finally {
+    scrubSecrets(process.env);
+  }
+  if (!config.elicitation) process.stderr.write(`${NAME}: ELICITATION=false — guarded tools fall back to the two-call token\n`);
+  try {
+    // Loaded after the configuration is valid, so a bad setting never pays for Nest.
+    if (config.transport === 'http') await (await import('./http-server.js')).startHttpServer(config);
+    else await (await import('./stdio-server.js')).startStdioServer(config);
+  } catch (error) {
+    exitWith(error);
+  }
+}
+
+function exitWith(error: unknown): never {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`${NAME}: ${error.message}\n`);
+  } else {
+    process.stderr.write(`${NAME}: failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  }
+  process.exit(1);
+}
+
+void main();

@@ -1,0 +1,10 @@
+// Caller- and Google-supplied text (queries, page titles, URLs, owner addresses,
+// error messages) can carry line breaks, control characters, bidi overrides and
+// zero-width characters meant to make it pass for the server's own words. Text
+// blocks show such characters as visible \uXXXX escapes instead, and cap length.
+const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
+
+export function inert(value: string, max = 300): string {
+  const visible = value.replace(INVISIBLE, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return visible.length > max ? `${visible.slice(0, max)}… (${visible.length - max} more characters)` : visible;
+}
