@@ -6,6 +6,7 @@ import { AuditTrail } from '../mcp/approval/audit-trail.service.js';
 import { annotationsFor } from '../mcp/tool.decorator.js';
 import { ToolRegistry } from '../mcp/tool-registry.service.js';
 import { AdminAccessGuard } from './admin-access.guard.js';
+import { ADMIN_OPENAPI } from './admin-openapi.js';
 
 /** Operations endpoints beside /mcp. Nothing here changes state, and nothing returns a secret. */
 @Controller('admin')
@@ -73,6 +74,11 @@ export class AdminController {
       audit_log: c.auditLog ?? null,
       google: { api_root_url: c.google.apiRootUrl ?? 'Google', oauth_token_url: c.google.oauthTokenUrl ?? 'Google' },
     };
+  }
+
+  @Get('openapi.json')
+  openApi() {
+    return ADMIN_OPENAPI;
   }
 
   @Get('audit')

@@ -1,8 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { indexing_v3 } from '@googleapis/indexing';
 import type { searchconsole_v1 } from '@googleapis/searchconsole';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { GoogleAuthService } from '../auth/google-auth.service.js';
+import { OBSERVER, type Observer } from '../common/observer.js';
 import { UserFacingError } from '../common/user-facing-error.js';
 import { CONFIG, type Config } from '../config/config.js';
 import { propertyHost } from '../sites/property.js';
@@ -30,6 +31,7 @@ export class GoogleService {
   constructor(
     private readonly auth: GoogleAuthService,
     @Inject(CONFIG) private readonly config: Config,
+    @Optional() @Inject(OBSERVER) private readonly observer?: Observer,
   ) {}
 
   // The clients exist once the first call() has loaded them; every request goes through call().
@@ -71,6 +73,7 @@ export class GoogleService {
   }
 
   private async toError(failure: Failure, op: GoogleOperation, attempts: number): Promise<GoogleApiError> {
+    this.observer?.googleError(failure.status);
     let message = describeFailure(failure, op, this.auth.summary().principal, attempts);
     if (op.property && failure.status === 403 && !/SCOPE/i.test(`${failure.reason}`)) message += await this.accessHint(op.property);
     return new GoogleApiError(message, failure.status, failure.reason, failure.quota, failure.retryAfterSeconds, failure.message);

@@ -1,5 +1,6 @@
-import { HttpException, Injectable, Logger } from '@nestjs/common';
+import { HttpException, Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { type CallToolResult, type InputRequiredResult, isInputRequiredResult } from '@modelcontextprotocol/server';
+import { OBSERVER, type Observer } from '../common/observer.js';
 import { UserFacingError } from '../common/user-facing-error.js';
 import type { ToolCall } from './tool-call.js';
 import { isToolOutput, outputBytes, RESULT_BUDGET_BYTES, type ToolOutput } from './tool-output.js';
@@ -16,13 +17,20 @@ export type CallContext = Omit<ToolCall, 'spec' | 'site' | 'pages' | 'resource'>
 export class ToolDispatcher {
   private readonly logger = new Logger('ToolDispatcher');
 
+  constructor(@Optional() @Inject(OBSERVER) private readonly observer?: Observer) {}
+
   async dispatch(tool: RegisteredTool, args: Record<string, unknown>, context: CallContext): Promise<CallToolResult | InputRequiredResult> {
     const call: ToolCall = { ...context, spec: tool.spec };
+    const started = performance.now();
+    let result: CallToolResult | InputRequiredResult;
     try {
-      return this.render(tool, await tool.invoke(args, call));
+      result = this.render(tool, await tool.invoke(args, call));
     } catch (error) {
-      return this.fail(tool, error);
+      result = this.fail(tool, error);
     }
+    const outcome = isInputRequiredResult(result) ? 'input_required' : result.isError ? 'error' : 'ok';
+    this.observer?.toolCall(tool.spec.name, outcome, (performance.now() - started) / 1000);
+    return result;
   }
 
   private render(tool: RegisteredTool, result: unknown): CallToolResult | InputRequiredResult {

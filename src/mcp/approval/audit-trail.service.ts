@@ -1,5 +1,6 @@
 import { appendFileSync } from 'node:fs';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { OBSERVER, type Observer } from '../../common/observer.js';
 import { CONFIG, type Config } from '../../config/config.js';
 
 export type AuditEvent =
@@ -39,11 +40,15 @@ export class AuditTrail {
   private readonly logger = new Logger('Audit');
   private readonly entries: AuditEntry[] = [];
 
-  constructor(@Inject(CONFIG) private readonly config: Config) {}
+  constructor(
+    @Inject(CONFIG) private readonly config: Config,
+    @Optional() @Inject(OBSERVER) private readonly observer?: Observer,
+  ) {}
 
   record(entry: Omit<AuditEntry, 'time'>): void {
     const full: AuditEntry = { time: new Date().toISOString(), ...entry };
     this.entries.push(full);
+    this.observer?.approval(full.event);
     if (this.entries.length > KEPT_IN_MEMORY) this.entries.shift();
     this.logger.log(`${full.event} ${full.tool} via ${full.path}${full.reason ? ` (${full.reason})` : ''}`);
     if (this.config.auditLog) {
