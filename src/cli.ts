@@ -16,8 +16,12 @@ async function main(): Promise<void> {
   if (!config.elicitation) process.stderr.write(`${NAME}: ELICITATION=false — guarded tools fall back to the two-call token\n`);
   try {
     // Loaded after the configuration is valid, so a bad setting never pays for Nest.
-    if (config.transport === 'http') await (await import('./http-server.js')).startHttpServer(config);
-    else await (await import('./stdio-server.js')).startStdioServer(config);
+    if (config.transport === 'http') {
+      const { startHttpServer, exitOnSignals } = await import('./http-server.js');
+      exitOnSignals((await startHttpServer(config)).stop);
+    } else {
+      await (await import('./stdio-server.js')).startStdioServer(config);
+    }
   } catch (error) {
     exitWith(error);
   }

@@ -4,7 +4,7 @@ import { ConfigError } from './config/config-error.js';
 import { loadConfig, scrubSecrets } from './config/config.js';
 import { SEED_PROPERTIES } from './emulator/emulator-seed.js';
 import { generateServiceAccountKey, GoogleEmulator } from './emulator/google-emulator.js';
-import { startHttpServer } from './http-server.js';
+import { exitOnSignals, startHttpServer } from './http-server.js';
 
 /**
  * `npm run demo`: the HTTP server against the built-in Google emulator, with a
@@ -40,7 +40,7 @@ async function demo(): Promise<void> {
   }
   scrubSecrets(process.env);
   if (!config.elicitation) process.stderr.write('google-search-console-mcp: ELICITATION=false — guarded tools fall back to the two-call token\n');
-  const { app, origin } = await startHttpServer(config);
+  const { origin, stop } = await startHttpServer(config);
   const url = `${origin}/mcp`;
   const auth = config.http.token ? ' --header "Authorization: Bearer $GSC_HTTP_TOKEN"' : '';
   process.stderr.write(
@@ -62,13 +62,10 @@ async function demo(): Promise<void> {
       '',
     ].join('\n'),
   );
-  const stop = async () => {
-    await app.close();
+  exitOnSignals(async () => {
+    await stop();
     await emulator.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  });
 }
 
 void demo();

@@ -3,8 +3,9 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { AppModule } from './app.module.js';
 import { StderrLogger } from './common/stderr-logger.js';
 import type { Config } from './config/config.js';
-import { logStartup } from './http-server.js';
+import { drain, logStartup } from './http-server.js';
 import { McpServerFactory } from './mcp/mcp-server.factory.js';
+import { ToolDispatcher } from './mcp/tool-dispatcher.service.js';
 
 /** Serves MCP over stdin/stdout from a Nest standalone context. stdout carries JSON-RPC only. */
 export async function startStdioServer(config: Config): Promise<void> {
@@ -22,6 +23,8 @@ export async function startStdioServer(config: Config): Promise<void> {
   const shutdown = async () => {
     if (closing) return;
     closing = true;
+    // A Google change already under way completes even if nobody is left to read the answer.
+    await drain(app.get(ToolDispatcher));
     await handle.close().catch(() => undefined);
     await app.close();
     process.exit(0);

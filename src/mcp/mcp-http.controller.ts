@@ -26,6 +26,9 @@ export class McpHttpController implements OnModuleDestroy {
   private readonly modernNode;
   private readonly sessions = new Map<string, Session>();
   private readonly reaper: NodeJS.Timeout;
+  private draining = false;
+  private openPosts = 0;
+  private postsDone?: () => void;
 
   constructor(
     private readonly factory: McpServerFactory,
@@ -41,8 +44,39 @@ export class McpHttpController implements OnModuleDestroy {
     const access = checkMcpAccess(req, this.config);
     if (access && 'status' in access) return send(res, access);
     if (access) req.auth = access;
+    const sessionId = req.headers['mcp-session-id'];
+    // While draining, only messages of open 2025 sessions get through: they may carry
+    // the answer to a dialog an in-flight call is waiting for.
+    if (this.draining && !(typeof sessionId === 'string' && this.sessions.has(sessionId))) {
+      return send(res, { ...rpcError(503, 'google-search-console-mcp is shutting down; retry shortly or against another instance'), headers: { 'Retry-After': '5' } });
+    }
+    if (req.method === 'POST') this.track(res);
     if (isModernRequest(req)) return this.modernNode(req as never, res, req.body);
     return this.serveLegacy(req, res);
+  }
+
+  /**
+   * Refuses new work and resolves once every POST being answered has been
+   * answered (or after timeoutMs): a tool result is written after the call
+   * itself returns, and must not be cut off by the shutdown.
+   */
+  drain(timeoutMs: number): Promise<void> {
+    this.draining = true;
+    if (this.openPosts === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs);
+      this.postsDone = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+
+  private track(res: ServerResponse): void {
+    this.openPosts++;
+    res.once('close', () => {
+      if (--this.openPosts === 0) this.postsDone?.();
+    });
   }
 
   get openSessions(): number {

@@ -17,20 +17,49 @@ export type CallContext = Omit<ToolCall, 'spec' | 'site' | 'pages' | 'resource'>
 export class ToolDispatcher {
   private readonly logger = new Logger('ToolDispatcher');
 
+  private inFlight = 0;
+  private readonly waiters = new Set<() => void>();
+
   constructor(@Optional() @Inject(OBSERVER) private readonly observer?: Observer) {}
 
   async dispatch(tool: RegisteredTool, args: Record<string, unknown>, context: CallContext): Promise<CallToolResult | InputRequiredResult> {
     const call: ToolCall = { ...context, spec: tool.spec };
     const started = performance.now();
+    this.inFlight++;
     let result: CallToolResult | InputRequiredResult;
     try {
       result = this.render(tool, await tool.invoke(args, call));
     } catch (error) {
       result = this.fail(tool, error);
+    } finally {
+      if (--this.inFlight === 0) for (const wake of this.waiters) wake();
     }
     const outcome = isInputRequiredResult(result) ? 'input_required' : result.isError ? 'error' : 'ok';
     this.observer?.toolCall(tool.spec.name, outcome, (performance.now() - started) / 1000);
     return result;
+  }
+
+  /**
+   * Resolves once no tool call is running (true), or after timeoutMs (false).
+   * Shutdown waits on it so that a change Google was asked to make is never cut
+   * off half-way; a guarded call still waiting for a person has changed nothing.
+   */
+  idle(timeoutMs: number): Promise<boolean> {
+    if (this.inFlight === 0) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const done = (result: boolean) => {
+        clearTimeout(timer);
+        this.waiters.delete(wake);
+        resolve(result);
+      };
+      const wake = () => done(true);
+      const timer = setTimeout(() => done(false), timeoutMs);
+      this.waiters.add(wake);
+    });
+  }
+
+  get running(): number {
+    return this.inFlight;
   }
 
   private render(tool: RegisteredTool, result: unknown): CallToolResult | InputRequiredResult {
