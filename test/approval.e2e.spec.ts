@@ -348,3 +348,38 @@ describe('the dialog text', () => {
     expect(google.emulator.apiRequests().filter((r) => r.route === 'webResource.update')).toHaveLength(0);
   });
 });
+
+describe('ELICITATION=false', () => {
+  it('prints exactly one start-up line and takes the token path even with a client that can show dialogs', async () => {
+    const client = await connectStdio({ ...google.env, ELICITATION: 'false' }, { revision: '2025-11-25', elicit: () => ({ action: 'accept', content: { confirm: true } }) });
+    try {
+      const first = await client.call('delete_site', { site_url: SITE });
+      expect(first.structuredContent).toMatchObject({ executed: false, outcome: 'token_issued' });
+      expect(text(first)).toMatch(/google-search-console-mcp did not ask a person because ELICITATION=false is set for this server/);
+      expect(client.dialogs).toHaveLength(0);
+      const second = await client.call('delete_site', { site_url: SITE, confirm_token: first.structuredContent!.confirm_token });
+      expect(second.structuredContent).toMatchObject({ executed: true });
+      expect(client.dialogs).toHaveLength(0);
+      expect(deletes()).toHaveLength(1);
+      const notices = client.stderr().split('\n').filter((line) => line.includes('ELICITATION'));
+      expect(notices).toEqual(['google-search-console-mcp: ELICITATION=false — guarded tools fall back to the two-call token']);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('altered arguments', () => {
+  it('a token issued for one method of update_site_owners does not execute another', async () => {
+    const client = await connectHttp(server.url, { revision: '2026-07-28' });
+    try {
+      const args = { id: 'dns://example.com', owners: ['owner@example.com'] };
+      const token = (await client.call('update_site_owners', { ...args, method: 'update' })).structuredContent!.confirm_token;
+      const altered = await client.call('update_site_owners', { ...args, method: 'patch', confirm_token: token });
+      expect(altered.structuredContent).toEqual({ executed: false, outcome: 'token_rejected' });
+      expect(google.emulator.apiRequests().filter((r) => r.route === 'webResource.patch' || r.route === 'webResource.update')).toHaveLength(0);
+    } finally {
+      await client.close();
+    }
+  });
+});
