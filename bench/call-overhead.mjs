@@ -1,8 +1,7 @@
 import { spawn } from 'node:child_process';
 import { searchconsole } from '@googleapis/searchconsole';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { JWT } from 'google-auth-library';
-import { cleanEnv, dist, MAIN, ms, percentile, startGoogle, verdict } from './common.mjs';
+import { cleanEnv, MAIN, ms, percentile, serverWithClient, startGoogle, verdict } from './common.mjs';
 
 const N = 400;
 const SITE = 'https://www.example.com/';
@@ -62,17 +61,9 @@ export async function callOverhead() {
     const viaStdio = await timed(N, () => stdio.call('get_site', { site_url: SITE }));
     stdio.close();
 
-    const { loadConfig } = await dist('config/config.js');
-    const { startHttpServer } = await dist('http-server.js');
-    const { StderrLogger } = await dist('common/stderr-logger.js');
-    const logger = new StderrLogger();
-    logger.setLogLevels(['error']);
-    const { app, origin } = await startHttpServer(loadConfig(cleanEnv({ ...google.env, GSC_HTTP_PORT: '0', GSC_TRANSPORT: 'http' })), logger);
-    const client = new Client({ name: 'bench', version: '0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${origin}/mcp`)));
-    const viaHttp = await timed(N, () => client.callTool({ name: 'get_site', arguments: { site_url: SITE } }));
-    await client.close();
-    await app.close();
+    const http = await serverWithClient(google.env);
+    const viaHttp = await timed(N, () => http.client.callTool({ name: 'get_site', arguments: { site_url: SITE } }));
+    await http.close();
 
     const over = (samples, p) => percentile(samples, p) - percentile(direct, p);
     return [

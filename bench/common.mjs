@@ -63,3 +63,23 @@ export function stdioToolsListTime(command, args, env) {
     send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '0' } } });
   });
 }
+
+/** The real HTTP app in this process plus a 2026-07-28 client connected to it. */
+export async function serverWithClient(env = {}) {
+  const { loadConfig } = await dist('config/config.js');
+  const { startHttpServer } = await dist('http-server.js');
+  const { StderrLogger } = await dist('common/stderr-logger.js');
+  const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
+  const logger = new StderrLogger();
+  logger.setLogLevels(['error']);
+  const { app, origin } = await startHttpServer(loadConfig(cleanEnv({ ...env, GSC_HTTP_PORT: '0', GSC_TRANSPORT: 'http' })), logger);
+  const client = new Client({ name: 'bench', version: '0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${origin}/mcp`)));
+  return {
+    client,
+    close: async () => {
+      await client.close();
+      await app.close();
+    },
+  };
+}

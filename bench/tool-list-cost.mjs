@@ -1,18 +1,9 @@
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { cleanEnv, dist, verdict } from './common.mjs';
+import { serverWithClient, verdict } from './common.mjs';
 
 async function list(env) {
-  const { loadConfig } = await dist('config/config.js');
-  const { startHttpServer } = await dist('http-server.js');
-  const { StderrLogger } = await dist('common/stderr-logger.js');
-  const logger = new StderrLogger();
-  logger.setLogLevels(['error']);
-  const { app, origin } = await startHttpServer(loadConfig(cleanEnv({ GSC_HTTP_PORT: '0', GSC_TRANSPORT: 'http', ...env })), logger);
-  const client = new Client({ name: 'bench', version: '0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${origin}/mcp`)));
+  const { client, close } = await serverWithClient(env);
   const { tools } = await client.listTools();
-  await client.close();
-  await app.close();
+  await close();
   return tools;
 }
 

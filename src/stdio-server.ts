@@ -9,7 +9,7 @@ import { ToolDispatcher } from './mcp/tool-dispatcher.service.js';
 
 /** Serves MCP over stdin/stdout from a Nest standalone context. stdout carries JSON-RPC only. */
 export async function startStdioServer(config: Config): Promise<void> {
-  // Anything a dependency prints with console.log would corrupt the protocol stream.
+  // Anything a dependency prints to the console would otherwise corrupt the protocol stream.
   Object.assign(console, { log: console.error, info: console.error, debug: console.error });
   const app = await NestFactory.createApplicationContext(AppModule.forRoot(config), {
     logger: new StderrLogger(),
