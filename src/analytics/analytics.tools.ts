@@ -28,6 +28,7 @@ const AnalyticsInput = z.object({
     .array(z.object({ dimension: z.enum(FILTER_DIMENSIONS), operator: z.enum(OPERATORS).optional(), expression: z.string() }))
     .optional()
     .describe('country: ISO alpha-3, e.g. usa.'),
+  filter_type: z.enum(['and']).optional().describe('Only and.'),
   row_limit: z.number().int().min(1, 'row_limit is at least 1.').max(25000, 'row_limit is at most 25000; page on with start_row.').optional().describe('Default 100.'),
   start_row: z.number().min(0, 'start_row is 0 or more.').optional(),
 });
@@ -65,7 +66,7 @@ export class AnalyticsTools {
     name: 'query_search_analytics',
     title: 'Query search performance',
     description:
-      'Google Search clicks, impressions, CTR, position. Pacific Time dates; lastNdays/lastNmonths end yesterday; final data lags 2–3 days.',
+      'Search clicks, impressions, CTR, position. Pacific Time dates; lastNdays/lastNmonths end yesterday; final data lags 2–3 days; hour needs hourly_all.',
     input: AnalyticsInput,
     output: AnalyticsOutput,
     access: 'read',
@@ -110,7 +111,7 @@ export class AnalyticsTools {
       type: request.type,
       dataState,
       ...(args.aggregation_type ? { aggregationType: args.aggregation_type } : {}),
-      ...(filters.length ? { dimensionFilterGroups: [{ groupType: 'and', filters }] } : {}),
+      ...(filters.length ? { dimensionFilterGroups: [{ groupType: args.filter_type ?? 'and', filters }] } : {}),
       rowLimit: request.rowLimit,
       startRow: request.startRow,
     };

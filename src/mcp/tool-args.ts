@@ -3,9 +3,10 @@ import * as z from 'zod';
 // Argument schemas shared by several tools. Descriptions are short on purpose:
 // every character here is paid for in the model's context on every request.
 
-export const SiteUrlArg = z.string().min(1).describe('Property: "sc-domain:example.com" or "https://www.example.com/".');
+// (No minLength: SiteAccessGuard answers an empty value with a sentence anyway.)
+export const SiteUrlArg = z.string().describe('Property: "sc-domain:example.com" or "https://www.example.com/".');
 
-export const PageUrlArg = z.string().min(1).describe('Full page URL, e.g. https://www.example.com/page.');
+export const PageUrlArg = z.string().describe('Full page URL, e.g. https://www.example.com/page.');
 
 export const ConfirmTokenArg = z
   .string()
