@@ -1,28 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { connectHttp, type TestClient, text } from './support/clients.js';
-import { startGoogle, type TestGoogle } from './support/google.js';
-import { type InProcessServer, startInProcess } from './support/server.js';
+import { describe, expect, it } from '@jest/globals';
+import { text } from './support/clients.js';
+import { useStack } from './support/stack.js';
 
-let google: TestGoogle;
-let server: InProcessServer;
-let client: TestClient;
+const { google, legacy: client } = useStack();
 
 const STEPS = ['get_token', 'place_token', 'verify_ownership', 'add_property'];
 const done = (result: { structuredContent?: Record<string, any> }) => result.structuredContent!.steps.map((s: { done: boolean }) => s.done);
-
-beforeAll(async () => {
-  google = await startGoogle();
-  server = await startInProcess(google.env);
-  client = await connectHttp(server.url, { revision: '2025-11-25' });
-});
-
-afterAll(async () => {
-  await client?.close();
-  await server?.close();
-  await google?.emulator.close();
-});
-
-beforeEach(() => google.emulator.reset());
 
 /** setup_site changes nothing: only GETs and the token request (a POST that claims nothing) may reach Google. */
 function expectNoWrites(): void {

@@ -1,35 +1,19 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { RESULT_BUDGET_BYTES } from '../src/mcp/tool-output.js';
 import { connectHttp, type TestClient, text } from './support/clients.js';
-import { startGoogle, type TestGoogle } from './support/google.js';
 import { type InProcessServer, startInProcess } from './support/server.js';
+import { useStack } from './support/stack.js';
+
+const { google, server, client } = useStack();
 
 const DOMAIN_ID = 'dns%3A%2F%2Fexample.com';
 const DOMAIN_PATH = `/siteVerification/v1/webResource/${DOMAIN_ID}`;
 const WWW_ID = 'https%3A%2F%2Fwww.example.com%2F';
 const WWW_PATH = `/siteVerification/v1/webResource/${WWW_ID}`;
 
-let google: TestGoogle;
-let server: InProcessServer;
-let client: TestClient;
-
 const api = () => google.emulator.apiRequests();
 const sent = (route: string) => api().filter((r) => r.route === route);
 const writes = () => api().filter((r) => r.method !== 'GET' && r.route !== 'webResource.getToken');
-
-beforeAll(async () => {
-  google = await startGoogle();
-  server = await startInProcess(google.env);
-  client = await connectHttp(server.url, { revision: '2026-07-28' });
-});
-
-afterAll(async () => {
-  await client?.close();
-  await server?.close();
-  await google?.emulator.close();
-});
-
-beforeEach(() => google.emulator.reset());
 
 describe('get_verification_token', () => {
   it('gives a domain property a DNS TXT record at the apex, asking Google for an INET_DOMAIN token', async () => {

@@ -94,3 +94,13 @@ export async function startEmulatorKit(
   };
   return { emulator, key, ...clients(ALL_SCOPES), clients };
 }
+
+/** For specs: resolves with the status and body of a call the emulator must refuse; fails if it succeeds. */
+export function rejection(call: Promise<unknown>): Promise<{ status: number; data: any }> {
+  return call.then(
+    () => {
+      throw new Error('expected a failure');
+    },
+    (e: { status: number; response: { data: unknown } }) => ({ status: e.status, data: e.response.data }),
+  );
+}

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { SEED_PROPERTIES } from './emulator-seed.js';
 import { SCOPES } from './emulator-routing.js';
-import { startEmulatorKit, type EmulatorKit } from './emulator-test-kit.js';
+import { rejection, startEmulatorKit, type EmulatorKit } from './emulator-test-kit.js';
 
 const NOW = new Date('2026-11-30T20:30:00Z');
 let kit: EmulatorKit;
@@ -12,13 +12,6 @@ beforeAll(async () => {
 afterAll(() => kit.emulator.close());
 beforeEach(() => kit.emulator.reset());
 
-const rejection = (p: Promise<unknown>) =>
-  p.then(
-    () => {
-      throw new Error('expected a failure');
-    },
-    (e: { status: number; response: { data: unknown } }) => ({ status: e.status, data: e.response.data }),
-  );
 
 describe('urlNotifications.publish', () => {
   it('publishes URL_UPDATED for an owned URL and records the raw path', async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { SEED_PROPERTIES } from './emulator-seed.js';
 import { SCOPES } from './emulator-routing.js';
-import { startEmulatorKit, type EmulatorKit } from './emulator-test-kit.js';
+import { startEmulatorKit, type EmulatorKit, rejection as refused } from './emulator-test-kit.js';
 
 let kit: EmulatorKit;
 
@@ -12,13 +12,7 @@ afterAll(() => kit.emulator.close());
 beforeEach(() => kit.emulator.reset());
 
 const lastApi = () => kit.emulator.apiRequests().at(-1)!;
-const rejection = (p: Promise<unknown>) =>
-  p.then(
-    () => {
-      throw new Error('expected a failure');
-    },
-    (e: { status: number; response: { data: { error: Record<string, unknown> } } }) => ({ status: e.status, error: e.response.data.error }),
-  );
+const rejection = (call: Promise<unknown>) => refused(call).then(({ status, data }) => ({ status, error: data.error as Record<string, unknown> }));
 
 describe('webResource.getToken', () => {
   it('returns a DNS TXT record for a domain', async () => {

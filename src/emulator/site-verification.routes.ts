@@ -87,6 +87,16 @@ function checkSameSite(resource: WebResource, value: unknown): void {
   }
 }
 
+// update (PUT) replaces the owner list; patch (PATCH) changes it only when the body names one.
+function writeOwners(ctx: RouteContext, mode: 'replace' | 'patch') {
+  const resource = findResource(ctx);
+  const body = objectBody(ctx.body, 'classic');
+  checkFields(body, ['id', 'site', 'owners'], 'classic');
+  checkSameSite(resource, body.site);
+  if (mode === 'replace' || body.owners !== undefined) resource.owners = parseOwners(body.owners);
+  return { status: 200, body: resource };
+}
+
 const route = (def: Omit<RouteDef, 'style' | 'service'>): RouteDef => ({ ...def, style: 'classic', service: SERVICE });
 
 export const siteVerificationRoutes: RouteDef[] = [
@@ -155,14 +165,7 @@ export const siteVerificationRoutes: RouteDef[] = [
     path: '/siteVerification/v1/webResource/{id}',
     rpcMethod: 'siteVerification.webResource.update',
     scopes: FULL,
-    handle(ctx) {
-      const resource = findResource(ctx);
-      const body = objectBody(ctx.body, 'classic');
-      checkFields(body, ['id', 'site', 'owners'], 'classic');
-      checkSameSite(resource, body.site);
-      resource.owners = parseOwners(body.owners);
-      return { status: 200, body: resource };
-    },
+    handle: (ctx) => writeOwners(ctx, 'replace'),
   }),
   route({
     name: 'webResource.patch',
@@ -170,14 +173,7 @@ export const siteVerificationRoutes: RouteDef[] = [
     path: '/siteVerification/v1/webResource/{id}',
     rpcMethod: 'siteVerification.webResource.patch',
     scopes: FULL,
-    handle(ctx) {
-      const resource = findResource(ctx);
-      const body = objectBody(ctx.body, 'classic');
-      checkFields(body, ['id', 'site', 'owners'], 'classic');
-      checkSameSite(resource, body.site);
-      if (body.owners !== undefined) resource.owners = parseOwners(body.owners);
-      return { status: 200, body: resource };
-    },
+    handle: (ctx) => writeOwners(ctx, 'patch'),
   }),
   route({
     name: 'webResource.delete',

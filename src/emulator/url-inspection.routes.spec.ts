@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { SEED_PROPERTIES } from './emulator-seed.js';
-import { startEmulatorKit, type EmulatorKit } from './emulator-test-kit.js';
+import { rejection, startEmulatorKit, type EmulatorKit } from './emulator-test-kit.js';
 import { urlInProperty } from './property-scope.js';
 
 const NOW = new Date('2026-11-30T20:30:00Z');
@@ -14,13 +14,6 @@ beforeEach(() => kit.emulator.reset());
 
 const inspect = (inspectionUrl: string, siteUrl: string) =>
   kit.sc.urlInspection.index.inspect({ requestBody: { inspectionUrl, siteUrl, languageCode: 'en-US' } });
-const rejection = (p: Promise<unknown>) =>
-  p.then(
-    () => {
-      throw new Error('expected a failure');
-    },
-    (e: { status: number; response: { data: unknown } }) => ({ status: e.status, data: e.response.data }),
-  );
 
 describe('urlInspection.index.inspect', () => {
   it('posts to /v1/urlInspection/index:inspect and returns SCREAMING_SNAKE enums', async () => {
