@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync } from 'node:fs';
-import { normalizeProperty, PropertyError } from '../sites/property.js';
+import { normalizeProperty, PropertyError } from '../property/property.js';
 import { ConfigError } from './config-error.js';
 import { type Credential, resolveCredential } from './credentials.js';
 import { readVar, SECRET_VARIABLES, validateEnvironment } from './environment.js';
-import { isPropertyAllowed } from '../sites/site-allowlist.js';
+import { isPropertyAllowed } from '../property/site-allowlist.js';
 import { parseToolPatterns, type ToolPattern } from './tool-patterns.js';
 
 export const CONFIG = Symbol('CONFIG');

@@ -6,7 +6,7 @@ import { GoogleAuthService } from '../auth/google-auth.service.js';
 import { OBSERVER, type Observer } from '../common/observer.js';
 import { UserFacingError } from '../common/user-facing-error.js';
 import { CONFIG, type Config } from '../config/config.js';
-import { propertyHost } from '../sites/property.js';
+import { propertyHost } from '../property/property.js';
 import { describeFailure, type Failure, GoogleApiError, type GoogleOperation, isRetryable, readFailure } from './google-error.js';
 import { SiteVerificationClient } from './site-verification.client.js';
 

@@ -2,9 +2,9 @@ import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@ne
 import { UserFacingError } from '../common/user-facing-error.js';
 import { CONFIG, type Config } from '../config/config.js';
 import { GoogleService } from '../google/google.service.js';
-import { normalizeProperty, pageInProperty, parsePageUrl, PropertyError, verificationSiteToProperty } from '../sites/property.js';
-import { isPageAllowed, isPropertyAllowed } from '../sites/site-allowlist.js';
-import { decodeResourceId } from '../verification/resource-id.js';
+import { normalizeProperty, pageInProperty, parsePageUrl, PropertyError, verificationSiteToProperty } from '../property/property.js';
+import { isPageAllowed, isPropertyAllowed } from '../property/site-allowlist.js';
+import { decodeResourceId } from '../property/resource-id.js';
 import type { ToolCall } from './tool-call.js';
 
 const NOTHING_SENT = 'Nothing was sent to Google.';

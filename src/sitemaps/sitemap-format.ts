@@ -3,7 +3,7 @@
 
 import type { searchconsole_v1 } from '@googleapis/searchconsole';
 import { UserFacingError } from '../common/user-facing-error.js';
-import { pageInProperty, parsePageUrl, PropertyError } from '../sites/property.js';
+import { pageInProperty, parsePageUrl, PropertyError } from '../property/property.js';
 import { inert } from '../common/inert-text.js';
 
 export interface SitemapContentOut {

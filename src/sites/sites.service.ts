@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { GoogleApiError } from '../google/google-error.js';
 import { GoogleService } from '../google/google.service.js';
 import { type TokenInstructions, type VerifiedResource, VerificationService } from '../verification/verification.service.js';
-import { isPropertyAllowed } from './site-allowlist.js';
+import { isPropertyAllowed } from '../property/site-allowlist.js';
 
 export interface SiteEntry {
   readonly siteUrl: string;

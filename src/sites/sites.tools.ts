@@ -8,7 +8,7 @@ import { Tool, ToolProvider } from '../mcp/tool.decorator.js';
 import { fitToBudget, type ToolOutput, toolOutput } from '../mcp/tool-output.js';
 import { afterPlacing, defaultMethod, describePlacement } from '../verification/verification-methods.js';
 import { MethodOut, RecordOut } from '../verification/verification.schemas.js';
-import { partitionAllowed } from './site-allowlist.js';
+import { partitionAllowed } from '../property/site-allowlist.js';
 import { describePermission, type SetupStatus, type SiteEntry, SitesService } from './sites.service.js';
 
 const PermissionLevel = z.string().describe('siteOwner, siteFullUser, siteRestrictedUser or siteUnverifiedUser.');

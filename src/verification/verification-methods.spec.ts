@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { decodeResourceId } from './resource-id.js';
+import { decodeResourceId } from '../property/resource-id.js';
 import { defaultMethod, methodMismatch, placementFor } from './verification-methods.js';
 import { toResource } from './verification.service.js';
 

@@ -1,4 +1,4 @@
-import { isDomainProperty, propertyHost } from '../sites/property.js';
+import { isDomainProperty, propertyHost } from '../property/property.js';
 
 // Which Site Verification methods fit which kind of property, and what the
 // token Google hands out has to become before Google can find it: a TXT record

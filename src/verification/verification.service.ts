@@ -3,7 +3,7 @@ import { UserFacingError } from '../common/user-facing-error.js';
 import { GoogleApiError } from '../google/google-error.js';
 import { GoogleService } from '../google/google.service.js';
 import type { WebResource } from '../google/site-verification.client.js';
-import { propertyToVerificationSite, verificationSiteToProperty } from '../sites/property.js';
+import { propertyToVerificationSite, verificationSiteToProperty } from '../property/property.js';
 import {
   afterPlacing,
   defaultMethod,
