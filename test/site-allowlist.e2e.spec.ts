@@ -23,8 +23,8 @@ class ProbeTools {
     access: 'read',
     apis: ['searchconsole'],
   })
-  async probe(_args: unknown, call: ToolCall) {
-    return toolOutput({ site: call.site! }, `reached the tool for ${call.site}`);
+  async probe(_args: unknown, call: ToolCall<{ site: string }>) {
+    return toolOutput({ site: call.target.site }, `reached the tool for ${call.target.site}`);
   }
 }
 @Module({ providers: [ProbeTools] })

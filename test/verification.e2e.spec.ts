@@ -127,7 +127,7 @@ describe('list_verified_sites and get_verified_site', () => {
   it('turns a missing resource into a sentence', async () => {
     const result = await client.call('get_verified_site', { id: 'dns://missing.example' });
     expect(result.isError).toBe(true);
-    expect(text(result)).toMatch(/Google found nothing to read the Site Verification resource dns:\/\/missing\.example/);
+    expect(text(result)).toMatch(/owns no Site Verification resource with id "dns:\/\/missing\.example", so get_verified_site has nothing to act on/);
     expect(sent('webResource.get')[0].rawPath).toBe('/siteVerification/v1/webResource/dns%3A%2F%2Fmissing.example');
   });
 
@@ -202,7 +202,7 @@ describe('unverify_site (two-call token, no elicitation)', () => {
   it('refuses a resource that does not exist before asking anyone', async () => {
     const result = await client.call('unverify_site', { id: 'dns://nothing.example' });
     expect(result.isError).toBe(true);
-    expect(text(result)).toMatch(/nothing to unverify/);
+    expect(text(result)).toMatch(/owns no Site Verification resource with id "dns:\/\/nothing\.example", so unverify_site has nothing to act on/);
     expect(text(result)).toMatch(/Nothing was changed/);
     expect(writes()).toEqual([]);
   });

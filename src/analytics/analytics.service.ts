@@ -1,6 +1,7 @@
 import type { searchconsole_v1 } from '@googleapis/searchconsole';
 import { Injectable } from '@nestjs/common';
 import { GoogleService } from '../google/google.service.js';
+import type { ReportRequest } from './analytics-report.js';
 
 export type SearchAnalyticsRequest = searchconsole_v1.Schema$SearchAnalyticsQueryRequest;
 
@@ -25,9 +26,10 @@ export class AnalyticsService {
   constructor(private readonly google: GoogleService) {}
 
   /** A read-only POST, so it is retried like a GET. An empty answer (`{}`) is zero rows, not an error. */
-  async query(property: string, request: SearchAnalyticsRequest): Promise<AnalyticsResult> {
+  async query(request: ReportRequest, filterType = 'and'): Promise<AnalyticsResult> {
+    const property = request.site;
     const data = await this.google.call({ action: `query the search performance of ${property}`, property, retry: true, write: false }, () =>
-      this.google.searchconsole().searchanalytics.query({ siteUrl: property, requestBody: request }),
+      this.google.searchconsole().searchanalytics.query({ siteUrl: property, requestBody: queryBody(request, filterType) }),
     );
     return readResponse(data ?? {});
   }
@@ -52,5 +54,20 @@ export function readResponse(data: searchconsole_v1.Schema$SearchAnalyticsQueryR
     ...(data.responseAggregationType ? { aggregationType: data.responseAggregationType } : {}),
     ...(firstIncompleteDate ? { firstIncompleteDate } : {}),
     ...(firstIncompleteHour ? { firstIncompleteHour } : {}),
+  };
+}
+
+/** The searchanalytics.query body for a resolved request, in the discovery document's field names. */
+export function queryBody(request: ReportRequest, filterType: string): SearchAnalyticsRequest {
+  return {
+    startDate: request.range.start,
+    endDate: request.range.end,
+    dimensions: [...request.dimensions],
+    type: request.type,
+    dataState: request.dataState,
+    ...(request.aggregationType ? { aggregationType: request.aggregationType } : {}),
+    ...(request.filters.length ? { dimensionFilterGroups: [{ groupType: filterType, filters: request.filters.map((f) => ({ ...f })) }] } : {}),
+    rowLimit: request.rowLimit,
+    startRow: request.startRow,
   };
 }

@@ -1,16 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import * as z from 'zod';
 import { Clock } from '../common/clock.js';
+import { NOTHING_SENT } from '../common/sentences.js';
 import { UserFacingError } from '../common/user-facing-error.js';
 import { SiteUrlArg } from '../mcp/tool-args.js';
-import type { ToolCall } from '../mcp/tool-call.js';
+import type { TargetOf, ToolCall } from '../mcp/tool-call.js';
 import { Tool, ToolProvider } from '../mcp/tool.decorator.js';
 import type { ToolOutput } from '../mcp/tool-output.js';
 import { buildReport, type ReportRequest } from './analytics-report.js';
-import { AnalyticsService, type SearchAnalyticsRequest } from './analytics.service.js';
+import { AnalyticsService } from './analytics.service.js';
 import { type DateRange, isCalendarDate, pacificDate, type Period, PERIODS, resolvePeriod } from './pacific-period.js';
-
-const NOTHING_SENT = 'Nothing was sent to Google.';
 const DIMENSIONS = ['date', 'hour', 'query', 'page', 'country', 'device', 'searchAppearance'] as const;
 const FILTER_DIMENSIONS = ['query', 'page', 'country', 'device', 'searchAppearance'] as const;
 const OPERATORS = ['equals', 'notEquals', 'contains', 'notContains', 'includingRegex', 'excludingRegex'] as const;
@@ -30,7 +29,7 @@ const AnalyticsInput = z.object({
     .describe('country: ISO alpha-3, e.g. usa.'),
   filter_type: z.enum(['and']).optional().describe('Only and.'),
   row_limit: z.number().int().min(1, 'row_limit is at least 1.').max(25000, 'row_limit is at most 25000; page on with start_row.').optional().describe('Default 100.'),
-  start_row: z.number().min(0, 'start_row is 0 or more.').optional(),
+  start_row: z.number().int('start_row is a whole number: it counts rows from 0.').min(0, 'start_row is 0 or more.').optional(),
 });
 
 type AnalyticsArgs = z.infer<typeof AnalyticsInput>;
@@ -73,50 +72,38 @@ export class AnalyticsTools {
     apis: ['searchconsole'],
     essential: true,
   })
-  async querySearchAnalytics(args: AnalyticsArgs, call: ToolCall): Promise<ToolOutput> {
-    const site = call.site!;
-    const now = this.clock.now();
-    const { range, period } = resolveRange(args, now);
-    const dimensions = args.dimensions ?? [];
-    const dataState = args.data_state ?? 'final';
-    if (dimensions.includes('hour') && dataState !== 'hourly_all') {
-      throw new UserFacingError(
-        `The hour dimension needs data_state "hourly_all" (Google keeps hourly data for about the last 10 days); data_state is "${dataState}". ${NOTHING_SENT} Call again with data_state hourly_all, or group by date instead.`,
-      );
-    }
-    if (new Set(dimensions).size !== dimensions.length) {
-      throw new UserFacingError(`dimensions lists the same dimension twice (${dimensions.join(', ')}); Google groups by each once. ${NOTHING_SENT}`);
-    }
-    if (args.start_row !== undefined && !Number.isInteger(args.start_row)) {
-      throw new UserFacingError(`start_row ${args.start_row} is not a whole number; it counts rows from 0. ${NOTHING_SENT}`);
-    }
-    const filters = (args.filters ?? []).map((f) => ({ dimension: f.dimension, operator: f.operator ?? 'equals', expression: f.expression }));
-    const request: ReportRequest = {
-      site,
-      range,
-      period,
-      today: pacificDate(now),
-      dimensions,
-      type: args.type ?? 'web',
-      dataState,
-      aggregationType: args.aggregation_type,
-      filters,
-      rowLimit: args.row_limit ?? 100,
-      startRow: args.start_row ?? 0,
-    };
-    const body: SearchAnalyticsRequest = {
-      startDate: range.start,
-      endDate: range.end,
-      dimensions,
-      type: request.type,
-      dataState,
-      ...(args.aggregation_type ? { aggregationType: args.aggregation_type } : {}),
-      ...(filters.length ? { dimensionFilterGroups: [{ groupType: args.filter_type ?? 'and', filters }] } : {}),
-      rowLimit: request.rowLimit,
-      startRow: request.startRow,
-    };
-    return buildReport(request, await this.analytics.query(site, body));
+  async querySearchAnalytics(args: AnalyticsArgs, call: ToolCall<TargetOf<typeof AnalyticsInput>>): Promise<ToolOutput> {
+    const request = reportRequest(args, call.target.site, this.clock.now());
+    return buildReport(request, await this.analytics.query(request, args.filter_type ?? 'and'));
   }
+}
+
+/** The call's arguments as the server resolved them: Pacific dates, defaults, and the rules Google would otherwise answer with a 400. */
+export function reportRequest(args: AnalyticsArgs, site: string, now: Date): ReportRequest {
+  const { range, period } = resolveRange(args, now);
+  const dimensions = args.dimensions ?? [];
+  const dataState = args.data_state ?? 'final';
+  if (dimensions.includes('hour') && dataState !== 'hourly_all') {
+    throw new UserFacingError(
+      `The hour dimension needs data_state "hourly_all" (Google keeps hourly data for about the last 10 days); data_state is "${dataState}". ${NOTHING_SENT} Call again with data_state hourly_all, or group by date instead.`,
+    );
+  }
+  if (new Set(dimensions).size !== dimensions.length) {
+    throw new UserFacingError(`dimensions lists the same dimension twice (${dimensions.join(', ')}); Google groups by each once. ${NOTHING_SENT}`);
+  }
+  return {
+    site,
+    range,
+    period,
+    today: pacificDate(now),
+    dimensions,
+    type: args.type ?? 'web',
+    dataState,
+    aggregationType: args.aggregation_type,
+    filters: (args.filters ?? []).map((f) => ({ dimension: f.dimension, operator: f.operator ?? 'equals', expression: f.expression })),
+    rowLimit: args.row_limit ?? 100,
+    startRow: args.start_row ?? 0,
+  };
 }
 
 /** The Pacific date range of a call: a period, or explicit dates — never both. */

@@ -2,12 +2,17 @@ import { Injectable } from '@nestjs/common';
 import type { indexing_v3 } from '@googleapis/indexing';
 import * as z from 'zod';
 import { PageUrlArg } from '../mcp/tool-args.js';
-import type { ToolCall } from '../mcp/tool-call.js';
+import type { TargetOf, ToolCall } from '../mcp/tool-call.js';
 import { Tool, ToolProvider } from '../mcp/tool.decorator.js';
 import { type ToolOutput, toolOutput } from '../mcp/tool-output.js';
-import { IndexingService, type NotificationType, PUBLISH_QUOTA_PER_DAY } from './indexing.service.js';
+import { IndexingService, PUBLISH_QUOTA_PER_DAY } from './indexing.service.js';
 
 const Notification = z.object({ type: z.string(), notify_time: z.string() });
+const StatusInput = z.object({ url: PageUrlArg });
+const PublishInput = z.object({
+  url: PageUrlArg,
+  type: z.enum(['URL_UPDATED', 'URL_DELETED']).optional().describe('Default URL_UPDATED; URL_DELETED once the page is gone.'),
+});
 
 const NOT_INDEX_STATUS = 'This is the history of notifications sent, not index status: inspect_url shows whether Google indexed the page.';
 
@@ -20,7 +25,7 @@ export class IndexingTools {
     name: 'get_indexing_status',
     title: 'Indexing API notification history',
     description: 'When the Indexing API was last notified of an update or removal of a URL. Not index status: use inspect_url for that.',
-    input: z.object({ url: PageUrlArg }),
+    input: StatusInput,
     output: z.object({
       url: z.string(),
       notified: z.boolean().describe('Whether any notification was ever sent for this URL.'),
@@ -30,8 +35,8 @@ export class IndexingTools {
     access: 'read',
     apis: ['indexing'],
   })
-  async getIndexingStatus(_args: unknown, call: ToolCall): Promise<ToolOutput> {
-    const url = call.pages![0].href;
+  async getIndexingStatus(_args: unknown, call: ToolCall<TargetOf<typeof StatusInput>>): Promise<ToolOutput> {
+    const url = call.target.page.href;
     const meta = await this.indexing.metadata(url);
     if (!meta) {
       return toolOutput({ url, notified: false }, `No Indexing API notification was ever sent for ${url}: Google has no notification history for it. ${NOT_INDEX_STATUS}`);
@@ -51,10 +56,7 @@ export class IndexingTools {
     title: 'Notify the Indexing API',
     description:
       'Tell the Indexing API a URL was updated or removed. Google acts on it only for JobPosting or BroadcastEvent pages; needs Owner access; 200/day quota. Other pages: use sitemaps.',
-    input: z.object({
-      url: PageUrlArg,
-      type: z.enum(['URL_UPDATED', 'URL_DELETED']).optional().describe('Default URL_UPDATED; URL_DELETED once the page is gone.'),
-    }),
+    input: PublishInput,
     output: z.object({
       url: z.string(),
       type: z.enum(['URL_UPDATED', 'URL_DELETED']),
@@ -64,10 +66,9 @@ export class IndexingTools {
     }),
     access: 'write',
     apis: ['indexing'],
-    idempotent: false,
   })
-  async requestIndexing(args: { type?: NotificationType }, call: ToolCall): Promise<ToolOutput> {
-    const url = call.pages![0].href;
+  async requestIndexing(args: z.infer<typeof PublishInput>, call: ToolCall<TargetOf<typeof PublishInput>>): Promise<ToolOutput> {
+    const url = call.target.page.href;
     const type = args.type ?? 'URL_UPDATED';
     const history = historyOf(await this.indexing.publish(url, type));
     const notifyTime = (type === 'URL_UPDATED' ? history.latest_update : history.latest_remove)?.notify_time;

@@ -2,6 +2,7 @@
 // it came from Google (coverage states, canonicals, referring URLs, issue
 // messages) and is public data, so text is neutralised and lists are capped.
 
+import type { CondensedVerdict, InspectionFacts } from './inspection.schemas.js';
 import type { UrlInspectionResult } from './inspection.service.js';
 import { inert } from '../common/inert-text.js';
 
@@ -47,53 +48,6 @@ const FETCH: Record<string, string> = {
 };
 
 export const INDEXED_STATE = "This is Google's indexed state from its last crawl, not a live test of the page as it is now.";
-
-export interface Issue {
-  readonly message: string;
-  readonly severity: string;
-}
-
-export interface InspectionFacts {
-  readonly site_url: string;
-  readonly url: string;
-  readonly verdict: string;
-  readonly coverage_state?: string;
-  readonly last_crawl_time?: string;
-  readonly crawled_as?: string;
-  readonly robots_txt_state?: string;
-  readonly indexing_state?: string;
-  readonly page_fetch_state?: string;
-  readonly google_canonical?: string;
-  readonly user_canonical?: string;
-  readonly canonical_differs: boolean;
-  readonly sitemaps: string[];
-  readonly referring_urls: string[];
-  readonly referring_urls_total: number;
-  readonly rich_results?: { verdict: string; types: { type: string; items: number; issues: (Issue & { item?: string })[]; issues_total: number }[] };
-  readonly amp?: {
-    verdict: string;
-    amp_url?: string;
-    index_status_verdict?: string;
-    indexing_state?: string;
-    page_fetch_state?: string;
-    robots_txt_state?: string;
-    last_crawl_time?: string;
-    issues: Issue[];
-  };
-  readonly mobile_usability?: { verdict: string; issues: (Issue & { type?: string })[]; deprecated: true };
-  readonly inspection_result_link?: string;
-  readonly untrusted: true;
-}
-
-/** The condensed verdict of one URL in a batch. */
-export interface CondensedVerdict {
-  readonly url: string;
-  readonly verdict?: string;
-  readonly coverage_state?: string;
-  readonly last_crawl_time?: string;
-  readonly google_canonical?: string;
-  readonly error?: string;
-}
 
 export function inspectionFacts(site: string, url: string, result: UrlInspectionResult): InspectionFacts {
   const index = result.indexStatusResult ?? {};

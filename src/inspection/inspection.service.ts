@@ -2,7 +2,7 @@ import type { searchconsole_v1 } from '@googleapis/searchconsole';
 import { Injectable } from '@nestjs/common';
 import { GoogleApiError } from '../google/google-error.js';
 import { GoogleService } from '../google/google.service.js';
-import { type PoolOutcome, runBounded } from './bounded-pool.js';
+import { type PoolOutcome, runBounded } from '../common/bounded-pool.js';
 
 export type UrlInspectionResult = searchconsole_v1.Schema$UrlInspectionResult;
 

@@ -1,75 +1,24 @@
 import { Injectable } from '@nestjs/common';
 import * as z from 'zod';
 import { PageUrlArg, SiteUrlArg } from '../mcp/tool-args.js';
-import type { ToolCall } from '../mcp/tool-call.js';
+import type { TargetOf, ToolCall } from '../mcp/tool-call.js';
 import { Tool, ToolProvider } from '../mcp/tool.decorator.js';
 import { fitToBudget, type ToolOutput, toolOutput } from '../mcp/tool-output.js';
-import { type CondensedVerdict, condense, condensedLine, describeInspection, INDEXED_STATE, inspectionFacts } from './inspection-report.js';
+import { condense, condensedLine, describeInspection, INDEXED_STATE, inspectionFacts } from './inspection-report.js';
+import { BatchOutput, type CondensedVerdict, InspectionOutput } from './inspection.schemas.js';
 import { InspectionService, isDailyQuota } from './inspection.service.js';
 
 export const MAX_BATCH = 20;
 
 const LanguageArg = z.string().optional().describe('BCP-47, e.g. en-US.');
-
-const IssueOut = z.object({ message: z.string(), severity: z.string() });
-
-const InspectionOutput = z.object({
-  site_url: z.string(),
-  url: z.string(),
-  verdict: z.string().describe('PASS (indexed), NEUTRAL (excluded), FAIL (error) or VERDICT_UNSPECIFIED.'),
-  coverage_state: z.string().optional(),
-  last_crawl_time: z.string().optional(),
-  crawled_as: z.string().optional(),
-  robots_txt_state: z.string().optional(),
-  indexing_state: z.string().optional(),
-  page_fetch_state: z.string().optional(),
-  google_canonical: z.string().optional(),
-  user_canonical: z.string().optional(),
-  canonical_differs: z.boolean(),
-  sitemaps: z.array(z.string()),
-  referring_urls: z.array(z.string()).describe('At most 10; referring_urls_total has the count.'),
-  referring_urls_total: z.number().int(),
-  rich_results: z
-    .object({
-      verdict: z.string(),
-      types: z.array(z.object({ type: z.string(), items: z.number().int(), issues: z.array(IssueOut.extend({ item: z.string().optional() })), issues_total: z.number().int() })),
-    })
-    .optional(),
-  amp: z
-    .object({
-      verdict: z.string(),
-      amp_url: z.string().optional(),
-      index_status_verdict: z.string().optional(),
-      indexing_state: z.string().optional(),
-      page_fetch_state: z.string().optional(),
-      robots_txt_state: z.string().optional(),
-      last_crawl_time: z.string().optional(),
-      issues: z.array(IssueOut),
-    })
-    .optional(),
-  mobile_usability: z
-    .object({ verdict: z.string(), issues: z.array(IssueOut.extend({ type: z.string().optional() })), deprecated: z.literal(true) })
-    .optional()
-    .describe('Deprecated by Google; stale.'),
-  inspection_result_link: z.string().optional(),
-  untrusted: z.literal(true),
-});
-
-const CondensedOut = z.object({
-  url: z.string(),
-  verdict: z.string().optional(),
-  coverage_state: z.string().optional(),
-  last_crawl_time: z.string().optional(),
-  google_canonical: z.string().optional().describe('Only when Google chose a canonical other than this URL.'),
-  error: z.string().optional(),
-});
-
-const BatchOutput = z.object({
-  site_url: z.string(),
-  results: z.array(CondensedOut),
-  not_inspected: z.array(z.string()).describe("Not sent: the property's daily inspection quota ran out. Retry after midnight Pacific Time."),
-  results_not_shown: z.number().int().optional(),
-  untrusted: z.literal(true),
+const InspectInput = z.object({ site_url: SiteUrlArg, url: PageUrlArg, language_code: LanguageArg });
+const BatchInput = z.object({
+  site_url: SiteUrlArg,
+  urls: z
+    .array(PageUrlArg)
+    .min(1, 'urls needs at least one page URL.')
+    .max(MAX_BATCH, `inspect_urls takes at most ${MAX_BATCH} URLs per call; split the list into several calls. Nothing was sent to Google.`),
+  language_code: LanguageArg,
 });
 
 @ToolProvider()
@@ -82,15 +31,15 @@ export class InspectionTools {
     title: 'Inspect URL',
     description:
       "Google's indexed state of a URL as of its last crawl (not a live test): verdict, coverage, crawl, canonicals, rich results.",
-    input: z.object({ site_url: SiteUrlArg, url: PageUrlArg, language_code: LanguageArg }),
+    input: InspectInput,
     output: InspectionOutput,
     access: 'read',
     apis: ['searchconsole'],
     essential: true,
   })
-  async inspectUrl(args: { language_code?: string }, call: ToolCall): Promise<ToolOutput> {
-    const site = call.site!;
-    const url = call.pages![0].href;
+  async inspectUrl(args: z.infer<typeof InspectInput>, call: ToolCall<TargetOf<typeof InspectInput>>): Promise<ToolOutput> {
+    const { site, page } = call.target;
+    const url = page.href;
     const facts = inspectionFacts(site, url, await this.inspection.inspect(site, url, args.language_code));
     return toolOutput({ ...facts }, describeInspection(facts));
   }
@@ -99,22 +48,15 @@ export class InspectionTools {
     name: 'inspect_urls',
     title: 'Inspect URLs',
     description: `inspect_url verdicts for up to ${MAX_BATCH} URLs, in parallel; stops at the daily quota and lists what it skipped.`,
-    input: z.object({
-      site_url: SiteUrlArg,
-      urls: z
-        .array(PageUrlArg)
-        .min(1, 'urls needs at least one page URL.')
-        .max(MAX_BATCH, `inspect_urls takes at most ${MAX_BATCH} URLs per call; split the list into several calls. Nothing was sent to Google.`),
-      language_code: LanguageArg,
-    }),
+    input: BatchInput,
     output: BatchOutput,
     access: 'read',
     apis: ['searchconsole'],
   })
-  async inspectUrls(args: { language_code?: string }, call: ToolCall): Promise<ToolOutput> {
-    const site = call.site!;
-    const urls = [...new Set(call.pages!.map((page) => page.href))];
-    const duplicates = call.pages!.length - urls.length;
+  async inspectUrls(args: z.infer<typeof BatchInput>, call: ToolCall<TargetOf<typeof BatchInput>>): Promise<ToolOutput> {
+    const { site, pages } = call.target;
+    const urls = [...new Set(pages.map((page) => page.href))];
+    const duplicates = pages.length - urls.length;
     const outcomes = await this.inspection.inspectMany(site, urls, args.language_code);
 
     const results: CondensedVerdict[] = [];

@@ -1,8 +1,10 @@
 import { Module } from '@nestjs/common';
-import { APP_GUARD, APP_INTERCEPTOR, DiscoveryModule } from '@nestjs/core';
+import { DiscoveryModule } from '@nestjs/core';
 import { AuthModule } from '../auth/auth.module.js';
+import { Clock } from '../common/clock.js';
 import { GoogleModule } from '../google/google.module.js';
 import { ApprovalInterceptor } from './approval/approval.interceptor.js';
+import { InMemoryUsedNonces, UsedNonces } from './approval/approval-tokens.js';
 import { AuditTrail } from './approval/audit-trail.service.js';
 import { McpServerFactory } from './mcp-server.factory.js';
 import { SiteAccessGuard } from './site-access.guard.js';
@@ -10,10 +12,11 @@ import { ToolDispatcher } from './tool-dispatcher.service.js';
 import { ToolRegistry } from './tool-registry.service.js';
 
 /**
- * Tool discovery, dispatch and the policy that runs around every tool call:
- * SiteAccessGuard and ApprovalInterceptor are global enhancers, so they apply
- * to every @Tool in every module — including ones added later — and pass
- * anything that is not an MCP call straight through.
+ * Tool discovery, dispatch and the policy that runs around every tool call.
+ * SiteAccessGuard and ApprovalInterceptor are deliberately not APP_* enhancers:
+ * the registry applies them to tool calls itself (tool-pipeline.ts), so they
+ * never touch a host application's routes and its global enhancers never touch
+ * a tool call.
  */
 @Module({
   imports: [DiscoveryModule, AuthModule, GoogleModule],
@@ -22,9 +25,10 @@ import { ToolRegistry } from './tool-registry.service.js';
     ToolDispatcher,
     McpServerFactory,
     AuditTrail,
-    { provide: APP_GUARD, useClass: SiteAccessGuard },
-    { provide: APP_INTERCEPTOR, useClass: ApprovalInterceptor },
+    SiteAccessGuard,
+    ApprovalInterceptor,
+    { provide: UsedNonces, useFactory: (clock: Clock) => new InMemoryUsedNonces(clock), inject: [Clock] },
   ],
-  exports: [ToolRegistry, McpServerFactory, AuditTrail],
+  exports: [ToolRegistry, McpServerFactory, ToolDispatcher, AuditTrail],
 })
 export class McpModule {}

@@ -1,21 +1,24 @@
 import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { inert } from '../common/inert-text.js';
+import { NOTHING_CHANGED, NOTHING_SENT } from '../common/sentences.js';
 import { UserFacingError } from '../common/user-facing-error.js';
 import { CONFIG, type Config } from '../config/config.js';
+import { GoogleApiError } from '../google/google-error.js';
 import { GoogleService } from '../google/google.service.js';
-import { normalizeProperty, pageInProperty, parsePageUrl, PropertyError, verificationSiteToProperty } from '../property/property.js';
-import { isPageAllowed, isPropertyAllowed } from '../property/site-allowlist.js';
+import { normalizeProperty, pageInProperty, parsePageUrl, PropertyError } from '../property/property.js';
 import { decodeResourceId } from '../property/resource-id.js';
-import type { ToolCall } from './tool-call.js';
-
-const NOTHING_SENT = 'Nothing was sent to Google.';
+import { isPageAllowed, isPropertyAllowed } from '../property/site-allowlist.js';
+import { toVerifiedResource, type VerifiedResource } from '../property/verification-resource.js';
+import type { ResolvedTarget, ToolCall } from './tool-call.js';
 
 /**
- * Decides which property a call may touch, before any request goes out. What
- * it checks follows from the arguments a tool declares: `site_url` is a
- * property (defaulting to GSC_SITE_URL), `url`/`urls` are pages (inside that
- * property, or inside an allowed one), `id` is a Site Verification resource
- * (fetched, and its site mapped back to a property). A tool gets these checks
- * by declaring the argument; it writes no policy code of its own.
+ * Decides which property a call may touch, before any request goes out, and
+ * hands the tool what it resolved (ToolCall.target). What it checks follows
+ * from the arguments a tool declares: `site_url` is a property (defaulting to
+ * GSC_SITE_URL), `url`/`urls` are pages (inside that property, or inside an
+ * allowed one), `id` is a Site Verification resource (fetched, and its site
+ * mapped back to a property). A tool gets these checks by declaring the
+ * argument; it writes no policy code of its own.
  */
 @Injectable()
 export class SiteAccessGuard implements CanActivate {
@@ -25,20 +28,21 @@ export class SiteAccessGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    if (context.getType<string>() !== 'mcp') return true;
-    const [args, call] = context.getArgs() as [Record<string, unknown>, ToolCall];
-    const shape = call.spec.input.shape;
-    if ('site_url' in shape) call.site = this.resolveSite(args.site_url, call);
-    const pages = 'urls' in shape ? args.urls : 'url' in shape ? [args.url] : undefined;
-    if (Array.isArray(pages)) call.pages = pages.map((page) => this.checkPage(page, call.site));
-    if ('id' in shape && typeof args.id === 'string' && this.config.allowedSites) await this.checkResource(args.id, call);
+    const [args, call] = context.getArgs<[Record<string, unknown>, ToolCall]>();
+    const shape = call.tool.spec.input.shape;
+    const target: { -readonly [K in keyof ResolvedTarget]: ResolvedTarget[K] } = {};
+    if ('site_url' in shape) target.site = this.resolveSite(args.site_url, call);
+    if ('url' in shape) target.page = this.checkPage(args.url, target.site);
+    if ('urls' in shape && Array.isArray(args.urls)) target.pages = args.urls.map((page) => this.checkPage(page, target.site));
+    if ('id' in shape && typeof args.id === 'string') target.resource = await this.fetchResource(args.id, call);
+    call.resolve(target);
     return true;
   }
 
   /** resolveSite: the argument or GSC_SITE_URL, normalised, then checked against GSC_ALLOWED_SITES. */
-  resolveSite(value: unknown, call: ToolCall): string {
+  private resolveSite(value: unknown, call: ToolCall): string {
     const given = typeof value === 'string' && value.trim() ? value : undefined;
-    const raw = given ?? (call.spec.newProperty ? undefined : this.config.siteUrl);
+    const raw = given ?? (call.tool.spec.newProperty ? undefined : this.config.siteUrl);
     if (!raw) {
       throw new UserFacingError(
         `site_url is required: name the property exactly as Search Console spells it, e.g. "sc-domain:example.com" or "https://www.example.com/" (list_sites shows them). ${NOTHING_SENT}`,
@@ -58,7 +62,7 @@ export class SiteAccessGuard implements CanActivate {
   private checkPage(value: unknown, site: string | undefined): URL {
     let page: URL;
     try {
-      page = parsePageUrl(String(value ?? ''));
+      page = parsePageUrl(typeof value === 'string' ? value : '');
     } catch (error) {
       if (error instanceof PropertyError) throw new UserFacingError(`The page URL is refused: ${error.message}. ${NOTHING_SENT}`);
       throw error;
@@ -75,21 +79,33 @@ export class SiteAccessGuard implements CanActivate {
     return page;
   }
 
-  private async checkResource(id: string, call: ToolCall): Promise<void> {
+  /**
+   * The resource an `id` names, fetched once per call: the allowlist needs its
+   * site, the dialog names its property, and a change acts on exactly what
+   * the person was shown (the owners read here).
+   */
+  private async fetchResource(id: string, call: ToolCall): Promise<VerifiedResource> {
     const decoded = decodeResourceId(id);
-    const resource = await this.google.call({ action: `look up the Site Verification resource ${decoded}`, retry: true, write: false }, () =>
-      this.google.siteVerification().get(decoded),
-    );
-    const property = verificationSiteToProperty(resource.site ?? undefined);
-    if (!property) {
-      throw new UserFacingError(`The Site Verification resource ${decoded} is not a website or domain, so it cannot be matched against this server's allowed properties. Nothing was changed.`);
+    let resource: VerifiedResource;
+    try {
+      resource = toVerifiedResource(
+        await this.google.call({ action: `read the Site Verification resource ${decoded}`, retry: true, write: false }, () => this.google.siteVerification().get(decoded)),
+      );
+    } catch (error) {
+      if (error instanceof GoogleApiError && error.status === 404) {
+        throw new UserFacingError(
+          `This credential owns no Site Verification resource with id "${inert(decoded, 120)}", so ${call.tool.spec.name} has nothing to act on. ${NOTHING_CHANGED} list_verified_sites shows the ids it owns (e.g. dns%3A%2F%2Fexample.com).`,
+        );
+      }
+      throw error;
     }
-    this.assertAllowed(property, `The Site Verification resource ${decoded} belongs to ${property}, which`, 'Only the lookup of that resource was sent to Google; nothing was changed.');
-    call.resource = {
-      id: resource.id ?? id,
-      site: { type: resource.site?.type ?? '', identifier: resource.site?.identifier ?? '' },
-      owners: resource.owners ?? [],
-    };
+    if (this.config.allowedSites) {
+      if (!resource.property) {
+        throw new UserFacingError(`The Site Verification resource ${decoded} is not a website or domain, so it cannot be matched against this server's allowed properties. ${NOTHING_CHANGED}`);
+      }
+      this.assertAllowed(resource.property, `The Site Verification resource ${decoded} belongs to ${resource.property}, which`, 'Only the lookup of that resource was sent to Google; nothing was changed.');
+    }
+    return { ...resource, id: resource.id || id };
   }
 
   private assertAllowed(property: string, subject = property, sent = NOTHING_SENT): void {

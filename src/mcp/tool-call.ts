@@ -1,28 +1,66 @@
 import type { McpServer, ServerContext } from '@modelcontextprotocol/server';
-import type { ToolSpec } from './tool.decorator.js';
-
-/** What the Site Verification API returns for a resource, as far as policy needs it. */
-export interface FetchedResource {
-  readonly id: string;
-  readonly site: { readonly type: string; readonly identifier: string };
-  readonly owners: readonly string[];
-}
+import type * as z from 'zod';
+import type { VerifiedResource } from '../property/verification-resource.js';
+import type { RegisteredTool } from './tool-registry.service.js';
 
 /**
- * The second argument of every tool method, and what guards and interceptors
- * see through `ExecutionContext.getArgs()[1]`.
+ * What SiteAccessGuard resolved a call's arguments to, before any request went
+ * out. Which fields exist follows from the arguments a tool declares (see
+ * TargetOf): `site_url` → the checked property, `url` → one checked page,
+ * `urls` → checked pages, `id` → the Site Verification resource, fetched.
  */
-export interface ToolCall {
-  readonly spec: ToolSpec;
+export interface ResolvedTarget {
+  readonly site?: string;
+  readonly page?: URL;
+  readonly pages?: readonly URL[];
+  readonly resource?: VerifiedResource;
+}
+
+type ShapeOf<I extends z.ZodObject> = I['shape'];
+type Has<I extends z.ZodObject, K extends string> = K extends keyof ShapeOf<I> ? true : false;
+
+/** The target a tool with input schema I receives: exactly the fields its arguments resolve to, none optional. */
+export type TargetOf<I extends z.ZodObject> = (Has<I, 'site_url'> extends true ? { readonly site: string } : unknown) &
+  (Has<I, 'url'> extends true ? { readonly page: URL } : unknown) &
+  (Has<I, 'urls'> extends true ? { readonly pages: readonly URL[] } : unknown) &
+  (Has<I, 'id'> extends true ? { readonly resource: VerifiedResource } : unknown);
+
+/** Who and what a call comes from: set by the transport, the same for every tool. */
+export interface CallContext {
   readonly era: 'legacy' | 'modern';
   readonly sdk: ServerContext;
   readonly server: McpServer;
   /** The authenticated HTTP principal, when the transport has one. */
   readonly principal?: string;
-  /** The property the call acts on — resolved, normalised and checked by SiteAccessGuard. */
-  site?: string;
-  /** Page URLs the call names, parsed and checked by SiteAccessGuard. */
-  pages?: URL[];
-  /** The Site Verification resource named by `id`, fetched by SiteAccessGuard when the allowlist needs it. */
-  resource?: FetchedResource;
+}
+
+/**
+ * The second argument of every tool method, and what guards and interceptors
+ * see through `ExecutionContext.getArgs()[1]`. The target is written once, by
+ * SiteAccessGuard; reading it before then is a programming error.
+ */
+export class ToolCall<T = ResolvedTarget> implements CallContext {
+  readonly era: CallContext['era'];
+  readonly sdk: ServerContext;
+  readonly server: McpServer;
+  readonly principal?: string;
+  #target?: T;
+
+  constructor(
+    readonly tool: RegisteredTool,
+    context: CallContext,
+  ) {
+    ({ era: this.era, sdk: this.sdk, server: this.server, principal: this.principal } = context);
+  }
+
+  get target(): T {
+    if (this.#target === undefined) throw new Error(`${this.tool.spec.name}: the target was read before SiteAccessGuard resolved it`);
+    return this.#target;
+  }
+
+  /** SiteAccessGuard only. */
+  resolve(target: T): void {
+    if (this.#target !== undefined) throw new Error(`${this.tool.spec.name}: the target is resolved once`);
+    this.#target = target;
+  }
 }

@@ -2,11 +2,9 @@ import { HttpException, Inject, Injectable, Logger, Optional } from '@nestjs/com
 import { type CallToolResult, type InputRequiredResult, isInputRequiredResult } from '@modelcontextprotocol/server';
 import { OBSERVER, type Observer } from '../common/observer.js';
 import { UserFacingError } from '../common/user-facing-error.js';
-import type { ToolCall } from './tool-call.js';
+import { type CallContext, ToolCall } from './tool-call.js';
 import { isToolOutput, outputBytes, RESULT_BUDGET_BYTES, type ToolOutput } from './tool-output.js';
 import type { RegisteredTool } from './tool-registry.service.js';
-
-export type CallContext = Omit<ToolCall, 'spec' | 'site' | 'pages' | 'resource'>;
 
 /**
  * The one place a tool call turns into an MCP result: it runs the Nest
@@ -23,7 +21,7 @@ export class ToolDispatcher {
   constructor(@Optional() @Inject(OBSERVER) private readonly observer?: Observer) {}
 
   async dispatch(tool: RegisteredTool, args: Record<string, unknown>, context: CallContext): Promise<CallToolResult | InputRequiredResult> {
-    const call: ToolCall = { ...context, spec: tool.spec };
+    const call = new ToolCall(tool, context);
     const started = performance.now();
     this.inFlight++;
     let result: CallToolResult | InputRequiredResult;

@@ -4,28 +4,31 @@ import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import type * as z from 'zod';
 import { GoogleAuthService } from '../auth/google-auth.service.js';
 import { CONFIG, type Config } from '../config/config.js';
-import type { ApprovalPlan } from './approval/approval-plan.js';
+import { ApprovalInterceptor } from './approval/approval.interceptor.js';
 import { GUARDED_OUTPUT } from './approval/guarded-output.js';
+import { SiteAccessGuard } from './site-access.guard.js';
+import { ConfirmTokenArg } from './tool-args.js';
 import type { ToolCall } from './tool-call.js';
-import { Tool, ToolProvider, type ToolSpec } from './tool.decorator.js';
+import { TOOL_METADATA, ToolProvider, type ToolSpec } from './tool.decorator.js';
+import { policyContextCreator } from './tool-pipeline.js';
 import { selectTools, type ToolSelection } from './tool-selection.js';
 import { wireSchema } from './wire-schema.js';
 
 export interface RegisteredTool {
-  /** The declaration as served: site_url optional when GSC_SITE_URL is set, guarded fields added to destructive outputs. */
+  /** The declaration as served: site_url optional when GSC_SITE_URL is set, confirm_token and the guarded fields added to destructive tools. */
   readonly spec: ToolSpec;
   /** Input and output schemas as served to clients (see wire-schema.ts). */
   readonly wire: { readonly input: StandardSchemaWithJSON; readonly output: StandardSchemaWithJSON };
-  /** The method behind Nest's guard → interceptor pipeline. */
+  /** The method behind the guard → interceptor pipeline. */
   readonly invoke: (args: Record<string, unknown>, call: ToolCall) => Promise<unknown>;
-  /** Destructive tools: describes what a call will do, for the approval dialog. */
-  readonly describeApproval?: (args: Record<string, unknown>, call: ToolCall) => Promise<ApprovalPlan>;
 }
 
 /**
  * Finds every @Tool method on @ToolProvider classes at bootstrap, applies the
- * tool filters, and wraps each method with ExternalContextCreator so that Nest
- * guards and interceptors run around every call, over stdio and HTTP alike.
+ * tool filters, and wraps each method with an ExternalContextCreator whose
+ * enhancers are this server's policy (SiteAccessGuard, ApprovalInterceptor),
+ * so that it runs around every call, over stdio and HTTP alike — and nothing
+ * of a host application's global enhancers does.
  */
 @Injectable()
 export class ToolRegistry implements OnApplicationBootstrap {
@@ -39,6 +42,8 @@ export class ToolRegistry implements OnApplicationBootstrap {
     private readonly reflector: Reflector,
     private readonly contexts: ExternalContextCreator,
     private readonly auth: GoogleAuthService,
+    private readonly siteAccess: SiteAccessGuard,
+    private readonly approval: ApprovalInterceptor,
     @Inject(CONFIG) private readonly config: Config,
   ) {}
 
@@ -63,35 +68,36 @@ export class ToolRegistry implements OnApplicationBootstrap {
   }
 
   private discover(): Map<ToolSpec, RegisteredTool> {
+    const creator = policyContextCreator(this.contexts, [this.siteAccess], [this.approval]);
     const found = new Map<ToolSpec, RegisteredTool>();
     const names = new Set<string>();
     for (const wrapper of this.discovery.getProviders({ metadataKey: ToolProvider.KEY })) {
       const instance = wrapper.instance as Record<string, (...args: unknown[]) => unknown> | undefined;
       if (!instance || !wrapper.isDependencyTreeStatic()) continue;
-      const prototype = Object.getPrototypeOf(instance);
+      const prototype = Object.getPrototypeOf(instance) as Record<string, (...args: unknown[]) => unknown>;
       for (const method of this.scanner.getAllMethodNames(prototype)) {
-        const declared = this.reflector.get(Tool, prototype[method]);
+        const declared = this.reflector.get<ToolSpec | undefined>(TOOL_METADATA, prototype[method]);
         if (!declared) continue;
         if (names.has(declared.name)) throw new Error(`Duplicate MCP tool name ${declared.name}`);
         names.add(declared.name);
         const spec = this.serve(declared);
-        const invoke = this.contexts.create(instance, prototype[method], method, undefined, undefined, undefined, undefined, {
+        const invoke = creator.create(instance, prototype[method], method, undefined, undefined, undefined, undefined, {
           guards: true,
           interceptors: true,
           filters: false,
         }, 'mcp');
-        const describeApproval = spec.approval ? this.approvalDescriber(instance, spec) : undefined;
-        found.set(spec, { spec, wire: { input: wireSchema(spec.input), output: wireSchema(spec.output) }, invoke, describeApproval });
+        found.set(spec, { spec, wire: { input: wireSchema(spec.input), output: wireSchema(spec.output) }, invoke });
       }
     }
     return found;
   }
 
+  /** The declaration as clients see it; what every tool of a kind shares is added here, not written in each tool. */
   private serve(declared: ToolSpec): ToolSpec {
     let spec = declared;
     if (spec.access === 'destructive') {
       if (!spec.approval) throw new Error(`Destructive tool ${spec.name} declares no approval describer`);
-      spec = { ...spec, output: spec.output.partial().extend(GUARDED_OUTPUT.shape) };
+      spec = { ...spec, input: spec.input.extend({ confirm_token: ConfirmTokenArg }), output: spec.output.partial().extend(GUARDED_OUTPUT.shape) };
     }
     const siteArg = spec.input.shape.site_url as z.ZodType | undefined;
     if (siteArg && this.config.siteUrl && !spec.newProperty) {
@@ -99,11 +105,5 @@ export class ToolRegistry implements OnApplicationBootstrap {
       spec = { ...spec, input: spec.input.extend({ site_url: described }) };
     }
     return spec;
-  }
-
-  private approvalDescriber(instance: Record<string, (...args: unknown[]) => unknown>, spec: ToolSpec) {
-    const describe = instance[spec.approval!];
-    if (typeof describe !== 'function') throw new Error(`Tool ${spec.name}: approval describer ${spec.approval} is not a method`);
-    return (args: Record<string, unknown>, call: ToolCall) => describe.call(instance, args, call) as Promise<ApprovalPlan>;
   }
 }

@@ -1,5 +1,9 @@
-import { DiscoveryService, Reflector } from '@nestjs/core';
+import { applyDecorators, SetMetadata } from '@nestjs/common';
+import { DiscoveryService } from '@nestjs/core';
 import type * as z from 'zod';
+import type { ApprovalPlan } from './approval/approval-plan.js';
+import type { ToolCall, TargetOf } from './tool-call.js';
+import type { ToolOutput } from './tool-output.js';
 
 /** What a call can do to the world. Annotations, read-only filtering and the approval guard all follow from it. */
 export type ToolAccess = 'read' | 'write' | 'destructive';
@@ -7,36 +11,55 @@ export type ToolAccess = 'read' | 'write' | 'destructive';
 /** The Google API families a tool talks to; the OAuth scopes requested are derived from them. */
 export type GoogleApi = 'searchconsole' | 'indexing' | 'siteverification';
 
-export interface ToolSpec {
+/** What a destructive tool shows the person before it runs, computed from the same arguments and target it runs with. */
+export type ApprovalDescriber<I extends z.ZodObject = z.ZodObject> = (args: z.infer<I>, target: TargetOf<I>) => ApprovalPlan;
+
+export interface ToolSpec<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
   readonly name: string;
   readonly title: string;
   readonly description: string;
-  readonly input: z.ZodObject;
-  readonly output: z.ZodObject;
+  readonly input: I;
+  readonly output: O;
   readonly access: ToolAccess;
   readonly apis: readonly GoogleApi[];
-  /** Writes only: whether repeating the call has no further effect (default true). */
+  /** Writes only: whether repeating the call has no further effect (default false: say so where it holds). */
   readonly idempotent?: boolean;
   /** Part of the `essential` preset of GSC_ALLOW_TOOLS. */
   readonly essential?: boolean;
   /** `site_url` names a property that does not exist yet, so GSC_SITE_URL never fills it in (add_site). */
   readonly newProperty?: boolean;
-  /** Destructive tools: the method of the same class that describes what the call will do, for the approval dialog. */
-  readonly approval?: string;
+  /** Destructive tools (required for them): what the call will do, for the approval dialog and the binding. */
+  readonly approval?: ApprovalDescriber<I>;
 }
+
+/** A tool method: arguments typed by the input schema, the target resolved by SiteAccessGuard. */
+export type ToolMethod<I extends z.ZodObject> = (args: z.infer<I>, call: ToolCall<TargetOf<I>>) => Promise<ToolOutput>;
 
 /** Marks a provider class whose methods carry @Tool declarations. */
 export const ToolProvider = DiscoveryService.createDecorator<void>();
 
-/** Declares a provider method as an MCP tool. */
-export const Tool = Reflector.createDecorator<ToolSpec>();
+export const TOOL_METADATA = 'gsc:tool';
+
+/**
+ * Declares a provider method as an MCP tool. The method's signature is checked
+ * against the declaration: its arguments are `z.infer` of the input schema and
+ * its call carries the target those arguments resolve to, so renaming an
+ * argument is a type error rather than a runtime failure.
+ */
+export function Tool<I extends z.ZodObject, O extends z.ZodObject>(spec: ToolSpec<I, O>) {
+  return applyDecorators(SetMetadata(TOOL_METADATA, spec)) as <M extends ToolMethod<I>>(
+    target: object,
+    key: string | symbol,
+    descriptor: TypedPropertyDescriptor<M>,
+  ) => void;
+}
 
 export function annotationsFor(spec: ToolSpec) {
   return {
     title: spec.title,
     readOnlyHint: spec.access === 'read',
     destructiveHint: spec.access === 'destructive',
-    idempotentHint: spec.access === 'read' ? true : (spec.idempotent ?? true),
+    idempotentHint: spec.access === 'read' ? true : (spec.idempotent ?? false),
     openWorldHint: true,
   };
 }

@@ -8,7 +8,9 @@ type JsonSchemaOptions = { target: string };
  * Schema is converted once per schema (not once per HTTP request, which is
  * when the SDK asks for it) and loses the "$schema" keyword — every tool
  * listing would otherwise repeat the same 55-character URL in every schema,
- * paid for in the model's context on every request.
+ * paid for in the model's context on every request. For the same reason the
+ * ±2^53 bounds zod gives every .int() are dropped: they say nothing a model
+ * can use.
  */
 export function wireSchema(schema: z.ZodObject): StandardSchemaWithJSON {
   const standard = schema['~standard'] as unknown as StandardSchemaWithJSON['~standard'];
@@ -18,7 +20,7 @@ export function wireSchema(schema: z.ZodObject): StandardSchemaWithJSON {
     let json = converted.get(key);
     if (!json) {
       const { $schema: _dropped, ...rest } = standard.jsonSchema[io](options as never) as Record<string, unknown>;
-      json = rest;
+      json = withoutSafeIntegerBounds(rest) as Record<string, unknown>;
       converted.set(key, json);
     }
     return json;
@@ -31,4 +33,15 @@ export function wireSchema(schema: z.ZodObject): StandardSchemaWithJSON {
       jsonSchema: { input: convert('input'), output: convert('output') },
     },
   } as StandardSchemaWithJSON;
+}
+
+function withoutSafeIntegerBounds(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutSafeIntegerBounds);
+  if (!node || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if ((key === 'maximum' && value === Number.MAX_SAFE_INTEGER) || (key === 'minimum' && value === Number.MIN_SAFE_INTEGER)) continue;
+    out[key] = withoutSafeIntegerBounds(value);
+  }
+  return out;
 }

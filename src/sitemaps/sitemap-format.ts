@@ -2,27 +2,32 @@
 // real numbers (Google sends int64 counts as JSON strings) and into text lines.
 
 import type { searchconsole_v1 } from '@googleapis/searchconsole';
+import * as z from 'zod';
 import { UserFacingError } from '../common/user-facing-error.js';
 import { pageInProperty, parsePageUrl, PropertyError } from '../property/property.js';
 import { inert } from '../common/inert-text.js';
+import { NOTHING_SENT, plural } from '../common/sentences.js';
 
-export interface SitemapContentOut {
-  readonly type: string;
-  readonly submitted: number;
-  readonly indexed?: number;
-}
+/** One sitemap in a tool result: the schema clients see, and (z.infer) the type the code builds. */
+export const SitemapSchema = z.object({
+  path: z.string(),
+  type: z.string().describe('sitemap, rssFeed, atomFeed, urlList, patternSitemap or notSitemap.'),
+  is_pending: z.boolean().describe('Not processed since last (re)submitted.'),
+  is_sitemaps_index: z.boolean(),
+  last_submitted: z.string().optional(),
+  last_downloaded: z.string().optional(),
+  warnings: z.number(),
+  errors: z.number(),
+  contents: z.array(
+    z.object({
+      type: z.string(),
+      submitted: z.number(),
+      indexed: z.number().optional().describe('Deprecated by Google; not a reliable indexed count.'),
+    }),
+  ),
+});
 
-export interface SitemapOut {
-  readonly path: string;
-  readonly type: string;
-  readonly is_pending: boolean;
-  readonly is_sitemaps_index: boolean;
-  readonly last_submitted?: string;
-  readonly last_downloaded?: string;
-  readonly warnings: number;
-  readonly errors: number;
-  readonly contents: SitemapContentOut[];
-}
+export type SitemapOut = z.infer<typeof SitemapSchema>;
 
 /** An int64 count as Google sends it ("12", 12, absent) → a number; absent means 0. */
 export function toCount(value: string | number | null | undefined): number {
@@ -60,7 +65,7 @@ export function parseSitemapUrl(value: string, argument = 'sitemap_url'): { url:
     return { url, parsed: parsePageUrl(url) };
   } catch (error) {
     if (error instanceof PropertyError) {
-      throw new UserFacingError(`${argument} must be the sitemap's full http(s) URL, e.g. https://www.example.com/sitemap.xml: ${error.message}. Nothing was sent to Google.`);
+      throw new UserFacingError(`${argument} must be the sitemap's full http(s) URL, e.g. https://www.example.com/sitemap.xml: ${error.message}. ${NOTHING_SENT}`);
     }
     throw error;
   }
@@ -74,10 +79,6 @@ export function outsideProperty(parsed: URL, site: string): boolean {
 
 function day(iso: string | undefined): string | undefined {
   return iso ? iso.slice(0, 10) : undefined;
-}
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
 /** One line about a sitemap: what it is, its state, its counts. */
@@ -98,4 +99,23 @@ export const PENDING_MEANING = 'is_pending: true means Google has not processed 
 export const ERRORS_WHERE =
   'The API gives only the error and warning counts; the individual errors are listed in the Search Console web interface, Indexing → Sitemaps, by opening that sitemap.';
 
-export const INDEXED_NOTE = 'contents[].indexed is deprecated by Google and not a reliable indexed count; use inspect_url or the Page indexing report.';
+/** A batch of sitemap URLs, validated and deduplicated; any invalid entry refuses the whole batch before anything is sent. */
+export function planSubmissions(raw: readonly string[]): { unique: { url: string; parsed: URL }[]; duplicates: number } {
+  const invalid: string[] = [];
+  const unique = new Map<string, { url: string; parsed: URL }>();
+  for (const entry of raw) {
+    try {
+      const sitemap = parseSitemapUrl(entry);
+      if (!unique.has(sitemap.url)) unique.set(sitemap.url, sitemap);
+    } catch (error) {
+      if (!(error instanceof UserFacingError)) throw error;
+      invalid.push(`"${inert(entry)}"`);
+    }
+  }
+  if (invalid.length) {
+    throw new UserFacingError(
+      `Every entry of sitemap_urls must be a full http(s) URL such as https://www.example.com/sitemap.xml; these are not: ${invalid.join(', ')}. ${NOTHING_SENT} Fix or remove them and call again.`,
+    );
+  }
+  return { unique: [...unique.values()], duplicates: raw.length - unique.size };
+}

@@ -3,6 +3,7 @@ import type { searchconsole_v1 } from '@googleapis/searchconsole';
 import { UserFacingError } from '../common/user-facing-error.js';
 import { GoogleApiError } from '../google/google-error.js';
 import { GoogleService } from '../google/google.service.js';
+import { runBounded } from '../common/bounded-pool.js';
 
 /** Submissions in flight at once in a batch: well under 20 QPS / 200 QPM per user. */
 export const SUBMIT_CONCURRENCY = 4;
@@ -61,29 +62,18 @@ export class SitemapsService {
    * (and each failure would cost quota), so they are not sent.
    */
   async submitMany(property: string, sitemapUrls: readonly string[], concurrency = SUBMIT_CONCURRENCY): Promise<SubmitResult[]> {
-    const results: SubmitResult[] = new Array(sitemapUrls.length);
-    let next = 0;
-    let stop: string | undefined;
-    const worker = async () => {
-      while (next < sitemapUrls.length) {
-        const i = next++;
-        const sitemapUrl = sitemapUrls[i];
-        if (stop) {
-          results[i] = { sitemap_url: sitemapUrl, submitted: false, error: `Not sent: ${stop}` };
-          continue;
-        }
-        try {
-          await this.submit(property, sitemapUrl);
-          results[i] = { sitemap_url: sitemapUrl, submitted: true };
-        } catch (error) {
-          if (!(error instanceof UserFacingError)) throw error;
-          results[i] = { sitemap_url: sitemapUrl, submitted: false, error: error.message };
-          if (error instanceof GoogleApiError) stop ??= stopReason(error.status);
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(concurrency, sitemapUrls.length) }, worker));
-    return results;
+    const stops = (error: unknown) => error instanceof GoogleApiError && stopReason(error.status) !== undefined;
+    const outcomes = await runBounded(sitemapUrls, concurrency, (url) => this.submit(property, url), { stopOn: stops });
+    const unexpected = outcomes.find((o) => o.state === 'failed' && !(o.error instanceof UserFacingError));
+    if (unexpected?.state === 'failed') throw unexpected.error;
+    const stopper = outcomes.find((o) => o.state === 'failed' && stops(o.error));
+    const stop = stopper?.state === 'failed' ? stopReason((stopper.error as GoogleApiError).status) : undefined;
+    return outcomes.map((outcome, i): SubmitResult => {
+      const sitemap_url = sitemapUrls[i];
+      if (outcome.state === 'done') return { sitemap_url, submitted: true };
+      if (outcome.state === 'skipped') return { sitemap_url, submitted: false, error: `Not sent: ${stop}` };
+      return { sitemap_url, submitted: false, error: (outcome.error as Error).message };
+    });
   }
 }
 

@@ -1,42 +1,31 @@
 import { Injectable } from '@nestjs/common';
 import * as z from 'zod';
-import { UserFacingError } from '../common/user-facing-error.js';
+import { inert } from '../common/inert-text.js';
+import { NOTHING_SENT, plural } from '../common/sentences.js';
 import type { ApprovalPlan } from '../mcp/approval/approval-plan.js';
-import { ConfirmTokenArg, SiteUrlArg } from '../mcp/tool-args.js';
-import type { ToolCall } from '../mcp/tool-call.js';
+import { SiteUrlArg } from '../mcp/tool-args.js';
+import type { TargetOf, ToolCall } from '../mcp/tool-call.js';
 import { Tool, ToolProvider } from '../mcp/tool.decorator.js';
 import { fitToBudget, outputBytes, RESULT_BUDGET_BYTES, type ToolOutput, toolOutput } from '../mcp/tool-output.js';
-import {
-  ERRORS_WHERE,
-  outsideProperty,
-  parseSitemapUrl,
-  PENDING_MEANING,
-  sitemapLine,
-  toSitemapOut,
-} from './sitemap-format.js';
-import { SitemapsService } from './sitemaps.service.js';
-import { inert } from '../common/inert-text.js';
+import { ERRORS_WHERE, outsideProperty, parseSitemapUrl, PENDING_MEANING, planSubmissions, SitemapSchema, sitemapLine, toSitemapOut } from './sitemap-format.js';
+import { type SubmitResult, SitemapsService } from './sitemaps.service.js';
 
 export const MAX_BATCH = 50;
 
 const SitemapUrlArg = z.string().min(1).describe('Full sitemap URL, e.g. https://www.example.com/sitemap.xml.');
 
-const SitemapSchema = z.object({
-  path: z.string(),
-  type: z.string().describe('sitemap, rssFeed, atomFeed, urlList, patternSitemap or notSitemap.'),
-  is_pending: z.boolean().describe('Not processed since last (re)submitted.'),
-  is_sitemaps_index: z.boolean(),
-  last_submitted: z.string().optional(),
-  last_downloaded: z.string().optional(),
-  warnings: z.number(),
-  errors: z.number(),
-  contents: z.array(
-    z.object({
-      type: z.string(),
-      submitted: z.number(),
-      indexed: z.number().optional().describe('Deprecated by Google; not a reliable indexed count.'),
-    }),
-  ),
+const ListInput = z.object({ site_url: SiteUrlArg, sitemap_index: z.string().optional().describe('A sitemap index URL: list its child sitemaps.') });
+const SitemapInput = z.object({ site_url: SiteUrlArg, sitemap_url: SitemapUrlArg });
+const BatchInput = z.object({
+  site_url: SiteUrlArg,
+  sitemap_urls: z
+    .array(z.string())
+    .min(1)
+    .max(MAX_BATCH, {
+      error: (issue) =>
+        `submit_sitemaps takes at most ${MAX_BATCH} sitemaps per call and got ${(issue.input as unknown[]).length}. ${NOTHING_SENT} Split them into calls of ${MAX_BATCH} or fewer.`,
+    })
+    .describe('1–50 full sitemap URLs.'),
 });
 
 const OUTSIDE_NOTE = 'Google reads a sitemap hosted outside the property only when ownership of its host is verified in Search Console too (cross-site submission); otherwise expect errors on it.';
@@ -50,7 +39,7 @@ export class SitemapsTools {
     name: 'list_sitemaps',
     title: 'List sitemaps',
     description: "List a property's submitted sitemaps: type, pending, last download, error/warning and URL counts. Pass an index as sitemap_index to list its children.",
-    input: z.object({ site_url: SiteUrlArg, sitemap_index: z.string().optional().describe('A sitemap index URL: list its child sitemaps.') }),
+    input: ListInput,
     output: z.object({
       site_url: z.string(),
       sitemap_index: z.string().optional(),
@@ -62,8 +51,8 @@ export class SitemapsTools {
     apis: ['searchconsole'],
     essential: true,
   })
-  async listSitemaps(args: { sitemap_index?: string }, call: ToolCall): Promise<ToolOutput> {
-    const site = call.site!;
+  async listSitemaps(args: z.infer<typeof ListInput>, call: ToolCall<TargetOf<typeof ListInput>>): Promise<ToolOutput> {
+    const { site } = call.target;
     const index = args.sitemap_index?.trim() ? parseSitemapUrl(args.sitemap_index, 'sitemap_index').url : undefined;
     const all = (await this.sitemaps.list(site, index)).map(toSitemapOut);
     if (all.length === 0) {
@@ -74,8 +63,8 @@ export class SitemapsTools {
     }
     return fitToBudget(all, (kept, dropped) => {
       const head = index
-        ? `${count(all.length, 'sitemap')} listed in the index ${inert(index)} (${site}):`
-        : `${count(all.length, 'sitemap')} submitted for ${site}:`;
+        ? `${plural(all.length, 'sitemap')} listed in the index ${inert(index)} (${site}):`
+        : `${plural(all.length, 'sitemap')} submitted for ${site}:`;
       const notes = [
         ...kept.filter((s) => s.is_sitemaps_index).map((s) => `${inert(s.path)} is a sitemap index: its child sitemaps are not listed here; call list_sitemaps with sitemap_index "${inert(s.path)}" to list them.`),
         kept.some((s) => s.errors > 0 || s.warnings > 0) ? ERRORS_WHERE : '',
@@ -93,13 +82,13 @@ export class SitemapsTools {
     name: 'get_sitemap',
     title: 'Get sitemap',
     description: 'One sitemap: pending, last download, error/warning counts (the errors themselves are only in the Search Console UI), URL counts.',
-    input: z.object({ site_url: SiteUrlArg, sitemap_url: SitemapUrlArg }),
+    input: SitemapInput,
     output: SitemapSchema.extend({ site_url: z.string(), untrusted: z.literal(true) }),
     access: 'read',
     apis: ['searchconsole'],
   })
-  async getSitemap(args: { sitemap_url: string }, call: ToolCall): Promise<ToolOutput> {
-    const site = call.site!;
+  async getSitemap(args: z.infer<typeof SitemapInput>, call: ToolCall<TargetOf<typeof SitemapInput>>): Promise<ToolOutput> {
+    const { site } = call.target;
     const { url } = parseSitemapUrl(args.sitemap_url);
     const s = toSitemapOut(await this.sitemaps.get(site, url));
     const lines = [
@@ -116,14 +105,14 @@ export class SitemapsTools {
     name: 'submit_sitemap',
     title: 'Submit sitemap',
     description: 'Submit or resubmit a sitemap. Success means Google accepted the submission, not that it fetched or validated it; check later with get_sitemap.',
-    input: z.object({ site_url: SiteUrlArg, sitemap_url: SitemapUrlArg }),
+    input: SitemapInput,
     output: z.object({ site_url: z.string(), sitemap_url: z.string(), submitted: z.boolean(), outside_property: z.boolean() }),
     access: 'write',
     apis: ['searchconsole'],
     idempotent: true,
   })
-  async submitSitemap(args: { sitemap_url: string }, call: ToolCall): Promise<ToolOutput> {
-    const site = call.site!;
+  async submitSitemap(args: z.infer<typeof SitemapInput>, call: ToolCall<TargetOf<typeof SitemapInput>>): Promise<ToolOutput> {
+    const { site } = call.target;
     const { url, parsed } = parseSitemapUrl(args.sitemap_url);
     await this.sitemaps.submit(site, url);
     const outside = outsideProperty(parsed, site);
@@ -140,7 +129,7 @@ export class SitemapsTools {
     name: 'submit_sitemaps',
     title: 'Submit sitemaps',
     description: 'Submit up to 50 sitemaps at once, with a result per sitemap; one failure does not stop the rest.',
-    input: z.object({ site_url: SiteUrlArg, sitemap_urls: z.array(z.string()).min(1).describe('1–50 full sitemap URLs.') }),
+    input: BatchInput,
     output: z.object({
       site_url: z.string(),
       results: z.array(z.object({ sitemap_url: z.string(), submitted: z.boolean(), error: z.string().optional() })),
@@ -152,76 +141,34 @@ export class SitemapsTools {
     apis: ['searchconsole'],
     idempotent: true,
   })
-  async submitSitemaps(args: { sitemap_urls: string[] }, call: ToolCall): Promise<ToolOutput> {
-    const site = call.site!;
-    if (args.sitemap_urls.length > MAX_BATCH) {
-      throw new UserFacingError(
-        `submit_sitemaps takes at most ${MAX_BATCH} sitemaps per call and got ${args.sitemap_urls.length}. Nothing was sent to Google. Split them into calls of ${MAX_BATCH} or fewer.`,
-      );
-    }
-    const parsed = args.sitemap_urls.map((raw) => {
-      try {
-        return { raw, ...parseSitemapUrl(raw) };
-      } catch (error) {
-        if (error instanceof UserFacingError) return { raw, invalid: true as const };
-        throw error;
-      }
-    });
-    const invalid = parsed.filter((p) => 'invalid' in p).map((p) => `"${inert(p.raw)}"`);
-    if (invalid.length) {
-      throw new UserFacingError(
-        `Every entry of sitemap_urls must be a full http(s) URL such as https://www.example.com/sitemap.xml; these are not: ${invalid.join(', ')}. Nothing was sent to Google. Fix or remove them and call again.`,
-      );
-    }
-    const valid = parsed as { raw: string; url: string; parsed: URL }[];
-    const unique = [...new Map(valid.map((p) => [p.url, p])).values()];
-    const duplicates = valid.length - unique.length;
+  async submitSitemaps(args: z.infer<typeof BatchInput>, call: ToolCall<TargetOf<typeof BatchInput>>): Promise<ToolOutput> {
+    const { site } = call.target;
+    const { unique, duplicates } = planSubmissions(args.sitemap_urls);
     const results = await this.sitemaps.submitMany(
       site,
       unique.map((p) => p.url),
     );
-    const ok = results.filter((r) => r.submitted);
-    const failed = results.filter((r) => !r.submitted);
     const outside = unique.filter((p) => outsideProperty(p.parsed, site)).map((p) => inert(p.url));
-    // Compact form only if long URLs and error sentences would break the size limit:
-    // the submissions happened, so the result must still get through.
-    const build = (compact: boolean) => {
-      const shown = compact ? results.map((r) => (r.error ? { ...r, error: clip(r.error, 200) } : r)) : results;
-      const lines = [
-        `Submitted ${ok.length} of ${count(results.length, 'sitemap')} to ${site}${failed.length ? `; ${failed.length} failed` : ''}.${duplicates ? ` ${count(duplicates, 'duplicate')} skipped.` : ''}`,
-        ...(ok.length && !compact ? [`Accepted: ${ok.map((r) => inert(r.sitemap_url)).join(', ')}.`] : []),
-        ...(compact ? [] : failed.map((r) => `- Not submitted: ${inert(r.sitemap_url)} — ${r.error}`)),
-        compact ? 'Which ones succeeded, and why the others failed, is in the structured results.' : '',
-        ok.length ? 'Accepted means Google took the submission, not that it fetched or validated the sitemaps; check each later with get_sitemap (last_downloaded, errors).' : '',
-        failed.length ? 'The failed ones can be sent again; resubmitting an accepted sitemap does no harm.' : '',
-        outside.length ? `${count(outside.length, 'sitemap')} outside ${site}${compact ? '' : `: ${outside.join(', ')}`}. ${OUTSIDE_NOTE}` : '',
-      ].filter(Boolean);
-      const structured = {
-        site_url: site,
-        results: shown,
-        submitted_count: ok.length,
-        failed_count: failed.length,
-        ...(duplicates ? { duplicates_skipped: duplicates } : {}),
-      };
-      return toolOutput(structured, lines.join('\n'));
-    };
-    const full = build(false);
-    const output = outputBytes(full) <= RESULT_BUDGET_BYTES ? full : build(true);
-    return ok.length === 0 ? { ...output, isError: true } : output;
+    // The submissions happened, so the result must get through: long URLs and
+    // error sentences are cut to a compact form before any fact is dropped.
+    const full = batchReport(site, results, duplicates, outside, false);
+    const output = outputBytes(full) <= RESULT_BUDGET_BYTES ? full : batchReport(site, results, duplicates, outside, true);
+    return results.some((r) => r.submitted) ? output : { ...output, isError: true };
   }
 
   @Tool({
     name: 'delete_sitemap',
     title: 'Delete sitemap',
     description: 'Remove a sitemap submission, with its history and error report, from Search Console (not the file). Asks a person first.',
-    input: z.object({ site_url: SiteUrlArg, sitemap_url: SitemapUrlArg, confirm_token: ConfirmTokenArg }),
+    input: SitemapInput,
     output: z.object({ site_url: z.string(), sitemap_url: z.string(), deleted: z.boolean() }),
     access: 'destructive',
     apis: ['searchconsole'],
-    approval: 'describeDeleteSitemap',
+    idempotent: true,
+    approval: describeDeleteSitemap,
   })
-  async deleteSitemap(args: { sitemap_url: string }, call: ToolCall): Promise<ToolOutput> {
-    const site = call.site!;
+  async deleteSitemap(args: z.infer<typeof SitemapInput>, call: ToolCall<TargetOf<typeof SitemapInput>>): Promise<ToolOutput> {
+    const { site } = call.target;
     const { url } = parseSitemapUrl(args.sitemap_url);
     await this.sitemaps.delete(site, url);
     return toolOutput(
@@ -229,24 +176,43 @@ export class SitemapsTools {
       `Deleted the submission of ${inert(url)} from ${site}: it is gone from the Sitemaps report, with its submission history and error report. The file on the server is untouched and Google may still crawl it; submit_sitemap puts the submission back.`,
     );
   }
+}
 
-  async describeDeleteSitemap(args: { sitemap_url: string }, call: ToolCall): Promise<ApprovalPlan> {
-    const site = call.site!;
-    const { url } = parseSitemapUrl(args.sitemap_url);
-    return {
-      target: `${site}\n${url}`,
-      summary: `This will delete a sitemap submission from ${site}.`,
-      cost: 'Its submission history and error report are lost — the least severe of the guarded changes: submit_sitemap puts the submission back.',
-      supplied: [{ label: 'Sitemap URL', values: [url] }],
-      action: `delete the sitemap submission from ${site}`,
-    };
-  }
+function describeDeleteSitemap(args: z.infer<typeof SitemapInput>, { site }: TargetOf<typeof SitemapInput>): ApprovalPlan {
+  const { url } = parseSitemapUrl(args.sitemap_url);
+  return {
+    target: `${site}\n${url}`,
+    summary: `This will delete a sitemap submission from ${site}.`,
+    cost: 'Its submission history and error report are lost — the least severe of the guarded changes: submit_sitemap puts the submission back.',
+    supplied: [{ label: 'Sitemap URL', values: [url] }],
+    action: `delete the sitemap submission from ${site}`,
+  };
+}
+
+/** submit_sitemaps' answer; compact cuts long URLs and error sentences from the text, never a result. */
+function batchReport(site: string, results: readonly SubmitResult[], duplicates: number, outside: readonly string[], compact: boolean): ToolOutput {
+  const ok = results.filter((r) => r.submitted);
+  const failed = results.filter((r) => !r.submitted);
+  const shown = compact ? results.map((r) => (r.error ? { ...r, error: clip(r.error, 200) } : r)) : results;
+  const lines = [
+    `Submitted ${ok.length} of ${plural(results.length, 'sitemap')} to ${site}${failed.length ? `; ${failed.length} failed` : ''}.${duplicates ? ` ${plural(duplicates, 'duplicate')} skipped.` : ''}`,
+    ...(ok.length && !compact ? [`Accepted: ${ok.map((r) => inert(r.sitemap_url)).join(', ')}.`] : []),
+    ...(compact ? [] : failed.map((r) => `- Not submitted: ${inert(r.sitemap_url)} — ${r.error}`)),
+    compact ? 'Which ones succeeded, and why the others failed, is in the structured results.' : '',
+    ok.length ? 'Accepted means Google took the submission, not that it fetched or validated the sitemaps; check each later with get_sitemap (last_downloaded, errors).' : '',
+    failed.length ? 'The failed ones can be sent again; resubmitting an accepted sitemap does no harm.' : '',
+    outside.length ? `${plural(outside.length, 'sitemap')} outside ${site}${compact ? '' : `: ${outside.join(', ')}`}. ${OUTSIDE_NOTE}` : '',
+  ].filter(Boolean);
+  const structured = {
+    site_url: site,
+    results: shown,
+    submitted_count: ok.length,
+    failed_count: failed.length,
+    ...(duplicates ? { duplicates_skipped: duplicates } : {}),
+  };
+  return toolOutput(structured, lines.join('\n'));
 }
 
 function clip(value: string, max: number): string {
   return value.length > max ? `${value.slice(0, max - 3)}...` : value;
-}
-
-function count(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { GoogleApiError } from '../google/google-error.js';
 import { GoogleService } from '../google/google.service.js';
-import { type TokenInstructions, type VerifiedResource, VerificationService } from '../verification/verification.service.js';
+import type { VerifiedResource } from '../property/verification-resource.js';
+import { type TokenInstructions, VerificationService } from '../verification/verification.service.js';
 import { isPropertyAllowed } from '../property/site-allowlist.js';
 
 export interface SiteEntry {

@@ -2,22 +2,19 @@ import { Inject, Injectable } from '@nestjs/common';
 import * as z from 'zod';
 import { CONFIG, type Config } from '../config/config.js';
 import type { ApprovalPlan } from '../mcp/approval/approval-plan.js';
-import { ConfirmTokenArg, NoArgs, SiteUrlArg } from '../mcp/tool-args.js';
-import type { ToolCall } from '../mcp/tool-call.js';
+import { NoArgs, SiteUrlArg } from '../mcp/tool-args.js';
+import type { TargetOf, ToolCall } from '../mcp/tool-call.js';
 import { Tool, ToolProvider } from '../mcp/tool.decorator.js';
 import { fitToBudget, type ToolOutput, toolOutput } from '../mcp/tool-output.js';
-import { afterPlacing, defaultMethod, describePlacement } from '../verification/verification-methods.js';
-import { MethodOut, RecordOut } from '../verification/verification.schemas.js';
 import { partitionAllowed } from '../property/site-allowlist.js';
-import { describePermission, type SetupStatus, type SiteEntry, SitesService } from './sites.service.js';
+import { MethodOut, RecordOut } from '../verification/verification.schemas.js';
+import { SETUP_STEPS, setupNextStep, setupSteps } from './setup-status.js';
+import { describePermission, type SiteEntry, SitesService } from './sites.service.js';
 
 const PermissionLevel = z.string().describe('siteOwner, siteFullUser, siteRestrictedUser or siteUnverifiedUser.');
 const SiteOut = z.object({ site_url: z.string(), permission_level: PermissionLevel });
-const SetupStep = z.object({
-  step: z.enum(['get_token', 'place_token', 'verify_ownership', 'add_property']),
-  done: z.boolean(),
-  detail: z.string(),
-});
+const SetupStep = z.object({ step: z.enum(SETUP_STEPS), done: z.boolean(), detail: z.string() });
+const SiteInput = z.object({ site_url: SiteUrlArg });
 
 @ToolProvider()
 @Injectable()
@@ -55,14 +52,14 @@ export class SitesTools {
     name: 'get_site',
     title: 'Get property',
     description: 'Check one property: whether this credential can use it, and with which permission level.',
-    input: z.object({ site_url: SiteUrlArg }),
+    input: SiteInput,
     output: SiteOut,
     access: 'read',
     apis: ['searchconsole'],
     essential: true,
   })
-  async getSite(_args: unknown, call: ToolCall): Promise<ToolOutput> {
-    const site = await this.sites.get(call.site!);
+  async getSite(_args: unknown, call: ToolCall<TargetOf<typeof SiteInput>>): Promise<ToolOutput> {
+    const site = await this.sites.get(call.target.site);
     return toolOutput(siteOut(site), `${site.siteUrl}: ${describePermission(site.permissionLevel)}.`);
   }
 
@@ -71,14 +68,15 @@ export class SitesTools {
     title: 'Add property',
     description:
       'Add a property to this account in Search Console. It stays unverified (no data) until ownership is proven: use setup_site for the steps. Never uses the default property.',
-    input: z.object({ site_url: SiteUrlArg }),
+    input: SiteInput,
     output: SiteOut.extend({ added: z.boolean() }),
     access: 'write',
     apis: ['searchconsole'],
+    idempotent: true,
     newProperty: true,
   })
-  async addSite(_args: unknown, call: ToolCall): Promise<ToolOutput> {
-    const property = call.site!;
+  async addSite(_args: unknown, call: ToolCall<TargetOf<typeof SiteInput>>): Promise<ToolOutput> {
+    const property = call.target.site;
     await this.sites.add(property);
     const site = await this.sites.get(property);
     const next =
@@ -93,22 +91,24 @@ export class SitesTools {
     name: 'delete_site',
     title: 'Remove property',
     description: 'Remove a property from this account in Search Console. Asks a person first; its performance history is no longer available.',
-    input: z.object({ site_url: SiteUrlArg, confirm_token: ConfirmTokenArg }),
+    input: SiteInput,
     output: z.object({ site_url: z.string(), deleted: z.boolean() }),
     access: 'destructive',
     apis: ['searchconsole'],
-    approval: 'describeDeleteSite',
+    idempotent: true,
+    approval: describeDeleteSite,
   })
-  async deleteSite(_args: unknown, call: ToolCall): Promise<ToolOutput> {
-    await this.sites.delete(call.site!);
-    return toolOutput({ site_url: call.site!, deleted: true }, `Removed ${call.site} from Search Console.`);
+  async deleteSite(_args: unknown, call: ToolCall<TargetOf<typeof SiteInput>>): Promise<ToolOutput> {
+    const { site } = call.target;
+    await this.sites.delete(site);
+    return toolOutput({ site_url: site, deleted: true }, `Removed ${site} from Search Console.`);
   }
 
   @Tool({
     name: 'setup_site',
     title: 'Setup status',
     description: 'Which setup step a property lacks (token, place it, verify, add to Search Console), with the exact DNS record or meta tag. Changes nothing.',
-    input: z.object({ site_url: SiteUrlArg }),
+    input: SiteInput,
     output: z.object({
       site_url: z.string(),
       steps: z.array(SetupStep),
@@ -119,81 +119,27 @@ export class SitesTools {
     access: 'read',
     apis: ['searchconsole', 'siteverification'],
   })
-  async setupSite(_args: unknown, call: ToolCall): Promise<ToolOutput> {
-    const property = call.site!;
+  async setupSite(_args: unknown, call: ToolCall<TargetOf<typeof SiteInput>>): Promise<ToolOutput> {
+    const property = call.target.site;
     const status = await this.sites.setupStatus(property);
     const steps = setupSteps(status);
-    const next = setupNextStep(status, steps);
+    const next = setupNextStep(status);
     const lines = steps.map((s, i) => `${i + 1}. ${s.done ? '[done]' : '[missing]'} ${s.step}: ${s.detail}`);
     return toolOutput(
       { site_url: property, steps, next_step: next, ...(status.token ? { method: status.token.method, record: status.token.record } : {}) },
       [`Setup of ${property}:`, ...lines, `Next: ${next}`].join('\n'),
     );
   }
-
-  async describeDeleteSite(_args: unknown, call: ToolCall): Promise<ApprovalPlan> {
-    const site = call.site!;
-    return {
-      target: site,
-      summary: `This will remove ${site} from Search Console for this account.`,
-      cost: 'Roughly 16 months of performance history stop being available here, and re-adding the property starts empty.',
-      supplied: [],
-      action: `remove ${site} from Search Console`,
-    };
-  }
 }
 
-/** The four steps of setup_site, in order, from what the reads found. */
-function setupSteps(status: SetupStatus): z.infer<typeof SetupStep>[] {
-  const { property, site, verifiedBy, token, tokenError } = status;
-  const owner = site?.permissionLevel === 'siteOwner';
-  const verified = verifiedBy !== undefined;
-  const method = token?.method ?? defaultMethod(property);
-  const tokenDetail = token
-    ? `Not verified yet. The ${token.method} token is ${token.token} (get_verification_token returns the same, or one for another method).`
-    : tokenError
-      ? `Not verified yet, and the token could not be fetched: ${tokenError}`
-      : verified
-        ? 'Done: ownership is verified.'
-        : 'Not needed: this credential is already an owner.';
-  return [
-    { step: 'get_token', done: verified || owner, detail: tokenDetail },
-    {
-      step: 'place_token',
-      done: verified || owner,
-      detail:
-        verified || owner
-          ? 'Done, or not needed.'
-          : `${token ? describePlacement(token.record) : `Place the ${method} token`}. Whether it is already there cannot be seen without verify_site trying.`,
-    },
-    {
-      step: 'verify_ownership',
-      done: verified || owner,
-      detail: verified
-        ? `Done: this credential is a verified owner through ${verifiedBy.property} (resource id ${verifiedBy.id}).`
-        : owner
-          ? 'This credential is an owner in Search Console but has no verification of its own (ownership delegated by a verified owner); verify_site would make it independent.'
-          : `Missing: once the token is in place, call verify_site with method ${method}.`,
-    },
-    {
-      step: 'add_property',
-      done: site !== undefined,
-      detail: site
-        ? `Done: in Search Console with permission ${describePermission(site.permissionLevel)}.`
-        : 'Missing: not in this account\'s Search Console (or this credential has no access to it); call add_site.',
-    },
-  ];
-}
-
-function setupNextStep(status: SetupStatus, steps: readonly { step: string; done: boolean }[]): string {
-  const { property, token } = status;
-  const added = steps[3].done;
-  if (!steps[2].done) {
-    const place = token ? `${describePlacement(token.record)}. ${afterPlacing(token.method)}` : `Get the token with get_verification_token, place it, then call verify_site.`;
-    return `${place}${added ? '' : ` Then add the property with add_site.`}`;
-  }
-  if (!added) return `Call add_site with site_url ${property}: ownership is verified, so it has data as soon as it is added.`;
-  return `Nothing to do: ${property} is verified and in Search Console.`;
+function describeDeleteSite(_args: unknown, { site }: TargetOf<typeof SiteInput>): ApprovalPlan {
+  return {
+    target: site,
+    summary: `This will remove ${site} from Search Console for this account.`,
+    cost: 'Roughly 16 months of performance history stop being available here, and re-adding the property starts empty.',
+    supplied: [],
+    action: `remove ${site} from Search Console`,
+  };
 }
 
 function siteOut(site: SiteEntry) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { decodeResourceId } from '../property/resource-id.js';
 import { defaultMethod, methodMismatch, placementFor } from './verification-methods.js';
-import { toResource } from './verification.service.js';
+import { toVerifiedResource } from '../property/verification-resource.js';
 
 describe('verification methods', () => {
   it('defaults to DNS_TXT for domain properties and META for URL-prefix ones', () => {
@@ -50,7 +50,7 @@ describe('verification methods', () => {
 
 describe('resources', () => {
   it('maps INET_DOMAIN to sc-domain: and keeps the id as Google sent it', () => {
-    expect(toResource({ id: 'dns%3A%2F%2Fexample.com', site: { type: 'INET_DOMAIN', identifier: 'Example.com' }, owners: ['a@example.com'] })).toEqual({
+    expect(toVerifiedResource({ id: 'dns%3A%2F%2Fexample.com', site: { type: 'INET_DOMAIN', identifier: 'Example.com' }, owners: ['a@example.com'] })).toEqual({
       id: 'dns%3A%2F%2Fexample.com',
       type: 'INET_DOMAIN',
       identifier: 'Example.com',
@@ -60,7 +60,7 @@ describe('resources', () => {
   });
 
   it('has no property for kinds Search Console does not have', () => {
-    expect(toResource({ id: 'x', site: { type: 'ANDROID_APP', identifier: 'com.example.app' } }).property).toBeUndefined();
+    expect(toVerifiedResource({ id: 'x', site: { type: 'ANDROID_APP', identifier: 'com.example.app' } }).property).toBeUndefined();
   });
 
   it('decodes a percent-encoded id once and leaves a decoded one alone', () => {

@@ -3,7 +3,8 @@ import { UserFacingError } from '../common/user-facing-error.js';
 import { GoogleApiError } from '../google/google-error.js';
 import { GoogleService } from '../google/google.service.js';
 import type { WebResource } from '../google/site-verification.client.js';
-import { propertyToVerificationSite, verificationSiteToProperty } from '../property/property.js';
+import { propertyToVerificationSite } from '../property/property.js';
+import { toVerifiedResource, type VerifiedResource } from '../property/verification-resource.js';
 import {
   afterPlacing,
   defaultMethod,
@@ -13,17 +14,6 @@ import {
   type VerificationMethod,
   whatToCheck,
 } from './verification-methods.js';
-
-/** A Site Verification resource as the tools use it. */
-export interface VerifiedResource {
-  /** Exactly as Google returns it (percent-encoded). */
-  readonly id: string;
-  readonly type: string;
-  readonly identifier: string;
-  /** The Search Console property it stands for, when there is one. */
-  readonly property?: string;
-  readonly owners: readonly string[];
-}
 
 export interface TokenInstructions {
   readonly method: VerificationMethod;
@@ -63,7 +53,7 @@ export class VerificationService {
       const data = await this.google.call({ action: `verify ownership of ${property} with ${chosen}`, retry: true, write: true }, () =>
         this.google.siteVerification().insert(chosen, { site: propertyToVerificationSite(property) }),
       );
-      return toResource(data);
+      return toVerifiedResource(data);
     } catch (error) {
       if (error instanceof GoogleApiError && error.status === 400) {
         const said = error.googleMessage ? `"${error.googleMessage.replace(/\s+/g, ' ').slice(0, 300)}"` : undefined;
@@ -80,25 +70,7 @@ export class VerificationService {
     const data = await this.google.call({ action: 'list the sites and domains this credential has verified', retry: true, write: false }, () =>
       this.google.siteVerification().list(),
     );
-    return (data.items ?? []).map(toResource);
-  }
-
-  /** `id` decoded once (decodeResourceId); the client encodes it once. */
-  async get(id: string): Promise<VerifiedResource> {
-    const data = await this.google.call({ action: `read the Site Verification resource ${id}`, retry: true, write: false }, () =>
-      this.google.siteVerification().get(id),
-    );
-    return toResource(data);
-  }
-
-  /** Like get, but undefined when Google has no such resource for this credential. */
-  async find(id: string): Promise<VerifiedResource | undefined> {
-    try {
-      return await this.get(id);
-    } catch (error) {
-      if (error instanceof GoogleApiError && error.status === 404) return undefined;
-      throw error;
-    }
+    return (data.items ?? []).map(toVerifiedResource);
   }
 
   /** webResource.update: PUT the whole resource with the owner list replaced. */
@@ -107,7 +79,7 @@ export class VerificationService {
     const data = await this.google.call({ action: `replace the owners of ${current.property ?? id}`, retry: true, write: true }, () =>
       this.google.siteVerification().update(id, body),
     );
-    return toResource(data);
+    return toVerifiedResource(data);
   }
 
   /** webResource.patch: send only the new owner list. */
@@ -115,7 +87,7 @@ export class VerificationService {
     const data = await this.google.call({ action: `replace the owners of ${property ?? id}`, retry: true, write: true }, () =>
       this.google.siteVerification().patch(id, { owners: [...owners] }),
     );
-    return toResource(data);
+    return toVerifiedResource(data);
   }
 
   /** webResource.delete: gives up this credential's verified ownership. */
@@ -125,10 +97,3 @@ export class VerificationService {
     );
   }
 }
-
-export function toResource(data: WebResource): VerifiedResource {
-  const site = { type: data.site?.type ?? '', identifier: data.site?.identifier ?? '' };
-  return { id: data.id ?? '', ...site, property: verificationSiteToProperty(site), owners: data.owners ?? [] };
-}
-
-

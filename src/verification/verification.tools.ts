@@ -1,18 +1,19 @@
 import { Inject, Injectable } from '@nestjs/common';
 import * as z from 'zod';
-import { UserFacingError } from '../common/user-facing-error.js';
+import { inert } from '../common/inert-text.js';
+import { NOTHING_SENT } from '../common/sentences.js';
 import { CONFIG, type Config } from '../config/config.js';
 import type { ApprovalPlan } from '../mcp/approval/approval-plan.js';
-import { ConfirmTokenArg, NoArgs, SiteUrlArg } from '../mcp/tool-args.js';
-import type { FetchedResource, ToolCall } from '../mcp/tool-call.js';
+import { NoArgs, SiteUrlArg } from '../mcp/tool-args.js';
+import type { TargetOf, ToolCall } from '../mcp/tool-call.js';
 import { Tool, ToolProvider } from '../mcp/tool.decorator.js';
 import { fitToBudget, type ToolOutput, toolOutput } from '../mcp/tool-output.js';
-import { partitionAllowed } from '../property/site-allowlist.js';
 import { decodeResourceId } from '../property/resource-id.js';
+import { partitionAllowed } from '../property/site-allowlist.js';
+import type { VerifiedResource } from '../property/verification-resource.js';
 import { describePlacement, VERIFICATION_METHODS } from './verification-methods.js';
 import { MethodOut, RecordOut } from './verification.schemas.js';
-import { toResource, type VerifiedResource, VerificationService } from './verification.service.js';
-import { inert } from '../common/inert-text.js';
+import { VerificationService } from './verification.service.js';
 
 const MethodArg = z.enum(VERIFICATION_METHODS);
 const IdArg = z.string().min(1).describe('Id from list_verified_sites (dns%3A%2F%2Fexample.com).');
@@ -22,19 +23,35 @@ const SiteUrlOut = z.string().describe('The property it stands for, or the raw i
 const ResourceOut = z.object({ id: z.string().describe('Exactly as Google returns it (percent-encoded).'), site_url: SiteUrlOut, owners: Owners });
 const TokenOut = z.object({ site_url: z.string(), method: MethodOut, token: z.string(), record: RecordOut, next_step: z.string() });
 
+const EMAIL = /^[^\s@<>(),;:"\\\u0000-\u001f\u007f]+@[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+$/i;
+
+const OwnersArg = z
+  .array(z.string())
+  .superRefine((owners, ctx) => {
+    if (owners.length === 0) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `owners is the complete owner list afterwards, so an empty list would remove every owner, which is not allowed. ${NOTHING_SENT} Pass every address that should remain an owner (get_verified_site shows the current ones); to give up only this credential's ownership, use unverify_site.`,
+      });
+    }
+    const bad = owners.filter((o) => !EMAIL.test(o));
+    if (bad.length) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `owners must be e-mail addresses of Google accounts or service accounts; not an address: ${bad.map((o) => `"${inert(o, 120)}"`).join(', ')}. ${NOTHING_SENT}`,
+      });
+    }
+  })
+  .describe('COMPLETE owner list afterwards (e-mails).');
+
 const TokenInput = z.object({ site_url: SiteUrlArg, method: MethodArg.optional().describe('Default DNS_TXT (sc-domain:) or META (URL-prefix).') });
 const VerifyInput = z.object({ site_url: SiteUrlArg, method: MethodArg.describe('The method the token was placed with.') });
 const IdInput = z.object({ id: IdArg });
-const UnverifyInput = z.object({ id: IdArg, confirm_token: ConfirmTokenArg });
 const OwnersInput = z.object({
   id: IdArg,
-  owners: z.array(z.string()).describe('COMPLETE owner list afterwards (e-mails).'),
+  owners: OwnersArg,
   method: z.enum(['update', 'patch']).optional().describe('update (PUT, default) or patch.'),
-  confirm_token: ConfirmTokenArg,
 });
-
-const EMAIL = /^[^\s@<>(),;:"\\\u0000-\u001f\u007f]+@[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+$/i;
-const NOTHING_SENT = 'Nothing was sent to Google.';
 
 @ToolProvider()
 @Injectable()
@@ -53,8 +70,8 @@ export class VerificationTools {
     access: 'read',
     apis: ['siteverification'],
   })
-  async getVerificationToken(args: z.infer<typeof TokenInput>, call: ToolCall): Promise<ToolOutput> {
-    const site = call.site!;
+  async getVerificationToken(args: z.infer<typeof TokenInput>, call: ToolCall<TargetOf<typeof TokenInput>>): Promise<ToolOutput> {
+    const { site } = call.target;
     const t = await this.verification.token(site, args.method);
     return toolOutput(
       { site_url: site, method: t.method, token: t.token, record: t.record, next_step: t.nextStep },
@@ -70,9 +87,10 @@ export class VerificationTools {
     output: ResourceOut.extend({ method: MethodOut, verified: z.boolean(), next_step: z.string(), untrusted: z.literal(true) }),
     access: 'write',
     apis: ['siteverification'],
+    idempotent: true,
   })
-  async verifySite(args: z.infer<typeof VerifyInput>, call: ToolCall): Promise<ToolOutput> {
-    const site = call.site!;
+  async verifySite(args: z.infer<typeof VerifyInput>, call: ToolCall<TargetOf<typeof VerifyInput>>): Promise<ToolOutput> {
+    const { site } = call.target;
     const resource = await this.verification.verify(site, args.method);
     const next = `If ${site} is not in Search Console yet, add it with add_site; otherwise it now has owner access there. Keep the token in place: removing it can cost the ownership.`;
     return toolOutput(
@@ -116,8 +134,8 @@ export class VerificationTools {
     access: 'read',
     apis: ['siteverification'],
   })
-  async getVerifiedSite(args: z.infer<typeof IdInput>, call: ToolCall): Promise<ToolOutput> {
-    const resource = call.resource ? fromFetched(call.resource) : await this.verification.get(decodeResourceId(args.id));
+  async getVerifiedSite(_args: unknown, call: ToolCall<TargetOf<typeof IdInput>>): Promise<ToolOutput> {
+    const { resource } = call.target;
     return toolOutput(
       { ...resourceOut(resource), untrusted: true },
       `${siteUrlOf(resource)} (id ${resource.id}) — verified owners: ${resource.owners.join(', ') || 'none listed'}.`,
@@ -128,32 +146,21 @@ export class VerificationTools {
     name: 'unverify_site',
     title: 'Give up ownership',
     description: "Give up this credential's verified ownership of a site or domain. Asks a person first: its properties lose owner access.",
-    input: UnverifyInput,
+    input: IdInput,
     output: z.object({ id: z.string(), site_url: SiteUrlOut, unverified: z.boolean() }),
     access: 'destructive',
     apis: ['siteverification'],
-    approval: 'describeUnverifySite',
+    idempotent: true,
+    approval: describeUnverifySite,
   })
-  async unverifySite(args: z.infer<typeof UnverifyInput>, call: ToolCall): Promise<ToolOutput> {
-    const id = decodeResourceId(args.id);
-    const site = call.resource ? siteUrlOf(fromFetched(call.resource)) : id;
-    await this.verification.unverify(id);
+  async unverifySite(args: z.infer<typeof IdInput>, call: ToolCall<TargetOf<typeof IdInput>>): Promise<ToolOutput> {
+    const { resource } = call.target;
+    const site = siteUrlOf(resource);
+    await this.verification.unverify(decodeResourceId(args.id), resource.property);
     return toolOutput(
-      { id: call.resource?.id ?? args.id, site_url: site, unverified: true },
+      { id: resource.id || args.id, site_url: site, unverified: true },
       `Gave up this credential's verified ownership of ${site}. Its properties answer 403 to it unless another owner grants access; to re-verify, place the token again (get_verification_token) and call verify_site.`,
     );
-  }
-
-  async describeUnverifySite(args: z.infer<typeof UnverifyInput>, call: ToolCall): Promise<ApprovalPlan> {
-    const resource = await this.current(args.id, call, 'unverify');
-    const subject = resource.property ?? 'the Site Verification resource quoted below';
-    return {
-      target: decodeResourceId(args.id),
-      summary: `This will give up ownership of ${subject}.`,
-      cost: 'Every property for that site drops to 403, and the Indexing API stops working. Re-verifying means placing the token again.',
-      supplied: [{ label: 'Resource id', values: [args.id] }],
-      action: `give up ownership of ${subject}`,
-    };
   }
 
   @Tool({
@@ -164,12 +171,13 @@ export class VerificationTools {
     output: ResourceOut.extend({ untrusted: z.literal(true) }),
     access: 'destructive',
     apis: ['siteverification'],
-    approval: 'describeUpdateSiteOwners',
+    idempotent: true,
+    approval: describeUpdateSiteOwners,
   })
-  async updateSiteOwners(args: z.infer<typeof OwnersInput>, call: ToolCall): Promise<ToolOutput> {
-    checkOwners(args.owners);
+  async updateSiteOwners(args: z.infer<typeof OwnersInput>, call: ToolCall<TargetOf<typeof OwnersInput>>): Promise<ToolOutput> {
+    // The owners read by SiteAccessGuard for this very call: the approval was bound to who loses and gains from them.
+    const before = call.target.resource;
     const id = decodeResourceId(args.id);
-    const before = call.resource ? fromFetched(call.resource) : await this.verification.get(id);
     const after =
       args.method === 'patch' ? await this.verification.patchOwners(id, args.owners, before.property) : await this.verification.replaceOwners(id, before, args.owners);
     const { lost } = ownerDiff(before.owners, args.owners);
@@ -178,57 +186,35 @@ export class VerificationTools {
       `The verified owners of ${siteUrlOf(after)} are now: ${after.owners.join(', ')}.${lost.length ? ` No longer owners: ${lost.join(', ')}.` : ''}`,
     );
   }
-
-  async describeUpdateSiteOwners(args: z.infer<typeof OwnersInput>, call: ToolCall): Promise<ApprovalPlan> {
-    checkOwners(args.owners);
-    const resource = await this.current(args.id, call, 'change the owners of');
-    const { gained, lost } = ownerDiff(resource.owners, args.owners);
-    const subject = resource.property ?? 'the Site Verification resource quoted below';
-    return {
-      target: `${decodeResourceId(args.id)}\n${args.owners.join('\n')}`,
-      summary: `This will replace the owner list of ${subject}.`,
-      cost: 'Everyone not in the new list loses ownership, and nothing here can put them back.',
-      supplied: [
-        { label: 'Owners after the change', values: args.owners },
-        { label: 'Gaining ownership', values: gained },
-        { label: 'Losing ownership', values: lost },
-        { label: 'Resource id', values: [args.id] },
-      ],
-      action: `replace the owner list of ${subject}`,
-    };
-  }
-
-  /**
-   * The resource a guarded call is about: the one SiteAccessGuard fetched, or
-   * fetched here so the dialog can name its property. Kept on the call so the
-   * change acts on what the person was shown.
-   */
-  private async current(id: string, call: ToolCall, verb: string): Promise<VerifiedResource> {
-    if (call.resource) return fromFetched(call.resource);
-    const decoded = decodeResourceId(id);
-    const resource = await this.verification.find(decoded);
-    if (!resource) {
-      throw new UserFacingError(
-        `This credential owns no Site Verification resource with id "${inertShort(decoded)}", so there is nothing to ${verb}. Nothing was changed. list_verified_sites shows the ids it owns (e.g. dns%3A%2F%2Fexample.com).`,
-      );
-    }
-    call.resource = { id: resource.id, site: { type: resource.type, identifier: resource.identifier }, owners: resource.owners };
-    return resource;
-  }
 }
 
-function checkOwners(owners: readonly string[]): void {
-  if (owners.length === 0) {
-    throw new UserFacingError(
-      `owners is the complete owner list afterwards, so an empty list would remove every owner, which is not allowed. ${NOTHING_SENT} Pass every address that should remain an owner (get_verified_site shows the current ones); to give up only this credential's ownership, use unverify_site.`,
-    );
-  }
-  const bad = owners.filter((o) => !EMAIL.test(o));
-  if (bad.length) {
-    throw new UserFacingError(
-      `owners must be e-mail addresses of Google accounts or service accounts; not an address: ${bad.map((o) => `"${inertShort(o)}"`).join(', ')}. ${NOTHING_SENT}`,
-    );
-  }
+function describeUnverifySite(args: z.infer<typeof IdInput>, { resource }: TargetOf<typeof IdInput>): ApprovalPlan {
+  const subject = resource.property ?? 'the Site Verification resource quoted below';
+  return {
+    target: resource.id,
+    summary: `This will give up ownership of ${subject}.`,
+    cost: 'Every property for that site drops to 403, and the Indexing API stops working. Re-verifying means placing the token again.',
+    supplied: [{ label: 'Resource id', values: [args.id] }],
+    action: `give up ownership of ${subject}`,
+  };
+}
+
+/** Bound to the effect, not only the arguments: who gains and who loses ownership, from the owners just read. */
+function describeUpdateSiteOwners(args: z.infer<typeof OwnersInput>, { resource }: TargetOf<typeof OwnersInput>): ApprovalPlan {
+  const { gained, lost } = ownerDiff(resource.owners, args.owners);
+  const subject = resource.property ?? 'the Site Verification resource quoted below';
+  return {
+    target: [resource.id, args.owners.join('\n'), `gains:${[...gained].sort().join(',')}`, `loses:${[...lost].sort().join(',')}`].join('\n'),
+    summary: `This will replace the owner list of ${subject}.`,
+    cost: 'Everyone not in the new list loses ownership, and nothing here can put them back.',
+    supplied: [
+      { label: 'Owners after the change', values: args.owners },
+      { label: 'Gaining ownership', values: gained },
+      { label: 'Losing ownership', values: lost },
+      { label: 'Resource id', values: [args.id] },
+    ],
+    action: `replace the owner list of ${subject}`,
+  };
 }
 
 function ownerDiff(before: readonly string[], after: readonly string[]) {
@@ -240,10 +226,6 @@ function ownerDiff(before: readonly string[], after: readonly string[]) {
   };
 }
 
-function fromFetched(resource: FetchedResource): VerifiedResource {
-  return toResource({ id: resource.id, site: resource.site, owners: [...resource.owners] });
-}
-
 function siteUrlOf(resource: VerifiedResource): string {
   return resource.property ?? resource.identifier;
 }
@@ -252,5 +234,3 @@ function resourceOut(resource: VerifiedResource) {
   return { id: resource.id, site_url: siteUrlOf(resource), owners: [...resource.owners] };
 }
 
-
-const inertShort = (value: string) => inert(value, 120);

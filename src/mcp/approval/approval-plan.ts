@@ -1,3 +1,5 @@
+import { fingerprint } from './approval-tokens.js';
+
 /**
  * What a destructive tool says about one call before it is allowed to run:
  * the target the approval binds to, the server's own two sentences, and the
@@ -14,4 +16,14 @@ export interface ApprovalPlan {
   readonly supplied: readonly { readonly label: string; readonly values: readonly string[] }[];
   /** Short verb phrase for result texts: "delete the property https://example.com/". */
   readonly action: string;
+}
+
+/**
+ * What an approval is bound to: the tool, the exact target (with its effect,
+ * e.g. who loses ownership) and every other argument. A token or sealed answer
+ * for one fingerprint never executes another.
+ */
+export function approvalFingerprint(tool: string, plan: ApprovalPlan, site: string | undefined, args: Record<string, unknown>): string {
+  const { confirm_token: _token, site_url: _site, ...rest } = args;
+  return fingerprint({ tool, target: plan.target, site, args: rest });
 }

@@ -12,21 +12,22 @@ import {
 import { from, lastValueFrom, type Observable } from 'rxjs';
 import * as z from 'zod';
 import { Clock } from '../../common/clock.js';
+import { SERVER_NAME } from '../../common/product.js';
 import { CONFIG, type Config } from '../../config/config.js';
 import { GoogleApiError } from '../../google/google-error.js';
 import type { ToolCall } from '../tool-call.js';
+import type { ApprovalDescriber } from '../tool.decorator.js';
 import { type ToolOutput, toolOutput } from '../tool-output.js';
-import { ToolRegistry } from '../tool-registry.service.js';
 import { dialogMessage } from './approval-dialog.js';
-import type { ApprovalPlan } from './approval-plan.js';
-import { ApprovalTokens, fingerprint, TOKEN_TTL_SECONDS } from './approval-tokens.js';
+import { approvalFingerprint, type ApprovalPlan } from './approval-plan.js';
+import { ApprovalTokens, TOKEN_TTL_SECONDS, UsedNonces } from './approval-tokens.js';
 import { type AuditEntry, type AuditEvent, AuditTrail } from './audit-trail.service.js';
 
-const SERVER = 'google-search-console-mcp';
 const ANSWER_KEY = 'approval';
 const Answer = z.object({ confirm: z.boolean().default(false).meta({ title: 'Approve this change', description: 'Leave unticked, or decline, to change nothing.' }) });
 
-type Sealed = { tool: string; fp: string; nonce: string };
+/** What the sealed requestState carries: the question it answers, and when our own clock says it expires. */
+type Sealed = { tool: string; fp: string; nonce: string; exp: number };
 type Context = { call: ToolCall; plan: ApprovalPlan; fp: string; audit: (event: AuditEvent, reason?: string) => void };
 
 /**
@@ -50,67 +51,76 @@ export class ApprovalInterceptor implements NestInterceptor {
 
   constructor(
     @Inject(CONFIG) private readonly config: Config,
-    private readonly registry: ToolRegistry,
     private readonly trail: AuditTrail,
     private readonly clock: Clock,
+    private readonly used: UsedNonces,
   ) {
     this.codec = createRequestStateCodec<Sealed>({ key: config.approval.secret, ttlSeconds: TOKEN_TTL_SECONDS, bind: (ctx) => principalOf(ctx) });
-    this.tokens = new ApprovalTokens(config.approval.secret);
+    this.tokens = new ApprovalTokens(config.approval.secret, used);
   }
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    if (context.getType<string>() !== 'mcp') return next.handle();
-    const [args, call] = context.getArgs() as [Record<string, unknown>, ToolCall];
-    if (call.spec.access !== 'destructive') return next.handle();
-    return from(this.guard(args, call, () => lastValueFrom(next.handle()) as Promise<ToolOutput>));
+    const [args, call] = context.getArgs<[Record<string, unknown>, ToolCall]>();
+    const describe = call.tool.spec.approval;
+    if (call.tool.spec.access !== 'destructive' || !describe) return next.handle();
+    return from(this.guard(args, call, describe, () => lastValueFrom(next.handle()) as Promise<ToolOutput>));
   }
 
-  private async guard(args: Record<string, unknown>, call: ToolCall, execute: () => Promise<ToolOutput>): Promise<ToolOutput | InputRequiredResult> {
-    const describe = this.registry.tools.find((t) => t.spec.name === call.spec.name)?.describeApproval;
-    if (!describe) throw new Error(`no approval describer for ${call.spec.name}`);
-    const plan = await describe(args, call);
-    const { confirm_token: token, site_url: _site, ...rest } = args;
-    const fp = fingerprint({ tool: call.spec.name, target: plan.target, site: call.site, args: rest });
-    const whyNoDialog = this.whyNoDialog(call.sdk, call);
+  private async guard(
+    args: Record<string, unknown>,
+    call: ToolCall,
+    describe: ApprovalDescriber,
+    execute: () => Promise<ToolOutput>,
+  ): Promise<ToolOutput | InputRequiredResult> {
+    // The describer is typed by its tool's input; the guard has resolved exactly that target.
+    const plan = describe(args, call.target as never);
+    const fp = approvalFingerprint(call.tool.spec.name, plan, call.target.site, args);
+    const whyNoDialog = this.whyNoDialog(call);
     const path = whyNoDialog ? 'token' : 'dialog';
     const ctx: Context = { call, plan, fp, audit: (event, reason) => this.trail.record(this.entry(call, fp, path, event, reason)) };
-    return whyNoDialog ? this.tokenPath(ctx, typeof token === 'string' ? token : undefined, whyNoDialog, execute) : this.dialogPath(ctx, execute);
+    const token = typeof args.confirm_token === 'string' ? args.confirm_token : undefined;
+    return whyNoDialog ? this.tokenPath(ctx, token, whyNoDialog, execute) : this.dialogPath(ctx, execute);
   }
 
   private async dialogPath(ctx: Context, execute: () => Promise<ToolOutput>): Promise<ToolOutput | InputRequiredResult> {
     const { call, plan, fp } = ctx;
+    const now = this.clock.now().getTime();
     const raw = call.sdk.mcpReq.requestState<string>();
     if (typeof raw === 'string') {
       const sealed = await this.codec.verify(raw, call.sdk).catch((error: Error) => ctx.audit('seal_rejected', error.message));
-      if (sealed && (sealed.tool !== call.spec.name || sealed.fp !== fp)) ctx.audit('seal_rejected', 'other_target');
-      else if (sealed && this.tokens.isUsed(sealed.nonce)) ctx.audit('seal_rejected', 'used');
+      if (sealed && (sealed.tool !== call.tool.spec.name || sealed.fp !== fp)) ctx.audit('seal_rejected', 'other_target');
+      else if (sealed && sealed.exp * 1000 < now) ctx.audit('seal_rejected', 'expired');
       else if (sealed) {
         const answer = inputResponse(call.sdk.mcpReq.inputResponses, ANSWER_KEY);
         if (answer.kind === 'elicit') {
-          this.tokens.consume(sealed.nonce, Date.now() + TOKEN_TTL_SECONDS * 1000, Date.now());
-          if (answer.action === 'accept' && answer.content?.confirm === true) {
+          // An answer spends its seal, whatever it says: one question, one answer.
+          if (!(await this.used.claim(sealed.nonce, sealed.exp * 1000 - now))) ctx.audit('seal_rejected', 'used');
+          else if (answer.action === 'accept' && answer.content?.confirm === true) {
             ctx.audit('approved');
             return this.run(ctx, execute, 'A person approved it in the client’s dialog.');
+          } else {
+            const outcome = answer.action === 'cancel' ? 'cancelled' : 'declined';
+            ctx.audit(outcome);
+            const how = outcome === 'cancelled' ? 'The dialog was dismissed without an answer' : 'The person declined';
+            return toolOutput({ executed: false, outcome }, `${how}, so nothing was changed: ${SERVER_NAME} did not ${plan.action}.`);
           }
-          const outcome = answer.action === 'cancel' ? 'cancelled' : 'declined';
-          ctx.audit(outcome);
-          const how = outcome === 'cancelled' ? 'The dialog was dismissed without an answer' : 'The person declined';
-          return toolOutput({ executed: false, outcome }, `${how}, so nothing was changed: google-search-console-mcp did not ${plan.action}.`);
         }
       }
     }
     ctx.audit('asked');
+    const exp = Math.floor(now / 1000) + TOKEN_TTL_SECONDS;
     return inputRequired({
       inputRequests: { [ANSWER_KEY]: inputRequired.elicit({ message: dialogMessage(plan), requestedSchema: Answer }) },
-      requestState: await this.codec.mint({ tool: call.spec.name, fp, nonce: randomNonce() }, call.sdk),
+      requestState: await this.codec.mint({ tool: call.tool.spec.name, fp, nonce: crypto.randomUUID(), exp }, call.sdk),
     });
   }
 
   private async tokenPath(ctx: Context, token: string | undefined, whyNoDialog: string, execute: () => Promise<ToolOutput>): Promise<ToolOutput> {
     const { call, plan, fp } = ctx;
-    const binding = `${call.spec.name}\0${fp}\0${call.principal ?? ''}`;
+    const name = call.tool.spec.name;
+    const binding = `${name}\0${fp}\0${call.principal ?? ''}`;
     if (token !== undefined) {
-      const check = this.tokens.redeem(token, binding, this.clock.now().getTime());
+      const check = await this.tokens.redeem(token, binding, this.clock.now().getTime());
       if (check.ok) {
         ctx.audit('token_redeemed');
         return this.run(ctx, execute, 'It was confirmed with the two-call token; no person was asked.');
@@ -122,14 +132,14 @@ export class ApprovalInterceptor implements NestInterceptor {
         expired: 'it has expired',
         used: 'it has already been used',
       }[check.reason];
-      const text = `The confirm_token was refused because ${why}. Nothing was changed. Call ${call.spec.name} again without confirm_token to get a new one.`;
+      const text = `The confirm_token was refused because ${why}. Nothing was changed. Call ${name} again without confirm_token to get a new one.`;
       return { ...toolOutput({ executed: false, outcome: 'token_rejected' }, text), isError: true };
     }
     const { token: issued, expiresAt } = this.tokens.issue(binding, this.clock.now().getTime());
     ctx.audit('token_issued');
     const text =
-      `Nothing was changed yet. ${SERVER} did not ask a person ${whyNoDialog}. ` +
-      `To ${plan.action}, call ${call.spec.name} again with identical arguments plus confirm_token "${issued}" before ${expiresAt.toISOString()}. ` +
+      `Nothing was changed yet. ${SERVER_NAME} did not ask a person ${whyNoDialog}. ` +
+      `To ${plan.action}, call ${name} again with identical arguments plus confirm_token "${issued}" before ${expiresAt.toISOString()}. ` +
       `This token proves only that the call was made twice with the same arguments — it does not show that a person approved it. ` +
       `${plan.summary} ${plan.cost} If a person should decide, ask them before calling again.`;
     return toolOutput({ executed: false, outcome: 'token_issued', confirm_token: issued, expires_at: expiresAt.toISOString() }, text);
@@ -146,9 +156,9 @@ export class ApprovalInterceptor implements NestInterceptor {
     }
   }
 
-  private whyNoDialog(sdk: ServerContext, call: ToolCall): string | undefined {
+  private whyNoDialog(call: ToolCall): string | undefined {
     if (!this.config.elicitation) return 'because ELICITATION=false is set for this server';
-    const envelope = (sdk.mcpReq.envelope ?? {}) as Record<string, unknown>;
+    const envelope = (call.sdk.mcpReq.envelope ?? {}) as Record<string, unknown>;
     const caps = (envelope[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined) ?? call.server.server.getClientCapabilities();
     const elicitation = caps?.elicitation as { form?: object; url?: object } | undefined;
     const form = elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
@@ -158,7 +168,7 @@ export class ApprovalInterceptor implements NestInterceptor {
   private entry(call: ToolCall, fp: string, path: 'dialog' | 'token', event: AuditEvent, reason?: string): Omit<AuditEntry, 'time'> {
     return {
       event,
-      tool: call.spec.name,
+      tool: call.tool.spec.name,
       target_fingerprint: fp,
       path,
       era: call.era === 'modern' ? '2026-07-28' : '2025-11-25',
@@ -170,8 +180,4 @@ export class ApprovalInterceptor implements NestInterceptor {
 
 function principalOf(ctx: ServerContext): string {
   return ctx.http?.authInfo?.clientId ?? '';
-}
-
-function randomNonce(): string {
-  return crypto.randomUUID();
 }

@@ -1,5 +1,6 @@
 import { appendFileSync } from 'node:fs';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { Clock } from '../../common/clock.js';
 import { OBSERVER, type Observer } from '../../common/observer.js';
 import { CONFIG, type Config } from '../../config/config.js';
 
@@ -42,11 +43,12 @@ export class AuditTrail {
 
   constructor(
     @Inject(CONFIG) private readonly config: Config,
+    private readonly clock: Clock,
     @Optional() @Inject(OBSERVER) private readonly observer?: Observer,
   ) {}
 
   record(entry: Omit<AuditEntry, 'time'>): void {
-    const full: AuditEntry = { time: new Date().toISOString(), ...entry };
+    const full: AuditEntry = { time: this.clock.now().toISOString(), ...entry };
     this.entries.push(full);
     this.observer?.approval(full.event);
     if (this.entries.length > KEPT_IN_MEMORY) this.entries.shift();

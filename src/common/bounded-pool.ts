@@ -1,7 +1,6 @@
 // A small concurrency limiter: runs work over a list with at most `limit`
 // calls in flight, keeps results in input order, and can stop launching new
 // work when a failure says there is no point going on (a daily quota).
-// Nothing here knows about Google; it could live in src/common.
 
 export type PoolOutcome<R> =
   | { readonly state: 'done'; readonly value: R }
