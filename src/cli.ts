@@ -1,8 +1,7 @@
 import 'reflect-metadata';
 import { ConfigError } from './config/config-error.js';
+import { ELICITATION_OFF_LINE, SERVER_NAME as NAME } from './common/product.js';
 import { type Config, loadConfig, scrubSecrets } from './config/config.js';
-
-const NAME = 'google-search-console-mcp';
 
 async function main(): Promise<void> {
   let config: Config;
@@ -13,11 +12,11 @@ async function main(): Promise<void> {
   } finally {
     scrubSecrets(process.env);
   }
-  if (!config.elicitation) process.stderr.write(`${NAME}: ELICITATION=false — guarded tools fall back to the two-call token\n`);
+  if (!config.elicitation) process.stderr.write(`${ELICITATION_OFF_LINE}\n`);
   try {
     // Loaded after the configuration is valid, so a bad setting never pays for Nest.
     if (config.transport === 'http') {
-      const { startHttpServer, exitOnSignals } = await import('./http-server.js');
+      const [{ startHttpServer }, { exitOnSignals }] = await Promise.all([import('./http-server.js'), import('./server-lifecycle.js')]);
       exitOnSignals((await startHttpServer(config)).stop);
     } else {
       await (await import('./stdio-server.js')).startStdioServer(config);

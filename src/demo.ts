@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 import 'reflect-metadata';
+import { ELICITATION_OFF_LINE } from './common/product.js';
 import { ConfigError } from './config/config-error.js';
 import { loadConfig, scrubSecrets } from './config/config.js';
 import { SEED_PROPERTIES } from './emulator/emulator-seed.js';
 import { generateServiceAccountKey, GoogleEmulator } from './emulator/google-emulator.js';
-import { exitOnSignals, startHttpServer } from './http-server.js';
+import { startHttpServer } from './http-server.js';
+import { exitOnSignals } from './server-lifecycle.js';
 
 /**
  * `npm run demo`: the HTTP server against the built-in Google emulator, with a
@@ -39,7 +41,7 @@ async function demo(): Promise<void> {
     process.exit(1);
   }
   scrubSecrets(process.env);
-  if (!config.elicitation) process.stderr.write('google-search-console-mcp: ELICITATION=false — guarded tools fall back to the two-call token\n');
+  if (!config.elicitation) process.stderr.write(`${ELICITATION_OFF_LINE}\n`);
   const { origin, stop } = await startHttpServer(config);
   const url = `${origin}/mcp`;
   const auth = config.http.token ? ' --header "Authorization: Bearer $GSC_HTTP_TOKEN"' : '';

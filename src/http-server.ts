@@ -1,13 +1,12 @@
-import { type INestApplication, Logger } from '@nestjs/common';
+import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { GoogleAuthService } from './auth/google-auth.service.js';
 import { StderrLogger } from './common/stderr-logger.js';
 import type { Config } from './config/config.js';
 import { HttpAppModule } from './http-app.module.js';
 import { McpHttpController } from './mcp/mcp-http.controller.js';
 import { ToolDispatcher } from './mcp/tool-dispatcher.service.js';
-import { ToolRegistry } from './mcp/tool-registry.service.js';
+import { drain, logStartup, SHUTDOWN_GRACE_MS } from './server-lifecycle.js';
 
 export interface RunningHttpServer {
   readonly app: INestApplication;
@@ -16,9 +15,6 @@ export interface RunningHttpServer {
   /** Graceful stop: refuse new requests, let running tool calls finish (bounded), then close. */
   stop(): Promise<void>;
 }
-
-/** How long shutdown waits for running tool calls. */
-export const SHUTDOWN_GRACE_MS = 25_000;
 
 /** Boots the Nest HTTP app: /mcp and /admin, bound to GSC_HTTP_HOST:GSC_HTTP_PORT. */
 export async function startHttpServer(config: Config, logger = new StderrLogger()): Promise<RunningHttpServer> {
@@ -46,31 +42,4 @@ export async function startHttpServer(config: Config, logger = new StderrLogger(
       await app.close();
     })());
   return { app, origin, stop };
-}
-
-/** Waits for running tool calls, saying so when there are any. */
-export async function drain(dispatcher: ToolDispatcher): Promise<void> {
-  const logger = new Logger('Shutdown');
-  if (dispatcher.running === 0) return;
-  logger.log(`waiting for ${dispatcher.running} running tool call(s) to finish`);
-  if (!(await dispatcher.idle(SHUTDOWN_GRACE_MS))) {
-    logger.warn(`tool calls still running after ${SHUTDOWN_GRACE_MS / 1000} s are abandoned; a guarded call still waiting for a person has changed nothing`);
-  }
-}
-
-/** Stops gracefully on SIGTERM / SIGINT, then exits. */
-export function exitOnSignals(stop: () => Promise<unknown>): void {
-  const handler = () => void stop().finally(() => process.exit(0));
-  process.once('SIGTERM', handler);
-  process.once('SIGINT', handler);
-}
-
-export function logStartup(app: { get: INestApplication['get'] }, config: Config, where: string): void {
-  const credential = app.get(GoogleAuthService).summary();
-  const registry = app.get(ToolRegistry);
-  const who =
-    credential.kind === 'none'
-      ? 'no credential (tools answer with setup instructions)'
-      : `${credential.kind} ${credential.principal} from ${credential.origin}${credential.subject ? `, acting as ${credential.subject}` : ''}`;
-  new Logger('Startup').log(`google-search-console-mcp serving ${where}; credential: ${who}; ${registry.tools.length} tools${config.readOnly ? ' (read-only)' : ''}`);
 }

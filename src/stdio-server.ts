@@ -3,7 +3,7 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { AppModule } from './app.module.js';
 import { StderrLogger } from './common/stderr-logger.js';
 import type { Config } from './config/config.js';
-import { drain, logStartup } from './http-server.js';
+import { drain, logStartup } from './server-lifecycle.js';
 import { McpServerFactory } from './mcp/mcp-server.factory.js';
 import { ToolDispatcher } from './mcp/tool-dispatcher.service.js';
 

@@ -2,10 +2,9 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { createRequestStateCodec } from '@modelcontextprotocol/server';
 import { Clock } from '../src/common/clock.js';
 import { SEED_PROPERTIES } from '../src/emulator/emulator-seed.js';
-import { fingerprint } from '../src/mcp/approval/approval-tokens.js';
+import { TOKEN_TTL_SECONDS } from '../src/mcp/approval/approval-tokens.js';
 import { connectHttp, connectStdio, text } from './support/clients.js';
 import { startGoogle, type TestGoogle } from './support/google.js';
 import { accept, cancel, decline, modernToolCall } from './support/modern-wire.js';
@@ -226,13 +225,19 @@ describe('the sealed requestState on the 2026-07-28 wire', () => {
   });
 
   it('an expired seal is no answer', async () => {
-    const shortLived = createRequestStateCodec({ key: SECRET, ttlSeconds: 1, bind: () => '' });
-    const fp = fingerprint({ tool: 'delete_site', target: SITE, site: SITE, args: {} });
-    const state = await shortLived.mint({ tool: 'delete_site', fp, nonce: 'n-expired' }, {} as never);
-    await new Promise((r) => setTimeout(r, 2100));
+    const state = await ask();
+    now += (TOKEN_TTL_SECONDS + 1) * 1000;
     const retry = await modernToolCall(server.url, 'delete_site', { site_url: SITE }, { requestState: state, inputResponses: accept });
     expect(retry.body.result.resultType).toBe('input_required');
     expect(deletes()).toHaveLength(0);
+  });
+
+  it('a seal answered just before it expires still counts', async () => {
+    const state = await ask();
+    now += (TOKEN_TTL_SECONDS - 5) * 1000;
+    const retry = await modernToolCall(server.url, 'delete_site', { site_url: SITE }, { requestState: state, inputResponses: accept });
+    expect(retry.body.result.structuredContent).toMatchObject({ executed: true });
+    expect(deletes()).toHaveLength(1);
   });
 
   it('decline and cancel on the wire change nothing', async () => {

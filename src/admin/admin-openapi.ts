@@ -1,9 +1,11 @@
+import { SERVER_NAME, serverVersion } from '../common/product.js';
+
 /** OpenAPI 3.1 description of the operations endpoints, served at /admin/openapi.json. */
 export const ADMIN_OPENAPI = {
   openapi: '3.1.0',
   info: {
-    title: 'google-search-console-mcp operations API',
-    version: '0.1.0',
+    title: `${SERVER_NAME} operations API`,
+    version: serverVersion(),
     description: 'Read-only operations endpoints beside the MCP endpoint (/mcp). They need GSC_ADMIN_TOKEN as a bearer token, or a loopback caller when it is unset.',
   },
   components: { securitySchemes: { adminToken: { type: 'http', scheme: 'bearer', description: 'GSC_ADMIN_TOKEN' } } },

@@ -6,6 +6,7 @@ import { fitToBudget, type ToolOutput, toolOutput } from '../mcp/tool-output.js'
 import type { AnalyticsResult, AnalyticsRow } from './analytics.service.js';
 import { addDays, type DateRange, daysInRange, type Period } from './pacific-period.js';
 import { inert } from '../common/inert-text.js';
+import { plural } from '../common/sentences.js';
 
 export interface AnalyticsFilter {
   readonly dimension: string;
@@ -125,7 +126,7 @@ function describeFilter(filter: AnalyticsFilter): string {
 }
 
 function totalsLine(count: number, totals: Totals, wholeProperty: boolean): string {
-  const subject = wholeProperty ? 'Total' : `Totals of the ${count} row${count === 1 ? '' : 's'} returned`;
+  const subject = wholeProperty ? 'Total' : `Totals of the ${plural(count, 'row')} returned`;
   return (
     `${subject}: ${formatCount(totals.clicks)} clicks, ${formatCount(totals.impressions)} impressions, ` +
     `CTR ${formatCtr(totals.ctr)} (total clicks ÷ total impressions), position ${formatPosition(totals.position)} (impression-weighted average).`

@@ -1,4 +1,5 @@
 import { ConsoleLogger, type LogLevel } from '@nestjs/common';
+import { SERVER_NAME } from './product.js';
 
 // Nest's start-up chatter, useful only when debugging Nest itself.
 const QUIET_CONTEXTS = new Set(['NestFactory', 'InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestApplication']);
@@ -9,7 +10,7 @@ const QUIET_CONTEXTS = new Set(['NestFactory', 'InstanceLoader', 'RoutesResolver
  */
 export class StderrLogger extends ConsoleLogger {
   constructor() {
-    super('google-search-console-mcp', { prefix: 'gsc-mcp', colors: false });
+    super(SERVER_NAME, { prefix: 'gsc-mcp', colors: false });
   }
 
   protected override printMessages(messages: unknown[], context = '', logLevel: LogLevel = 'log', _stream?: 'stdout' | 'stderr', errorStack?: unknown): void {

@@ -5,6 +5,7 @@
 import type { CondensedVerdict, InspectionFacts } from './inspection.schemas.js';
 import type { UrlInspectionResult } from './inspection.service.js';
 import { inert } from '../common/inert-text.js';
+import { plural } from '../common/sentences.js';
 
 /** Referring URLs and sitemaps listed at most; the count says how many there were. */
 export const LIST_CAP = 10;
@@ -187,7 +188,7 @@ function richLine(rich: NonNullable<InspectionFacts['rich_results']>): string {
     const issues = t.issues.length
       ? ` — ${t.issues.map((i) => `${i.severity} ${quote(i.message)}${i.item ? ` (${quote(i.item)})` : ''}`).join('; ')}${t.issues_total > t.issues.length ? `; ${t.issues_total - t.issues.length} more issues` : ''}`
       : ', no issues';
-    return `${quote(t.type)}: ${t.items} item${t.items === 1 ? '' : 's'}${issues}`;
+    return `${quote(t.type)}: ${plural(t.items, 'item')}${issues}`;
   });
   return `Rich results: ${rich.verdict}${types.length ? `. ${types.join('. ')}` : ''}.`;
 }

@@ -7,6 +7,7 @@ import { fitToBudget, type ToolOutput, toolOutput } from '../mcp/tool-output.js'
 import { condense, condensedLine, describeInspection, INDEXED_STATE, inspectionFacts } from './inspection-report.js';
 import { BatchOutput, type CondensedVerdict, InspectionOutput } from './inspection.schemas.js';
 import { InspectionService, isDailyQuota } from './inspection.service.js';
+import { NOTHING_SENT, plural } from '../common/sentences.js';
 
 export const MAX_BATCH = 20;
 
@@ -17,7 +18,7 @@ const BatchInput = z.object({
   urls: z
     .array(PageUrlArg)
     .min(1, 'urls needs at least one page URL.')
-    .max(MAX_BATCH, `inspect_urls takes at most ${MAX_BATCH} URLs per call; split the list into several calls. Nothing was sent to Google.`),
+    .max(MAX_BATCH, `inspect_urls takes at most ${MAX_BATCH} URLs per call; split the list into several calls. ${NOTHING_SENT}`),
   language_code: LanguageArg,
 });
 
@@ -72,10 +73,10 @@ export class InspectionTools {
     const failed = results.filter((r) => r.error).length;
     const indexed = results.filter((r) => r.verdict === 'PASS').length;
     const head =
-      `Indexed state of ${urls.length} URL${urls.length === 1 ? '' : 's'} in ${site}: ${indexed} on Google, ${results.length - indexed - failed} not on Google, ` +
+      `Indexed state of ${plural(urls.length, 'URL')} in ${site}: ${indexed} on Google, ${results.length - indexed - failed} not on Google, ` +
       `${failed} failed${notInspected.length ? `, ${notInspected.length} not inspected` : ''}. ${INDEXED_STATE}`;
     const tail: string[] = [];
-    if (duplicates) tail.push(`${duplicates} duplicate URL${duplicates === 1 ? ' was' : 's were'} inspected once.`);
+    if (duplicates) tail.push(`${plural(duplicates, 'duplicate URL')} ${duplicates === 1 ? 'was' : 'were'} inspected once.`);
     if (notInspected.length) {
       tail.push(
         `Not inspected, because the daily URL-inspection quota of ${site} is used up (Google allows 2000 per property per day): ${notInspected.join(', ')}. ` +

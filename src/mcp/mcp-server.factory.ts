@@ -1,11 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { McpServer, type McpRequestContext } from '@modelcontextprotocol/server';
+import { SERVER_NAME, serverVersion } from '../common/product.js';
 import { annotationsFor } from './tool.decorator.js';
 import { ToolDispatcher } from './tool-dispatcher.service.js';
 import { ToolRegistry } from './tool-registry.service.js';
 
-export const SERVER_NAME = 'google-search-console-mcp';
-export const SERVER_VERSION = '0.1.0';
 
 const INSTRUCTIONS =
   'Google Search Console: properties, sitemaps, search performance, URL inspection, Indexing API notifications and site verification. ' +
@@ -24,7 +23,7 @@ export class McpServerFactory {
   ) {}
 
   readonly create = (context: McpRequestContext): McpServer => {
-    const server = new McpServer({ name: SERVER_NAME, title: 'Google Search Console', version: SERVER_VERSION }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+    const server = new McpServer({ name: SERVER_NAME, title: 'Google Search Console', version: serverVersion() }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
     const principal = context.authInfo?.clientId;
     for (const tool of this.registry.tools) {
       const { spec, wire } = tool;

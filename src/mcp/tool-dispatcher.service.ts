@@ -5,6 +5,7 @@ import { UserFacingError } from '../common/user-facing-error.js';
 import { type CallContext, ToolCall } from './tool-call.js';
 import { isToolOutput, outputBytes, RESULT_BUDGET_BYTES, type ToolOutput } from './tool-output.js';
 import type { RegisteredTool } from './tool-registry.service.js';
+import { NOTHING_SENT } from '../common/sentences.js';
 
 /**
  * The one place a tool call turns into an MCP result: it runs the Nest
@@ -72,7 +73,7 @@ export class ToolDispatcher {
 
   private fail(tool: RegisteredTool, error: unknown): CallToolResult {
     if (error instanceof UserFacingError) return errorResult(error.message);
-    if (error instanceof HttpException) return errorResult(`${tool.spec.name} was refused: ${error.message}. Nothing was sent to Google.`);
+    if (error instanceof HttpException) return errorResult(`${tool.spec.name} was refused: ${error.message}. ${NOTHING_SENT}`);
     this.logger.error(`${tool.spec.name} failed unexpectedly`, error instanceof Error ? error.stack : String(error));
     const changed =
       tool.spec.access === 'read'

@@ -4,6 +4,7 @@ import { UserFacingError } from '../common/user-facing-error.js';
 import { GoogleApiError } from '../google/google-error.js';
 import { GoogleService } from '../google/google.service.js';
 import { runBounded } from '../common/bounded-pool.js';
+import { NOTHING_CHANGED } from '../common/sentences.js';
 
 /** Submissions in flight at once in a batch: well under 20 QPS / 200 QPM per user. */
 export const SUBMIT_CONCURRENCY = 4;
@@ -34,7 +35,7 @@ export class SitemapsService {
         this.google.searchconsole().sitemaps.get({ siteUrl: property, feedpath: sitemapUrl }),
       );
     } catch (error) {
-      throw notSubmitted(error, property, sitemapUrl, 'Nothing was changed.', 'list_sitemaps shows the submitted ones, and with sitemap_index the children of an index.');
+      throw notSubmitted(error, property, sitemapUrl, NOTHING_CHANGED, 'list_sitemaps shows the submitted ones, and with sitemap_index the children of an index.');
     }
   }
 

@@ -10,6 +10,7 @@ import { partitionAllowed } from '../property/site-allowlist.js';
 import { MethodOut, RecordOut } from '../verification/verification.schemas.js';
 import { SETUP_STEPS, setupNextStep, setupSteps } from './setup-status.js';
 import { describePermission, type SiteEntry, SitesService } from './sites.service.js';
+import { plural } from '../common/sentences.js';
 
 const PermissionLevel = z.string().describe('siteOwner, siteFullUser, siteRestrictedUser or siteUnverifiedUser.');
 const SiteOut = z.object({ site_url: z.string(), permission_level: PermissionLevel });
@@ -38,7 +39,7 @@ export class SitesTools {
     const { kept, withheld } = partitionAllowed(await this.sites.list(), (s) => s.siteUrl, this.config.allowedSites);
     return fitToBudget(kept, (shown, dropped) => {
       const lines = shown.map((s) => `- ${s.siteUrl} — ${describePermission(s.permissionLevel)}`);
-      const head = kept.length === 0 ? 'No Search Console properties are available to this credential.' : `${kept.length} propert${kept.length === 1 ? 'y' : 'ies'}:`;
+      const head = kept.length === 0 ? 'No Search Console properties are available to this credential.' : `${plural(kept.length, 'property', 'properties')}:`;
       const notes = [
         withheld ? `${withheld} more withheld: outside this server's allowed properties (GSC_ALLOWED_SITES).` : '',
         dropped ? `${dropped} not shown to stay within the size limit.` : '',

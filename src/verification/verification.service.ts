@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { NOTHING_SENT } from '../common/sentences.js';
 import { UserFacingError } from '../common/user-facing-error.js';
 import { GoogleApiError } from '../google/google-error.js';
 import { GoogleService } from '../google/google.service.js';
@@ -31,7 +32,7 @@ export class VerificationService {
   checkMethod(property: string, method: VerificationMethod | undefined): VerificationMethod {
     const chosen = method ?? defaultMethod(property);
     const mismatch = methodMismatch(property, chosen);
-    if (mismatch) throw new UserFacingError(`${mismatch} Nothing was sent to Google. Call again with one of the methods that fit, or leave method out for the default.`);
+    if (mismatch) throw new UserFacingError(`${mismatch} ${NOTHING_SENT} Call again with one of the methods that fit, or leave method out for the default.`);
     return chosen;
   }
 

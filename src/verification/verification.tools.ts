@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import * as z from 'zod';
 import { inert } from '../common/inert-text.js';
-import { NOTHING_SENT } from '../common/sentences.js';
+import { NOTHING_SENT, plural } from '../common/sentences.js';
 import { CONFIG, type Config } from '../config/config.js';
 import type { ApprovalPlan } from '../mcp/approval/approval-plan.js';
 import { NoArgs, SiteUrlArg } from '../mcp/tool-args.js';
@@ -114,7 +114,7 @@ export class VerificationTools {
       const head =
         kept.length === 0
           ? 'This credential is not a verified owner of any site or domain.'
-          : `${kept.length} verified site${kept.length === 1 ? '' : 's'} or domain${kept.length === 1 ? '' : 's'} (owners as Google reports them):`;
+          : `${plural(kept.length, 'verified site')} or domain${kept.length === 1 ? '' : 's'} (owners as Google reports them):`;
       const lines = shown.map((r) => `- ${siteUrlOf(r)} — id ${r.id} — owners: ${r.owners.join(', ') || 'none listed'}`);
       const notes = [
         withheld ? `${withheld} more withheld: outside this server's allowed properties (GSC_ALLOWED_SITES).` : '',

@@ -1,0 +1,39 @@
+import { type INestApplicationContext, Logger } from '@nestjs/common';
+import { GoogleAuthService } from './auth/google-auth.service.js';
+import { SERVER_NAME } from './common/product.js';
+import type { Config } from './config/config.js';
+import { ToolDispatcher } from './mcp/tool-dispatcher.service.js';
+import { ToolRegistry } from './mcp/tool-registry.service.js';
+
+// What the stdio and the HTTP server share about starting and stopping.
+
+/** How long shutdown waits for running tool calls. */
+export const SHUTDOWN_GRACE_MS = 25_000;
+
+/** Waits for running tool calls, saying so when there are any. */
+export async function drain(dispatcher: ToolDispatcher): Promise<void> {
+  const logger = new Logger('Shutdown');
+  if (dispatcher.running === 0) return;
+  logger.log(`waiting for ${dispatcher.running} running tool call(s) to finish`);
+  if (!(await dispatcher.idle(SHUTDOWN_GRACE_MS))) {
+    logger.warn(`tool calls still running after ${SHUTDOWN_GRACE_MS / 1000} s are abandoned; a guarded call still waiting for a person has changed nothing`);
+  }
+}
+
+/** Stops gracefully on SIGTERM / SIGINT, then exits. */
+export function exitOnSignals(stop: () => Promise<unknown>): void {
+  const handler = () => void stop().finally(() => process.exit(0));
+  process.once('SIGTERM', handler);
+  process.once('SIGINT', handler);
+}
+
+/** The one start-up line: where it serves, which credential, how many tools. */
+export function logStartup(app: Pick<INestApplicationContext, 'get'>, config: Config, where: string): void {
+  const credential = app.get(GoogleAuthService).summary();
+  const registry = app.get(ToolRegistry);
+  const who =
+    credential.kind === 'none'
+      ? 'no credential (tools answer with setup instructions)'
+      : `${credential.kind} ${credential.principal} from ${credential.origin}${credential.subject ? `, acting as ${credential.subject}` : ''}`;
+  new Logger('Startup').log(`${SERVER_NAME} serving ${where}; credential: ${who}; ${registry.tools.length} tools${config.readOnly ? ' (read-only)' : ''}`);
+}
