@@ -13,7 +13,7 @@ export interface RunningHttpServer {
   /** e.g. http://127.0.0.1:3000 */
   readonly origin: string;
   /** Graceful stop: refuse new requests, let running tool calls finish (bounded), then close. */
-  stop(): Promise<void>;
+  readonly stop: () => Promise<void>;
 }
 
 /** Boots the Nest HTTP app: /mcp and /admin, bound to GSC_HTTP_HOST:GSC_HTTP_PORT. */

@@ -2,7 +2,7 @@ import { type INestApplicationContext, Logger } from '@nestjs/common';
 import { GoogleAuthService } from './auth/google-auth.service.js';
 import { SERVER_NAME } from './common/product.js';
 import type { Config } from './config/config.js';
-import { ToolDispatcher } from './mcp/tool-dispatcher.service.js';
+import { type ToolDispatcher } from './mcp/tool-dispatcher.service.js';
 import { ToolRegistry } from './mcp/tool-registry.service.js';
 
 // What the stdio and the HTTP server share about starting and stopping.

@@ -29,7 +29,7 @@ export async function startStdioServer(config: Config): Promise<void> {
     await app.close();
     process.exit(0);
   };
-  process.stdin.on('end', shutdown);
-  process.on('SIGINT', shutdown);
-  process.on('SIGTERM', shutdown);
+  process.stdin.on('end', () => void shutdown());
+  process.on('SIGINT', () => void shutdown());
+  process.on('SIGTERM', () => void shutdown());
 }

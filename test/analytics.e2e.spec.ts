@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { Clock } from '../src/common/clock.js';
 import { SEED_PROPERTIES } from '../src/emulator/emulator-seed.js';
 import { text, type ToolResult } from './support/clients.js';

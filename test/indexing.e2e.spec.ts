@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { text } from './support/clients.js';
 import { useStack } from './support/stack.js';
 
 const JOB = 'https://www.example.com/jobs/staff-engineer';
 
-const { google, server, client, legacy } = useStack();
+const { google, client, legacy } = useStack();
 
 const requests = (route: string) => google.emulator.apiRequests().filter((r) => r.route === route);
 

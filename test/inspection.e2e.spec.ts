@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { SEED_PROPERTIES } from '../src/emulator/emulator-seed.js';
 import { connectHttp, type TestClient, text } from './support/clients.js';
 import { startGoogle, type TestGoogle } from './support/google.js';
@@ -8,7 +8,7 @@ import { useStack } from './support/stack.js';
 const OWNED = SEED_PROPERTIES.owned; // https://www.example.com/
 const page = (path: string) => `https://www.example.com/${path}`;
 
-const { google, server, client, legacy } = useStack();
+const { google, client, legacy } = useStack();
 
 const inspections = (emulator = google.emulator) => emulator.apiRequests().filter((r) => r.route === 'urlInspection.index.inspect');
 const inspect = (url: string, extra: Record<string, unknown> = {}) => client.call('inspect_url', { site_url: OWNED, url, ...extra });

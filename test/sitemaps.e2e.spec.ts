@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { SEED_PROPERTIES } from '../src/emulator/emulator-seed.js';
 import { connectHttp, text } from './support/clients.js';
 import { useStack } from './support/stack.js';

@@ -6,7 +6,7 @@ function gate() {
   let inFlight = 0;
   let maxInFlight = 0;
   const started: number[] = [];
-  const pending = new Map<number, { resolve: (v: string) => void; reject: (e: unknown) => void }>();
+  const pending = new Map<number, { resolve: (v: string) => void; reject: (e: Error) => void }>();
   const work = (item: number) => {
     inFlight++;
     maxInFlight = Math.max(maxInFlight, inFlight);
@@ -17,7 +17,7 @@ function gate() {
           inFlight--;
           resolve(v);
         },
-        reject: (e) => {
+        reject: (e: Error) => {
           inFlight--;
           reject(e);
         },
@@ -67,16 +67,16 @@ describe('runBounded', () => {
 
   it('stops launching when a failure says so, lets calls in flight finish, and marks the rest skipped', async () => {
     const g = gate();
-    const done = runBounded([0, 1, 2, 3, 4, 5], 2, g.work, { stopOn: (e) => e === 'quota' });
+    const done = runBounded([0, 1, 2, 3, 4, 5], 2, g.work, { stopOn: (e) => e instanceof Error && e.message === 'quota' });
     await g.settle();
     expect(g.started).toEqual([0, 1]);
-    g.pending.get(0)!.reject('quota');
+    g.pending.get(0)!.reject(new Error('quota'));
     await g.settle();
     expect(g.started).toEqual([0, 1]); // nothing new launched
     g.pending.get(1)!.resolve('late but fine');
     const outcomes = await done;
     expect(outcomes).toEqual([
-      { state: 'failed', error: 'quota' },
+      { state: 'failed', error: new Error('quota') },
       { state: 'done', value: 'late but fine' },
       { state: 'skipped' },
       { state: 'skipped' },

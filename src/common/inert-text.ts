@@ -2,6 +2,7 @@
 // error messages) can carry line breaks, control characters, bidi overrides and
 // zero-width characters meant to make it pass for the server's own words. Text
 // blocks show such characters as visible \uXXXX escapes instead, and cap length.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
 
 export function inert(value: string, max = 300): string {

@@ -68,7 +68,7 @@ function ambientCredential(env: NodeJS.ProcessEnv): Credential {
 function parseAdcFile(text: string, origin: string): Credential {
   const json = parseJson(text, origin);
   if (json.type === 'authorized_user') {
-    const { client_id, client_secret, refresh_token } = json as Record<string, unknown>;
+    const { client_id, client_secret, refresh_token } = json;
     if (typeof client_id !== 'string' || typeof client_secret !== 'string' || typeof refresh_token !== 'string') {
       throw new ConfigError(`${origin} is an authorized_user credential without client_id, client_secret and refresh_token; run gcloud auth application-default login again`);
     }
@@ -76,7 +76,7 @@ function parseAdcFile(text: string, origin: string): Credential {
   }
   if (json.type === 'service_account') return { kind: 'service_account', key: parseKey(text, origin), origin };
   throw new ConfigError(
-    `${origin} holds a credential of type "${String(json.type ?? 'unknown')}"; this server accepts service_account keys and authorized_user logins — ` +
+    `${origin} holds a credential of type "${typeof json.type === 'string' ? json.type : 'unknown'}"; this server accepts service_account keys and authorized_user logins — ` +
       'use GSC_SERVICE_ACCOUNT_KEY or GSC_CLIENT_ID/GSC_CLIENT_SECRET/GSC_REFRESH_TOKEN instead',
   );
 }

@@ -40,7 +40,7 @@ export function siteVerificationClient(auth: JWT, rootUrl: string): SiteVerifica
         method,
         apiVersion: '',
         ...options,
-      } as MethodOptions,
+      },
       params,
       requiredParams: required,
       pathParams: path.includes('{id}') ? ['id'] : [],

@@ -34,7 +34,7 @@ const control = async (method: string, path: string, body?: unknown) => {
     headers: { 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  return { status: res.status, body: (await res.json()) as unknown };
+  return { status: res.status, body: (await res.json()) };
 };
 
 describe('routing', () => {

@@ -204,7 +204,7 @@ export class GoogleEmulator {
 
   private async token(method: string, req: IncomingMessage, raw: Buffer, record: RecordedRequest): Promise<Answer> {
     const text = raw.toString('utf8');
-    let form: Record<string, string> = {};
+    let form: Record<string, string>;
     if ((req.headers['content-type'] ?? '').includes('json')) {
       try {
         form = JSON.parse(text) as Record<string, string>;

@@ -49,7 +49,7 @@ describe('validation (400 invalidParameter)', () => {
   const cases: Array<[string, Body]> = [
     ['startDate after endDate', { startDate: '2026-10-10', endDate: '2026-10-01' }],
     ['an impossible date', { startDate: '2026-02-30', endDate: '2026-03-01' }],
-    ['a missing endDate', { startDate: '2026-10-01' } as Body],
+    ['a missing endDate', { startDate: '2026-10-01' }],
     ['rowLimit above 25000', { ...range, rowLimit: 25001 }],
     ['negative startRow', { ...range, startRow: -1 }],
     ['hour without hourly_all', { ...range, dimensions: ['hour'], dataState: 'all' }],

@@ -53,7 +53,7 @@ export class SiteVerificationClient {
 
   private request<T>(method: string, path: string, params: Record<string, string>, requestBody?: unknown, pathParams: string[] = []) {
     return this.createAPIRequest<T>({
-      options: { url: `${this.rootUrl}/${path}`.replace(/([^:]\/)\/+/g, '$1'), method: method as 'GET' },
+      options: { url: `${this.rootUrl}/${path}`.replace(/([^:]\/)\/+/g, '$1'), method: method },
       params: requestBody === undefined ? params : { ...params, requestBody },
       requiredParams: pathParams,
       pathParams,

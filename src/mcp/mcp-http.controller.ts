@@ -51,7 +51,7 @@ export class McpHttpController implements OnModuleDestroy {
       return send(res, { ...rpcError(503, 'google-search-console-mcp is shutting down; retry shortly or against another instance'), headers: { 'Retry-After': '5' } });
     }
     if (req.method === 'POST') this.track(res);
-    if (isModernRequest(req)) return this.modernNode(req as never, res, req.body);
+    if (isModernRequest(req)) return this.modernNode(req, res, req.body);
     return this.serveLegacy(req, res);
   }
 

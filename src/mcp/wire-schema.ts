@@ -19,7 +19,7 @@ export function wireSchema(schema: z.ZodObject): StandardSchemaWithJSON {
     const key = `${io}\0${options.target}`;
     let json = converted.get(key);
     if (!json) {
-      const { $schema: _dropped, ...rest } = standard.jsonSchema[io](options as never) as Record<string, unknown>;
+      const { $schema: _dropped, ...rest } = standard.jsonSchema[io](options as never);
       json = withoutSafeIntegerBounds(rest) as Record<string, unknown>;
       converted.set(key, json);
     }
@@ -32,7 +32,7 @@ export function wireSchema(schema: z.ZodObject): StandardSchemaWithJSON {
       validate: standard.validate,
       jsonSchema: { input: convert('input'), output: convert('output') },
     },
-  } as StandardSchemaWithJSON;
+  };
 }
 
 function withoutSafeIntegerBounds(node: unknown): unknown {
