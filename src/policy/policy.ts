@@ -1,0 +1,170 @@
+import { ConfigError } from '../config/config-error.js';
+import { parseToolPatterns, type ToolPattern } from '../config/tool-patterns.js';
+import { inert } from '../common/inert-text.js';
+import { normalizeProperty, PropertyError } from '../property/property.js';
+
+// GSC_POLICY_FILE (or the embedded module's `policy` option), PRODUCT §8b:
+// { "rules": [ { "principals" | "groups", "tools", "deny_tools"?, "sites"? }, … ] }
+
+export type PrincipalPattern =
+  | { readonly kind: 'address'; readonly text: string; readonly address: string }
+  | { readonly kind: 'domain'; readonly text: string; readonly domain: string };
+
+export interface PolicyRule {
+  /** 1-based, as a person counts the rules in the file. */
+  readonly number: number;
+  /** `rule 2 ("groups": ["seo"])`: how every message names this rule. */
+  readonly label: string;
+  readonly principals?: readonly PrincipalPattern[];
+  readonly groups?: readonly string[];
+  readonly tools: readonly ToolPattern[];
+  readonly denyTools: readonly ToolPattern[];
+  /** Normalised properties; undefined means the server-wide GSC_ALLOWED_SITES. */
+  readonly sites?: readonly string[];
+}
+
+export interface Policy {
+  /** What to call it in messages: `GSC_POLICY_FILE`, `policy`. */
+  readonly source: string;
+  readonly rules: readonly PolicyRule[];
+}
+
+const RULE_KEYS = ['principals', 'groups', 'tools', 'deny_tools', 'sites'] as const;
+const LOCAL_PART = /^[^\s@*"(),:;<>[\]\\]+$/;
+const DOMAIN = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/;
+
+/**
+ * Validates a policy as strictly as the environment: one ConfigError line naming
+ * the source and the rule, for unknown keys, wrong types, empty lists, principal
+ * patterns other than an address or `*@domain`, malformed tool patterns and
+ * malformed properties. `json` is the file's text or an already-parsed object.
+ * Tool names are checked against the registered tools by checkPolicyTools.
+ */
+export function parsePolicy(json: unknown, source: string): Policy {
+  let document = json;
+  if (typeof json === 'string') {
+    try {
+      document = JSON.parse(json);
+    } catch (error) {
+      throw new ConfigError(`${source} is not valid JSON (${inert((error as Error).message, 160)}); write an object such as {"rules": [{"principals": ["alice@corp.example"], "tools": ["essential"]}]}`);
+    }
+  }
+  if (!isPlainObject(document)) throw new ConfigError(`${source} must be a JSON object with a "rules" list, such as {"rules": [{"principals": ["alice@corp.example"], "tools": ["essential"]}]}`);
+  const unknown = Object.keys(document).filter((key) => key !== 'rules');
+  if (unknown.length > 0) throw new ConfigError(`${source} has the unknown key ${quote(unknown[0])}; the only key is "rules"`);
+  const { rules } = document;
+  if (!Array.isArray(rules)) throw new ConfigError(`${source} "rules" must be a list of rules, such as [{"principals": ["alice@corp.example"], "tools": ["essential"]}]`);
+  if (rules.length === 0) throw new ConfigError(`${source} "rules" is empty, which would give every caller no tools; add a rule or unset ${source}`);
+  return Object.freeze({ source, rules: Object.freeze(rules.map((rule, index) => parseRule(rule, index + 1, source))) });
+}
+
+function parseRule(raw: unknown, number: number, source: string): PolicyRule {
+  const label = labelOf(raw, number);
+  const fail: (what: string) => never = (what) => {
+    throw new ConfigError(`${source} ${label}: ${what}`);
+  };
+  if (!isPlainObject(raw)) fail('a rule must be an object with "principals" or "groups", and "tools"');
+  const rule = raw as Record<string, unknown>;
+  for (const key of Object.keys(rule)) {
+    if (!(RULE_KEYS as readonly string[]).includes(key)) fail(`unknown key ${quote(key)}; the keys are ${RULE_KEYS.join(', ')}`);
+  }
+  const list = (key: string): string[] | undefined => {
+    const value = rule[key];
+    if (value === undefined) return undefined;
+    if (!Array.isArray(value)) fail(`"${key}" must be a list of strings, such as ${EXAMPLES[key]}`);
+    const entries = value as unknown[];
+    if (entries.length === 0) fail(`"${key}" is empty; remove the key or list at least one entry`);
+    entries.forEach((entry, i) => {
+      if (typeof entry !== 'string') fail(`"${key}" entry ${i + 1} is ${describe(entry)}, not a string`);
+      if (!entry.trim()) fail(`"${key}" entry ${i + 1} is empty`);
+    });
+    return (entries as string[]).map((entry) => entry.trim());
+  };
+
+  const principals = list('principals')?.map((text) => parsePrincipalPattern(text) ?? fail(`"principals" entry ${quote(text)} is neither an e-mail address (alice@corp.example) nor *@ and a domain (*@corp.example)`));
+  const groups = list('groups')?.map((name) => {
+    if (INVISIBLE.test(name) || name.length > 256) fail(`"groups" entry ${quote(name)} is not a group name`);
+    if (name.includes('*')) fail(`"groups" entry ${quote(name)} contains *, but groups match exactly; write the group's name as the token carries it`);
+    return name;
+  });
+  if (!principals && !groups) fail('the rule names no one; add "principals" (addresses or *@domain) or "groups"');
+
+  const patterns = (key: 'tools' | 'deny_tools'): ToolPattern[] | undefined =>
+    list(key)?.map((text) => {
+      if (INVISIBLE.test(text)) fail(`"${key}" entry ${quote(text)} contains control or invisible characters`);
+      if (text.includes(',')) fail(`"${key}" entry ${quote(text)} contains a comma; write one pattern per entry`);
+      return parseToolPatterns(`${source} ${label}: "${key}"`, text)![0];
+    });
+  const tools = patterns('tools');
+  if (!tools) fail('"tools" is missing; list the tools this rule allows, e.g. ["essential"] or ["*"]');
+  const denyTools = patterns('deny_tools') ?? [];
+
+  const sites = list('sites')?.map((text) => {
+    try {
+      return normalizeProperty(text);
+    } catch (error) {
+      if (error instanceof PropertyError) return fail(`"sites" entry: ${error.message}`);
+      throw error;
+    }
+  });
+
+  return Object.freeze({
+    number,
+    label,
+    ...(principals ? { principals: Object.freeze(principals) } : {}),
+    ...(groups ? { groups: Object.freeze([...new Set(groups)]) } : {}),
+    tools: Object.freeze(tools),
+    denyTools: Object.freeze(denyTools),
+    ...(sites ? { sites: Object.freeze([...new Set(sites)]) } : {}),
+  });
+}
+
+/** An exact address, or `*@domain`; undefined for anything else. Both lower-cased: principals match case-insensitively. */
+export function parsePrincipalPattern(text: string): PrincipalPattern | undefined {
+  const lowered = text.toLowerCase();
+  const at = lowered.lastIndexOf('@');
+  if (at <= 0 || lowered.indexOf('@') !== at) return undefined;
+  const local = lowered.slice(0, at);
+  const domain = lowered.slice(at + 1);
+  if (!DOMAIN.test(domain)) return undefined;
+  if (local === '*') return { kind: 'domain', text, domain };
+  if (!LOCAL_PART.test(local) || local.length > 64) return undefined;
+  return { kind: 'address', text, address: lowered };
+}
+
+const EXAMPLES: Record<string, string> = {
+  principals: '["alice@corp.example", "*@corp.example"]',
+  groups: '["seo"]',
+  tools: '["essential", "submit_sitemap"]',
+  deny_tools: '["delete_*"]',
+  sites: '["sc-domain:corp.example"]',
+};
+
+// `rule 2 ("groups": ["seo"])`: the rule's number and the first thing a person
+// would search the file for. Taken from unvalidated input, so made inert and short.
+function labelOf(raw: unknown, number: number): string {
+  if (!isPlainObject(raw)) return `rule ${number}`;
+  for (const key of ['principals', 'groups'] as const) {
+    const value = (raw as Record<string, unknown>)[key];
+    if (Array.isArray(value) && value.length > 0 && typeof value[0] === 'string') {
+      const more = value.length > 1 ? ', …' : '';
+      return `rule ${number} ("${key}": [${inert(JSON.stringify(value[0]), 60)}${more}])`;
+    }
+  }
+  return `rule ${number}`;
+}
+
+function quote(value: string): string {
+  return inert(JSON.stringify(value), 80);
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  return typeof value === 'object' ? 'an object' : `the ${typeof value} ${inert(String(value), 40)}`;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,21 @@
+/** A clock that only moves when a test moves it, so nothing waits for real time to pass. */
+export class ManualClock {
+  private millis: number;
+
+  constructor(start: Date | string = '2026-03-02T09:00:00Z') {
+    this.millis = new Date(start).getTime();
+  }
+
+  now(): Date {
+    return new Date(this.millis);
+  }
+
+  /** Seconds since the epoch, the unit of JWT times. */
+  seconds(): number {
+    return Math.floor(this.millis / 1000);
+  }
+
+  advance(ms: number): void {
+    this.millis += ms;
+  }
+}

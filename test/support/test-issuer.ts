@@ -1,0 +1,214 @@
+import { createHmac, randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type CryptoKey, exportJWK, exportSPKI, generateKeyPair, type JWK, SignJWT } from 'jose';
+
+// A real OAuth 2.1 / OpenID Connect issuer for tests: it serves its own
+// metadata and JWKS over HTTP on 127.0.0.1 and signs tokens with keys made at
+// test time (nothing is committed). It can also rotate keys, sign with a key
+// it does not publish, and forge the classic bad tokens.
+
+export type SigningAlg = 'RS256' | 'ES256' | 'EdDSA';
+
+/** Where metadata is served for an issuer with path P: RFC 8414 insertion, OIDC insertion, OIDC appending (P/.well-known/…). */
+export type MetadataLocation = 'oauth-inserted' | 'openid-inserted' | 'openid-appended';
+
+export interface TestIssuerOptions {
+  /** Issuer path, e.g. `/tenant1`; none by default. */
+  readonly path?: string;
+  /** Issuer ends in `/` (as Auth0's does). */
+  readonly trailingSlash?: boolean;
+  readonly alg?: SigningAlg;
+  readonly metadata?: readonly MetadataLocation[];
+  /** Default `aud` of minted tokens. */
+  readonly audience?: string;
+  readonly clock?: { now(): Date };
+}
+
+/** Claims to put in a token; a claim given as undefined is left out. `alg`, `kid` and `signWith` shape the signature. */
+export interface MintOptions {
+  readonly alg?: string;
+  readonly kid?: string | null;
+  /** `current` (default), `previous` (the key before the last rotation, published or not), or `foreign` (never published). */
+  readonly signWith?: 'current' | 'previous' | 'foreign';
+  readonly [claim: string]: unknown;
+}
+
+interface SigningKey {
+  readonly kid: string;
+  readonly alg: SigningAlg;
+  readonly privateKey: CryptoKey;
+  readonly publicKey: CryptoKey;
+  readonly publicJwk: JWK;
+}
+
+export class TestIssuer {
+  /** Every path requested, in order (metadata, JWKS, 404s). */
+  readonly requests: string[] = [];
+  /** Answer the JWKS with this status (503 for an outage). */
+  jwksStatus = 200;
+  /** Accept connections but never answer: a hung issuer. */
+  hang = false;
+  /** What the metadata says `issuer` is (a mix-up test), and where it says the keys are. */
+  advertisedIssuer: string | undefined;
+  advertisedJwksUri: string | undefined;
+
+  private readonly published: SigningKey[] = [];
+  private previousKey: SigningKey | undefined;
+  private readonly hung = new Set<ServerResponse>();
+
+  private constructor(
+    private readonly server: Server,
+    readonly origin: string,
+    readonly issuer: string,
+    private readonly path: string,
+    private readonly options: TestIssuerOptions,
+    private readonly foreignKey: SigningKey,
+  ) {}
+
+  static async start(options: TestIssuerOptions = {}): Promise<TestIssuer> {
+    const alg = options.alg ?? 'RS256';
+    const path = (options.path ?? '').replace(/\/$/, '');
+    const server = createServer();
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve());
+    });
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const issuerUrl = `${origin}${path}${options.trailingSlash ? '/' : ''}`;
+    const issuer = new TestIssuer(server, origin, issuerUrl, path, options, await makeKey(alg));
+    issuer.published.push(await makeKey(alg));
+    server.on('request', (req, res) => issuer.handle(req, res));
+    return issuer;
+  }
+
+  get jwksUrl(): string {
+    return `${this.origin}${this.path}/jwks`;
+  }
+
+  get kid(): string {
+    return this.current.kid;
+  }
+
+  get alg(): SigningAlg {
+    return this.current.alg;
+  }
+
+  /** How many requests went to paths starting with `prefix`. */
+  count(prefix: string): number {
+    return this.requests.filter((p) => p.startsWith(prefix)).length;
+  }
+
+  get jwksRequests(): number {
+    return this.requests.filter((p) => p === `${this.path}/jwks`).length;
+  }
+
+  /** A new signing key with a new kid; the old one stays published unless keepOld is false. */
+  async rotate({ keepOld = true }: { keepOld?: boolean } = {}): Promise<string> {
+    this.previousKey = this.current;
+    if (!keepOld) this.published.splice(0, this.published.length);
+    this.published.push(await makeKey(this.options.alg ?? 'RS256'));
+    return this.kid;
+  }
+
+  async mint(options: MintOptions = {}): Promise<string> {
+    const { alg, kid, signWith = 'current', ...claims } = options;
+    const key = signWith === 'foreign' ? this.foreignKey : signWith === 'previous' ? this.previousKey : this.current;
+    if (!key) throw new Error('no previous key: rotate() first');
+    const header: Record<string, unknown> = { alg: alg ?? key.alg, typ: 'at+jwt' };
+    // A foreign key signs under the current kid by default: the verifier finds a key and the signature fails.
+    const headerKid = kid === undefined ? (signWith === 'foreign' ? this.kid : key.kid) : kid;
+    if (headerKid !== null) header.kid = headerKid;
+    return new SignJWT(this.defaultClaims({ jti: randomUUID(), ...claims })).setProtectedHeader(header as { alg: string }).sign(key.privateKey);
+  }
+
+  /** `alg: none`, no signature: the oldest forgery. */
+  forgeNone(claims: Record<string, unknown> = {}): string {
+    return `${b64(JSON.stringify({ alg: 'none', typ: 'JWT' }))}.${b64(JSON.stringify(this.defaultClaims(claims)))}.`;
+  }
+
+  /**
+   * HS256 keyed with the issuer's public key (the PEM text or the JWK JSON):
+   * a verifier that lets the token pick the algorithm and hands the published key
+   * to HMAC would accept it.
+   */
+  async forgeHs256WithPublicKey(claims: Record<string, unknown> = {}, form: 'pem' | 'jwk' = 'pem'): Promise<string> {
+    const secret = form === 'pem' ? await exportSPKI(this.current.publicKey) : JSON.stringify(this.current.publicJwk);
+    const input = `${b64(JSON.stringify({ alg: 'HS256', typ: 'JWT', kid: this.kid }))}.${b64(JSON.stringify(this.defaultClaims(claims)))}`;
+    return `${input}.${createHmac('sha256', secret).update(input).digest('base64url')}`;
+  }
+
+  async close(): Promise<void> {
+    for (const res of this.hung) res.destroy();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private get current(): SigningKey {
+    return this.published[this.published.length - 1];
+  }
+
+  private nowSeconds(): number {
+    return Math.floor((this.options.clock?.now() ?? new Date()).getTime() / 1000);
+  }
+
+  private defaultClaims(claims: Record<string, unknown>) {
+    const now = this.nowSeconds();
+    return withoutUndefined({ iss: this.issuer, aud: this.options.audience ?? 'https://mcp.test.example/mcp', sub: 'user-1', email: 'alice@corp.example', iat: now, exp: now + 600, ...claims });
+  }
+
+  private metadataPaths(): string[] {
+    const locations = this.options.metadata ?? ['oauth-inserted', 'openid-appended'];
+    return locations.map((location) => {
+      if (location === 'oauth-inserted') return `/.well-known/oauth-authorization-server${this.path}`;
+      if (location === 'openid-inserted') return `/.well-known/openid-configuration${this.path}`;
+      return `${this.path}/.well-known/openid-configuration`;
+    });
+  }
+
+  private handle(req: IncomingMessage, res: ServerResponse): void {
+    const path = new URL(req.url ?? '/', this.origin).pathname;
+    this.requests.push(path);
+    if (this.hang) {
+      this.hung.add(res);
+      return;
+    }
+    if (req.method !== 'GET') return send(res, 405, { error: 'method not allowed' });
+    if (this.metadataPaths().includes(path)) {
+      return send(res, 200, {
+        issuer: this.advertisedIssuer ?? this.issuer,
+        jwks_uri: this.advertisedJwksUri ?? this.jwksUrl,
+        authorization_endpoint: `${this.origin}${this.path}/authorize`,
+        token_endpoint: `${this.origin}${this.path}/token`,
+        response_types_supported: ['code'],
+        code_challenge_methods_supported: ['S256'],
+        id_token_signing_alg_values_supported: [this.alg],
+      });
+    }
+    if (path === `${this.path}/jwks`) {
+      if (this.jwksStatus !== 200) return send(res, this.jwksStatus, { error: 'unavailable' });
+      return send(res, 200, { keys: this.published.map((k) => k.publicJwk) });
+    }
+    send(res, 404, { error: 'not found' });
+  }
+}
+
+async function makeKey(alg: SigningAlg): Promise<SigningKey> {
+  const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true });
+  const kid = randomUUID();
+  return { kid, alg, privateKey, publicKey, publicJwk: { ...(await exportJWK(publicKey)), kid, alg, use: 'sig' } };
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function b64(text: string): string {
+  return Buffer.from(text).toString('base64url');
+}
+
+function withoutUndefined(claims: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(claims).filter(([, v]) => v !== undefined));
+}
