@@ -1,6 +1,7 @@
 import { type CryptoKey, decodeProtectedHeader, jwtVerify, type JWTPayload, type JWTVerifyOptions } from 'jose';
 import { ConfigError } from '../config/config-error.js';
 import { IssuerKeys, IssuerKeysUnavailable, isSecureUrl } from './issuer-keys.js';
+import { hasInvisible } from '../common/inert-text.js';
 
 /** What `config.auth` carries: GSC_AUTH_ISSUER, GSC_AUTH_AUDIENCE, GSC_AUTH_JWKS_URL, GSC_AUTH_PRINCIPAL_CLAIM, GSC_AUTH_GROUPS_CLAIM. */
 export interface AccessTokenSettings {
@@ -111,8 +112,6 @@ export const MAX_LEEWAY_SECONDS = 60;
 const MAX_TOKEN_LENGTH = 16 * 1024;
 const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 const MAX_PRINCIPAL_LENGTH = 320;
-// Principals land in the audit trail and in session keys; control and invisible characters have no business there.
-const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/;
 
 /** Verifies OAuth 2.1 access tokens (JWT) for one issuer and audience. */
 export class AccessTokenVerifier {
@@ -217,7 +216,7 @@ export class AccessTokenVerifier {
     if (this.settings.principalClaim === undefined && claims.email === undefined) claim = 'sub';
     const value = claims[claim];
     if (value === undefined || value === null || value === '') throw new AccessTokenError('missing_principal');
-    if (typeof value !== 'string' || value.length > MAX_PRINCIPAL_LENGTH || value.trim() !== value || INVISIBLE.test(value)) {
+    if (typeof value !== 'string' || value.length > MAX_PRINCIPAL_LENGTH || value.trim() !== value || hasInvisible(value)) {
       throw new AccessTokenError('invalid_principal');
     }
     // An address the identity provider says it has not verified could be anyone's.
@@ -230,7 +229,7 @@ export class AccessTokenVerifier {
     if (value === undefined || value === null) return [];
     // A scalar or a list of objects is a mis-mapped claim; reading it as "no groups"
     // would quietly take people's rights away with nothing pointing at the cause.
-    if (!Array.isArray(value) || !value.every((g) => typeof g === 'string' && g.length > 0 && !INVISIBLE.test(g))) {
+    if (!Array.isArray(value) || !value.every((g) => typeof g === 'string' && g.length > 0 && !hasInvisible(g))) {
       throw new AccessTokenError('invalid_groups');
     }
     return [...new Set(value as string[])];

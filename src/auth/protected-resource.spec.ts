@@ -113,6 +113,6 @@ describe('bearerTokenOf', () => {
     ['Bearer a b', { malformed: true }],
     [['Bearer a', 'Bearer b'], { malformed: true }],
   ])('%j → %j', (header, result) => {
-    expect(bearerTokenOf(header as string | string[] | undefined)).toEqual(result);
+    expect(bearerTokenOf(header)).toEqual(result);
   });
 });

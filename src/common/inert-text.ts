@@ -9,3 +9,9 @@ export function inert(value: string, max = 300): string {
   const visible = value.replace(INVISIBLE, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
   return visible.length > max ? `${visible.slice(0, max)}… (${visible.length - max} more characters)` : visible;
 }
+
+/** Whether a value carries any character inert() would escape: no business in a principal, group or name. */
+export function hasInvisible(value: string): boolean {
+  INVISIBLE.lastIndex = 0;
+  return INVISIBLE.test(value);
+}

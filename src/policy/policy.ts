@@ -1,6 +1,6 @@
 import { ConfigError } from '../config/config-error.js';
 import { parseToolPatterns, type ToolPattern } from '../config/tool-patterns.js';
-import { inert } from '../common/inert-text.js';
+import { hasInvisible, inert } from '../common/inert-text.js';
 import { normalizeProperty, PropertyError } from '../property/property.js';
 
 // GSC_POLICY_FILE (or the embedded module's `policy` option), PRODUCT §8b:
@@ -32,7 +32,6 @@ export interface Policy {
 const RULE_KEYS = ['principals', 'groups', 'tools', 'deny_tools', 'sites'] as const;
 const LOCAL_PART = /^[^\s@*"(),:;<>[\]\\]+$/;
 const DOMAIN = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
-const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/;
 
 /**
  * Validates a policy as strictly as the environment: one ConfigError line naming
@@ -65,7 +64,7 @@ function parseRule(raw: unknown, number: number, source: string): PolicyRule {
     throw new ConfigError(`${source} ${label}: ${what}`);
   };
   if (!isPlainObject(raw)) fail('a rule must be an object with "principals" or "groups", and "tools"');
-  const rule = raw as Record<string, unknown>;
+  const rule = raw;
   for (const key of Object.keys(rule)) {
     if (!(RULE_KEYS as readonly string[]).includes(key)) fail(`unknown key ${quote(key)}; the keys are ${RULE_KEYS.join(', ')}`);
   }
@@ -84,7 +83,7 @@ function parseRule(raw: unknown, number: number, source: string): PolicyRule {
 
   const principals = list('principals')?.map((text) => parsePrincipalPattern(text) ?? fail(`"principals" entry ${quote(text)} is neither an e-mail address (alice@corp.example) nor *@ and a domain (*@corp.example)`));
   const groups = list('groups')?.map((name) => {
-    if (INVISIBLE.test(name) || name.length > 256) fail(`"groups" entry ${quote(name)} is not a group name`);
+    if (hasInvisible(name) || name.length > 256) fail(`"groups" entry ${quote(name)} is not a group name`);
     if (name.includes('*')) fail(`"groups" entry ${quote(name)} contains *, but groups match exactly; write the group's name as the token carries it`);
     return name;
   });
@@ -92,7 +91,7 @@ function parseRule(raw: unknown, number: number, source: string): PolicyRule {
 
   const patterns = (key: 'tools' | 'deny_tools'): ToolPattern[] | undefined =>
     list(key)?.map((text) => {
-      if (INVISIBLE.test(text)) fail(`"${key}" entry ${quote(text)} contains control or invisible characters`);
+      if (hasInvisible(text)) fail(`"${key}" entry ${quote(text)} contains control or invisible characters`);
       if (text.includes(',')) fail(`"${key}" entry ${quote(text)} contains a comma; write one pattern per entry`);
       return parseToolPatterns(`${source} ${label}: "${key}"`, text)![0];
     });
@@ -146,7 +145,7 @@ const EXAMPLES: Record<string, string> = {
 function labelOf(raw: unknown, number: number): string {
   if (!isPlainObject(raw)) return `rule ${number}`;
   for (const key of ['principals', 'groups'] as const) {
-    const value = (raw as Record<string, unknown>)[key];
+    const value = (raw)[key];
     if (Array.isArray(value) && value.length > 0 && typeof value[0] === 'string') {
       const more = value.length > 1 ? ', …' : '';
       return `rule ${number} ("${key}": [${inert(JSON.stringify(value[0]), 60)}${more}])`;
@@ -162,7 +161,7 @@ function quote(value: string): string {
 function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a list';
-  return typeof value === 'object' ? 'an object' : `the ${typeof value} ${inert(String(value), 40)}`;
+  return typeof value === 'object' ? 'an object' : `the ${typeof value} ${inert(JSON.stringify(value) ?? typeof value, 40)}`;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

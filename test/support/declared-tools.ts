@@ -2,7 +2,7 @@ import { Reflector } from '@nestjs/core';
 import { AnalyticsTools } from '../../src/analytics/analytics.tools.js';
 import { IndexingTools } from '../../src/indexing/indexing.tools.js';
 import { InspectionTools } from '../../src/inspection/inspection.tools.js';
-import { Tool, type ToolSpec } from '../../src/mcp/tool.decorator.js';
+import { TOOL_METADATA, type ToolSpec } from '../../src/mcp/tool.decorator.js';
 import { SitemapsTools } from '../../src/sitemaps/sitemaps.tools.js';
 import { SitesTools } from '../../src/sites/sites.tools.js';
 import { VerificationTools } from '../../src/verification/verification.tools.js';
@@ -14,7 +14,7 @@ export function declaredTools(): ToolSpec[] {
   for (const provider of [SitesTools, SitemapsTools, AnalyticsTools, InspectionTools, IndexingTools, VerificationTools]) {
     const prototype = provider.prototype as unknown as Record<string, unknown>;
     for (const method of Object.getOwnPropertyNames(prototype)) {
-      const spec = typeof prototype[method] === 'function' ? reflector.get(Tool, prototype[method] as () => unknown) : undefined;
+      const spec = typeof prototype[method] === 'function' ? reflector.get<ToolSpec | undefined>(TOOL_METADATA, prototype[method] as () => unknown) : undefined;
       if (spec) specs.push(spec);
     }
   }
