@@ -101,7 +101,7 @@ function buildConfig(source: SettingSource, options: LoadOptions): Config {
 
   const impersonate = source.get('GSC_IMPERSONATE');
   if (impersonate) {
-    if (!/^[^@\s]{1,64}@[^@\s]+\.[^@\s]{2,}$/.test(impersonate) || impersonate.length > 254) {
+    if (!/^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$/.test(impersonate) || impersonate.length > 254) {
       throw new ConfigError(`GSC_IMPERSONATE must be the e-mail address of the Workspace user to act as, such as admin@corp.example (got ${quote(impersonate)})`);
     }
     if (credential.kind !== 'service_account') {
@@ -193,13 +193,13 @@ function parseSiteList(value: string | undefined): string[] | undefined {
 
 function parseToolList(variable: SettingName, source: SettingSource): ToolPattern[] | undefined {
   const value = source.get(variable);
-  if (value) refuseKeyMaterial(variable, value, 'exact tool names, prefixes with one trailing * (list_*), or essential, separated by commas');
+  if (value) refuseKeyMaterial(variable, value, 'a comma-separated list of exact tool names, prefixes with one trailing * (list_*), or essential');
   return parseToolPatterns(variable, value);
 }
 
 function parseOrigins(value: string | undefined): string[] {
   if (!value) return [];
-  refuseKeyMaterial('GSC_ALLOWED_ORIGINS', value, 'comma-separated origins such as https://app.example.com');
+  refuseKeyMaterial('GSC_ALLOWED_ORIGINS', value, 'a comma-separated list of origins such as https://app.example.com');
   return value.split(',').map((s) => s.trim()).filter(Boolean).map((entry) => {
     let url: URL | undefined;
     try {

@@ -131,6 +131,10 @@ function parseKey(text: string, origin: string): ServiceAccountKey {
   if (json.type !== 'service_account' || typeof json.client_email !== 'string' || typeof json.private_key !== 'string') {
     throw new ConfigError(`${origin} is not a service account key: it needs "type": "service_account", "client_email" and "private_key"`);
   }
+  // Shown as the principal in the start-up line and /admin/config, so it must be what it says.
+  if (!/^[^@\s]{1,64}@[a-z0-9.-]+\.[a-z]{2,}$/i.test(json.client_email)) {
+    throw new ConfigError(`${origin} has a client_email that is not an e-mail address (got ${quote(json.client_email)}); download a fresh JSON key`);
+  }
   try {
     createPrivateKey(json.private_key);
   } catch {

@@ -19,8 +19,13 @@ const integer = (message: string, min: number, max: number) =>
     .transform(Number)
     .pipe(z.number().min(min, { error: message }).max(max, { error: message }))
     .optional();
+// A bearer token travels in an Authorization header, so it is printable ASCII without spaces.
 const token = (name: string) =>
-  z.string().min(16, { error: `${name} must be at least 16 characters long; generate one with: openssl rand -hex 32` }).optional();
+  z
+    .string()
+    .min(16, { error: `${name} must be at least 16 characters long; generate one with: openssl rand -hex 32` })
+    .regex(/^[\x21-\x7e]+$/, { error: `${name} must be printable ASCII without spaces (clients send it in a header); generate one with: openssl rand -hex 32` })
+    .optional();
 
 const HOST = 'GSC_HTTP_HOST must be a host name or IP address such as 127.0.0.1, ::1 or 0.0.0.0';
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i;

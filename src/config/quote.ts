@@ -52,7 +52,7 @@ export function strongSecretShape(value: string): string | undefined {
  * not shown]` when the value looks like key material.
  */
 export function quote(value: string): string {
-  const masked = maskUrlsIn(value);
+  const masked = maskUserInfo(value);
   const looksLike = secretShape(masked);
   if (looksLike) return notShown(looksLike);
   const chars = Array.from(masked);
@@ -67,7 +67,13 @@ export function notShown(looksLike: string): string {
 
 /** Whether quote() would withhold the value. */
 export function isWithheld(value: string): boolean {
-  return secretShape(maskUrlsIn(value)) !== undefined;
+  return secretShape(maskUserInfo(value)) !== undefined;
+}
+
+// URLs, and also `user:password@host` written without a scheme (a Redis or
+// database address pasted into the wrong variable).
+function maskUserInfo(value: string): string {
+  return maskUrlsIn(value).replace(/(^|\s)[^\s:@/]+:(?!\/\/)[^\s@]*@/g, '$1***@');
 }
 
 /** Escapes what would break a one-line, double-quoted rendering. */

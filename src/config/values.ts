@@ -1,5 +1,5 @@
 import { ConfigError } from './config-error.js';
-import { hasControlCharacters, quote, strongSecretShape } from './quote.js';
+import { hasControlCharacters, notShown, quote, strongSecretShape } from './quote.js';
 
 // Checks shared by every setting that holds a path or a short piece of text.
 // Key material in the wrong variable is the common paste mistake, so it gets its
@@ -9,10 +9,7 @@ import { hasControlCharacters, quote, strongSecretShape } from './quote.js';
 export function assertPath(name: string, value: string): void {
   const looksLike = strongSecretShape(value);
   if (looksLike) {
-    throw new ConfigError(
-      `${name} must be a path, but its value looks like ${looksLike} (not shown); ` +
-        'put a service account key in GSC_SERVICE_ACCOUNT_KEY, or its file’s path here',
-    );
+    throw new ConfigError(`${name} must be a path (got ${notShown(looksLike)}); put a service account key in GSC_SERVICE_ACCOUNT_KEY, or its file’s path here`);
   }
   if (hasControlCharacters(value)) throw new ConfigError(`${name} ${quote(value)} contains control characters; a path is one line of printable text`);
 }
