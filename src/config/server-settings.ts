@@ -137,12 +137,11 @@ export function readPolicyFile(source: SettingSource): { policyFile?: string; po
   const path = source.get('GSC_POLICY_FILE');
   if (!path) return {};
   assertPath('GSC_POLICY_FILE', path);
-  let size: number;
   let text: string;
   try {
     const stat = statSync(path);
+    const size = stat.size;
     if (!stat.isFile()) throw new ConfigError(`GSC_POLICY_FILE points at ${quote(path)}, which is not a file; point it at the JSON file of rules`);
-    size = stat.size;
     if (size > POLICY_FILE_MAX_BYTES) throw new ConfigError(`GSC_POLICY_FILE ${quote(path)} is ${size} bytes; a policy file is at most ${POLICY_FILE_MAX_BYTES} bytes of JSON rules`);
     text = readFileSync(path, 'utf8');
   } catch (error) {
