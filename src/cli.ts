@@ -1,12 +1,22 @@
 import 'reflect-metadata';
+import { type Command, parseCommandLine, usage } from './config/command-line.js';
 import { ConfigError } from './config/config-error.js';
-import { ELICITATION_OFF_LINE, SERVER_NAME as NAME } from './common/product.js';
+import { ELICITATION_OFF_LINE, SERVER_NAME, serverVersion } from './common/product.js';
 import { type Config, loadConfig, scrubSecrets } from './config/config.js';
 
 async function main(): Promise<void> {
+  let command: Command;
+  try {
+    command = parseCommandLine(process.argv.slice(2));
+  } catch (error) {
+    return exitWith(error);
+  }
+  if (command.kind === 'help') return void process.stdout.write(usage());
+  if (command.kind === 'version') return void process.stdout.write(`${serverVersion()}\n`);
+
   let config: Config;
   try {
-    config = loadConfig(process.env, { forceHttp: process.argv.includes('--http') });
+    config = loadConfig(process.env, { forceHttp: command.forceHttp });
   } catch (error) {
     return exitWith(error);
   } finally {
@@ -22,15 +32,35 @@ async function main(): Promise<void> {
       await (await import('./stdio-server.js')).startStdioServer(config);
     }
   } catch (error) {
-    exitWith(error);
+    exitWith(listenError(error, config) ?? error);
+  }
+}
+
+/** A bind that fails is a configuration problem with a one-line answer, not a stack. */
+function listenError(error: unknown, config: Config): ConfigError | undefined {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const { host, port } = config.http;
+  // Both were validated (a port number, an IP address or host name), so they are shown as they are.
+  const where = `GSC_HTTP_PORT ${port} on ${host}`;
+  switch (code) {
+    case 'EADDRINUSE':
+      return new ConfigError(`${where} is already in use; stop the other server or choose another port (GSC_HTTP_PORT=0 picks a free one)`);
+    case 'EACCES':
+      return new ConfigError(`${where} cannot be bound without privileges (EACCES); choose a port above 1023`);
+    case 'EADDRNOTAVAIL':
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new ConfigError(`GSC_HTTP_HOST ${host} is not an address of this machine (${code}); bind 127.0.0.1, 0.0.0.0 or one of its own addresses`);
+    default:
+      return undefined;
   }
 }
 
 function exitWith(error: unknown): never {
   if (error instanceof ConfigError) {
-    process.stderr.write(`${NAME}: ${error.message}\n`);
+    process.stderr.write(`${SERVER_NAME}: ${error.message}\n`);
   } else {
-    process.stderr.write(`${NAME}: failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(`${SERVER_NAME}: failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   }
   process.exit(1);
 }

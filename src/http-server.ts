@@ -21,6 +21,8 @@ export async function startHttpServer(config: Config, logger = new StderrLogger(
   const app = await NestFactory.create<NestExpressApplication>(HttpAppModule.forRoot(config), {
     logger,
     bufferLogs: true,
+    // Flushed once listening: a port in use is then one line from the CLI, not a log dump.
+    autoFlushLogs: false,
     abortOnError: false,
     bodyParser: false,
   });

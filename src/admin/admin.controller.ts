@@ -70,7 +70,7 @@ export class AdminController {
       elicitation: c.elicitation,
       transport: c.transport,
       http: { host: c.http.host, port: c.http.port, token: c.http.token ? 'set' : 'unset', admin_token: c.http.adminToken ? 'set' : 'unset', allowed_origins: c.http.allowedOrigins },
-      approval_secret: c.approval.secretSource === 'random' ? 'random per process' : 'set',
+      approval_secret: c.approval.secretSource === 'store' ? 'kept in the state store' : 'set',
       audit_log: c.auditLog ?? null,
       google: { api_root_url: c.google.apiRootUrl ?? 'Google', oauth_token_url: c.google.oauthTokenUrl ?? 'Google' },
     };

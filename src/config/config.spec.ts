@@ -7,6 +7,7 @@ import { loadConfig, scrubSecrets } from './config.js';
 
 const pem = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
 const key = { type: 'service_account', client_email: 'bot@p.iam.gserviceaccount.com', private_key: pem, private_key_id: 'k1' };
+const CLIENT_ID = '123456789012-abcdefghijklmnopqrstuvwxyz012345.apps.googleusercontent.com';
 const noGcloud = () => ({ CLOUDSDK_CONFIG: mkdtempSync(join(tmpdir(), 'gcloud-')) });
 
 describe('loadConfig', () => {
@@ -17,8 +18,11 @@ describe('loadConfig', () => {
     expect(c.elicitation).toBe(true);
     expect(c.readOnly).toBe(false);
     expect(c.credential.kind).toBe('none');
-    expect(c.approval.secretSource).toBe('random');
-    expect(Buffer.byteLength(c.approval.secret)).toBeGreaterThanOrEqual(32);
+    expect(c.approval).toEqual({ secretSource: 'store' });
+    expect(c.http.maxSessions).toBe(1000);
+    expect(c.google.timeoutMs).toBe(30000);
+    expect(c.auth).toBeUndefined();
+    expect(c.policyFile).toBeUndefined();
   });
 
   it('is deeply frozen', () => {
@@ -64,22 +68,22 @@ describe('loadConfig', () => {
   });
 
   it('takes the OAuth triple when complete', () => {
-    const c = loadConfig({ ...noGcloud(), GSC_CLIENT_ID: 'id', GSC_CLIENT_SECRET: 'secret', GSC_REFRESH_TOKEN: 'rt' });
-    expect(c.credential).toMatchObject({ kind: 'oauth', clientId: 'id', refreshToken: 'rt' });
+    const c = loadConfig({ ...noGcloud(), GSC_CLIENT_ID: CLIENT_ID, GSC_CLIENT_SECRET: 'secret', GSC_REFRESH_TOKEN: 'rt' });
+    expect(c.credential).toMatchObject({ kind: 'oauth', clientId: CLIENT_ID, refreshToken: 'rt' });
   });
 
   it('falls back to GOOGLE_APPLICATION_CREDENTIALS only when nothing explicit is set', () => {
     const dir = mkdtempSync(join(tmpdir(), 'adc-'));
     const adc = join(dir, 'adc.json');
-    writeFileSync(adc, JSON.stringify({ type: 'authorized_user', client_id: 'cid', client_secret: 'cs', refresh_token: 'r' }));
-    expect(loadConfig({ ...noGcloud(), GOOGLE_APPLICATION_CREDENTIALS: adc }).credential).toMatchObject({ kind: 'oauth', clientId: 'cid' });
+    writeFileSync(adc, JSON.stringify({ type: 'authorized_user', client_id: CLIENT_ID, client_secret: 'cs', refresh_token: 'r' }));
+    expect(loadConfig({ ...noGcloud(), GOOGLE_APPLICATION_CREDENTIALS: adc }).credential).toMatchObject({ kind: 'oauth', clientId: CLIENT_ID });
     expect(loadConfig({ ...noGcloud(), GOOGLE_APPLICATION_CREDENTIALS: adc, GSC_SERVICE_ACCOUNT_KEY: JSON.stringify(key) }).credential.kind).toBe('service_account');
   });
 
   it('uses a gcloud application-default login when present', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gcloud-'));
-    writeFileSync(join(dir, 'application_default_credentials.json'), JSON.stringify({ type: 'authorized_user', client_id: 'g', client_secret: 's', refresh_token: 'r' }));
-    expect(loadConfig({ CLOUDSDK_CONFIG: dir }).credential).toMatchObject({ kind: 'oauth', clientId: 'g', origin: 'gcloud application-default login' });
+    writeFileSync(join(dir, 'application_default_credentials.json'), JSON.stringify({ type: 'authorized_user', client_id: CLIENT_ID, client_secret: 's', refresh_token: 'r' }));
+    expect(loadConfig({ CLOUDSDK_CONFIG: dir }).credential).toMatchObject({ kind: 'oauth', clientId: CLIENT_ID, origin: 'gcloud application-default login' });
   });
 
   it('names the key file type when an authorized_user login is pasted as the key', () => {
@@ -89,7 +93,17 @@ describe('loadConfig', () => {
 
 describe('scrubSecrets', () => {
   it('removes secret values from the environment once read', () => {
-    const env: NodeJS.ProcessEnv = { GSC_SERVICE_ACCOUNT_KEY: 'k', GSC_CLIENT_SECRET: 's', GSC_REFRESH_TOKEN: 'r', GSC_HTTP_TOKEN: 't', GSC_ADMIN_TOKEN: 'a', GSC_APPROVAL_SECRET: 'x', GSC_SITE_URL: 'keep' };
+    const env: NodeJS.ProcessEnv = {
+      GSC_SERVICE_ACCOUNT_KEY: 'k',
+      GSC_CLIENT_ID: 'c',
+      GSC_CLIENT_SECRET: 's',
+      GSC_REFRESH_TOKEN: 'r',
+      GSC_HTTP_TOKEN: 't',
+      GSC_ADMIN_TOKEN: 'a',
+      GSC_APPROVAL_SECRET: 'x',
+      GSC_REDIS_URL: 'redis://:pw@h',
+      GSC_SITE_URL: 'keep',
+    };
     scrubSecrets(env);
     expect(env).toEqual({ GSC_SITE_URL: 'keep' });
   });

@@ -1,11 +1,21 @@
-import { randomBytes } from 'node:crypto';
 import { closeSync, openSync } from 'node:fs';
+import { inert } from '../common/inert-text.js';
 import { normalizeProperty, PropertyError } from '../property/property.js';
-import { ConfigError } from './config-error.js';
-import { type Credential, resolveCredential } from './credentials.js';
-import { readVar, SECRET_VARIABLES, validateEnvironment } from './environment.js';
 import { isPropertyAllowed } from '../property/site-allowlist.js';
+import { ConfigError, rememberSecrets } from './config-error.js';
+import { type Credential, resolveCredential } from './credentials.js';
+import { GOOGLE_TIMEOUT_MS, HTTP_MAX_SESSIONS, validateScalars } from './environment.js';
+import { quote, strongSecretShape, notShown } from './quote.js';
+import { type AuthConfig, parseAuth, parsePublicUrl, parseState, readPolicyFile, type StateConfig } from './server-settings.js';
+import { fromEnvironment, fromSettingsObject, type SettingSource } from './setting-source.js';
+import { SCRUBBED_SETTINGS, type SettingName } from './settings-table.js';
 import { parseToolPatterns, type ToolPattern } from './tool-patterns.js';
+import { GOOGLE_USER_INFO, isLoopback, parseHttpUrl } from './urls.js';
+import { assertPath } from './values.js';
+
+export { isLoopback } from './urls.js';
+export { maskUrl, redactUrl } from './quote.js';
+export { describeState, type AuthConfig, type StateConfig } from './server-settings.js';
 
 export const CONFIG = Symbol('CONFIG');
 
@@ -28,10 +38,28 @@ export interface Config {
     readonly token?: string;
     readonly adminToken?: string;
     readonly allowedOrigins: readonly string[];
+    /** Cap on open 2025-11-25 sessions. */
+    readonly maxSessions: number;
+    /** Public base URL without a trailing slash (GSC_PUBLIC_URL). */
+    readonly publicUrl?: string;
   };
-  readonly approval: { readonly secret: string; readonly secretSource: 'GSC_APPROVAL_SECRET' | 'random' };
+  /** OAuth resource-server mode (GSC_AUTH_ISSUER + GSC_AUTH_AUDIENCE). */
+  readonly auth?: AuthConfig;
+  /** With no GSC_APPROVAL_SECRET, the state store creates one and keeps it. */
+  readonly approval:
+    | { readonly secret: string; readonly secretSource: 'GSC_APPROVAL_SECRET' }
+    | { readonly secret?: undefined; readonly secretSource: 'store' };
   readonly auditLog?: string;
-  readonly google: { readonly apiRootUrl?: string; readonly oauthTokenUrl?: string };
+  readonly state: StateConfig;
+  /** GSC_POLICY_FILE, resolved, and its text (parsed by the policy module, not here). */
+  readonly policyFile?: string;
+  readonly policyText?: string;
+  readonly google: {
+    readonly apiRootUrl?: string;
+    readonly oauthTokenUrl?: string;
+    /** Deadline for one Google or token request. */
+    readonly timeoutMs: number;
+  };
 }
 
 export interface LoadOptions {
@@ -39,90 +67,139 @@ export interface LoadOptions {
   readonly forceHttp?: boolean;
 }
 
-/** Parses and validates every setting once, before Nest boots. Throws ConfigError. */
-export function loadConfig(env: NodeJS.ProcessEnv, options: LoadOptions = {}): Config {
-  const vars = validateEnvironment(env);
-  const credential = resolveCredential(env);
+export interface SettingsOptions extends LoadOptions {
+  /**
+   * Where machine lookups (CLOUDSDK_CONFIG, XDG_STATE_HOME, HOME) come from.
+   * Without it nothing is read from the environment and no gcloud login is probed.
+   */
+  readonly env?: NodeJS.ProcessEnv;
+}
 
-  const impersonate = readVar(env, 'GSC_IMPERSONATE');
+/** Parses and validates every setting from environment variables, once, before Nest boots. Throws ConfigError. */
+export function loadConfig(env: NodeJS.ProcessEnv, options: LoadOptions = {}): Config {
+  return buildConfig(fromEnvironment(env), options);
+}
+
+/**
+ * The same from a settings object (the embedded module's `settings`), by the
+ * same rules and messages; unknown names are an error. Throws ConfigError,
+ * never exits, and reads process.env only when given as `options.env`.
+ */
+export function loadSettings(settings: Record<string, unknown>, options: SettingsOptions = {}): Config {
+  return buildConfig(fromSettingsObject(settings, options.env), options);
+}
+
+/** Removes secret values (and the OAuth client id) from the process environment once they have been read. */
+export function scrubSecrets(env: NodeJS.ProcessEnv): void {
+  for (const name of SCRUBBED_SETTINGS) delete env[name];
+}
+
+function buildConfig(source: SettingSource, options: LoadOptions): Config {
+  rememberSecrets(source.secretValues());
+  const vars = validateScalars(source);
+  const credential = resolveCredential(source);
+
+  const impersonate = source.get('GSC_IMPERSONATE');
   if (impersonate) {
-    if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(impersonate)) {
-      throw new ConfigError(`GSC_IMPERSONATE must be the e-mail address of the Workspace user to act as (got "${impersonate}")`);
+    if (!/^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$/.test(impersonate) || impersonate.length > 254) {
+      throw new ConfigError(`GSC_IMPERSONATE must be the e-mail address of the Workspace user to act as, such as admin@corp.example (got ${quote(impersonate)})`);
     }
     if (credential.kind !== 'service_account') {
       throw new ConfigError('GSC_IMPERSONATE applies to service account credentials only (domain-wide delegation); unset it or use a service account key');
     }
   }
 
-  const allowedSites = parseSiteList(readVar(env, 'GSC_ALLOWED_SITES'));
-  const siteUrl = parseProperty('GSC_SITE_URL', readVar(env, 'GSC_SITE_URL'));
+  const allowedSites = parseSiteList(source.get('GSC_ALLOWED_SITES'));
+  const siteUrl = parseProperty('GSC_SITE_URL', source.get('GSC_SITE_URL'));
   if (siteUrl && allowedSites && !isPropertyAllowed(siteUrl, allowedSites)) {
-    throw new ConfigError(`GSC_SITE_URL ${siteUrl} is outside GSC_ALLOWED_SITES (${allowedSites.join(', ')}); add it to the list or choose an allowed property`);
+    const shown = allowedSites.slice(0, 5).map(quote).join(', ') + (allowedSites.length > 5 ? ` and ${allowedSites.length - 5} more` : '');
+    throw new ConfigError(`GSC_SITE_URL ${quote(siteUrl)} is outside GSC_ALLOWED_SITES (${shown}); add it to the list or choose an allowed property`);
   }
 
   const transport = options.forceHttp ? 'http' : (vars.GSC_TRANSPORT ?? 'stdio');
   const host = vars.GSC_HTTP_HOST ?? '127.0.0.1';
-  const token = vars.GSC_HTTP_TOKEN;
-  if (transport === 'http' && !isLoopback(host) && !readVar(env, 'GSC_HTTP_TOKEN')) {
-    throw new ConfigError(`GSC_HTTP_HOST ${host} is not a loopback address, so GSC_HTTP_TOKEN must be set; bind 127.0.0.1 or set a bearer token`);
+  const auth = parseAuth(source);
+  if (transport === 'http' && !isLoopback(host) && !vars.GSC_HTTP_TOKEN && !auth) {
+    throw new ConfigError(
+      // host passed validation as an IP address or host name, so it is shown as it is.
+      `GSC_HTTP_HOST ${host} is not a loopback address, so callers must authenticate: set GSC_HTTP_TOKEN, or GSC_AUTH_ISSUER with GSC_AUTH_AUDIENCE; or bind 127.0.0.1`,
+    );
   }
 
-  const auditLog = readVar(env, 'GSC_AUDIT_LOG');
+  const auditLog = source.get('GSC_AUDIT_LOG');
   if (auditLog) assertAppendable(auditLog);
 
-  const secret = readVar(env, 'GSC_APPROVAL_SECRET');
+  const secret = vars.GSC_APPROVAL_SECRET;
   return deepFreeze({
     credential,
     impersonate,
     siteUrl,
     allowedSites,
     readOnly: vars.GSC_READ_ONLY === 'true',
-    allowTools: parseToolPatterns('GSC_ALLOW_TOOLS', readVar(env, 'GSC_ALLOW_TOOLS')),
-    denyTools: parseToolPatterns('GSC_DENY_TOOLS', readVar(env, 'GSC_DENY_TOOLS')) ?? [],
+    allowTools: parseToolList('GSC_ALLOW_TOOLS', source),
+    denyTools: parseToolList('GSC_DENY_TOOLS', source) ?? [],
     elicitation: vars.ELICITATION !== 'false',
     transport,
     http: {
       host,
       port: vars.GSC_HTTP_PORT ?? 3000,
-      token: token ? readVar(env, 'GSC_HTTP_TOKEN') : undefined,
-      adminToken: vars.GSC_ADMIN_TOKEN ? readVar(env, 'GSC_ADMIN_TOKEN') : undefined,
-      allowedOrigins: parseOrigins(readVar(env, 'GSC_ALLOWED_ORIGINS')),
+      token: vars.GSC_HTTP_TOKEN,
+      adminToken: vars.GSC_ADMIN_TOKEN,
+      allowedOrigins: parseOrigins(source.get('GSC_ALLOWED_ORIGINS')),
+      maxSessions: vars.GSC_HTTP_MAX_SESSIONS ?? HTTP_MAX_SESSIONS.default,
+      publicUrl: parsePublicUrl(source),
     },
-    approval: secret ? { secret, secretSource: 'GSC_APPROVAL_SECRET' } : { secret: randomBytes(32).toString('hex'), secretSource: 'random' },
+    auth,
+    approval: secret ? { secret, secretSource: 'GSC_APPROVAL_SECRET' } : { secretSource: 'store' },
     auditLog,
-    google: { apiRootUrl: originOf(vars.GSC_API_ROOT_URL), oauthTokenUrl: vars.GSC_OAUTH_TOKEN_URL },
+    state: parseState(source),
+    ...readPolicyFile(source),
+    google: {
+      apiRootUrl: apiRoot(source.get('GSC_API_ROOT_URL')),
+      oauthTokenUrl: tokenUrl(source.get('GSC_OAUTH_TOKEN_URL')),
+      timeoutMs: vars.GSC_GOOGLE_TIMEOUT_MS ?? GOOGLE_TIMEOUT_MS.default,
+    },
   } satisfies Config);
 }
 
-/** Removes secret values from the process environment once they have been read. */
-export function scrubSecrets(env: NodeJS.ProcessEnv): void {
-  for (const name of [...SECRET_VARIABLES, 'GSC_CLIENT_ID']) delete env[name];
-}
+const PROPERTY_FORMS = 'write sc-domain:example.com (a Domain property) or https://www.example.com/ (a URL-prefix property)';
+/** Longer than any property Search Console shows; keeps messages about one bounded. */
+const PROPERTY_MAX = 512;
 
-export function isLoopback(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h);
-}
-
-function parseProperty(variable: string, value: string | undefined): string | undefined {
+function parseProperty(variable: string, value: string | undefined, what = variable): string | undefined {
   if (!value) return undefined;
+  const looksLike = strongSecretShape(value);
+  if (looksLike) throw new ConfigError(`${what} ${notShown(looksLike)} is not a Search Console property; ${PROPERTY_FORMS}`);
+  if (value.length > PROPERTY_MAX) throw new ConfigError(`${what} ${quote(value)} is too long for a Search Console property; ${PROPERTY_FORMS}`);
   try {
     return normalizeProperty(value);
   } catch (error) {
-    if (error instanceof PropertyError) throw new ConfigError(`${variable}: ${error.message}`);
-    throw error;
+    if (!(error instanceof PropertyError)) throw error;
+    // property.ts opens its messages with the value quoted its own way; the
+    // configuration's quote() replaces that, so every config message quotes alike.
+    const own = `"${inert(value.trim(), 120)}" `;
+    const reason = error.message.startsWith(own) ? error.message.slice(own.length) : error.message;
+    throw new ConfigError(`${what} ${quote(value)} ${reason}`);
   }
 }
 
 function parseSiteList(value: string | undefined): string[] | undefined {
   if (!value) return undefined;
+  refuseKeyMaterial('GSC_ALLOWED_SITES', value, `a comma-separated list of properties; ${PROPERTY_FORMS}`);
   const entries = value.split(',').map((s) => s.trim()).filter(Boolean);
-  if (entries.length === 0) return undefined;
-  return [...new Set(entries.map((entry) => parseProperty('GSC_ALLOWED_SITES', entry)!))];
+  if (entries.length === 0) throw new ConfigError('GSC_ALLOWED_SITES has no entries; leave it unset to allow every property the credential can see, or name at least one');
+  return [...new Set(entries.map((entry) => parseProperty('GSC_ALLOWED_SITES', entry, 'GSC_ALLOWED_SITES entry')!))];
+}
+
+function parseToolList(variable: SettingName, source: SettingSource): ToolPattern[] | undefined {
+  const value = source.get(variable);
+  if (value) refuseKeyMaterial(variable, value, 'a comma-separated list of exact tool names, prefixes with one trailing * (list_*), or essential');
+  return parseToolPatterns(variable, value);
 }
 
 function parseOrigins(value: string | undefined): string[] {
   if (!value) return [];
+  refuseKeyMaterial('GSC_ALLOWED_ORIGINS', value, 'a comma-separated list of origins such as https://app.example.com');
   return value.split(',').map((s) => s.trim()).filter(Boolean).map((entry) => {
     let url: URL | undefined;
     try {
@@ -131,27 +208,40 @@ function parseOrigins(value: string | undefined): string[] {
       url = undefined;
     }
     if (!url || !/^https?:$/.test(url.protocol) || url.origin !== entry.replace(/\/$/, '')) {
-      throw new ConfigError(`GSC_ALLOWED_ORIGINS entry "${entry}" is not an origin; write scheme://host[:port], e.g. https://app.example.com`);
+      throw new ConfigError(`GSC_ALLOWED_ORIGINS entry ${quote(entry)} is not an origin; write scheme://host[:port], e.g. https://app.example.com`);
     }
     return url.origin;
   });
 }
 
-function originOf(value: string | undefined): string | undefined {
+// A whole list that is a key would otherwise be split at its commas, and a harmless-looking piece quoted.
+function refuseKeyMaterial(variable: string, value: string, forms: string): void {
+  const looksLike = strongSecretShape(value);
+  if (looksLike) throw new ConfigError(`${variable} ${notShown(looksLike)} is not ${forms}`);
+}
+
+function apiRoot(value: string | undefined): string | undefined {
   if (!value) return undefined;
-  const url = new URL(value);
-  if (url.pathname !== '/' || url.search) {
-    throw new ConfigError(`GSC_API_ROOT_URL must be an origin without a path, such as http://127.0.0.1:4000 (Google's clients drop any path) (got "${value}")`);
+  const url = parseHttpUrl('GSC_API_ROOT_URL', value, { forms: 'an http(s) URL such as http://127.0.0.1:4000', userInfo: GOOGLE_USER_INFO });
+  if (url.pathname !== '/') {
+    throw new ConfigError(`GSC_API_ROOT_URL must be an origin without a path, such as http://127.0.0.1:4000 (Google's clients drop any path) (got ${quote(value)})`);
   }
   return url.origin;
 }
 
+function tokenUrl(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  parseHttpUrl('GSC_OAUTH_TOKEN_URL', value, { forms: 'an http(s) URL such as http://127.0.0.1:4000/token', query: true, userInfo: GOOGLE_USER_INFO });
+  return value;
+}
+
 function assertAppendable(path: string): void {
+  assertPath('GSC_AUDIT_LOG', path);
   try {
     closeSync(openSync(path, 'a'));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'not writable';
-    throw new ConfigError(`GSC_AUDIT_LOG points at ${path}, which cannot be opened for appending (${code}); fix the path or unset it`);
+    throw new ConfigError(`GSC_AUDIT_LOG points at ${quote(path)}, which cannot be opened for appending (${code}); fix the path or unset it`);
   }
 }
 

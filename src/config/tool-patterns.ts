@@ -1,4 +1,5 @@
 import { ConfigError } from './config-error.js';
+import { isWithheld, quote } from './quote.js';
 
 /** An entry of GSC_ALLOW_TOOLS / GSC_DENY_TOOLS, as written. */
 export type ToolPattern =
@@ -6,7 +7,7 @@ export type ToolPattern =
   | { readonly kind: 'prefix'; readonly text: string; readonly prefix: string }
   | { readonly kind: 'essential'; readonly text: string };
 
-const NAME = /^[a-z][a-z0-9_]*$/;
+const NAME = /^[a-z][a-z0-9_]{0,63}$/;
 
 /**
  * Parses a comma-separated pattern list. A pattern is an exact name, a literal
@@ -19,15 +20,21 @@ export function parseToolPatterns(variable: string, value: string | undefined): 
   if (entries.length === 0) return undefined;
   return entries.map((text): ToolPattern => {
     const lowered = text.toLowerCase();
+    // Checked first: a key can pass for a long tool name, and later messages quote entries as written.
+    if (isWithheld(text)) throw invalid(variable, text);
     if (lowered === 'essential') return { kind: 'essential', text };
     if (NAME.test(lowered)) return { kind: 'exact', text, name: lowered };
     if (lowered.endsWith('*') && (lowered === '*' || NAME.test(lowered.slice(0, -1)))) {
       return { kind: 'prefix', text, prefix: lowered.slice(0, -1) };
     }
-    throw new ConfigError(
-      `${variable} entry "${text}" is not a valid pattern; write an exact tool name (list_sites), a prefix with one trailing * (list_*), or essential`,
-    );
+    throw invalid(variable, text);
   });
+}
+
+function invalid(variable: string, text: string): ConfigError {
+  return new ConfigError(
+    `${variable} entry ${quote(text)} is not a valid pattern; write an exact tool name (list_sites), a prefix with one trailing * (list_*), or essential`,
+  );
 }
 
 export function patternMatches(pattern: ToolPattern, name: string, essential: ReadonlySet<string>): boolean {

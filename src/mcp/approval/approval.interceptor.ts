@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { type CallHandler, type ExecutionContext, Inject, Injectable, type NestInterceptor } from '@nestjs/common';
 import {
   CLIENT_CAPABILITIES_META_KEY,
@@ -55,8 +56,11 @@ export class ApprovalInterceptor implements NestInterceptor {
     private readonly clock: Clock,
     private readonly used: UsedNonces,
   ) {
-    this.codec = createRequestStateCodec<Sealed>({ key: config.approval.secret, ttlSeconds: TOKEN_TTL_SECONDS, bind: (ctx) => principalOf(ctx) });
-    this.tokens = new ApprovalTokens(config.approval.secret, used);
+    // Without GSC_APPROVAL_SECRET the state store provides the shared secret; until it is
+    // wired in here, this process seals with a random secret of its own.
+    const secret = config.approval.secret ?? randomBytes(32).toString('hex');
+    this.codec = createRequestStateCodec<Sealed>({ key: secret, ttlSeconds: TOKEN_TTL_SECONDS, bind: (ctx) => principalOf(ctx) });
+    this.tokens = new ApprovalTokens(secret, used);
   }
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
