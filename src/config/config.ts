@@ -9,6 +9,9 @@ import { parseToolPatterns, type ToolPattern } from './tool-patterns.js';
 
 export const CONFIG = Symbol('CONFIG');
 
+/** GSC_GOOGLE_TIMEOUT_MS default. */
+export const DEFAULT_GOOGLE_TIMEOUT_MS = 30_000;
+
 export interface Config {
   readonly credential: Credential;
   /** Domain-wide delegation subject for a service account. */
@@ -31,7 +34,12 @@ export interface Config {
   };
   readonly approval: { readonly secret: string; readonly secretSource: 'GSC_APPROVAL_SECRET' | 'random' };
   readonly auditLog?: string;
-  readonly google: { readonly apiRootUrl?: string; readonly oauthTokenUrl?: string };
+  readonly google: {
+    readonly apiRootUrl?: string;
+    readonly oauthTokenUrl?: string;
+    /** GSC_GOOGLE_TIMEOUT_MS: deadline for one Google API or token request. */
+    readonly timeoutMs: number;
+  };
 }
 
 export interface LoadOptions {
@@ -90,7 +98,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, options: LoadOptions = {}): C
     },
     approval: secret ? { secret, secretSource: 'GSC_APPROVAL_SECRET' } : { secret: randomBytes(32).toString('hex'), secretSource: 'random' },
     auditLog,
-    google: { apiRootUrl: originOf(vars.GSC_API_ROOT_URL), oauthTokenUrl: vars.GSC_OAUTH_TOKEN_URL },
+    google: { apiRootUrl: originOf(vars.GSC_API_ROOT_URL), oauthTokenUrl: vars.GSC_OAUTH_TOKEN_URL, timeoutMs: DEFAULT_GOOGLE_TIMEOUT_MS },
   } satisfies Config);
 }
 

@@ -77,9 +77,7 @@ export class SiteAccessGuard implements CanActivate {
 
   private async checkResource(id: string, call: ToolCall): Promise<void> {
     const decoded = decodeResourceId(id);
-    const resource = await this.google.call({ action: `look up the Site Verification resource ${decoded}`, retry: true, write: false }, () =>
-      this.google.siteVerification().get(decoded),
-    );
+    const resource = await this.google.call({ method: 'webResource.get', action: `look up the Site Verification resource ${decoded}` }, (c) => c.siteVerification.get(decoded));
     const property = verificationSiteToProperty(resource.site ?? undefined);
     if (!property) {
       throw new UserFacingError(`The Site Verification resource ${decoded} is not a website or domain, so it cannot be matched against this server's allowed properties. Nothing was changed.`);
