@@ -45,7 +45,7 @@ export default tseslint.config(
   },
   {
     // Tests read loosely typed protocol answers (JSON-RPC bodies, structuredContent) on purpose.
-    files: ['test/**/*.ts', 'src/**/*.spec.ts', 'src/emulator/emulator-test-kit.ts'],
+    files: ['test/**/*.ts', 'src/**/*.spec.ts', 'src/**/*.fake.ts', 'src/emulator/emulator-test-kit.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   // The layers. Flat config keeps only the last matching setting of a rule, so
@@ -74,7 +74,8 @@ export default tseslint.config(
   },
   {
     files: ['src/emulator/**/*.ts'],
-    ignores: ['src/emulator/**/*.spec.ts'],
+    // The test kit drives the emulator through the product's own Google clients, as a spec would.
+    ignores: ['src/emulator/**/*.spec.ts', 'src/emulator/emulator-test-kit.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [forbid(['mcp', 'google', 'auth', 'admin', 'config', 'property', ...DOMAINS], 'The emulator stands in for Google: it must not share code with the product it tests.')] }] },
   },
 );

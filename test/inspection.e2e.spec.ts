@@ -142,17 +142,47 @@ describe('inspect_url', () => {
     expect(inspections().map((r) => r.status)).toEqual([429, 429, 500, 200]);
   });
 
-  it('does not retry a daily-quota 429, and says when it resets', async () => {
+  // Google's words do not say which limit a 429 is about; only structured facts
+  // (an ErrorInfo quota_limit) can, and without them both limits are named.
+  it('does not retry a 429 whose ErrorInfo names a daily limit, and says when it resets', async () => {
     google.emulator.injectFault({
       route: 'urlInspection.index.inspect',
       status: 429,
       times: 5,
-      message: "Quota exceeded for quota metric 'searchconsole.googleapis.com/url_inspection_requests' and limit 'URL inspection queries per day per site'.",
+      body: {
+        error: {
+          code: 429,
+          message: 'Quota exceeded for https://www.example.com/.',
+          status: 'RESOURCE_EXHAUSTED',
+          details: [
+            {
+              '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+              reason: 'RATE_LIMIT_EXCEEDED',
+              domain: 'googleapis.com',
+              metadata: { service: 'searchconsole.googleapis.com', quota_limit: 'UrlInspectionRequestsPerDayPerSite', quota_limit_value: '2000' },
+            },
+          ],
+        },
+      },
     });
     const result = await inspect(page(''));
     expect(result.isError).toBe(true);
     expect(inspections()).toHaveLength(1);
     expect(text(result)).toMatch(/daily quota is exhausted, so it refused to inspect https:\/\/www\.example\.com\/ in https:\/\/www\.example\.com\/.*midnight Pacific Time/);
+  });
+
+  it("Google's real 429 (the same for every limit) names both limits and when each resets", async () => {
+    google.emulator.injectFault({
+      route: 'urlInspection.index.inspect',
+      status: 429,
+      times: 5,
+      body: { error: { code: 429, message: 'Quota exceeded for https://www.example.com/.', status: 'RESOURCE_EXHAUSTED' } },
+    });
+    const result = await inspect(page(''));
+    expect(result.isError).toBe(true);
+    expect(text(result)).toMatch(/Google's quota is exhausted, so it refused to inspect https:\/\/www\.example\.com\/ in https:\/\/www\.example\.com\/: "Quota exceeded for https:\/\/www\.example\.com\/\."/);
+    expect(text(result)).toMatch(/does not say which limit was hit\. URL Inspection allows 600 inspections per minute and 2 000 per day per property\. If it was a per-minute limit, retry in 60 seconds; if it was a daily one, it resets at midnight Pacific Time/);
+    expect(text(result)).not.toMatch(/daily quota is exhausted|per-minute quota is exhausted/);
   });
 
   it('answers the legacy 2025-11-25 client too', async () => {

@@ -28,10 +28,10 @@ export class AnalyticsService {
   /** A read-only POST, so it is retried like a GET. An empty answer (`{}`) is zero rows, not an error. */
   async query(request: ReportRequest, filterType = 'and'): Promise<AnalyticsResult> {
     const property = request.site;
-    const data = await this.google.call({ action: `query the search performance of ${property}`, property, retry: true, write: false }, () =>
-      this.google.searchconsole().searchanalytics.query({ siteUrl: property, requestBody: queryBody(request, filterType) }),
+    const data = await this.google.call({ method: 'searchanalytics.query', action: `query the search performance of ${property}`, property }, (c) =>
+      c.searchconsole.searchanalytics.query({ siteUrl: property, requestBody: queryBody(request, filterType) }),
     );
-    return readResponse(data ?? {});
+    return readResponse(data);
   }
 }
 

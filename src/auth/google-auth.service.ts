@@ -2,8 +2,10 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { OAuth2Client } from 'google-auth-library';
 import { UserFacingError } from '../common/user-facing-error.js';
 import { CONFIG, type Config } from '../config/config.js';
+import type { CredentialContext } from '../google/google-error.js';
+import { MalformedAnswerError } from '../google/google-failure.js';
 
-const GOOGLE_TOKEN_ORIGIN = 'https://oauth2.googleapis.com';
+const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
 
 export const SETUP_INSTRUCTIONS =
   'google-search-console-mcp has no Google credential, so nothing was sent to Google. ' +
@@ -54,6 +56,22 @@ export class GoogleAuthService {
     }
   }
 
+  /** The credential as error sentences name it: who, from where, for which scopes. No secret. */
+  credentialContext(): CredentialContext {
+    const credential = this.config.credential;
+    return {
+      ...this.summary(),
+      ...(credential.kind === 'service_account' && credential.key.private_key_id ? { keyId: credential.key.private_key_id } : {}),
+      scopes: this.scopes,
+    };
+  }
+
+  /** Whether a request URL is the OAuth token endpoint (Google's, or GSC_OAUTH_TOKEN_URL). */
+  isTokenUrl(url: string): boolean {
+    const bare = url.split('?')[0];
+    return bare === GOOGLE_TOKEN_URL || (this.config.google.oauthTokenUrl !== undefined && bare === new URL(this.config.google.oauthTokenUrl).href.split('?')[0]);
+  }
+
   hasCredential(): boolean {
     return this.config.credential.kind !== 'none';
   }
@@ -73,34 +91,59 @@ export class GoogleAuthService {
     const { JWT, UserRefreshClient } = await import('google-auth-library');
     const credential = this.config.credential;
     const tokenUrl = this.config.google.oauthTokenUrl;
+    // Every request of the client — token and API alike — gets the deadline.
+    const transporterOptions = { timeout: this.config.google.timeoutMs };
     if (credential.kind === 'none') throw new UserFacingError(SETUP_INSTRUCTIONS);
-    if (credential.kind === 'oauth') {
-      return new UserRefreshClient({
-        clientId: credential.clientId,
-        clientSecret: credential.clientSecret,
-        refreshToken: credential.refreshToken,
-        ...(tokenUrl ? { endpoints: { oauth2TokenUrl: tokenUrl } } : {}),
-      });
-    }
-    const jwt = new JWT({
-      email: credential.key.client_email,
-      key: credential.key.private_key,
-      keyId: credential.key.private_key_id,
-      scopes: [...this.scopes],
-      subject: this.config.impersonate,
-    });
+    const client =
+      credential.kind === 'oauth'
+        ? new UserRefreshClient({
+            clientId: credential.clientId,
+            clientSecret: credential.clientSecret,
+            refreshToken: credential.refreshToken,
+            transporterOptions,
+            ...(tokenUrl ? { endpoints: { oauth2TokenUrl: tokenUrl } } : {}),
+          })
+        : new JWT({
+            email: credential.key.client_email,
+            key: credential.key.private_key,
+            keyId: credential.key.private_key_id,
+            scopes: [...this.scopes],
+            subject: this.config.impersonate,
+            transporterOptions,
+          });
     // The JWT client hard-codes Google's token URL and ignores a key's token_uri,
     // so an override has to happen on the way out (briefs/google.md §6.2).
-    if (tokenUrl) {
-      const target = new URL(tokenUrl);
-      jwt.transporter.interceptors.request.add({
-        resolved: async (options) => {
-          const url = new URL(String(options.url));
-          if (url.origin === GOOGLE_TOKEN_ORIGIN) options.url = target;
-          return options;
-        },
-      });
-    }
-    return jwt;
+    const redirect = credential.kind === 'service_account' && tokenUrl ? new URL(tokenUrl) : undefined;
+    client.transporter.interceptors.request.add({
+      resolved: async (options) => {
+        if (!this.isTokenUrl(String(options.url))) return options;
+        if (redirect) options.url = redirect;
+        // google-auth-library retries a token POST up to 3 times on its own; inside
+        // GoogleService's bounded attempts that made 16 requests for one call.
+        options.retry = false;
+        options.retryConfig = { ...options.retryConfig, retry: 0 };
+        return options;
+      },
+    });
+    // A 200 from the token endpoint that is not a token (an HTML login page of a
+    // proxy, truncated JSON) would otherwise become a request without credentials.
+    client.transporter.interceptors.response.add({
+      resolved: async (response) => {
+        if (!this.isTokenUrl(String(response.config?.url ?? ''))) return response;
+        const data = response.data as { access_token?: unknown } | undefined;
+        if (typeof data !== 'object' || data === null || Array.isArray(data) || typeof data.access_token !== 'string' || !data.access_token) {
+          throw new MalformedAnswerError(describeTokenBody(response.data), 'token');
+        }
+        return response;
+      },
+    });
+    return client;
   }
+}
+
+function describeTokenBody(data: unknown): string {
+  if (data === undefined || data === null || data === '') return 'an empty body';
+  if (typeof data === 'string') return data.trim().startsWith('<') ? 'an HTML page' : 'something that is not JSON';
+  if (Array.isArray(data)) return 'a JSON array';
+  return 'a JSON object without access_token';
 }

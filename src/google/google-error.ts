@@ -1,129 +1,257 @@
+import { inert } from '../common/inert-text.js';
 import { UserFacingError } from '../common/user-facing-error.js';
+import type { CredentialProblem, DisabledApi, Failure, GoogleErrorKind, QuotaFacts, QuotaWindow } from './google-failure.js';
+import { neverSent } from './google-failure.js';
+import { type GoogleMethod, methodSpec } from './google-methods.js';
+
+export type { CredentialProblem, GoogleErrorKind, QuotaFacts, QuotaWindow } from './google-failure.js';
 
 /** What a Google call was for, so that a failure can be told as a sentence. */
 export interface GoogleOperation {
+  /** Which Google method; decides retries, the answer's shape and the limits quoted. */
+  readonly method: GoogleMethod;
   /** Infinitive phrase: "list the sitemaps of https://example.com/". */
   readonly action: string;
   /** The property involved, if any. */
   readonly property?: string;
-  /** Safe to send again (GET/PUT/DELETE, and read-only POSTs). */
-  readonly retry: boolean;
-  /** The call changes something at Google. */
-  readonly write: boolean;
 }
 
-export type QuotaWindow = 'minute' | 'day';
+/** The structured facts of a failed Google call, for code that branches on them. */
+export interface GoogleErrorFacts {
+  readonly kind: GoogleErrorKind;
+  /** 'token': the access token could not be had, so nothing reached the API. */
+  readonly phase: 'token' | 'api';
+  readonly status?: number;
+  readonly reason?: string;
+  /** Transport code for failures without an HTTP answer. */
+  readonly code?: string;
+  readonly retryAfterSeconds?: number;
+  readonly quota?: QuotaFacts;
+  readonly disabled?: DisabledApi;
+  readonly credential?: CredentialProblem;
+  /** 'unknown' when a write may have been applied although the call failed. */
+  readonly outcome: 'unchanged' | 'unknown';
+  /** Requests sent for this call. */
+  readonly attempts: number;
+  /** Google's own message, unchanged (Google-supplied text: treat as data). */
+  readonly googleMessage: string;
+}
 
 /** A failed Google call, told as a sentence, with the facts callers branch on. */
 export class GoogleApiError extends UserFacingError {
   constructor(
     message: string,
-    readonly status: number | undefined,
-    readonly reason: string | undefined,
-    readonly quota: QuotaWindow | undefined,
-    readonly retryAfterSeconds: number | undefined,
-    /** Google's own message, unchanged (Google-supplied text: treat as data). */
-    readonly googleMessage: string = '',
+    readonly facts: GoogleErrorFacts,
   ) {
     super(message);
   }
 
+  get kind(): GoogleErrorKind {
+    return this.facts.kind;
+  }
+  get status(): number | undefined {
+    return this.facts.status;
+  }
+  get reason(): string | undefined {
+    return this.facts.reason;
+  }
+  /** The quota window when Google's answer says it; undefined for other failures and for an unsaid window. */
+  get quotaWindow(): QuotaWindow | undefined {
+    return this.facts.quota?.window;
+  }
+  get retryAfterSeconds(): number | undefined {
+    return this.facts.retryAfterSeconds;
+  }
+  get googleMessage(): string {
+    return this.facts.googleMessage;
+  }
+
   /** The same failure told differently, e.g. with a domain's own rules added. */
   rephrased(message: string): GoogleApiError {
-    return new GoogleApiError(message, this.status, this.reason, this.quota, this.retryAfterSeconds, this.googleMessage);
+    return new GoogleApiError(message, this.facts);
   }
 }
 
-export interface Failure {
-  readonly status?: number;
-  readonly code?: string;
-  readonly message: string;
-  readonly reason?: string;
-  readonly retryAfterSeconds?: number;
-  readonly quota?: QuotaWindow;
+/** Who is calling Google, for sentences about the credential. Never holds a secret. */
+export interface CredentialContext {
+  readonly kind: 'service_account' | 'oauth' | 'none';
+  /** Service account e-mail, or "OAuth client <id>". */
+  readonly principal?: string;
+  /** Where it came from: GSC_SERVICE_ACCOUNT_KEY, GOOGLE_APPLICATION_CREDENTIALS (…), … */
+  readonly origin?: string;
+  /** GSC_IMPERSONATE. */
+  readonly subject?: string;
+  readonly keyId?: string;
+  /** The OAuth scopes requested (those of the registered tools). */
+  readonly scopes: readonly string[];
 }
 
-/** Reads a GaxiosError (or any thrown value) into plain facts. */
-export function readFailure(error: unknown): Failure {
-  const e = error as {
-    status?: number;
-    code?: string | number;
-    message?: string;
-    response?: { status?: number; data?: unknown; headers?: { get?(name: string): string | null } | Record<string, string> };
-  };
-  const status = e.response?.status ?? e.status;
-  const body = (e.response?.data ?? {}) as { error?: { message?: string; status?: string; errors?: { reason?: string }[]; details?: { reason?: string }[] } | string; error_description?: string };
-  const apiError = typeof body.error === 'object' ? body.error : undefined;
-  const message = apiError?.message ?? (typeof body.error === 'string' ? `${body.error}${body.error_description ? `: ${body.error_description}` : ''}` : undefined) ?? e.message ?? String(error);
-  const reason = apiError?.details?.find((d) => d.reason)?.reason ?? apiError?.errors?.[0]?.reason ?? apiError?.status;
-  const headers = e.response?.headers;
-  const retryAfter = typeof headers?.get === 'function' ? headers.get('retry-after') : (headers as Record<string, string> | undefined)?.['retry-after'];
-  return {
-    status,
-    code: typeof e.code === 'string' ? e.code : undefined,
-    message,
-    reason,
-    retryAfterSeconds: parseRetryAfter(retryAfter ?? undefined),
-    quota: status === 429 || /quota|rate ?limit/i.test(reason ?? '') ? (/per ?day|daily|long-term/i.test(message) ? 'day' : 'minute') : undefined,
-  };
+export interface SentenceContext {
+  readonly credential: CredentialContext;
+  readonly attempts: number;
+  readonly timeoutMs: number;
+  readonly now: Date;
 }
 
-export function isRetryable(failure: Failure): boolean {
-  if (failure.status === undefined) return failure.code !== 'AbortError';
-  if (failure.status === 429) return failure.quota !== 'day';
-  return failure.status === 408 || failure.status >= 500;
+/** Whether a write may have been applied although the call failed. */
+export function outcomeOf(failure: Failure, method: GoogleMethod): 'unchanged' | 'unknown' {
+  if (!methodSpec(method).write || neverSent(failure)) return 'unchanged';
+  return ['timeout', 'network', 'unavailable', 'malformed'].includes(failure.kind) ? 'unknown' : 'unchanged';
 }
 
 /** The sentence a model reads: what failed, why, what to do next, whether anything changed. */
-export function describeFailure(failure: Failure, op: GoogleOperation, principal: string | undefined, attempts: number): string {
-  const google = quote(failure.message);
-  const unchanged = 'Nothing was changed.';
-  const who = principal ?? 'the configured credential';
-  const status = failure.status;
-  if (status === undefined) {
-    const maybe = op.write ? 'It is not known whether Google applied the change; check before repeating it.' : unchanged;
-    return `Could not reach Google to ${op.action} (${failure.code ?? failure.message}) after ${plural(attempts, 'attempt')}. ${maybe} Check the network or GSC_API_ROOT_URL, then retry.`;
-  }
-  if (/unauthorized_client/.test(failure.message)) {
-    return `Google refused to issue an access token to ${who} for the scopes this server requests (${google}), so nothing was sent or changed. For domain-wide delegation, a Workspace admin must authorise the service account's client ID for exactly those scopes (Admin console → Security → API controls → Domain-wide delegation) — or narrow the tools (GSC_READ_ONLY, GSC_ALLOW_TOOLS) so fewer scopes are requested.`;
-  }
-  if (status === 401) {
-    return `Google rejected the credential (${who}) while trying to ${op.action}: ${google}. ${unchanged} The key may have been deleted or the refresh token revoked; create a new credential and restart the server.`;
-  }
-  if (status === 403 && /SCOPE_INSUFFICIENT|insufficientPermissions/i.test(`${failure.reason} ${failure.message}`)) {
-    return `Google refused to ${op.action} because the access token lacks the OAuth scope this call needs: ${google}. ${unchanged} The server requests only the scopes of its registered tools (GSC_READ_ONLY, GSC_ALLOW_TOOLS, GSC_DENY_TOOLS); for a delegated service account, ask the Workspace admin to grant the scope.`;
-  }
-  if (status === 429) {
-    const when =
-      failure.quota === 'day'
-        ? 'The daily quota resets at midnight Pacific Time; retry tomorrow or narrow the request.'
-        : `Retry in ${failure.retryAfterSeconds ?? 60} seconds.`;
-    return `Google's ${failure.quota === 'day' ? 'daily' : 'per-minute'} quota is exhausted, so it refused to ${op.action}: ${google}. ${unchanged} ${when}`;
-  }
-  if (status >= 500) {
-    const maybe = op.write ? 'It is not known whether Google applied the change; check the current state before repeating it.' : unchanged;
-    return `Google failed with HTTP ${status} while trying to ${op.action} (${google}), after ${plural(attempts, 'attempt')}. ${maybe} This is usually temporary; retry in a minute.`;
-  }
-  if (status === 403) {
-    const target = op.property ? ` ${op.property}` : ' this resource';
-    return `Google refused to ${op.action}: ${google}. ${unchanged} The credential (${who}) lacks the permission needed on${target}: add it as a user of the property in Search Console (Settings → Users and permissions) — Owner for indexing and verification, Full for other changes — or check the spelling with list_sites.`;
-  }
-  if (status === 404) {
-    return `Google found nothing to ${op.action}: ${google}. ${unchanged} Check the spelling with the matching list tool.`;
-  }
-  return `Google refused to ${op.action} (HTTP ${status}): ${google}. ${unchanged} Correct the arguments and retry.`;
+export function describeFailure(failure: Failure, op: GoogleOperation, ctx: SentenceContext): string {
+  return failure.phase === 'token' ? describeTokenFailure(failure, op, ctx) : describeApiFailure(failure, op, ctx);
 }
 
-function parseRetryAfter(value: string | undefined): number | undefined {
-  if (!value) return undefined;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim());
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000));
+const NOTHING_SENT = 'Nothing was sent to Google, so nothing was changed.';
+
+function describeApiFailure(failure: Failure, op: GoogleOperation, ctx: SentenceContext): string {
+  const google = quote(failure.message);
+  const changed = outcomeOf(failure, op.method) === 'unknown' ? 'It is not known whether Google applied the change; check the current state before repeating it.' : 'Nothing was changed.';
+  const who = ctx.credential.principal ?? 'the configured credential';
+  const tries = plural(ctx.attempts, 'attempt');
+  switch (failure.kind) {
+    case 'credential':
+      return `Google rejected the access token of ${who} while trying to ${op.action}: ${google}. ${changed} The key may have been deleted or the refresh token revoked; create a new credential and restart the server.`;
+    case 'scope':
+      return `Google refused to ${op.action} because the access token lacks the OAuth scope this call needs: ${google}. ${changed} The server requests only the scopes of its registered tools (GSC_READ_ONLY, GSC_ALLOW_TOOLS, GSC_DENY_TOOLS); for a delegated service account, ask the Workspace admin to grant the scope.`;
+    case 'service_disabled':
+      return disabledSentence(failure.disabled!, op, who, google);
+    case 'quota':
+      return quotaSentence(failure, op, ctx, google);
+    case 'permission': {
+      const target = op.property ? ` ${op.property}` : ' this resource';
+      return `Google refused to ${op.action}: ${google}. ${changed} The credential (${who}) lacks the permission needed on${target}: add it as a user of the property in Search Console (Settings → Users and permissions) — Owner for indexing and verification, Full for other changes — or check the spelling with list_sites.`;
+    }
+    case 'not_found':
+      return `Google found nothing to ${op.action}: ${google}. ${changed} Check the spelling with the matching list tool.`;
+    case 'invalid':
+      return `Google refused to ${op.action} (HTTP ${failure.status}): ${google}. ${changed} Correct the arguments and retry.`;
+    case 'unavailable':
+      return `Google failed with HTTP ${failure.status} while trying to ${op.action} (${google}), after ${tries}. ${changed} This is usually temporary; retry in a minute.`;
+    case 'timeout':
+      return `Google did not answer within ${seconds(ctx.timeoutMs)} (GSC_GOOGLE_TIMEOUT_MS) while trying to ${op.action}, after ${tries}. ${changed} Google is slow or unreachable right now; retry in a minute, or raise GSC_GOOGLE_TIMEOUT_MS.`;
+    case 'network':
+      return neverSent(failure)
+        ? `Could not reach Google to ${op.action} (${failure.code}) after ${tries}. ${changed} Check the network or GSC_API_ROOT_URL, then retry.`
+        : `The connection to Google broke while trying to ${op.action} (${failure.code}), after ${tries}. ${changed} Check the network or GSC_API_ROOT_URL, then retry.`;
+    case 'malformed':
+      return (
+        `Google answered with something that is not a ${op.method} response (${failure.answer}) while trying to ${op.action}, after ${tries}. ${changed} ` +
+        'This usually means a proxy, firewall or captive portal between this server and Google answered in its place, or a Google outage; retry in a minute, and check GSC_API_ROOT_URL if it is set.'
+      );
+  }
+}
+
+function disabledSentence(disabled: DisabledApi, op: GoogleOperation, who: string, google: string): string {
+  const project = disabled.project ? `the Google Cloud project ${disabled.project}` : 'the Google Cloud project';
+  return (
+    `Google refused to ${op.action} because the ${disabled.title} (${disabled.service}) is not enabled in ${project} that the credential (${who}) belongs to: ${google}. Nothing was changed. ` +
+    `Enable it at ${disabled.activationUrl} (a project Owner or Editor can; it takes a few minutes to take effect), then retry.`
+  );
+}
+
+function quotaSentence(failure: Failure, op: GoogleOperation, ctx: SentenceContext, google: string): string {
+  const limits = methodSpec(op.method).limits;
+  const midnight = `midnight Pacific Time, in about ${untilPacificMidnight(ctx.now)}`;
+  const wait = failure.retryAfterSeconds ?? 60;
+  switch (failure.quota?.window) {
+    case 'day':
+      return `Google's daily quota is exhausted, so it refused to ${op.action}: ${google}. Nothing was changed. ${limits}; the count resets at ${midnight}. Retry then, or narrow the request.`;
+    case 'minute':
+      return `Google's per-minute quota is exhausted, so it refused to ${op.action}: ${google}. Nothing was changed. ${limits}. Retry in ${wait} seconds.`;
+    default:
+      return (
+        `Google's quota is exhausted, so it refused to ${op.action}: ${google}. Nothing was changed. Google's answer does not say which limit was hit. ${limits}. ` +
+        `If it was a per-minute limit, retry in ${wait} seconds; if it was a daily one, it resets at ${midnight}.`
+      );
+  }
+}
+
+function describeTokenFailure(failure: Failure, op: GoogleOperation, ctx: SentenceContext): string {
+  const c = ctx.credential;
+  const google = quote(failure.message);
+  const origin = c.origin ?? 'the configured credential';
+  const tries = plural(ctx.attempts, 'attempt');
+  if (failure.kind !== 'credential') {
+    const what =
+      failure.kind === 'timeout'
+        ? `did not answer within ${seconds(ctx.timeoutMs)} (GSC_GOOGLE_TIMEOUT_MS)`
+        : failure.kind === 'network'
+          ? `could not be reached (${failure.code})`
+          : failure.kind === 'malformed'
+            ? `answered with ${failure.answer} instead of a token`
+            : `failed with HTTP ${failure.status} (${google})`;
+    return (
+      `Google's OAuth token endpoint ${what}, so no access token could be had to ${op.action} (${tries}). ${NOTHING_SENT} ` +
+      'This is usually temporary; retry in a minute, and check GSC_OAUTH_TOKEN_URL and the network if it persists.'
+    );
+  }
+  const account = c.kind === 'service_account' ? `the service account ${c.principal}` : `the OAuth credential (${c.principal ?? 'GSC_CLIENT_ID'})`;
+  const refused = `Google's OAuth token endpoint refused ${account} from ${origin}, so no access token was issued to ${op.action}: ${google}.`;
+  const restart = 'and restart the server; retrying with the same credential fails the same way.';
+  const scopes = c.scopes.length ? c.scopes.join(', ') : 'those of the registered tools';
+  switch (failure.credential) {
+    case 'key_rejected':
+      return (
+        `${refused} The key${c.keyId ? ` ${c.keyId}` : ''} was deleted or disabled in the Google Cloud console, or it does not belong to this service account. ${NOTHING_SENT} ` +
+        `Create a new JSON key (Google Cloud console → IAM & Admin → Service accounts → ${c.principal} → Keys → Add key), put it in ${origin}, ${restart}`
+      );
+    case 'clock_skew':
+      return (
+        `${refused} Google rejects the signed token's issue and expiry times: this machine's clock reads ${ctx.now.toISOString()} and is off by more than a few minutes. ${NOTHING_SENT} ` +
+        'Set the clock right (enable NTP, e.g. `timedatectl set-ntp true`, or resync the host or VM clock), then retry; the key itself is fine.'
+      );
+    case 'account_missing':
+      return `${refused} The service account was deleted or disabled in its Google Cloud project. ${NOTHING_SENT} Re-enable it (IAM & Admin → Service accounts) or create a new one with a key, add it as a user of each property in Search Console, put the key in ${origin}, ${restart}`;
+    case 'subject_unknown':
+      return `${refused} Google knows no user ${c.subject ?? ''} (GSC_IMPERSONATE) to act as. ${NOTHING_SENT} Set GSC_IMPERSONATE to an existing user of the Workspace domain, or unset it to act as the service account itself, ${restart}`;
+    case 'revoked_token':
+      return (
+        `${refused} The refresh token was revoked (the Google user removed this app's access, changed their password, or an admin revoked it) or it expired ` +
+        `(an OAuth consent screen in "Testing" status issues refresh tokens that last 7 days; one unused for 6 months expires). ${NOTHING_SENT} ` +
+        `Create a new refresh token for this OAuth client with the scopes ${scopes}, set it in GSC_REFRESH_TOKEN, ${restart}`
+      );
+    case 'unauthorized_client':
+      if (c.kind === 'service_account' && c.subject) {
+        return (
+          `${refused} Domain-wide delegation for acting as ${c.subject} (GSC_IMPERSONATE) is not authorised for the scopes this server requests. ${NOTHING_SENT} ` +
+          `A Workspace super admin must allow the service account's client ID (the numeric "client_id" in its key; IAM & Admin → Service accounts → Unique ID) ` +
+          `in the Admin console (Security → Access and data control → API controls → Manage domain-wide delegation) with exactly these OAuth scopes: ${scopes}. ` +
+          'Or narrow the tools (GSC_READ_ONLY, GSC_ALLOW_TOOLS) so fewer scopes are requested, or unset GSC_IMPERSONATE and add the service account itself as a user of each property in Search Console.'
+        );
+      }
+      if (c.kind === 'oauth') {
+        return `${refused} The refresh token was issued to a different OAuth client than GSC_CLIENT_ID, or this client may not use refresh tokens. ${NOTHING_SENT} Create the refresh token with this client's id and secret, set it in GSC_REFRESH_TOKEN, ${restart}`;
+      }
+      return `${refused} This service account may not obtain tokens this way. ${NOTHING_SENT} Check in the Google Cloud console that the service account is enabled and its key current, ${restart}`;
+    case 'client_rejected':
+      return `${refused} The client secret in GSC_CLIENT_SECRET does not match GSC_CLIENT_ID, or the OAuth client was deleted (Google Cloud console → APIs & Services → Credentials). ${NOTHING_SENT} Set the id and secret of an existing OAuth client, with a refresh token made by it, ${restart}`;
+    default:
+      return (
+        `${refused} The credential is not usable as configured. ${NOTHING_SENT} Check ${origin}: a current service account key, or an OAuth client id, secret and refresh token that belong together, ` +
+        restart
+      );
+  }
+}
+
+/** About how long until midnight in America/Los_Angeles, where Google's daily quotas reset. */
+export function untilPacificMidnight(now: Date): string {
+  const parts = new Intl.DateTimeFormat('en-US', { timeZone: 'America/Los_Angeles', hour: 'numeric', minute: 'numeric', hourCycle: 'h23' }).formatToParts(now);
+  const value = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);
+  const minutes = 24 * 60 - (value('hour') * 60 + value('minute'));
+  if (minutes < 90) return plural(Math.max(1, minutes), 'minute');
+  return plural(Math.round(minutes / 60), 'hour');
 }
 
 function quote(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return `"${flat.length > 300 ? `${flat.slice(0, 297)}...` : flat}"`;
+  return `"${inert(text.replace(/\s+/g, ' ').trim(), 300)}"`;
+}
+
+function seconds(ms: number): string {
+  const s = ms / 1000;
+  return `${Number.isInteger(s) ? s : s.toFixed(1)} s`;
 }
 
 function plural(n: number, word: string): string {

@@ -1,22 +1,43 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { indexing_v3 } from '@googleapis/indexing';
 import type { searchconsole_v1 } from '@googleapis/searchconsole';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { GoogleAuthService } from '../auth/google-auth.service.js';
+import { Clock } from '../common/clock.js';
 import { OBSERVER, type Observer } from '../common/observer.js';
 import { UserFacingError } from '../common/user-facing-error.js';
 import { CONFIG, type Config } from '../config/config.js';
 import { propertyHost } from '../property/property.js';
-import { describeFailure, type Failure, GoogleApiError, type GoogleOperation, isRetryable, readFailure } from './google-error.js';
+import { describeFailure, GoogleApiError, type GoogleOperation, outcomeOf } from './google-error.js';
+import { type Failure, MalformedAnswerError, neverSent, readFailure } from './google-failure.js';
+import { answerProblem, type MethodSpec, methodSpec } from './google-methods.js';
+import { IndexingClient } from './indexing.client.js';
 import { SiteVerificationClient } from './site-verification.client.js';
 
-const MAX_ATTEMPTS = 4;
+/** Requests sent for one call at most, first one included. */
+export const MAX_ATTEMPTS = 4;
+/**
+ * A request that timed out (each attempt may last the whole deadline) or was
+ * answered with garbage (a proxy or portal rarely stops doing so within
+ * seconds) is sent at most this often in one call.
+ */
+export const MAX_SUSPECT_ATTEMPTS = 2;
 const MAX_RETRY_AFTER_SECONDS = 20;
 
+/** The Google clients a request function is handed. */
+export interface GoogleClients {
+  readonly searchconsole: searchconsole_v1.Searchconsole;
+  readonly indexing: IndexingClient;
+  readonly siteVerification: SiteVerificationClient;
+}
+
+/** One Google request, made with the clients it is given. */
+export type GoogleRequest<T> = (clients: GoogleClients) => Promise<{ data: T }>;
+
 /**
- * The generated Google clients, pointed at GSC_API_ROOT_URL when set, and the
- * one place a Google call is made: bounded retries that honour Retry-After, and
- * failures turned into sentences.
+ * The one place a Google call is made: the clients (pointed at GSC_API_ROOT_URL
+ * when set, with the GSC_GOOGLE_TIMEOUT_MS deadline on every API and token
+ * request), bounded retries that honour Retry-After, a check that a 200 is the
+ * answer the method returns, and failures turned into sentences.
  *
  * Retries are ours rather than gaxios's: gaxios ignores Retry-After, retries a
  * daily-quota 429 as eagerly as a transient one, and never retries POST — which
@@ -25,66 +46,75 @@ const MAX_RETRY_AFTER_SECONDS = 20;
  */
 @Injectable()
 export class GoogleService {
-  private clients?: Clients;
-  private loading?: Promise<Clients>;
+  private clients?: Promise<GoogleClients>;
 
   constructor(
     private readonly auth: GoogleAuthService,
     @Inject(CONFIG) private readonly config: Config,
+    @Optional() private readonly clock: Clock = new Clock(),
     @Optional() @Inject(OBSERVER) private readonly observer?: Observer,
   ) {}
 
-  // The clients exist once the first call() has loaded them; every request goes through call().
-  searchconsole(): searchconsole_v1.Searchconsole {
-    return this.loaded().searchconsole;
-  }
-
-  indexing(): indexing_v3.Indexing {
-    return this.loaded().indexing;
-  }
-
-  siteVerification(): SiteVerificationClient {
-    return this.loaded().siteVerification;
-  }
-
-  /** Runs one Google call; throws GoogleApiError with a model-readable message. */
-  async call<T>(op: GoogleOperation, request: () => Promise<{ data: T }>): Promise<T> {
-    this.clients ??= await (this.loading ??= this.load());
+  /**
+   * Runs one Google call: `request` is given the clients (loaded on first use)
+   * and may be sent more than once within the bounds of the method's rules.
+   * Resolves with the body; throws GoogleApiError with a model-readable message.
+   */
+  async call<T>(op: GoogleOperation, request: GoogleRequest<T>): Promise<T> {
+    const clients = await this.load();
+    let suspect = 0;
     for (let attempt = 1; ; attempt++) {
+      let failure: Failure;
       try {
-        return (await request()).data;
+        const { data } = await request(clients);
+        const problem = answerProblem(op.method, data);
+        if (problem === undefined) return data;
+        failure = readFailure(new MalformedAnswerError(problem, 'api'));
       } catch (error) {
-        if (error instanceof UserFacingError) throw error;
-        const failure = readFailure(error);
-        const wait = this.retryDelay(op, failure, attempt);
-        if (wait === undefined) throw await this.toError(failure, op, attempt);
-        await sleep(wait);
+        if (!isGoogleFailure(error)) throw error;
+        failure = readFailure(error, { api: methodSpec(op.method).api, isTokenUrl: (url) => this.auth.isTokenUrl(url), now: this.clock.now() });
       }
+      if (failure.kind === 'timeout' || failure.kind === 'malformed') suspect++;
+      const wait = retryDelay(methodSpec(op.method), failure, attempt, suspect);
+      if (wait === undefined) throw await this.toError(failure, op, attempt, clients);
+      await this.pause(wait);
     }
   }
 
-  private retryDelay(op: GoogleOperation, failure: Failure, attempt: number): number | undefined {
-    if (!op.retry || attempt >= MAX_ATTEMPTS || !isRetryable(failure)) return undefined;
-    if (failure.retryAfterSeconds !== undefined) {
-      return failure.retryAfterSeconds > MAX_RETRY_AFTER_SECONDS ? undefined : failure.retryAfterSeconds * 1000;
-    }
-    const base = 250 * 3 ** (attempt - 1);
-    return Math.round(base * (0.8 + Math.random() * 0.4));
+  /** Waits before sending again (a seam, so that specs need not wait). */
+  protected pause(ms: number): Promise<void> {
+    return sleep(ms);
   }
 
-  private async toError(failure: Failure, op: GoogleOperation, attempts: number): Promise<GoogleApiError> {
+  private async toError(failure: Failure, op: GoogleOperation, attempts: number, clients: GoogleClients): Promise<GoogleApiError> {
     this.observer?.googleError(failure.status);
-    let message = describeFailure(failure, op, this.auth.summary().principal, attempts);
-    if (op.property && failure.status === 403 && !/SCOPE/i.test(`${failure.reason}`)) message += await this.accessHint(op.property);
-    return new GoogleApiError(message, failure.status, failure.reason, failure.quota, failure.retryAfterSeconds, failure.message);
+    const now = this.clock.now();
+    let message = describeFailure(failure, op, { credential: this.auth.credentialContext(), attempts, timeoutMs: this.config.google.timeoutMs, now });
+    if (op.property && failure.kind === 'permission') message += await this.accessHint(op.property, clients);
+    const { kind, phase, status, reason, code, retryAfterSeconds, quota, disabled, credential } = failure;
+    return new GoogleApiError(message, {
+      kind,
+      phase,
+      status,
+      reason,
+      code,
+      retryAfterSeconds,
+      quota,
+      disabled,
+      credential,
+      outcome: outcomeOf(failure, op.method),
+      attempts,
+      googleMessage: failure.message,
+    });
   }
 
   // Search Console answers a misspelt property with 403, and the two spellings of
   // a site hold different data: say whether this exact property is listed (then
   // the permission level is the problem) or which spellings exist for the host.
-  private async accessHint(property: string): Promise<string> {
+  private async accessHint(property: string, clients: GoogleClients): Promise<string> {
     try {
-      const { data } = await this.searchconsole().sites.list({});
+      const { data } = await clients.searchconsole.sites.list({});
+      if (answerProblem('sites.list', data) !== undefined) return '';
       const sites = data.siteEntry ?? [];
       const exact = sites.find((s) => s.siteUrl === property);
       if (exact) return ` The credential's permission on ${property} is ${exact.permissionLevel}.`;
@@ -98,30 +128,65 @@ export class GoogleService {
     }
   }
 
-  private loaded(): Clients {
-    if (!this.clients) throw new Error('Google clients are used before GoogleService.call() loaded them');
+  private load(): Promise<GoogleClients> {
+    this.clients ??= this.build();
     return this.clients;
   }
 
   // The generated clients cost ~100 ms to import; a server that only lists its
   // tools, or has no credential, never loads them.
-  private async load(): Promise<Clients> {
+  private async build(): Promise<GoogleClients> {
     const auth = await this.auth.authClient();
-    const [{ searchconsole }, { indexing }, { createAPIRequest }] = await Promise.all([
-      import('@googleapis/searchconsole'),
-      import('@googleapis/indexing'),
-      import('googleapis-common'),
-    ]);
+    const [{ searchconsole }, { createAPIRequest }] = await Promise.all([import('@googleapis/searchconsole'), import('googleapis-common')]);
     const rootUrl = this.config.google.apiRootUrl ? `${this.config.google.apiRootUrl}/` : undefined;
-    const options = { auth, retry: false, ...(rootUrl ? { rootUrl } : {}) };
+    const options = { auth, retry: false, timeout: this.config.google.timeoutMs, ...(rootUrl ? { rootUrl } : {}) };
     return {
       searchconsole: searchconsole({ version: 'v1', ...options }),
-      // @googleapis/indexing 6 is typed against google-auth-library 10; the
-      // client only calls authClient.request, which both versions share.
-      indexing: indexing({ ...(options as unknown as indexing_v3.Options), version: 'v3' }),
+      indexing: new IndexingClient(options, createAPIRequest),
       siteVerification: new SiteVerificationClient(options, createAPIRequest),
     };
   }
 }
 
-type Clients = { searchconsole: searchconsole_v1.Searchconsole; indexing: indexing_v3.Indexing; siteVerification: SiteVerificationClient };
+/**
+ * How long to wait before sending again, or undefined to give up. A failure
+ * while getting the token sent nothing to the API, so it may be retried for any
+ * method; otherwise only what the method allows: reads are sent again after a
+ * transient failure, idempotent writes only when Google said it failed or the
+ * request never left, and Indexing publish never.
+ */
+export function retryDelay(spec: MethodSpec, failure: Failure, attempt: number, suspect: number): number | undefined {
+  if (attempt >= MAX_ATTEMPTS || !retryable(spec, failure)) return undefined;
+  if ((failure.kind === 'timeout' || failure.kind === 'malformed') && suspect >= MAX_SUSPECT_ATTEMPTS) return undefined;
+  if (failure.retryAfterSeconds !== undefined) {
+    return failure.retryAfterSeconds > MAX_RETRY_AFTER_SECONDS ? undefined : failure.retryAfterSeconds * 1000;
+  }
+  const base = 250 * 3 ** (attempt - 1);
+  return Math.round(base * (0.8 + Math.random() * 0.4));
+}
+
+function retryable(spec: MethodSpec, failure: Failure): boolean {
+  if (failure.code === 'AbortError') return false;
+  const transient = ['unavailable', 'timeout', 'network', 'malformed'].includes(failure.kind);
+  if (failure.phase === 'token') return transient;
+  if (!spec.resend) return false;
+  switch (failure.kind) {
+    case 'quota':
+      return failure.quota?.window !== 'day';
+    case 'unavailable':
+      return true;
+    case 'network':
+      return !spec.write || neverSent(failure);
+    case 'timeout':
+    case 'malformed':
+      return !spec.write;
+    default:
+      return false;
+  }
+}
+
+/** A GaxiosError (it carries the request config) or a body that is not an answer; anything else is a bug, not Google. */
+function isGoogleFailure(error: unknown): boolean {
+  if (error instanceof UserFacingError) return false;
+  return error instanceof MalformedAnswerError || (error instanceof Error && typeof (error as { config?: unknown }).config === 'object');
+}

@@ -1,69 +1,65 @@
 import { describe, expect, it } from '@jest/globals';
-import { GoogleApiError, type GoogleOperation } from '../google/google-error.js';
-import type { GoogleService } from '../google/google.service.js';
+import { FakeGoogle, googleError } from '../google/google-service.fake.js';
 import { IndexingService } from './indexing.service.js';
 
-/** A GoogleService that records the operations asked for and fails with the given error. */
-function fakeGoogle(failure?: GoogleApiError, data: unknown = {}) {
-  const ops: GoogleOperation[] = [];
-  const google = {
-    call: async (op: GoogleOperation) => {
-      ops.push(op);
-      if (failure) throw failure;
-      return data;
-    },
-  };
-  return { google: google as unknown as GoogleService, ops };
-}
-
-const err = (status: number | undefined, message = 'Google said no.', quota?: 'minute' | 'day') => new GoogleApiError(message, status, undefined, quota, undefined);
+const JOB = 'https://e.com/j';
 
 describe('IndexingService.publish', () => {
-  it('is sent as a non-retried write', async () => {
-    const fake = fakeGoogle(undefined, { urlNotificationMetadata: { url: 'https://e.com/j', latestUpdate: { type: 'URL_UPDATED', notifyTime: 't' } } });
-    const meta = await new IndexingService(fake.google).publish('https://e.com/j', 'URL_UPDATED');
+  it('sends the URL and type to urlNotifications.publish and returns the notification', async () => {
+    const google = new FakeGoogle().on('urlNotifications.publish', { urlNotificationMetadata: { url: JOB, latestUpdate: { type: 'URL_UPDATED', notifyTime: 't' } } });
+    const meta = await new IndexingService(google.service).publish(JOB, 'URL_UPDATED');
     expect(meta.latestUpdate?.notifyTime).toBe('t');
-    expect(fake.ops).toEqual([expect.objectContaining({ retry: false, write: true })]);
+    expect(google.calls).toEqual([expect.objectContaining({ op: expect.objectContaining({ method: 'urlNotifications.publish' }), args: [{ requestBody: { url: JOB, type: 'URL_UPDATED' } }] })]);
+  });
+
+  it('an answer without urlNotificationMetadata (Google sometimes sends one) is the URL alone', async () => {
+    const google = new FakeGoogle().on('urlNotifications.publish', {});
+    expect(await new IndexingService(google.service).publish(JOB, 'URL_UPDATED')).toEqual({ url: JOB });
   });
 
   it.each([
-    [500, /Google failed with HTTP 500 .* may or may not have recorded it/],
-    [503, /HTTP 503/],
-    [undefined, /The connection to Google failed .* may or may not have recorded it/],
-  ])('a %s outcome is unknown: says so and to check get_indexing_status first', async (status, says) => {
-    const fake = fakeGoogle(err(status));
-    const attempt = new IndexingService(fake.google).publish('https://e.com/j', 'URL_DELETED');
+    ['unavailable', { status: 500 }, /Google failed with HTTP 500 .* may or may not have recorded it/],
+    ['unavailable', { status: 503 }, /HTTP 503/],
+    ['network', { code: 'ECONNRESET' }, /The connection to Google failed .* may or may not have recorded it/],
+    ['timeout', { code: 'TimeoutError' }, /Google did not answer in time \(GSC_GOOGLE_TIMEOUT_MS\) .* may or may not have recorded it/],
+    ['malformed', { status: 200 }, /not a publish response .* may or may not have recorded it/],
+  ] as const)('an unknown outcome (%s %j) says so and to check get_indexing_status first', async (kind, facts, says) => {
+    const google = new FakeGoogle().fail('urlNotifications.publish', googleError(kind, { ...facts, outcome: 'unknown' }));
+    const attempt = new IndexingService(google.service).publish(JOB, 'URL_DELETED');
     await expect(attempt).rejects.toThrow(says);
     await expect(attempt).rejects.toThrow(/URL_DELETED notification for https:\/\/e\.com\/j.*Check with get_indexing_status .* before sending it again/);
   });
 
-  it('adds the owner rule to a 403 and the daily publish quota to a 429, keeping Google’s words', async () => {
-    await expect(new IndexingService(fakeGoogle(err(403, 'Permission denied.')).google).publish('https://e.com/j', 'URL_UPDATED')).rejects.toThrow(
-      /^Permission denied\. The Indexing API accepts calls only from a verified Owner/,
-    );
-    await expect(new IndexingService(fakeGoogle(err(429, 'Quota.', 'day')).google).publish('https://e.com/j', 'URL_UPDATED')).rejects.toThrow(
-      /^Quota\. The Indexing API allows 200 publish requests/,
-    );
+  it('a failure that changed nothing keeps GoogleService’s sentence (a token endpoint 500 sent nothing)', async () => {
+    const token = googleError('unavailable', { status: 500, phase: 'token' }, 'Google’s OAuth token endpoint failed.');
+    await expect(new IndexingService(new FakeGoogle().fail('urlNotifications.publish', token).service).publish(JOB, 'URL_UPDATED')).rejects.toBe(token);
   });
 
-  it('leaves a scope refusal as Google’s scope sentence', async () => {
-    const scope = new GoogleApiError('lacks the OAuth scope', 403, 'ACCESS_TOKEN_SCOPE_INSUFFICIENT', undefined, undefined);
-    await expect(new IndexingService(fakeGoogle(scope).google).publish('https://e.com/j', 'URL_UPDATED')).rejects.toBe(scope);
+  it('adds the owner rule to a permission refusal, keeping Google’s words', async () => {
+    const google = new FakeGoogle().fail('urlNotifications.publish', googleError('permission', { status: 403 }, 'Permission denied.'));
+    await expect(new IndexingService(google.service).publish(JOB, 'URL_UPDATED')).rejects.toThrow(/^Permission denied\. The Indexing API accepts calls only from a verified Owner/);
+  });
+
+  it.each(['scope', 'quota', 'service_disabled'] as const)('leaves a %s refusal as GoogleService’s sentence', async (kind) => {
+    const error = googleError(kind, { status: 403 });
+    await expect(new IndexingService(new FakeGoogle().fail('urlNotifications.publish', error).service).publish(JOB, 'URL_UPDATED')).rejects.toBe(error);
   });
 });
 
 describe('IndexingService.metadata', () => {
-  it('a 404 means never notified, not an error', async () => {
-    expect(await new IndexingService(fakeGoogle(err(404)).google).metadata('https://e.com/j')).toBeUndefined();
+  it('a 404 means Google has no notification history for the URL, not an error', async () => {
+    const google = new FakeGoogle().fail('urlNotifications.getMetadata', googleError('not_found', { status: 404 }));
+    expect(await new IndexingService(google.service).metadata(JOB)).toBeUndefined();
   });
 
-  it('is a retried read', async () => {
-    const fake = fakeGoogle(undefined, { url: 'https://e.com/j' });
-    await new IndexingService(fake.google).metadata('https://e.com/j');
-    expect(fake.ops).toEqual([expect.objectContaining({ retry: true, write: false })]);
+  it('asks getMetadata for the URL', async () => {
+    const google = new FakeGoogle().on('urlNotifications.getMetadata', { url: JOB });
+    expect(await new IndexingService(google.service).metadata(JOB)).toEqual({ url: JOB });
+    expect(google.calls[0]).toMatchObject({ op: { method: 'urlNotifications.getMetadata' }, args: [{ url: JOB }] });
   });
 
   it('passes other failures on', async () => {
-    await expect(new IndexingService(fakeGoogle(err(500, 'boom')).google).metadata('https://e.com/j')).rejects.toThrow(/^boom$/);
+    const google = new FakeGoogle().fail('urlNotifications.getMetadata', googleError('unavailable', { status: 500 }, 'boom'));
+    await expect(new IndexingService(google.service).metadata(JOB)).rejects.toThrow(/^boom$/);
   });
 });

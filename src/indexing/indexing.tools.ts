@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { indexing_v3 } from '@googleapis/indexing';
+import type { UrlNotification, UrlNotificationMetadata } from '../google/indexing.client.js';
 import * as z from 'zod';
 import { PageUrlArg } from '../mcp/tool-args.js';
 import type { TargetOf, ToolCall } from '../mcp/tool-call.js';
@@ -82,8 +82,8 @@ export class IndexingTools {
   }
 }
 
-function historyOf(meta: indexing_v3.Schema$UrlNotificationMetadata) {
-  const one = (n: indexing_v3.Schema$UrlNotification | undefined) => (n?.notifyTime ? { type: n.type ?? '', notify_time: n.notifyTime } : undefined);
+function historyOf(meta: UrlNotificationMetadata) {
+  const one = (n: UrlNotification | undefined) => (n?.notifyTime ? { type: n.type ?? '', notify_time: n.notifyTime } : undefined);
   const latest_update = one(meta.latestUpdate);
   const latest_remove = one(meta.latestRemove);
   return { ...(latest_update ? { latest_update } : {}), ...(latest_remove ? { latest_remove } : {}) };

@@ -20,12 +20,13 @@ export class InspectionService {
 
   /** A read-only POST, so it is retried like a GET. */
   async inspect(property: string, url: string, languageCode?: string): Promise<UrlInspectionResult> {
-    const data = await this.google.call({ action: `inspect ${url} in ${property}`, property, retry: true, write: false }, () =>
-      this.google.searchconsole().urlInspection.index.inspect({
+    const data = await this.google.call({ method: 'urlInspection.index.inspect', action: `inspect ${url} in ${property}`, property }, (c) =>
+      c.searchconsole.urlInspection.index.inspect({
         requestBody: { inspectionUrl: url, siteUrl: property, ...(languageCode ? { languageCode } : {}) },
       }),
     );
-    return data?.inspectionResult ?? {};
+    // GoogleService has checked that the answer carries an inspectionResult.
+    return data.inspectionResult!;
   }
 
   /**
@@ -39,5 +40,5 @@ export class InspectionService {
 }
 
 export function isDailyQuota(error: unknown): boolean {
-  return error instanceof GoogleApiError && error.quota === 'day';
+  return error instanceof GoogleApiError && error.quotaWindow === 'day';
 }

@@ -89,7 +89,7 @@ export class SiteAccessGuard implements CanActivate {
     let resource: VerifiedResource;
     try {
       resource = toVerifiedResource(
-        await this.google.call({ action: `read the Site Verification resource ${decoded}`, retry: true, write: false }, () => this.google.siteVerification().get(decoded)),
+        await this.google.call({ method: 'webResource.get', action: `read the Site Verification resource ${decoded}` }, (c) => c.siteVerification.get(decoded)),
       );
     } catch (error) {
       if (error instanceof GoogleApiError && error.status === 404) {

@@ -22,8 +22,8 @@ export class SitemapsService {
 
   async list(property: string, sitemapIndex?: string): Promise<searchconsole_v1.Schema$WmxSitemap[]> {
     const what = sitemapIndex ? `list the sitemaps in the index ${sitemapIndex} of ${property}` : `list the sitemaps of ${property}`;
-    const data = await this.google.call({ action: what, property, retry: true, write: false }, () =>
-      this.google.searchconsole().sitemaps.list({ siteUrl: property, ...(sitemapIndex ? { sitemapIndex } : {}) }),
+    const data = await this.google.call({ method: 'sitemaps.list', action: what, property }, (c) =>
+      c.searchconsole.sitemaps.list({ siteUrl: property, ...(sitemapIndex ? { sitemapIndex } : {}) }),
     );
     // Google omits empty repeated fields: {} means none.
     return data.sitemap ?? [];
@@ -31,8 +31,8 @@ export class SitemapsService {
 
   async get(property: string, sitemapUrl: string): Promise<searchconsole_v1.Schema$WmxSitemap> {
     try {
-      return await this.google.call({ action: `read the sitemap ${sitemapUrl} of ${property}`, property, retry: true, write: false }, () =>
-        this.google.searchconsole().sitemaps.get({ siteUrl: property, feedpath: sitemapUrl }),
+      return await this.google.call({ method: 'sitemaps.get', action: `read the sitemap ${sitemapUrl} of ${property}`, property }, (c) =>
+        c.searchconsole.sitemaps.get({ siteUrl: property, feedpath: sitemapUrl }),
       );
     } catch (error) {
       throw notSubmitted(error, property, sitemapUrl, NOTHING_CHANGED, 'list_sitemaps shows the submitted ones, and with sitemap_index the children of an index.');
@@ -41,15 +41,15 @@ export class SitemapsService {
 
   async submit(property: string, sitemapUrl: string): Promise<void> {
     // PUT: sending it again has no further effect, so the usual retries are safe.
-    await this.google.call({ action: `submit the sitemap ${sitemapUrl} to ${property}`, property, retry: true, write: true }, () =>
-      this.google.searchconsole().sitemaps.submit({ siteUrl: property, feedpath: sitemapUrl }),
+    await this.google.call({ method: 'sitemaps.submit', action: `submit the sitemap ${sitemapUrl} to ${property}`, property }, (c) =>
+      c.searchconsole.sitemaps.submit({ siteUrl: property, feedpath: sitemapUrl }),
     );
   }
 
   async delete(property: string, sitemapUrl: string): Promise<void> {
     try {
-      await this.google.call({ action: `delete the sitemap ${sitemapUrl} from ${property}`, property, retry: true, write: true }, () =>
-        this.google.searchconsole().sitemaps.delete({ siteUrl: property, feedpath: sitemapUrl }),
+      await this.google.call({ method: 'sitemaps.delete', action: `delete the sitemap ${sitemapUrl} from ${property}`, property }, (c) =>
+        c.searchconsole.sitemaps.delete({ siteUrl: property, feedpath: sitemapUrl }),
       );
     } catch (error) {
       throw notSubmitted(error, property, sitemapUrl, 'Nothing was deleted.', 'list_sitemaps shows the submitted ones; only those can be deleted (the children of a sitemap index go with their index).');
@@ -63,12 +63,12 @@ export class SitemapsService {
    * (and each failure would cost quota), so they are not sent.
    */
   async submitMany(property: string, sitemapUrls: readonly string[], concurrency = SUBMIT_CONCURRENCY): Promise<SubmitResult[]> {
-    const stops = (error: unknown) => error instanceof GoogleApiError && stopReason(error.status) !== undefined;
+    const stops = (error: unknown) => error instanceof GoogleApiError && stopReason(error) !== undefined;
     const outcomes = await runBounded(sitemapUrls, concurrency, (url) => this.submit(property, url), { stopOn: stops });
     const unexpected = outcomes.find((o) => o.state === 'failed' && !(o.error instanceof UserFacingError));
     if (unexpected?.state === 'failed') throw unexpected.error;
     const stopper = outcomes.find((o) => o.state === 'failed' && stops(o.error));
-    const stop = stopper?.state === 'failed' ? stopReason((stopper.error as GoogleApiError).status) : undefined;
+    const stop = stopper?.state === 'failed' ? stopReason(stopper.error as GoogleApiError) : undefined;
     return outcomes.map((outcome, i): SubmitResult => {
       const sitemap_url = sitemapUrls[i];
       if (outcome.state === 'done') return { sitemap_url, submitted: true };
@@ -78,11 +78,20 @@ export class SitemapsService {
   }
 }
 
-function stopReason(status: number | undefined): string | undefined {
-  if (status === 429) return "Google's quota was exhausted by an earlier submission in this batch; submit it again later.";
-  if (status === 401) return 'Google rejected the credential on an earlier submission in this batch.';
-  if (status === 403) return 'Google refused an earlier submission in this batch for lack of permission on the property, so the rest would be refused too.';
-  return undefined;
+function stopReason(error: GoogleApiError): string | undefined {
+  switch (error.kind) {
+    case 'quota':
+      return "Google's quota was exhausted by an earlier submission in this batch; submit it again later.";
+    case 'credential':
+      return 'Google rejected the credential on an earlier submission in this batch.';
+    case 'service_disabled':
+      return "Google refused an earlier submission in this batch because the Search Console API is not enabled in the credential's Google Cloud project, so the rest would be refused too.";
+    case 'permission':
+    case 'scope':
+      return 'Google refused an earlier submission in this batch for lack of permission on the property, so the rest would be refused too.';
+    default:
+      return undefined;
+  }
 }
 
 /** A 404 on a sitemap means the property has no submission under exactly that URL. */

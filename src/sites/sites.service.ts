@@ -19,29 +19,21 @@ export class SitesService {
   ) {}
 
   async list(): Promise<SiteEntry[]> {
-    const data = await this.google.call({ action: 'list the Search Console properties', retry: true, write: false }, () =>
-      this.google.searchconsole().sites.list({}),
-    );
+    const data = await this.google.call({ method: 'sites.list', action: 'list the Search Console properties' }, (c) => c.searchconsole.sites.list({}));
     return (data.siteEntry ?? []).map(toEntry);
   }
 
   async get(property: string): Promise<SiteEntry> {
-    const data = await this.google.call({ action: `read the property ${property}`, property, retry: true, write: false }, () =>
-      this.google.searchconsole().sites.get({ siteUrl: property }),
-    );
+    const data = await this.google.call({ method: 'sites.get', action: `read the property ${property}`, property }, (c) => c.searchconsole.sites.get({ siteUrl: property }));
     return toEntry(data);
   }
 
   async add(property: string): Promise<void> {
-    await this.google.call({ action: `add the property ${property}`, property, retry: true, write: true }, () =>
-      this.google.searchconsole().sites.add({ siteUrl: property }),
-    );
+    await this.google.call({ method: 'sites.add', action: `add the property ${property}`, property }, (c) => c.searchconsole.sites.add({ siteUrl: property }));
   }
 
   async delete(property: string): Promise<void> {
-    await this.google.call({ action: `remove the property ${property}`, property, retry: true, write: true }, () =>
-      this.google.searchconsole().sites.delete({ siteUrl: property }),
-    );
+    await this.google.call({ method: 'sites.delete', action: `remove the property ${property}`, property }, (c) => c.searchconsole.sites.delete({ siteUrl: property }));
   }
 
   /**
@@ -68,7 +60,7 @@ export class SitesService {
     try {
       return await this.get(property);
     } catch (error) {
-      if (error instanceof GoogleApiError && (error.status === 404 || (error.status === 403 && !/SCOPE|insufficientPermissions/i.test(error.reason ?? '')))) {
+      if (error instanceof GoogleApiError && (error.kind === 'not_found' || error.kind === 'permission')) {
         return undefined;
       }
       throw error;
@@ -89,6 +81,7 @@ export interface SetupStatus {
   readonly tokenError?: string;
 }
 
+// GoogleService has checked that sites.get carries a siteUrl; a listed entry without one is dropped.
 function toEntry(site: { siteUrl?: string | null; permissionLevel?: string | null }): SiteEntry {
   return { siteUrl: site.siteUrl ?? '', permissionLevel: site.permissionLevel ?? 'siteUnverifiedUser' };
 }

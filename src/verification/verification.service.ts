@@ -39,8 +39,8 @@ export class VerificationService {
   /** webResource.getToken: a POST that claims nothing. Returns the token and what to do with it. */
   async token(property: string, method?: VerificationMethod): Promise<TokenInstructions> {
     const chosen = this.checkMethod(property, method);
-    const data = await this.google.call({ action: `get a ${chosen} verification token for ${property}`, retry: true, write: false }, () =>
-      this.google.siteVerification().getToken({ site: propertyToVerificationSite(property), verificationMethod: chosen }),
+    const data = await this.google.call({ method: 'webResource.getToken', action: `get a ${chosen} verification token for ${property}` }, (c) =>
+      c.siteVerification.getToken({ site: propertyToVerificationSite(property), verificationMethod: chosen }),
     );
     const token = data.token ?? '';
     if (!token) throw new UserFacingError(`Google returned no ${chosen} token for ${property}. Nothing was changed. Retry, or try another method.`);
@@ -51,12 +51,12 @@ export class VerificationService {
   async verify(property: string, method: VerificationMethod): Promise<VerifiedResource> {
     const chosen = this.checkMethod(property, method);
     try {
-      const data = await this.google.call({ action: `verify ownership of ${property} with ${chosen}`, retry: true, write: true }, () =>
-        this.google.siteVerification().insert(chosen, { site: propertyToVerificationSite(property) }),
+      const data = await this.google.call({ method: 'webResource.insert', action: `verify ownership of ${property} with ${chosen}` }, (c) =>
+        c.siteVerification.insert(chosen, { site: propertyToVerificationSite(property) }),
       );
       return toVerifiedResource(data);
     } catch (error) {
-      if (error instanceof GoogleApiError && error.status === 400) {
+      if (error instanceof GoogleApiError && error.kind === 'invalid' && error.status === 400) {
         const said = error.googleMessage ? `"${error.googleMessage.replace(/\s+/g, ' ').slice(0, 300)}"` : undefined;
         throw new UserFacingError(
           `Google could not verify ownership of ${property} with ${chosen}${said ? `: ${said}` : ''}. This almost always means the token is not there yet ` +
@@ -68,33 +68,27 @@ export class VerificationService {
   }
 
   async list(): Promise<VerifiedResource[]> {
-    const data = await this.google.call({ action: 'list the sites and domains this credential has verified', retry: true, write: false }, () =>
-      this.google.siteVerification().list(),
-    );
+    const data = await this.google.call({ method: 'webResource.list', action: 'list the sites and domains this credential has verified' }, (c) => c.siteVerification.list());
     return (data.items ?? []).map(toVerifiedResource);
   }
 
   /** webResource.update: PUT the whole resource with the owner list replaced. */
   async replaceOwners(id: string, current: VerifiedResource, owners: readonly string[]): Promise<VerifiedResource> {
     const body: WebResource = { id: current.id, site: { type: current.type, identifier: current.identifier }, owners: [...owners] };
-    const data = await this.google.call({ action: `replace the owners of ${current.property ?? id}`, retry: true, write: true }, () =>
-      this.google.siteVerification().update(id, body),
-    );
+    const data = await this.google.call({ method: 'webResource.update', action: `replace the owners of ${current.property ?? id}` }, (c) => c.siteVerification.update(id, body));
     return toVerifiedResource(data);
   }
 
   /** webResource.patch: send only the new owner list. */
   async patchOwners(id: string, owners: readonly string[], property?: string): Promise<VerifiedResource> {
-    const data = await this.google.call({ action: `replace the owners of ${property ?? id}`, retry: true, write: true }, () =>
-      this.google.siteVerification().patch(id, { owners: [...owners] }),
+    const data = await this.google.call({ method: 'webResource.patch', action: `replace the owners of ${property ?? id}` }, (c) =>
+      c.siteVerification.patch(id, { owners: [...owners] }),
     );
     return toVerifiedResource(data);
   }
 
   /** webResource.delete: gives up this credential's verified ownership. */
   async unverify(id: string, property?: string): Promise<void> {
-    await this.google.call({ action: `give up ownership of ${property ?? id}`, retry: true, write: true }, () =>
-      this.google.siteVerification().delete(id),
-    );
+    await this.google.call({ method: 'webResource.delete', action: `give up ownership of ${property ?? id}` }, (c) => c.siteVerification.delete(id));
   }
 }

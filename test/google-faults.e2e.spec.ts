@@ -1,0 +1,253 @@
+// Google misbehaving, end to end: real MCP clients → the real HTTP server →
+// the real Google client libraries → the emulator answering what Google really
+// answers (PRODUCT §9a), injected where the emulator does not produce it itself.
+// Google's own bodies through raw HTTP (truncated JSON, resets, the token
+// endpoint's texts) are the table in src/google/google.service.spec.ts.
+
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { StderrLogger } from '../src/common/stderr-logger.js';
+import { CONFIG, type Config, loadConfig } from '../src/config/config.js';
+import { SEED_PROPERTIES } from '../src/emulator/emulator-seed.js';
+import { type RunningHttpServer, startHttpServer } from '../src/http-server.js';
+import { connectHttp, type TestClient, text } from './support/clients.js';
+import { isolatedEnv } from './support/env.js';
+import { startGoogle, type TestGoogle } from './support/google.js';
+import { type InProcessServer, startInProcess } from './support/server.js';
+import { useStack } from './support/stack.js';
+
+const OWNED = SEED_PROPERTIES.owned; // https://www.example.com/
+const JOB = 'https://www.example.com/jobs/staff-engineer';
+
+const DISABLED_MESSAGE =
+  'Google Search Console API has not been used in project 123456789012 before or it is disabled. Enable it by visiting https://console.developers.google.com/apis/api/searchconsole.googleapis.com/overview?project=123456789012 then retry. If you enabled this API recently, wait a few minutes for the action to propagate to our systems and retry.';
+const SERVICE_DISABLED = {
+  error: {
+    code: 403,
+    message: DISABLED_MESSAGE,
+    errors: [{ message: DISABLED_MESSAGE, domain: 'usageLimits', reason: 'accessNotConfigured', extendedHelp: 'https://console.developers.google.com' }],
+    status: 'PERMISSION_DENIED',
+    details: [
+      {
+        '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+        reason: 'SERVICE_DISABLED',
+        domain: 'googleapis.com',
+        metadata: {
+          consumer: 'projects/123456789012',
+          service: 'searchconsole.googleapis.com',
+          serviceTitle: 'Google Search Console API',
+          activationUrl: 'https://console.developers.google.com/apis/api/searchconsole.googleapis.com/overview?project=123456789012',
+        },
+      },
+    ],
+  },
+};
+const usageLimits = (reason: string, message: string) => ({ error: { code: 403, message, errors: [{ message, domain: 'usageLimits', reason }] } });
+
+describe('Google faults through the whole server', () => {
+  const { google, client, legacy } = useStack();
+  const requests = (route: string) => google.emulator.requests.filter((r) => r.route === route);
+
+  describe('a 200 that is not the answer is an error, never an empty or default result', () => {
+    it.each([
+      ['get_site', { site_url: OWNED }, 'sites.get', [{ siteUrl: OWNED, permissionLevel: 'siteOwner' }], /not a sites\.get response \(a JSON array\)/],
+      ['get_site', { site_url: OWNED }, 'sites.get', {}, /not a sites\.get response \(a JSON object without siteUrl\)/],
+      ['list_sites', {}, 'sites.list', [], /not a sites\.list response \(a JSON array\)/],
+      ['list_sites', {}, 'sites.list', '<html>Sign in</html>', /not a sites\.list response/],
+      ['list_verified_sites', {}, 'webResource.list', [], /not a webResource\.list response \(a JSON array\)/],
+      ['list_sitemaps', { site_url: OWNED }, 'sitemaps.list', { sitemap: 'none' }, /whose sitemap is not a list/],
+    ])('%s with %s answering %j', async (tool, args, route, body, says) => {
+      google.emulator.injectFault({ route, status: 200, body, times: Infinity });
+      const result = await client.call(tool, args);
+      expect(result.isError).toBe(true);
+      expect(text(result)).toMatch(says);
+      expect(text(result)).toMatch(/Nothing was changed\./);
+      expect(text(result)).not.toMatch(/no properties|siteUnverifiedUser|owns nothing/i);
+      expect(requests(route)).toHaveLength(2);
+    });
+  });
+
+  describe('403s that are not a missing permission', () => {
+    it('SERVICE_DISABLED names the API, the project and where to enable it, and is not sent again', async () => {
+      google.emulator.injectFault({ route: 'searchanalytics.query', status: 403, body: SERVICE_DISABLED, times: Infinity });
+      const result = await client.call('query_search_analytics', { site_url: OWNED, period: 'last7days' });
+      expect(result.isError).toBe(true);
+      expect(text(result)).toMatch(/the Google Search Console API \(searchconsole\.googleapis\.com\) is not enabled in the Google Cloud project 123456789012/);
+      expect(text(result)).toMatch(/Enable it at https:\/\/console\.developers\.google\.com\/apis\/api\/searchconsole\.googleapis\.com\/overview\?project=123456789012 /);
+      expect(text(result)).not.toMatch(/add it as a user|Users and permissions/);
+      expect(requests('searchanalytics.query')).toHaveLength(1);
+      expect(requests('sites.list')).toHaveLength(0);
+    });
+
+    it('usageLimits dailyLimitExceeded is the daily quota', async () => {
+      google.emulator.injectFault({ route: 'webResource.getToken', status: 403, body: usageLimits('dailyLimitExceeded', 'Daily Limit Exceeded'), times: Infinity });
+      const result = await client.call('get_verification_token', { site_url: OWNED });
+      expect(result.isError).toBe(true);
+      expect(text(result)).toMatch(/^Google's daily quota is exhausted, so it refused to get a .* verification token for https:\/\/www\.example\.com\/: "Daily Limit Exceeded"/);
+      expect(text(result)).toMatch(/resets at midnight Pacific Time/);
+      expect(requests('webResource.getToken')).toHaveLength(1);
+    });
+
+    it('usageLimits quotaExceeded on a sitemap submission stops the rest of the batch as quota', async () => {
+      google.emulator.injectFault({ route: 'sitemaps.submit', status: 403, body: usageLimits('quotaExceeded', 'Quota exceeded'), times: Infinity });
+      const urls = [1, 2, 3, 4, 5, 6].map((i) => `https://www.example.com/s${i}.xml`);
+      const result = await client.call('submit_sitemaps', { site_url: OWNED, sitemap_urls: urls });
+      const said = text(result);
+      expect(said).toMatch(/Google's quota is exhausted/);
+      expect(said).toMatch(/Not sent: Google's quota was exhausted by an earlier submission/);
+      expect(said).not.toMatch(/lack of permission/);
+    });
+
+    it('a real missing permission still gets the permission advice', async () => {
+      const result = await legacy.call('get_site', { site_url: 'https://forbidden.example/' });
+      expect(result.isError).toBe(true);
+      expect(text(result)).toMatch(/lacks the permission needed on https:\/\/forbidden\.example\//);
+    });
+  });
+
+  describe("Google's real quota body", () => {
+    it('a URL Inspection 429 names both limits and does not claim to know which', async () => {
+      google.emulator.injectFault({ route: 'urlInspection.index.inspect', status: 429, times: Infinity, body: { error: { code: 429, message: `Quota exceeded for ${OWNED}.`, status: 'RESOURCE_EXHAUSTED' } } });
+      const result = await client.call('inspect_url', { site_url: OWNED, url: OWNED });
+      expect(result.isError).toBe(true);
+      expect(text(result)).toMatch(/600 inspections per minute and 2 000 per day per property/);
+      expect(text(result)).not.toMatch(/per-minute quota is exhausted|daily quota is exhausted/);
+    });
+  });
+});
+
+// Each token case needs a server that holds no access token yet.
+describe('the token endpoint', () => {
+  let google: TestGoogle;
+  beforeAll(async () => {
+    google = await startGoogle();
+  });
+  afterAll(() => google.emulator.close());
+  beforeEach(() => google.emulator.reset());
+  const requests = (route: string) => google.emulator.requests.filter((r) => r.route === route);
+  const listSitesOnAFreshServer = async () => {
+    const server = await startInProcess(google.env);
+    const client = await connectHttp(server.url, { revision: '2026-07-28' });
+    try {
+      return await client.call('list_sites');
+    } finally {
+      await client.close();
+      await server.close();
+    }
+  };
+
+  it('invalid_grant is a sentence about the key, asked for once', async () => {
+    google.emulator.injectFault({ route: 'token', status: 400, body: { error: 'invalid_grant', error_description: 'Invalid JWT Signature.' }, times: Infinity });
+    const result = await listSitesOnAFreshServer();
+    expect(result.isError).toBe(true);
+    expect(text(result)).toMatch(/^Google's OAuth token endpoint refused the service account gsc-test@demo-project\.iam\.gserviceaccount\.com from GSC_SERVICE_ACCOUNT_KEY/);
+    expect(text(result)).toMatch(/Create a new JSON key/);
+    expect(text(result)).not.toMatch(/Correct the arguments/);
+    expect(requests('token')).toHaveLength(1);
+    expect(google.emulator.apiRequests()).toHaveLength(0);
+  });
+
+  it('a failing token endpoint is asked at most 4 times for one call (it was 16)', async () => {
+    google.emulator.injectFault({ route: 'token', status: 503, times: Infinity });
+    const result = await listSitesOnAFreshServer();
+    expect(result.isError).toBe(true);
+    expect(text(result)).toMatch(/^Google's OAuth token endpoint failed with HTTP 503/);
+    expect(text(result)).toMatch(/Nothing was sent to Google, so nothing was changed\./);
+    expect(requests('token')).toHaveLength(4);
+  });
+});
+
+describe('domain-wide delegation without the scopes (the emulator refuses it itself)', () => {
+  const { google, client } = useStack({ env: { GSC_IMPERSONATE: 'delegate@example.com' } });
+
+  it('names the subject and exactly the scopes a Workspace admin must allow, from the registered tools', async () => {
+    const result = await client.call('list_sites');
+    expect(result.isError).toBe(true);
+    const said = text(result);
+    expect(said).toMatch(/"unauthorized_client: /);
+    expect(said).toMatch(/acting as delegate@example\.com \(GSC_IMPERSONATE\)/);
+    const scopes = /with exactly these OAuth scopes: (.+?)\. Or narrow/.exec(said)?.[1].split(', ');
+    expect(scopes?.sort()).toEqual(
+      ['https://www.googleapis.com/auth/indexing', 'https://www.googleapis.com/auth/siteverification', 'https://www.googleapis.com/auth/webmasters'].sort(),
+    );
+    expect(google.emulator.apiRequests()).toHaveLength(0);
+  });
+});
+
+describe('a Google that does not answer (GSC_GOOGLE_TIMEOUT_MS)', () => {
+  const TIMEOUT_MS = 300;
+  let google: TestGoogle;
+  let server: InProcessServer;
+  let client: TestClient;
+  const withDeadline = (config: Config): Config => ({ ...config, google: { ...config.google, timeoutMs: TIMEOUT_MS } });
+  const requests = (route: string) => google.emulator.requests.filter((r) => r.route === route);
+
+  beforeAll(async () => {
+    google = await startGoogle();
+    const config = withDeadline(loadConfig(isolatedEnv({ GSC_HTTP_PORT: '0', ...google.env }), { forceHttp: true }));
+    server = await startInProcess(google.env, [[CONFIG, config]]);
+    client = await connectHttp(server.url, { revision: '2026-07-28' });
+  });
+  afterAll(async () => {
+    await client?.close();
+    await server?.close();
+    await google?.emulator.close();
+  });
+  beforeEach(() => google.emulator.reset());
+
+  it('a read is sent twice, then answered with the deadline sentence', async () => {
+    google.emulator.setLatency('sites.list', 60_000);
+    const result = await client.call('list_sites');
+    expect(result.isError).toBe(true);
+    expect(text(result)).toMatch(/^Google did not answer within 0\.3 s \(GSC_GOOGLE_TIMEOUT_MS\) while trying to list the Search Console properties, after 2 attempts\. Nothing was changed\./);
+    expect(requests('sites.list')).toHaveLength(2);
+  });
+
+  it('a sitemap submission is sent once and its outcome called unknown', async () => {
+    google.emulator.setLatency('sitemaps.submit', 60_000);
+    const result = await client.call('submit_sitemap', { site_url: OWNED, sitemap_url: 'https://www.example.com/new.xml' });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toMatch(/It is not known whether Google applied the change/);
+    expect(requests('sitemaps.submit')).toHaveLength(1);
+  });
+
+  it('an Indexing notification is sent once; the person is told to check before sending again', async () => {
+    google.emulator.setLatency('urlNotifications.publish', 60_000);
+    const result = await client.call('request_indexing', { url: JOB });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toMatch(/^Google did not answer in time \(GSC_GOOGLE_TIMEOUT_MS\) while sending the URL_UPDATED notification .* may or may not have recorded it\. It was sent once and not retried/);
+    expect(requests('urlNotifications.publish')).toHaveLength(1);
+  });
+
+  it('a token endpoint that hangs: nothing reaches the API', async () => {
+    google.emulator.setLatency('token', 60_000);
+    const fresh = await startInProcess(google.env, [[CONFIG, withDeadline(loadConfig(isolatedEnv({ GSC_HTTP_PORT: '0', ...google.env }), { forceHttp: true }))]]);
+    const other = await connectHttp(fresh.url, { revision: '2025-11-25' });
+    try {
+      const result = await other.call('list_sites');
+      expect(result.isError).toBe(true);
+      expect(text(result)).toMatch(/^Google's OAuth token endpoint did not answer within 0\.3 s \(GSC_GOOGLE_TIMEOUT_MS\)/);
+      expect(requests('token')).toHaveLength(2);
+      expect(google.emulator.apiRequests()).toHaveLength(0);
+    } finally {
+      await other.close();
+      await fresh.close();
+    }
+  });
+
+  it('graceful shutdown is not held by a hung Google: the running call ends with the deadline sentence', async () => {
+    const logger = new StderrLogger();
+    logger.setLogLevels(['error']);
+    const config = withDeadline(loadConfig(isolatedEnv({ GSC_HTTP_PORT: '0', ...google.env }), { forceHttp: true }));
+    const running: RunningHttpServer = await startHttpServer(config, logger);
+    const caller = await connectHttp(`${running.origin}/mcp`, { revision: '2026-07-28' });
+    google.emulator.setLatency('sites.list', 60_000);
+    const listing = caller.call('list_sites');
+    while (requests('sites.list').length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    const stopped = running.stop();
+    const result = await listing;
+    await stopped;
+    expect(result.isError).toBe(true);
+    expect(text(result)).toMatch(/did not answer within 0\.3 s/);
+    await caller.close().catch(() => undefined);
+  });
+});
