@@ -5,13 +5,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { handleControlRequest } from './emulator-control.js';
+import { parseTokenForm, readBody, writeAnswer } from './emulator-http.js';
 import { EmulatorCredentials } from './emulator-credentials.js';
 import { googleErrorBody, GoogleApiError, scopeInsufficient, unauthenticated } from './emulator-errors.js';
 import {
   FaultRegistry,
   faultApplies,
   garbageAnswer,
-  serialize,
   statusFaultAnswer,
   tokenFaultAnswer,
   type Answer,
@@ -62,26 +62,6 @@ const ROUTES: readonly RouteDef[] = [
   ...siteVerificationRoutes,
 ];
 
-const BODY_LIMIT = 4 * 1024 * 1024;
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > BODY_LIMIT) {
-        reject(new Error('body too large'));
-        req.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
-
 export class GoogleEmulator {
   readonly url: string;
   readonly tokenUrl: string;
@@ -122,6 +102,7 @@ export class GoogleEmulator {
   }
 
   static async start(options: EmulatorOptions = {}): Promise<GoogleEmulator> {
+    resolveIndexingBehaviour(options.indexing); // a bad option fails before a port is taken
     let emulator: GoogleEmulator | undefined;
     const server = createServer((req, res) => {
       emulator!.dispatch(req, res).catch((err: unknown) => {
@@ -289,16 +270,7 @@ export class GoogleEmulator {
 
   private async token(method: string, req: IncomingMessage, raw: Buffer, record: RecordedRequest): Promise<Answer> {
     const text = raw.toString('utf8');
-    let form: Record<string, string> = {};
-    if ((req.headers['content-type'] ?? '').includes('json')) {
-      try {
-        form = JSON.parse(text) as Record<string, string>;
-      } catch {
-        form = {};
-      }
-    } else {
-      form = Object.fromEntries(new URLSearchParams(text));
-    }
+    const form = parseTokenForm(text, req.headers['content-type']);
     record.body = text ? form : undefined;
     await this.delay('token', true);
     const fault = this.faults.take('token', true);
@@ -407,18 +379,11 @@ export class GoogleEmulator {
   }
 
   private send(res: ServerResponse, answer: Answer): void {
-    if (res.destroyed || res.writableEnded) return;
-    if (answer.hang) {
+    if (answer.hang && !res.destroyed) {
       this.hung.add(res);
       res.once('close', () => this.hung.delete(res));
       return;
     }
-    const payload = answer.raw ? answer.raw.payload : serialize(answer.body);
-    const headers: Record<string, string | number> = { ...answer.headers };
-    if (answer.status !== 204) headers['content-length'] = Buffer.byteLength(payload);
-    if (answer.raw) headers['content-type'] = answer.raw.contentType;
-    else if (payload) headers['content-type'] = 'application/json; charset=UTF-8';
-    res.writeHead(answer.status, headers);
-    res.end(payload);
+    writeAnswer(res, answer);
   }
 }
