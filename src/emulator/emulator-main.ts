@@ -34,7 +34,8 @@ async function main(): Promise<void> {
   const lines = [
     `Google emulator listening on ${emulator.url}`,
     `  token endpoint:   ${emulator.tokenUrl}`,
-    `  control:          ${emulator.url}/__emulator/requests (also /token-grants, /state, /reset, /faults, /latency, /place-token)`,
+    `  control:          ${emulator.url}/__emulator/requests (also /token-grants, /state, /reset, /faults, /latency, /place-token,
+                    /services, /indexing, /project-number, /analytics/anonymized-share, /analytics/rows-available; see src/emulator/README.md)`,
     '',
     `Service account:    ${key.client_email} (may impersonate ${SEED_OWNER_EMAIL})`,
     `GSC_SERVICE_ACCOUNT_KEY=${keyBase64}`,
