@@ -21,7 +21,6 @@ import { matchRoute, styleForPath, type RouteDef } from './emulator-routing.js';
 import { EmulatorState } from './emulator-state.js';
 import {
   DEFAULT_QUOTAS,
-  type AnalyticsOptions,
   type EmulatorOptions,
   type EmulatorQuotas,
   type FaultSpec,
@@ -51,6 +50,7 @@ export type {
   TokenGrant,
 } from './emulator-types.js';
 export { SEED_PROPERTIES } from './emulator-seed.js';
+export { ROW_CAP } from './search-analytics-query.js';
 export { EmulatorState } from './emulator-state.js';
 export { generateServiceAccountKey } from './service-account-key.js';
 
@@ -166,8 +166,9 @@ export class GoogleEmulator {
 
   /** Changes how the Indexing API remembers notifications, until reset(). */
   setIndexingBehaviour(behaviour: IndexingBehaviour): void {
-    this.indexingOptions = { ...this.indexingOptions, ...behaviour };
-    this.indexing = resolveIndexingBehaviour(this.indexingOptions);
+    const next = { ...this.indexingOptions, ...behaviour };
+    this.indexing = resolveIndexingBehaviour(next); // throws on a bad value, changing nothing
+    this.indexingOptions = next;
   }
 
   indexingBehaviour(): Readonly<ResolvedIndexingBehaviour> {
