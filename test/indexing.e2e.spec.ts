@@ -9,7 +9,9 @@ const { google, client, legacy } = useStack();
 const requests = (route: string) => google.emulator.apiRequests().filter((r) => r.route === route);
 
 describe('get_indexing_status', () => {
-  it('returns the notification history and says it is not index status', async () => {
+  it('returns the notification history when Google has it, and says it is not index status', async () => {
+    // Google's getMetadata usually forgets (the emulator's default); this is the case where it remembers.
+    google.emulator.setIndexingBehaviour({ forgetful: false });
     const result = await client.call('get_indexing_status', { url: 'https://www.example.com/jobs/closed-role' });
     expect(result.isError).toBeFalsy();
     const out = result.structuredContent!;

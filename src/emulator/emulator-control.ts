@@ -3,7 +3,8 @@
 // These calls are never recorded in the request log.
 
 import type { GoogleEmulator } from './google-emulator.js';
-import type { FaultSpec } from './emulator-types.js';
+import type { FaultSpec, IndexingBehaviour } from './emulator-types.js';
+import { ROW_CAP, type AnalyticsSummaryQuery } from './search-analytics-query.js';
 
 interface ControlAnswer {
   status: number;
@@ -29,7 +30,24 @@ function parseTimes(value: unknown): number | undefined {
   throw new Error('times must be a positive number or "Infinity"');
 }
 
-export function handleControlRequest(emulator: GoogleEmulator, method: string, rawPath: string, raw: Buffer): ControlAnswer {
+/** Milliseconds, or "Infinity". */
+function parseLag(value: unknown): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (value === 'Infinity') return Infinity;
+  if (typeof value === 'number' && value >= 0) return value;
+  throw new Error('metadataLagMs must be a non-negative number or "Infinity"');
+}
+
+function optionalBoolean(value: unknown, name: string): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'boolean') throw new Error(`${name} must be true or false`);
+  return value;
+}
+
+/** Infinity survives JSON as the string "Infinity". */
+const jsonSafe = (value: unknown): unknown => JSON.parse(JSON.stringify(value, (_k, v: unknown) => (v === Infinity ? 'Infinity' : v)));
+
+export function handleControlRequest(emulator: GoogleEmulator, method: string, rawPath: string, raw: Buffer, query = ''): ControlAnswer {
   const action = `${method} ${rawPath.replace(/\/+$/, '')}`;
   try {
     switch (action) {
@@ -52,12 +70,50 @@ export function handleControlRequest(emulator: GoogleEmulator, method: string, r
         emulator.clearLog();
         return ok();
       case 'POST /__emulator/faults': {
+        // {route, status} | {route, preset} | {route, kind: hang|truncated|array|html}, plus times, retryAfter, body, message, applied, cutAt.
         const body = json(raw);
-        if (typeof body.route !== 'string' || typeof body.status !== 'number') {
-          return fail(400, 'a fault needs {route: string, status: number}');
-        }
         emulator.injectFault({ ...(body as unknown as FaultSpec), times: parseTimes(body.times) });
         return ok();
+      }
+      case 'GET /__emulator/services':
+        return ok({ disabled: emulator.disabledServices() });
+      case 'POST /__emulator/services': {
+        const body = json(raw);
+        if (typeof body.service !== 'string' || typeof body.enabled !== 'boolean') {
+          return fail(400, 'services needs {service: e.g. "indexing.googleapis.com", enabled: boolean}');
+        }
+        emulator.setServiceEnabled(body.service, body.enabled);
+        return ok({ disabled: emulator.disabledServices() });
+      }
+      case 'GET /__emulator/indexing':
+        return ok(jsonSafe(emulator.indexingBehaviour()));
+      case 'POST /__emulator/indexing': {
+        const body = json(raw);
+        const behaviour: IndexingBehaviour = {};
+        const forgetful = optionalBoolean(body.forgetful, 'forgetful');
+        const echoes = optionalBoolean(body.publishEchoesMetadata, 'publishEchoesMetadata');
+        const lag = parseLag(body.metadataLagMs);
+        if (forgetful !== undefined) behaviour.forgetful = forgetful;
+        if (echoes !== undefined) behaviour.publishEchoesMetadata = echoes;
+        if (lag !== undefined) behaviour.metadataLagMs = lag;
+        emulator.setIndexingBehaviour(behaviour);
+        return ok(jsonSafe(emulator.indexingBehaviour()));
+      }
+      case 'GET /__emulator/project-number':
+        return ok({ projectNumber: emulator.projectNumber(new URLSearchParams(query).get('project') ?? undefined) });
+      case 'POST /__emulator/analytics/anonymized-share': {
+        const body = json(raw);
+        if (typeof body.property !== 'string' || typeof body.startDate !== 'string' || typeof body.endDate !== 'string') {
+          return fail(400, 'anonymized-share needs {property, startDate, endDate, type?, dataState?}');
+        }
+        return ok(emulator.anonymizedShare(body.property, body as unknown as AnalyticsSummaryQuery));
+      }
+      case 'POST /__emulator/analytics/rows-available': {
+        const body = json(raw);
+        if (typeof body.property !== 'string' || !body.request || typeof body.request !== 'object') {
+          return fail(400, 'rows-available needs {property, request: a searchAnalytics.query body}');
+        }
+        return ok({ available: emulator.analyticsRowsAvailable(body.property, body.request), cap: ROW_CAP });
       }
       case 'DELETE /__emulator/faults':
         emulator.clearFaults();

@@ -152,52 +152,6 @@ export function badRequest(style: ErrorStyle, message: string): GoogleApiError {
   return googleError(style, { status: 400, message, reason: 'badRequest' });
 }
 
-export interface QuotaDescription {
-  service: string;
-  metric: string;
-  limitName: string;
-  limitValue: number;
-  consumer: string;
-}
-
-export function quotaExceeded(style: ErrorStyle, quota: QuotaDescription, retryAfter?: number): GoogleApiError {
-  const message =
-    `Quota exceeded for quota metric '${quota.metric}' and limit '${quota.limitName}' of service ` +
-    `'${quota.service}' for consumer '${quota.consumer}'.`;
-  return googleError(
-    style,
-    {
-      status: 429,
-      message,
-      reason: 'rateLimitExceeded',
-      details: [
-        {
-          '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
-          reason: 'RATE_LIMIT_EXCEEDED',
-          domain: 'googleapis.com',
-          metadata: {
-            service: quota.service,
-            consumer: quota.consumer,
-            quota_metric: quota.metric,
-            quota_limit: quota.limitName,
-            quota_limit_value: String(quota.limitValue),
-            quota_location: 'global',
-          },
-        },
-      ],
-    },
-    retryAfter !== undefined ? { 'retry-after': String(retryAfter) } : {},
-  );
-}
-
-/** The body for an injected fault when the test did not give one. */
-export function faultBody(style: ErrorStyle, status: number, message?: string): unknown {
-  if (status === 429 && !message) {
-    return googleErrorBody(style, { status, message: DEFAULT_MESSAGES[429], reason: 'rateLimitExceeded' });
-  }
-  return googleErrorBody(style, { status, message });
-}
-
 /** Unknown fields in a JSON body, worded like Google's JSON-to-proto parser. */
 export function unknownField(style: ErrorStyle, name: string, path = ''): GoogleApiError {
   const where = path ? ` at '${path}'` : '';

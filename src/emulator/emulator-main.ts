@@ -22,7 +22,7 @@ async function main(): Promise<void> {
     delegation: { [SEED_OWNER_EMAIL]: ALL_SCOPES },
   });
   const refresh = {
-    clientId: 'emulator-client.apps.googleusercontent.com',
+    clientId: '123456789012-emulatoremulatoremulatoremulator.apps.googleusercontent.com',
     clientSecret: 'emulator-secret',
     refreshToken: '1//emulator-refresh-token',
     user: SEED_OWNER_EMAIL,
@@ -34,7 +34,8 @@ async function main(): Promise<void> {
   const lines = [
     `Google emulator listening on ${emulator.url}`,
     `  token endpoint:   ${emulator.tokenUrl}`,
-    `  control:          ${emulator.url}/__emulator/requests (also /token-grants, /state, /reset, /faults, /latency, /place-token)`,
+    `  control:          ${emulator.url}/__emulator/requests (also /token-grants, /state, /reset, /faults, /latency, /place-token,
+                    /services, /indexing, /project-number, /analytics/anonymized-share, /analytics/rows-available; see src/emulator/README.md)`,
     '',
     `Service account:    ${key.client_email} (may impersonate ${SEED_OWNER_EMAIL})`,
     `GSC_SERVICE_ACCOUNT_KEY=${keyBase64}`,

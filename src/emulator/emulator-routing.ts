@@ -7,6 +7,7 @@ import { badRequest, unknownField, type ErrorStyle } from './emulator-errors.js'
 import type { QuotaTracker } from './emulator-quotas.js';
 import type { EmulatorState } from './emulator-state.js';
 import type { EmulatorQuotas, RouteName } from './emulator-types.js';
+import type { ResolvedIndexingBehaviour } from './indexing.routes.js';
 import type { SearchAnalyticsData } from './search-analytics-data.js';
 
 export const SCOPES = {
@@ -33,6 +34,7 @@ export interface RouteContext {
   quotas: QuotaTracker;
   limits: EmulatorQuotas;
   analytics: SearchAnalyticsData;
+  indexing: ResolvedIndexingBehaviour;
 }
 
 export interface RouteResult {

@@ -63,13 +63,20 @@ describe('routing', () => {
 });
 
 describe('fault injection', () => {
-  it('answers an injected 429 with Retry-After and a RESOURCE_EXHAUSTED body, once', async () => {
+  it("answers an injected 429 with Retry-After and the route's own quota body, once", async () => {
     kit.emulator.injectFault({ route: 'sites.list', status: 429, retryAfter: 7 });
     const e = await failure(kit.sc.sites.list({}, { retry: false }));
     expect(e.status).toBe(429);
     expect(e.headers.get('retry-after')).toBe('7');
-    expect(e.data).toMatchObject({ error: { code: 429, status: 'RESOURCE_EXHAUSTED', errors: [{ reason: 'rateLimitExceeded' }] } });
-    expect(e.message).toContain('per minute');
+    expect(e.data).toEqual({
+      error: {
+        code: 429,
+        message: 'Rate Limit Exceeded',
+        errors: [{ message: 'Rate Limit Exceeded', domain: 'usageLimits', reason: 'rateLimitExceeded' }],
+        status: 'RESOURCE_EXHAUSTED',
+      },
+    });
+    expect(e.message).toBe('Rate Limit Exceeded');
     await expect(kit.sc.sites.list()).resolves.toMatchObject({ status: 200 });
     expect(kit.emulator.apiRequests().map((r) => r.status)).toEqual([429, 200]);
   });

@@ -5,8 +5,17 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { handleControlRequest } from './emulator-control.js';
+import { parseTokenForm, readBody, writeAnswer } from './emulator-http.js';
 import { EmulatorCredentials } from './emulator-credentials.js';
-import { faultBody, googleErrorBody, GoogleApiError, scopeInsufficient, unauthenticated } from './emulator-errors.js';
+import { googleErrorBody, GoogleApiError, scopeInsufficient, unauthenticated } from './emulator-errors.js';
+import {
+  FaultRegistry,
+  faultApplies,
+  garbageAnswer,
+  statusFaultAnswer,
+  tokenFaultAnswer,
+  type Answer,
+} from './emulator-faults.js';
 import { QuotaTracker } from './emulator-quotas.js';
 import { matchRoute, styleForPath, type RouteDef } from './emulator-routing.js';
 import { EmulatorState } from './emulator-state.js';
@@ -15,18 +24,33 @@ import {
   type EmulatorOptions,
   type EmulatorQuotas,
   type FaultSpec,
+  type IndexingBehaviour,
   type RecordedRequest,
   type TokenGrant,
 } from './emulator-types.js';
-import { indexingRoutes } from './indexing.routes.js';
-import { SearchAnalyticsData } from './search-analytics-data.js';
+import { projectNumberOf, serviceDisabledBody } from './emulator-usage-limits.js';
+import { indexingRoutes, resolveIndexingBehaviour, type ResolvedIndexingBehaviour } from './indexing.routes.js';
+import { SearchAnalyticsData, type AnonymizedShare } from './search-analytics-data.js';
+import { anonymizedShare, rowsAvailable, type AnalyticsSummaryQuery } from './search-analytics-query.js';
 import { searchAnalyticsRoutes } from './search-analytics.routes.js';
 import { searchConsoleRoutes } from './search-console.routes.js';
 import { siteVerificationRoutes } from './site-verification.routes.js';
 import { handleTokenRequest } from './token.routes.js';
 import { urlInspectionRoutes } from './url-inspection.routes.js';
 
-export type { EmulatorOptions, EmulatorQuotas, RecordedRequest, TokenGrant, FaultSpec } from './emulator-types.js';
+export type {
+  AnalyticsOptions,
+  EmulatorOptions,
+  EmulatorQuotas,
+  FaultKind,
+  FaultPreset,
+  FaultSpec,
+  IndexingBehaviour,
+  RecordedRequest,
+  TokenGrant,
+} from './emulator-types.js';
+export { SEED_PROPERTIES } from './emulator-seed.js';
+export { ROW_CAP } from './search-analytics-query.js';
 export { EmulatorState } from './emulator-state.js';
 export { generateServiceAccountKey } from './service-account-key.js';
 
@@ -37,36 +61,6 @@ const ROUTES: readonly RouteDef[] = [
   ...indexingRoutes,
   ...siteVerificationRoutes,
 ];
-
-const BODY_LIMIT = 4 * 1024 * 1024;
-
-interface ActiveFault extends FaultSpec {
-  remaining: number;
-}
-
-interface Answer {
-  status: number;
-  body?: unknown;
-  headers?: Record<string, string>;
-}
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > BODY_LIMIT) {
-        reject(new Error('body too large'));
-        req.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
 
 export class GoogleEmulator {
   readonly url: string;
@@ -79,16 +73,21 @@ export class GoogleEmulator {
   readonly quotaLimits: EmulatorQuotas;
 
   private readonly quotas = new QuotaTracker();
-  private readonly analytics = new SearchAnalyticsData();
-  private faults: ActiveFault[] = [];
+  private readonly analytics: SearchAnalyticsData;
+  private readonly faults = new FaultRegistry();
   private readonly latency = new Map<string, number>();
   /** Resolvers of latency waits still pending, released at close(). */
   private readonly waiting = new Set<() => void>();
+  /** Answers held open by 'hang' faults, destroyed at close(). */
+  private readonly hung = new Set<ServerResponse>();
+  private readonly disabled = new Set<string>();
+  private indexingOptions: IndexingBehaviour;
+  private indexing: ResolvedIndexingBehaviour;
 
   private constructor(
     private readonly server: Server,
     private readonly now: () => Date,
-    options: EmulatorOptions,
+    private readonly options: EmulatorOptions,
     address: AddressInfo,
   ) {
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
@@ -96,9 +95,14 @@ export class GoogleEmulator {
     this.tokenUrl = `${this.url}/token`;
     this.state = new EmulatorState(now);
     this.quotaLimits = { ...DEFAULT_QUOTAS, ...options.quotas };
+    this.analytics = new SearchAnalyticsData(options.analytics);
+    this.indexingOptions = { ...options.indexing };
+    this.indexing = resolveIndexingBehaviour(this.indexingOptions);
+    for (const service of options.disabledServices ?? []) this.disabled.add(service);
   }
 
   static async start(options: EmulatorOptions = {}): Promise<GoogleEmulator> {
+    resolveIndexingBehaviour(options.indexing); // a bad option fails before a port is taken
     let emulator: GoogleEmulator | undefined;
     const server = createServer((req, res) => {
       emulator!.dispatch(req, res).catch((err: unknown) => {
@@ -108,6 +112,9 @@ export class GoogleEmulator {
         }
       });
     });
+    // Node closes idle keep-alive sockets after 5 s; a client reusing one at that moment gets ECONNRESET,
+    // which Google's front ends (minutes of keep-alive) never cause. close() still ends every connection.
+    server.keepAliveTimeout = 65_000;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
@@ -125,18 +132,65 @@ export class GoogleEmulator {
     this.tokenGrants.length = 0;
   }
 
+  /** Back to the seed and to the start options: data, log, faults, latency, quota counters, services, Indexing behaviour. */
   reset(): void {
     this.state.reset();
     this.clearLog();
     this.clearFaults();
     this.quotas.clear();
+    this.indexingOptions = { ...this.options.indexing };
+    this.indexing = resolveIndexingBehaviour(this.indexingOptions);
+    this.disabled.clear();
+    for (const service of this.options.disabledServices ?? []) this.disabled.add(service);
   }
 
+  /** Ends promptly even with requests held by 'hang' faults or latency: their sockets are destroyed. */
   async close(): Promise<void> {
     for (const release of this.waiting) release();
+    for (const res of this.hung) res.destroy();
+    this.hung.clear();
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     this.server.closeAllConnections();
     await closed;
+  }
+
+  /** Switches an API on or off for every project (off = 403 SERVICE_DISABLED), until reset(). */
+  setServiceEnabled(service: string, enabled: boolean): void {
+    if (enabled) this.disabled.delete(service);
+    else this.disabled.add(service);
+  }
+
+  disabledServices(): string[] {
+    return [...this.disabled];
+  }
+
+  /** Changes how the Indexing API remembers notifications, until reset(). */
+  setIndexingBehaviour(behaviour: IndexingBehaviour): void {
+    const next = { ...this.indexingOptions, ...behaviour };
+    this.indexing = resolveIndexingBehaviour(next); // throws on a bad value, changing nothing
+    this.indexingOptions = next;
+  }
+
+  indexingBehaviour(): Readonly<ResolvedIndexingBehaviour> {
+    return { ...this.indexing };
+  }
+
+  /** The project number Google would name for a credential's project (as in "has not been used in project N"). */
+  projectNumber(project = 'emulator-project'): string {
+    return projectNumberOf(project);
+  }
+
+  /**
+   * The anonymised-query traffic in a window: what a no-dimension query counts
+   * beyond the sum of its query rows, exactly as this emulator generated it.
+   */
+  anonymizedShare(property: string, query: AnalyticsSummaryQuery): AnonymizedShare {
+    return anonymizedShare(this.analytics, property, query, this.now());
+  }
+
+  /** How many rows a Search Analytics request matches before Google's 50 000-row cap and paging. */
+  analyticsRowsAvailable(property: string, body: object): number {
+    return rowsAvailable(this.analytics, property, body as Record<string, unknown>, this.now());
   }
 
   registerServiceAccount(input: { clientEmail: string; publicKeyPem: string; delegation?: Record<string, string[]> }): void {
@@ -152,8 +206,13 @@ export class GoogleEmulator {
     return this.credentials.issue(input.principal, input.scopes, input.project ?? 'emulator-project', input.lifetimeSeconds);
   }
 
+  /**
+   * Makes the next matching request(s) fail, hang or answer garbage. Throws on
+   * a malformed fault. See FaultSpec; e.g. { route: 'urlNotifications.publish',
+   * preset: 'service_disabled' } or { route: 'token', kind: 'hang' }.
+   */
   injectFault(fault: FaultSpec): void {
-    this.faults.push({ ...fault, remaining: fault.times ?? 1 });
+    this.faults.add(fault);
   }
 
   setLatency(route: string, ms: number): void {
@@ -163,7 +222,7 @@ export class GoogleEmulator {
 
   /** Clears injected faults and latencies. */
   clearFaults(): void {
-    this.faults = [];
+    this.faults.clear();
     this.latency.clear();
   }
 
@@ -184,7 +243,7 @@ export class GoogleEmulator {
       return this.send(res, { status: 413, body: googleErrorBody(styleForPath(rawPath), { status: 413, message: 'Request too large.' }) });
     }
     if (rawPath.startsWith('/__emulator/')) {
-      return this.send(res, handleControlRequest(this, method, rawPath, raw));
+      return this.send(res, handleControlRequest(this, method, rawPath, raw, q >= 0 ? rawUrl.slice(q + 1) : ''));
     }
     const record: RecordedRequest = {
       method,
@@ -202,27 +261,24 @@ export class GoogleEmulator {
     this.send(res, answer);
   }
 
-  private async token(method: string, req: IncomingMessage, raw: Buffer, record: RecordedRequest): Promise<Answer> {
-    const text = raw.toString('utf8');
-    let form: Record<string, string>;
-    if ((req.headers['content-type'] ?? '').includes('json')) {
-      try {
-        form = JSON.parse(text) as Record<string, string>;
-      } catch {
-        form = {};
-      }
-    } else {
-      form = Object.fromEntries(new URLSearchParams(text));
-    }
-    record.body = text ? form : undefined;
-    await this.delay('token', true);
-    const fault = this.takeFault('token', true);
-    if (fault) return fault;
+  private runToken(method: string, form: Record<string, string>, record: RecordedRequest): Answer {
     if (method !== 'POST') return { status: 405, body: { error: 'invalid_request', error_description: 'Method Not Allowed' } };
     const answer = handleTokenRequest(form, { credentials: this.credentials, tokenUrl: this.tokenUrl });
     if (answer.grant) this.tokenGrants.push(answer.grant);
     record.principal = answer.principal;
     return { status: answer.status, body: answer.body, headers: { 'cache-control': 'no-cache, no-store, max-age=0, must-revalidate' } };
+  }
+
+  private async token(method: string, req: IncomingMessage, raw: Buffer, record: RecordedRequest): Promise<Answer> {
+    const text = raw.toString('utf8');
+    const form = parseTokenForm(text, req.headers['content-type']);
+    record.body = text ? form : undefined;
+    await this.delay('token', true);
+    const fault = this.faults.take('token', true);
+    if (fault?.kind === 'status') return tokenFaultAnswer(fault);
+    if (fault && !faultApplies(fault)) return garbageAnswer(fault);
+    const real = this.runToken(method, form, record);
+    return fault ? garbageAnswer(fault, real) : real;
   }
 
   private async api(method: string, req: IncomingMessage, raw: Buffer, record: RecordedRequest): Promise<Answer> {
@@ -253,16 +309,40 @@ export class GoogleEmulator {
     record.params = params;
 
     await this.delay(route.name, false);
-    const fault = this.takeFault(route.name, false, route);
-    if (fault) return fault;
+    const fault = this.faults.take(route.name, false);
+    if (fault?.kind === 'status') {
+      return statusFaultAnswer(fault, {
+        route: route.name,
+        style: route.style,
+        service: route.service,
+        project: holder?.project,
+        body,
+        limits: this.quotaLimits,
+      });
+    }
+    if (fault && !faultApplies(fault)) return garbageAnswer(fault);
+    const real = this.runRoute(route, params, record, body, bodyValid, holder);
+    return fault ? garbageAnswer(fault, real) : real;
+  }
 
+  private runRoute(
+    route: RouteDef,
+    params: Record<string, string>,
+    record: RecordedRequest,
+    body: unknown,
+    bodyValid: boolean,
+    holder: ReturnType<EmulatorCredentials['resolveBearer']>,
+  ): Answer {
     try {
       if (!holder) throw unauthenticated(route.style);
+      if (this.disabled.has(route.service)) {
+        throw new GoogleApiError(403, serviceDisabledBody(route.style, route.service, projectNumberOf(holder.project)));
+      }
       if (!route.scopes.some((s) => holder.scopes.includes(s))) throw scopeInsufficient(route.style, route.service, route.rpcMethod);
       if (!bodyValid) {
         throw new GoogleApiError(400, googleErrorBody(route.style, { status: 400, message: 'Invalid JSON payload received. Unexpected token.', reason: 'parseError' }));
       }
-      const result = route.handle({
+      return route.handle({
         params,
         query: record.query,
         body,
@@ -275,8 +355,8 @@ export class GoogleEmulator {
         quotas: this.quotas,
         limits: this.quotaLimits,
         analytics: this.analytics,
+        indexing: this.indexing,
       });
-      return result;
     } catch (err) {
       if (err instanceof GoogleApiError) return { status: err.status, body: err.body, headers: err.headers };
       // An emulator bug still answers like Google's backend would, and says what broke.
@@ -299,28 +379,12 @@ export class GoogleEmulator {
     });
   }
 
-  private takeFault(route: string, isToken: boolean, def?: RouteDef): Answer | undefined {
-    const fault = this.faults.find((f) => f.remaining > 0 && (f.route === route || (f.route === '*' && !isToken)));
-    if (!fault) return undefined;
-    fault.remaining -= 1;
-    this.faults = this.faults.filter((f) => f.remaining > 0);
-    const headers: Record<string, string> = fault.retryAfter !== undefined ? { 'retry-after': String(fault.retryAfter) } : {};
-    let body = fault.body;
-    if (body === undefined) {
-      body = isToken
-        ? { error: fault.status >= 500 ? 'internal_failure' : 'invalid_request', error_description: fault.message ?? 'Injected fault' }
-        : faultBody(def?.style ?? 'classic', fault.status, fault.message);
-    }
-    return { status: fault.status, body, headers };
-  }
-
   private send(res: ServerResponse, answer: Answer): void {
-    if (res.destroyed || res.writableEnded) return;
-    const payload = answer.body === undefined ? '' : `${JSON.stringify(answer.body, null, 2)}\n`;
-    const headers: Record<string, string | number> = { ...answer.headers };
-    if (answer.status !== 204) headers['content-length'] = Buffer.byteLength(payload);
-    if (payload) headers['content-type'] = 'application/json; charset=UTF-8';
-    res.writeHead(answer.status, headers);
-    res.end(payload);
+    if (answer.hang && !res.destroyed) {
+      this.hung.add(res);
+      res.once('close', () => this.hung.delete(res));
+      return;
+    }
+    writeAnswer(res, answer);
   }
 }

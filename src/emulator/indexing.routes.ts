@@ -1,10 +1,40 @@
 // Indexing API v3: publish and getMetadata. Only an Owner of a property that
 // covers the URL may use it; a Full user is refused like a stranger.
+//
+// By default the API "forgets", as widely reported since 2024: publish answers
+// {urlNotificationMetadata: {url}} without latestUpdate, and getMetadata answers
+// 404 for the URL it was just told about. The emulator still records every
+// notification (visible in state.notifications and to history mode).
 
-import { googleError, notFound, quotaExceeded } from './emulator-errors.js';
+import { GoogleApiError, googleError, notFound } from './emulator-errors.js';
 import { checkFields, objectBody, SCOPES, type RouteContext, type RouteDef } from './emulator-routing.js';
-import type { UrlNotification, UrlNotificationMetadata } from './emulator-types.js';
+import type { IndexingBehaviour, UrlNotification, UrlNotificationMetadata } from './emulator-types.js';
+import { indexingQuotaBody, projectNumberOf, type IndexingLimit } from './emulator-usage-limits.js';
 import { urlInProperty } from './property-scope.js';
+
+export interface ResolvedIndexingBehaviour {
+  forgetful: boolean;
+  metadataLagMs: number;
+  publishEchoesMetadata: boolean;
+}
+
+export function resolveIndexingBehaviour(options: IndexingBehaviour = {}): ResolvedIndexingBehaviour {
+  const forgetful = options.forgetful ?? true;
+  const metadataLagMs = options.metadataLagMs ?? Infinity;
+  if (!(metadataLagMs >= 0)) throw new Error('indexing.metadataLagMs must be a non-negative number of milliseconds (or Infinity)');
+  return { forgetful, metadataLagMs, publishEchoesMetadata: options.publishEchoesMetadata ?? !forgetful };
+}
+
+/** The latest notification time of an entry, in epoch ms. */
+function latestNotifyTime(entry: UrlNotificationMetadata): number {
+  return Math.max(...[entry.latestUpdate, entry.latestRemove].filter((n) => n !== undefined).map((n) => Date.parse(n.notifyTime)));
+}
+
+/** What getMetadata shows: nothing while Google "forgets" a notification. */
+function visibleMetadata(ctx: RouteContext, entry: UrlNotificationMetadata | undefined): UrlNotificationMetadata | undefined {
+  if (!entry || !ctx.indexing.forgetful) return entry;
+  return ctx.now.getTime() - latestNotifyTime(entry) >= ctx.indexing.metadataLagMs ? entry : undefined;
+}
 
 const SERVICE = 'indexing.googleapis.com';
 const NOTIFICATION_TYPES = ['URL_UPDATED', 'URL_DELETED'] as const;
@@ -19,21 +49,20 @@ function requireOwner(ctx: RouteContext, url: string): void {
   throw googleError('rpc', { status: 403, message: 'Permission denied. Failed to verify the URL ownership.' });
 }
 
+/** Per-project quotas: publishes per Pacific day or metadata reads per minute, and every request per minute. */
 function takeQuota(ctx: RouteContext, kind: 'publish' | 'metadata'): void {
   const publish = kind === 'publish';
   const limit = publish ? ctx.limits.publishPerDay : ctx.limits.metadataPerMinute;
   const exhausted = ctx.quotas.take(
-    [{ key: `indexing-${kind}|${ctx.project}`, limit, window: publish ? 'day' : 'minute' }],
+    [
+      { key: `indexing-${kind}|${ctx.project}`, limit, window: publish ? 'day' : 'minute' },
+      { key: `indexing-requests|${ctx.project}`, limit: ctx.limits.indexingPerMinute, window: 'minute' },
+    ],
     ctx.now,
   );
   if (!exhausted) return;
-  throw quotaExceeded('rpc', {
-    service: SERVICE,
-    metric: publish ? 'indexing.googleapis.com/v3_publish_requests' : 'indexing.googleapis.com/v3_get_requests',
-    limitName: publish ? 'Publish requests per day per project' : 'Metadata requests per minute per project',
-    limitValue: limit,
-    consumer: `projects/${ctx.project}`,
-  });
+  const which: IndexingLimit = exhausted.key.startsWith('indexing-requests') ? 'requests' : kind;
+  throw new GoogleApiError(429, indexingQuotaBody(which, projectNumberOf(ctx.project), exhausted.limit));
 }
 
 const isHttpUrl = (url: unknown): url is string =>
@@ -77,7 +106,8 @@ export const indexingRoutes: RouteDef[] = [
       if (notification.type === 'URL_UPDATED') entry.latestUpdate = notification;
       else entry.latestRemove = notification;
       ctx.state.notifications.set(url, entry);
-      return { status: 200, body: { urlNotificationMetadata: entry } };
+      const echoed = ctx.indexing.publishEchoesMetadata ? structuredClone(entry) : { url };
+      return { status: 200, body: { urlNotificationMetadata: echoed } };
     },
   },
   {
@@ -93,7 +123,7 @@ export const indexingRoutes: RouteDef[] = [
       if (!isHttpUrl(url)) throw invalidArgument();
       requireOwner(ctx, url);
       takeQuota(ctx, 'metadata');
-      const entry = ctx.state.notifications.get(url);
+      const entry = visibleMetadata(ctx, ctx.state.notifications.get(url));
       if (!entry) throw notFound('rpc');
       return { status: 200, body: entry };
     },

@@ -58,10 +58,6 @@ export function resourceIdFor(site: VerificationSite): string {
   return encodeURIComponent(decoded);
 }
 
-/** The Search Console property string a verification site corresponds to. */
-export function propertyForSite(site: VerificationSite): string {
-  return site.type === 'INET_DOMAIN' ? `sc-domain:${site.identifier}` : site.identifier;
-}
 
 /**
  * Whether a verified site proves ownership of a property: a domain covers

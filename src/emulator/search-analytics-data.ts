@@ -7,6 +7,19 @@
 // every impression at the best position, so by-property totals count each SERP
 // impression once while by-page totals count every page — which is why, as on
 // Google, per-page rows add up to more than the property total.
+//
+// Anonymised queries: each day, groups without a query are added until they
+// hold the property's anonymised share of the day's impressions, so a
+// no-dimension total exceeds the sum of query rows by a known amount.
+//
+// Nothing here is stored in the repository: the large property's tens of
+// thousands of queries and pages are built from word lists at first use.
+
+import { hashString, mulberry32 } from './emulator-random.js';
+import { SEED_PROPERTIES } from './emulator-seed.js';
+import type { AnalyticsOptions } from './emulator-types.js';
+
+export { hashString, mulberry32 } from './emulator-random.js';
 
 export type SearchType = 'web' | 'image' | 'video' | 'news' | 'discover' | 'googleNews';
 
@@ -29,6 +42,8 @@ export interface SerpGroup {
   /** SERP impressions in which any page of the property appeared. */
   impressions: number;
   pages: PageHit[];
+  /** Uniform [0, 1): a day still being collected holds only the groups whose arrival is below its completeness. */
+  arrival: number;
 }
 
 const PATHS = [
@@ -82,7 +97,27 @@ const QUERIES: Array<[string, number]> = [
   ['contact {brand}', 11],
 ];
 
-const COUNTRIES: Array<[string, number]> = [
+// The large property: a shop whose vocabulary is every adjective × product × intent.
+const ADJECTIVES = [
+  'cheap', 'best', 'organic', 'wooden', 'steel', 'vintage', 'compact', 'foldable', 'waterproof', 'handmade',
+  'electric', 'portable', 'heavy duty', 'kids', 'mini', 'large', 'modern', 'classic', 'eco', 'smart',
+  'red', 'blue', 'black', 'white', 'green', 'bamboo', 'leather', 'ceramic', 'glass', 'cotton',
+];
+const PRODUCTS = [
+  'garden chair', 'desk lamp', 'coffee grinder', 'yoga mat', 'backpack', 'water bottle', 'bike light', 'tent', 'kettle', 'blender',
+  'notebook', 'phone case', 'headphones', 'office chair', 'bookshelf', 'rug', 'pillow', 'blanket', 'frying pan', 'knife set',
+  'plant pot', 'wall clock', 'mirror', 'sofa', 'bed frame', 'toolbox', 'drill', 'ladder', 'umbrella', 'wallet',
+  'sunglasses', 'watch', 'scarf', 'gloves', 'boots', 'sneakers', 'raincoat', 'dog bed', 'cat tree', 'aquarium',
+];
+const INTENTS = [
+  '', 'price', 'review', 'sale', 'near me', 'online', 'uk', 'for sale', 'reviews 2026', 'vs ikea',
+  'discount code', 'how to clean', 'size guide', 'delivery', 'best rated', 'warranty', 'replacement parts', 'set', 'amazon', 'ideas',
+  'diy', 'alternatives', 'deals', 'on sale', 'black friday', 'gift', 'sizes', 'colors', 'instructions', 'manual',
+  'repair', 'refill', 'cover', 'accessories', 'stand', 'storage', 'outlet', 'wholesale', 'rental', 'second hand',
+  'for men', 'for women',
+];
+
+const country = chooser<string>([
   ['usa', 45],
   ['gbr', 12],
   ['ind', 10],
@@ -92,13 +127,13 @@ const COUNTRIES: Array<[string, number]> = [
   ['fra', 5],
   ['bra', 4],
   ['jpn', 4],
-];
+]);
 
-const DEVICES: Array<[SerpGroup['device'], number]> = [
+const device = chooser<SerpGroup['device']>([
   ['MOBILE', 55],
   ['DESKTOP', 40],
   ['TABLET', 5],
-];
+]);
 
 const APPEARANCES: Record<SearchType, string[]> = {
   web: ['REVIEW_SNIPPET', 'FAQ_RICH_RESULT', 'PRODUCT_SNIPPETS', 'VIDEO', 'AMP_BLUE_LINK'],
@@ -111,51 +146,44 @@ const APPEARANCES: Record<SearchType, string[]> = {
 
 const TYPE_SCALE: Record<SearchType, number> = { web: 1, image: 0.3, video: 0.1, news: 0.15, discover: 0.35, googleNews: 0.1 };
 
-export function hashString(value: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < value.length; i++) {
-    h ^= value.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}
+// Local bindings: inside a test runner's vm context every global lookup (Math.…) is slow, and this is the hot loop.
+const { floor, round, min, max, pow, sqrt, sin } = Math;
 
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+/** A weighted choice, from cumulative weights computed once. */
+function chooser<T>(items: Array<[T, number]>): (rng: () => number) => T {
+  const values = items.map(([v]) => v);
+  const cumulative: number[] = [];
+  let total = 0;
+  for (const [, w] of items) cumulative.push((total += w));
+  return (rng) => {
+    const r = rng() * total;
+    for (let i = 0; i < cumulative.length; i++) if (r < cumulative[i]) return values[i];
+    return values[values.length - 1];
   };
 }
 
-function weighted<T>(rng: () => number, items: Array<[T, number]>): T {
-  const total = items.reduce((s, [, w]) => s + w, 0);
-  let r = rng() * total;
-  for (const [item, w] of items) {
-    r -= w;
-    if (r < 0) return item;
-  }
-  return items[items.length - 1][0];
-}
-
 /** Skewed towards the first items, like real query popularity. */
-function zipfIndex(rng: () => number, n: number): number {
-  return Math.min(n - 1, Math.floor(n * Math.pow(rng(), 2.2)));
+function zipfIndex(rng: () => number, n: number, skew: number): number {
+  return min(n - 1, floor(n * pow(rng(), skew)));
 }
 
-const ctrAt = (position: number) => 0.32 / Math.pow(position, 1.1);
-const round1 = (n: number) => Math.round(n * 10) / 10;
+const ctrAt = (position: number) => 0.32 / pow(position, 1.1);
+const round1 = (n: number) => round(n * 10) / 10;
 
 interface Catalog {
   pages: string[];
+  /** [query, index into pages of the page that ranks for it] */
   queries: Array<[string, number]>;
   scale: number;
+  /** Named-query SERP groups per full web day, before the weekday and type factors. */
+  groupsPerDay: number;
+  /** Popularity skew of queries (higher = a few queries dominate). */
+  skew: number;
+  /** Share of impressions that belongs to anonymised queries. */
+  anonymizedShare: number;
 }
 
-function catalogFor(property: string): Catalog {
+function smallCatalog(property: string): Omit<Catalog, 'anonymizedShare'> {
   let bases: string[];
   let brand: string;
   if (property.startsWith('sc-domain:')) {
@@ -169,29 +197,79 @@ function catalogFor(property: string): Catalog {
   }
   const pages = PATHS.map((p, i) => `${bases[i % bases.length]}${p}`);
   const queries = QUERIES.map(([q, page]): [string, number] => [q.replace('{brand}', brand), page]);
-  return { pages, queries, scale: 0.6 + (hashString(property) % 1000) / 700 };
+  return { pages, queries, scale: 0.6 + (hashString(property) % 1000) / 700, groupsPerDay: 34, skew: 2.2 };
+}
+
+/** 30 × 40 × 42 = 50 400 queries over 1 200 product pages plus category and guide pages. */
+function largeCatalog(property: string): Omit<Catalog, 'anonymizedShare'> {
+  const slug = (s: string) => s.replace(/ /g, '-');
+  const pages: string[] = [property];
+  for (const product of PRODUCTS) pages.push(`${property}c/${slug(product)}/`);
+  for (const product of PRODUCTS) for (const adjective of ADJECTIVES) pages.push(`${property}p/${slug(adjective)}-${slug(product)}`);
+  for (const intent of INTENTS.slice(1)) pages.push(`${property}guides/${slug(intent)}`);
+  const productPage = (a: number, p: number) => 1 + PRODUCTS.length + p * ADJECTIVES.length + a;
+  const queries: Array<[string, number]> = [];
+  // Interleaved so popular ranks spread over products and intents alike.
+  for (let i = 0; i < INTENTS.length; i++) {
+    for (let a = 0; a < ADJECTIVES.length; a++) {
+      for (let p = 0; p < PRODUCTS.length; p++) {
+        const intent = INTENTS[(i + p) % INTENTS.length];
+        queries.push([`${ADJECTIVES[a]} ${PRODUCTS[p]}${intent ? ` ${intent}` : ''}`, productPage(a, p)]);
+      }
+    }
+  }
+  return { pages, queries, scale: 1, groupsPerDay: 3200, skew: 1.25 };
+}
+
+/** How many groups the day cache may hold before it is emptied (about 1 kB each): a month of the large property. */
+const CACHE_GROUPS = 100_000;
+
+export interface AnonymizedShare {
+  /** The share the property was seeded with (of each day's impressions). */
+  seededShare: number;
+  /** Exactly what a no-dimension query counts beyond the sum of its query rows. */
+  clicks: number;
+  impressions: number;
+  totalClicks: number;
+  totalImpressions: number;
+  clickShare: number;
+  impressionShare: number;
 }
 
 export class SearchAnalyticsData {
   private readonly days = new Map<string, SerpGroup[]>();
+  private cachedGroups = 0;
   private readonly catalogs = new Map<string, Catalog>();
 
-  /** Every SERP group of one Pacific day, whole (callers drop hours that have not happened yet). */
+  constructor(private readonly options: AnalyticsOptions = {}) {}
+
+  get order(): 'google' | 'clicks' {
+    return this.options.order ?? 'google';
+  }
+
+  /** Every SERP group of one Pacific day, whole (callers drop what is not collected yet). */
   day(property: string, type: SearchType, date: string): SerpGroup[] {
     const key = `${property}|${type}|${date}`;
     let groups = this.days.get(key);
     if (!groups) {
-      if (this.days.size > 50000) this.days.clear();
       groups = this.generate(property, type, date);
+      if (this.cachedGroups + groups.length > CACHE_GROUPS) {
+        this.days.clear();
+        this.cachedGroups = 0;
+      }
       this.days.set(key, groups);
+      this.cachedGroups += groups.length;
     }
     return groups;
   }
 
-  private catalog(property: string): Catalog {
+  catalog(property: string): Catalog {
     let c = this.catalogs.get(property);
     if (!c) {
-      c = catalogFor(property);
+      const base = property === SEED_PROPERTIES.large ? largeCatalog(property) : smallCatalog(property);
+      const anonymizedShare = this.options.anonymizedShare?.[property] ?? 0.08 + (hashString(`anon|${property}`) % 100) / 1000;
+      if (!(anonymizedShare >= 0 && anonymizedShare < 1)) throw new Error(`analytics.anonymizedShare for ${property} must be in [0, 1)`);
+      c = { ...base, anonymizedShare };
       this.catalogs.set(property, c);
     }
     return c;
@@ -199,39 +277,53 @@ export class SearchAnalyticsData {
 
   private generate(property: string, type: SearchType, date: string): SerpGroup[] {
     const rng = mulberry32(hashString(`${property}|${type}|${date}`));
-    const { pages, queries, scale } = this.catalog(property);
+    const catalog = this.catalog(property);
+    const { pages, queries, scale } = catalog;
     const dayNumber = Date.parse(`${date}T00:00:00Z`) / 86400000;
     const weekday = new Date(`${date}T00:00:00Z`).getUTCDay();
-    const dayFactor = (weekday === 0 || weekday === 6 ? 0.75 : 1) * (1 + 0.2 * Math.sin(dayNumber / 29));
+    const dayFactor = (weekday === 0 || weekday === 6 ? 0.75 : 1) * (1 + 0.2 * sin(dayNumber / 29));
     const typeScale = TYPE_SCALE[type];
     const queryless = type === 'discover' || type === 'googleNews';
-    const count = Math.max(3, Math.round(34 * Math.sqrt(typeScale) * dayFactor));
+    const count = max(3, round(catalog.groupsPerDay * sqrt(typeScale) * dayFactor));
+    const appearances = APPEARANCES[type];
     const groups: SerpGroup[] = [];
-    for (let i = 0; i < count; i++) {
-      const qi = zipfIndex(rng, queries.length);
-      const anonymized = queryless || rng() < 0.12;
-      const country = weighted(rng, COUNTRIES);
-      const device = weighted(rng, DEVICES);
-      const hour = Math.min(23, Math.floor(24 * (0.15 + 0.85 * rng())));
-      const appearances = APPEARANCES[type];
-      const appearance = rng() < (queryless ? 0.4 : 0.15) ? appearances[Math.floor(rng() * appearances.length)] : null;
-      const popularity = 1 / (1 + qi * 0.35);
-      const impressions = Math.max(1, Math.round(260 * popularity * scale * typeScale * dayFactor * (0.4 + rng())));
-      const mainPage = anonymized ? Math.floor(rng() * pages.length) : queries[qi][1];
-      const p1 = round1(Math.max(1, 1 + qi * 0.45 + rng() * 5));
-      const hits: PageHit[] = [this.hit(rng, pages[mainPage], impressions, p1)];
+    const group = (query: string | null, popularity: number, mainPage: number, rank: number, impressions?: number): SerpGroup => {
+      const where = country(rng);
+      const kind = device(rng);
+      const hour = min(23, floor(24 * (0.15 + 0.85 * rng())));
+      const appearance = rng() < (queryless ? 0.4 : 0.15) ? appearances[floor(rng() * appearances.length)] : null;
+      const shown = impressions ?? max(1, round(260 * popularity * scale * typeScale * dayFactor * (0.4 + rng())));
+      const p1 = round1(max(1, 1 + min(rank, 40) * 0.45 + rng() * 5));
+      const hits: PageHit[] = [this.hit(rng, pages[mainPage], shown, p1)];
       if (rng() < 0.35) {
-        const other = (mainPage + 1 + Math.floor(rng() * (pages.length - 1))) % pages.length;
-        const otherImpressions = Math.max(1, Math.floor(impressions * (0.2 + 0.5 * rng())));
-        hits.push(this.hit(rng, pages[other], otherImpressions, round1(p1 + 1 + rng() * 8)));
+        const other = (mainPage + 1 + floor(rng() * (pages.length - 1))) % pages.length;
+        hits.push(this.hit(rng, pages[other], max(1, floor(shown * (0.2 + 0.5 * rng()))), round1(p1 + 1 + rng() * 8)));
       }
-      groups.push({ date, hour, query: anonymized ? null : queries[qi][0], country, device, appearance, impressions, pages: hits });
+      return { date, hour, query, country: where, device: kind, appearance, impressions: shown, pages: hits, arrival: rng() };
+    };
+    let named = 0;
+    for (let i = 0; i < count; i++) {
+      const qi = zipfIndex(rng, queries.length, catalog.skew);
+      const popularity = 1 / (1 + (qi * 26 * 0.35) / queries.length);
+      const g = queryless ? group(null, popularity, floor(rng() * pages.length), qi) : group(queries[qi][0], popularity, queries[qi][1], (qi * 26) / queries.length);
+      if (!queryless) named += g.impressions;
+      groups.push(g);
+    }
+    if (!queryless) {
+      // Top up with anonymised groups until they hold exactly the seeded share of the day's impressions.
+      const share = catalog.anonymizedShare;
+      let remaining = round((named * share) / (1 - share));
+      while (remaining > 0) {
+        const size = min(remaining, max(1, round(260 * scale * dayFactor * (0.4 + rng()))));
+        groups.push(group(null, 1, floor(rng() * pages.length), floor(rng() * 10), size));
+        remaining -= size;
+      }
     }
     return groups;
   }
 
   private hit(rng: () => number, page: string, impressions: number, position: number): PageHit {
-    const clicks = Math.min(impressions, Math.round(impressions * ctrAt(position) * (0.6 + 0.8 * rng())));
+    const clicks = min(impressions, round(impressions * ctrAt(position) * (0.6 + 0.8 * rng())));
     return { page, impressions, clicks, position };
   }
 }

@@ -145,11 +145,42 @@ describe('aggregation', () => {
 });
 
 describe('sorting and paging', () => {
-  it('sorts by clicks descending, and by date ascending when grouped by date', async () => {
+  const inGoogleOrder = (rows: Array<{ keys?: string[] | null; clicks?: number | null; impressions?: number | null }>) => {
+    for (let i = 1; i < rows.length; i++) {
+      const [a, b] = [rows[i - 1], rows[i]];
+      expect(a.clicks!).toBeGreaterThanOrEqual(b.clicks!);
+      if (a.clicks === b.clicks) {
+        expect(a.impressions!).toBeGreaterThanOrEqual(b.impressions!);
+        if (a.impressions === b.impressions) expect(a.keys!.join('\u0000') < b.keys!.join('\u0000')).toBe(true);
+      }
+    }
+  };
+
+  it('sorts by clicks descending (ties: impressions descending, then keys), also when date is one of several dimensions', async () => {
     const rows = (await query({ ...range, dimensions: ['query'] })).rows!;
-    for (let i = 1; i < rows.length; i++) expect(rows[i - 1].clicks!).toBeGreaterThanOrEqual(rows[i].clicks!);
-    const dated = (await query({ ...range, dimensions: ['query', 'date'] })).rows!;
-    for (let i = 1; i < dated.length; i++) expect(dated[i - 1].keys![1] <= dated[i].keys![1]).toBe(true);
+    inGoogleOrder(rows);
+    const dated = (await query({ ...range, dimensions: ['query', 'date'], rowLimit: 25000 })).rows!;
+    inGoogleOrder(dated);
+    expect(dated.some((r, i) => i > 0 && r.keys![1] < dated[i - 1].keys![1])).toBe(true); // not in date order
+    expect(dated.some((r, i) => i > 0 && r.clicks === dated[i - 1].clicks && r.impressions === dated[i - 1].impressions)).toBe(true); // ties exist
+  });
+
+  it('returns a query grouped by date alone in date order, as Google\'s own how-to output shows', async () => {
+    const rows = (await query({ ...range, dimensions: ['date'] })).rows!;
+    expect(rows.map((r) => r.keys![0])).toEqual([...rows.map((r) => r.keys![0])].sort());
+    expect(rows.some((r, i) => i > 0 && r.clicks! > rows[i - 1].clicks!)).toBe(true);
+  });
+
+  it("with analytics.order 'clicks' sorts a date-only query by clicks too", async () => {
+    const strict = await startEmulatorKit({ now: () => NOW, analytics: { order: 'clicks' } });
+    try {
+      const { data } = await strict.sc.searchanalytics.query({ siteUrl: SEED_PROPERTIES.domain, requestBody: { ...range, dimensions: ['date'] } });
+      inGoogleOrder(data.rows!);
+      const chronological = (await query({ ...range, dimensions: ['date'] })).rows!;
+      expect([...data.rows!].sort((a, b) => (a.keys![0] < b.keys![0] ? -1 : 1))).toEqual(chronological);
+    } finally {
+      await strict.emulator.close();
+    }
   });
 
   it('pages with startRow/rowLimit, defaults rowLimit to 1000, and omits rows past the end', async () => {
@@ -197,14 +228,14 @@ describe('filters', () => {
 });
 
 describe('freshness, hours and retention', () => {
-  it('final data stops three days back; all includes fresh days and says where they start', async () => {
+  it('final data stops three days back; all includes fresh days and says where they start, in the discovery spelling', async () => {
     const body: Body = { startDate: '2026-11-20', endDate: '2026-11-30', dimensions: ['date'] };
     const final = await query(body);
     expect(final.rows!.at(-1)!.keys).toEqual(['2026-11-27']);
     expect(final.metadata).toBeUndefined();
     const all = await query({ ...body, dataState: 'all' });
     expect(all.rows!.at(-1)!.keys).toEqual(['2026-11-30']);
-    expect(all.metadata).toEqual({ first_incomplete_date: '2026-11-28' });
+    expect(all.metadata).toEqual({ firstIncompleteDate: '2026-11-28' });
     expect(await query({ ...body, dataState: 'all', dimensions: ['query'] })).not.toHaveProperty('metadata');
   });
 
@@ -214,7 +245,7 @@ describe('freshness, hours and retention', () => {
     expect(keys[0] >= '2026-11-21T').toBe(true);
     expect(keys.every((k) => /^2026-11-\d\dT\d\d:00:00-08:00$/.test(k))).toBe(true);
     expect(keys.at(-1)! < '2026-11-30T12:00:00-08:00').toBe(true);
-    expect(res.metadata).toEqual({ first_incomplete_hour: '2026-11-30T10:00:00-08:00' });
+    expect(res.metadata).toEqual({ firstIncompleteHour: '2026-11-30T10:00:00-08:00' });
     const day = (await query({ startDate: '2026-11-25', endDate: '2026-11-25', dataState: 'all' })).rows![0];
     const hours = res.rows!.filter((r) => r.keys![0].startsWith('2026-11-25T'));
     expect(sum(hours, 'impressions')).toBe(day.impressions);
@@ -244,6 +275,16 @@ describe('freshness, hours and retention', () => {
 });
 
 describe('quota', () => {
+  const QUOTA = {
+    error: {
+      code: 429,
+      message: 'Rate Limit Exceeded',
+      errors: [{ message: 'Rate Limit Exceeded', domain: 'usageLimits', reason: 'rateLimitExceeded' }],
+      status: 'RESOURCE_EXHAUSTED',
+    },
+  };
+  const refusal = (p: Promise<unknown>) => p.then(() => undefined, (err: { status: number; response: { data: unknown } }) => ({ status: err.status, data: err.response.data }));
+
   it('allows analyticsPerMinutePerSite queries per property per minute', async () => {
     let clock = new Date('2026-11-30T20:30:00Z');
     const small = await startEmulatorKit({ now: () => clock, quotas: { analyticsPerMinutePerSite: 2 } });
@@ -252,10 +293,34 @@ describe('quota', () => {
       await run(SEED_PROPERTIES.owned);
       await run(SEED_PROPERTIES.owned);
       await run(SEED_PROPERTIES.blog); // other property, own bucket
-      const e = await run(SEED_PROPERTIES.owned).catch((err: { status: number; response: { data: unknown } }) => err);
-      expect(e).toMatchObject({ status: 429, response: { data: { error: { code: 429, status: 'RESOURCE_EXHAUSTED' } } } });
+      expect(await refusal(run(SEED_PROPERTIES.owned))).toEqual({ status: 429, data: QUOTA });
       clock = new Date(clock.getTime() + 60000);
       await expect(run(SEED_PROPERTIES.owned)).resolves.toMatchObject({ status: 200 });
+    } finally {
+      await small.emulator.close();
+    }
+  });
+
+  it('answers the per-user, short-term load and long-term load limits with the very same body', async () => {
+    let clock = new Date('2026-11-30T20:30:00Z');
+    // 28 days grouped by query cost 56 load units; grouped by query and page, 140.
+    const small = await startEmulatorKit({
+      now: () => clock,
+      quotas: { analyticsPerMinutePerUser: 3, analyticsLoadShortTerm: 200, analyticsLoadLongTerm: 300 },
+    });
+    try {
+      const run = (dimensions: string[], siteUrl: string = SEED_PROPERTIES.owned) =>
+        small.sc.searchanalytics.query({ siteUrl, requestBody: { ...range, dimensions } });
+      await run(['query', 'page']); // 140 short-term
+      const shortTerm = await refusal(run(['query', 'page'])); // 280 > 200
+      await run(['query']); // 196
+      await run(['date'], SEED_PROPERTIES.blog);
+      const perUser = await refusal(run(['date'], SEED_PROPERTIES.blog)); // 4th this minute by one user
+      clock = new Date(clock.getTime() + 11 * 60000); // a new 10-minute chunk, the same Pacific day
+      await run(['query']); // long-term 252
+      const longTerm = await refusal(run(['query'])); // 308 > 300
+      for (const e of [shortTerm, perUser, longTerm]) expect(e).toEqual({ status: 429, data: QUOTA });
+      expect(small.emulator.apiRequests().map((r) => r.status)).toEqual([200, 429, 200, 200, 429, 200, 429]);
     } finally {
       await small.emulator.close();
     }

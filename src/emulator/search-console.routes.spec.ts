@@ -194,15 +194,27 @@ describe('sitemaps', () => {
     });
   });
 
-  it('counts sites/sitemaps calls against the per-user minute quota', async () => {
-    const small = await startEmulatorKit({ now: () => NOW, quotas: { otherPerMinutePerUser: 2 } });
+  it('counts sites/sitemaps calls against the per-user minute and second quotas, with one body for both', async () => {
+    let clock = NOW;
+    const small = await startEmulatorKit({ now: () => clock, quotas: { otherPerMinutePerUser: 3, otherPerSecondPerUser: 2 } });
     try {
       await small.sc.sites.list();
       await small.sc.sites.list();
-      const e = await errorOf(small.sc.sites.list({}, { retry: false }));
-      expect(e.status).toBe(429);
-      expect(e.error).toMatchObject({ status: 'RESOURCE_EXHAUSTED' });
-      expect(e.message).toContain('per minute');
+      const perSecond = await errorOf(small.sc.sites.list({}, { retry: false }));
+      clock = new Date(NOW.getTime() + 1000);
+      await small.sc.sites.list();
+      const perMinute = await errorOf(small.sc.sites.list({}, { retry: false }));
+      for (const e of [perSecond, perMinute]) {
+        expect(e.status).toBe(429);
+        expect(e.error).toEqual({
+          code: 429,
+          message: 'Rate Limit Exceeded',
+          errors: [{ message: 'Rate Limit Exceeded', domain: 'usageLimits', reason: 'rateLimitExceeded' }],
+          status: 'RESOURCE_EXHAUSTED',
+        });
+      }
+      clock = new Date(NOW.getTime() + 60000);
+      await expect(small.sc.sites.list()).resolves.toMatchObject({ status: 200 });
     } finally {
       await small.emulator.close();
     }

@@ -1,8 +1,9 @@
 // Search Console sites.* and sitemaps.* (the /webmasters/v3 surface).
 
-import { forbiddenSite, invalidParameter, notFound, quotaExceeded } from './emulator-errors.js';
+import { forbiddenSite, GoogleApiError, invalidParameter, notFound } from './emulator-errors.js';
 import { SCOPES, type RouteContext, type RouteDef } from './emulator-routing.js';
 import type { PermissionLevel, WmxSitemap } from './emulator-types.js';
+import { legacyRateLimitBody } from './emulator-usage-limits.js';
 import { isDomainProperty, isValidPropertyString, siteCoversProperty } from './property-scope.js';
 
 const SERVICE = 'searchconsole.googleapis.com';
@@ -31,19 +32,16 @@ export function requireWritable(ctx: RouteContext, siteUrl: string): PermissionL
   return level;
 }
 
-/** "All other resources": 200 queries per minute per user. */
+/** "All other resources": 20 queries per second and 200 per minute per user. */
 function takeOtherQuota(ctx: RouteContext): void {
-  const limit = ctx.limits.otherPerMinutePerUser;
-  const exhausted = ctx.quotas.take([{ key: `other|${ctx.principal}`, limit, window: 'minute' }], ctx.now);
-  if (exhausted) {
-    throw quotaExceeded('classic', {
-      service: SERVICE,
-      metric: 'searchconsole.googleapis.com/default_requests',
-      limitName: 'Queries per minute per user',
-      limitValue: limit,
-      consumer: `projects/${ctx.project}`,
-    });
-  }
+  const exhausted = ctx.quotas.take(
+    [
+      { key: `other-second|${ctx.principal}`, limit: ctx.limits.otherPerSecondPerUser, window: 'second' },
+      { key: `other|${ctx.principal}`, limit: ctx.limits.otherPerMinutePerUser, window: 'minute' },
+    ],
+    ctx.now,
+  );
+  if (exhausted) throw new GoogleApiError(429, legacyRateLimitBody());
 }
 
 function asSiteForCoverage(property: string) {

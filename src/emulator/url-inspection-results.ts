@@ -3,7 +3,7 @@
 // URL always inspects the same way.
 
 import type { InspectionKind } from './emulator-seed.js';
-import { hashString } from './search-analytics-data.js';
+import { hashString } from './emulator-random.js';
 
 const DISTRIBUTION: Array<[InspectionKind, number]> = [
   ['indexed', 55],

@@ -112,7 +112,10 @@ describe('urlInspection.index.inspect', () => {
 });
 
 describe('inspection quotas', () => {
-  it('enforces the per-minute quota per property, then the per-day quota, with distinguishable messages', async () => {
+  // Google: "The 'quota exceeded' error is the same for all quota exceeded events".
+  const quotaBody = (site: string) => ({ error: { code: 429, message: `Quota exceeded for ${site}.`, status: 'RESOURCE_EXHAUSTED' } });
+
+  it('answers the per-minute and the per-day limit of a property with one identical body that names only the property', async () => {
     let clock = new Date('2026-11-30T20:30:00Z');
     const small = await startEmulatorKit({ now: () => clock, quotas: { inspectionPerMinutePerProperty: 2, inspectionPerDayPerProperty: 3 } });
     try {
@@ -122,23 +125,41 @@ describe('inspection quotas', () => {
       await go();
       await go(SEED_PROPERTIES.blog, 'https://blog.example.net/'); // separate property
       const minute = await rejection(go());
-      expect(minute.status).toBe(429);
-      const minuteError = (minute.data as { error: { message: string; status: string; details: Array<{ metadata: Record<string, string> }> } }).error;
-      expect(minuteError.status).toBe('RESOURCE_EXHAUSTED');
-      expect(minuteError.message).toContain('per minute');
-      expect(minuteError.details[0].metadata.quota_limit_value).toBe('2');
-      expect(minuteError).not.toHaveProperty('errors');
+      expect(minute).toEqual({ status: 429, data: quotaBody(SEED_PROPERTIES.owned) });
 
       clock = new Date(clock.getTime() + 61000);
       await go();
       const day = await rejection(go());
-      expect((day.data as { error: { message: string } }).error.message).toContain('per day');
+      expect(day).toEqual(minute);
+      clock = new Date(clock.getTime() + 3600000); // an hour later the day is still used up
+      expect(await rejection(go())).toEqual(minute);
 
       // Pacific midnight (08:00 UTC in winter) starts a new day.
       clock = new Date('2026-12-01T08:00:30Z');
       await expect(go()).resolves.toMatchObject({ status: 200 });
+      expect(small.emulator.apiRequests().map((r) => r.status)).toEqual([200, 200, 200, 429, 200, 429, 429, 200]);
     } finally {
       await small.emulator.close();
     }
+  });
+
+  it('answers the per-project limits with the same body, naming the property asked about', async () => {
+    const clock = new Date('2026-11-30T20:30:00Z');
+    const small = await startEmulatorKit({ now: () => clock, quotas: { inspectionPerMinutePerProject: 2 } });
+    try {
+      await small.sc.urlInspection.index.inspect({ requestBody: { inspectionUrl: 'https://www.example.com/', siteUrl: SEED_PROPERTIES.owned } });
+      await small.sc.urlInspection.index.inspect({ requestBody: { inspectionUrl: 'https://blog.example.net/', siteUrl: SEED_PROPERTIES.blog } });
+      const e = await rejection(
+        small.sc.urlInspection.index.inspect({ requestBody: { inspectionUrl: 'https://www.example.com/shop/x', siteUrl: SEED_PROPERTIES.subPath } }),
+      );
+      expect(e).toEqual({ status: 429, data: quotaBody(SEED_PROPERTIES.subPath) });
+    } finally {
+      await small.emulator.close();
+    }
+  });
+
+  it('gives an injected 429 the same body', async () => {
+    kit.emulator.injectFault({ route: 'urlInspection.index.inspect', status: 429 });
+    expect(await rejection(inspect('https://www.example.com/', SEED_PROPERTIES.owned))).toEqual({ status: 429, data: quotaBody(SEED_PROPERTIES.owned) });
   });
 });

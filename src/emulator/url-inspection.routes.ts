@@ -1,8 +1,9 @@
 // POST /v1/urlInspection/index:inspect — a One Platform method, so its errors
 // carry no errors[] array, and a URL outside the property is PERMISSION_DENIED.
 
-import { googleError, quotaExceeded } from './emulator-errors.js';
+import { GoogleApiError, googleError } from './emulator-errors.js';
 import { checkFields, objectBody, SCOPES, type RouteContext, type RouteDef } from './emulator-routing.js';
+import { inspectionQuotaBody } from './emulator-usage-limits.js';
 import { isDomainProperty, urlInProperty } from './property-scope.js';
 import { buildInspectionResult, kindForUrl } from './url-inspection-results.js';
 
@@ -11,25 +12,22 @@ const SERVICE = 'searchconsole.googleapis.com';
 const notPartOfProperty = () =>
   googleError('rpc', { status: 403, message: 'You do not own this site, or the inspected URL is not part of this property.' });
 
+/**
+ * Per property 600/minute and 2 000/Pacific day, per project 15 000/minute and
+ * 10 000 000/day. Google answers every one of them with the same body, naming
+ * only the property, so the emulator does too.
+ */
 function takeInspectionQuota(ctx: RouteContext, siteUrl: string): void {
-  const perMinute = ctx.limits.inspectionPerMinutePerProperty;
-  const perDay = ctx.limits.inspectionPerDayPerProperty;
   const exhausted = ctx.quotas.take(
     [
-      { key: `inspection-minute|${siteUrl}`, limit: perMinute, window: 'minute' },
-      { key: `inspection-day|${siteUrl}`, limit: perDay, window: 'day' },
+      { key: `inspection-minute|${siteUrl}`, limit: ctx.limits.inspectionPerMinutePerProperty, window: 'minute' },
+      { key: `inspection-day|${siteUrl}`, limit: ctx.limits.inspectionPerDayPerProperty, window: 'day' },
+      { key: `inspection-project-minute|${ctx.project}`, limit: ctx.limits.inspectionPerMinutePerProject, window: 'minute' },
+      { key: `inspection-project-day|${ctx.project}`, limit: ctx.limits.inspectionPerDayPerProject, window: 'day' },
     ],
     ctx.now,
   );
-  if (!exhausted) return;
-  const perDayHit = exhausted.window === 'day';
-  throw quotaExceeded('rpc', {
-    service: SERVICE,
-    metric: 'searchconsole.googleapis.com/url_inspection_requests',
-    limitName: perDayHit ? 'URL inspection queries per day per site' : 'URL inspection queries per minute per site',
-    limitValue: exhausted.limit,
-    consumer: `projects/${ctx.project}`,
-  });
+  if (exhausted) throw new GoogleApiError(429, inspectionQuotaBody(siteUrl));
 }
 
 function sitemapsFor(ctx: RouteContext, siteUrl: string, url: string): string[] {
