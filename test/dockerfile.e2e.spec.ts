@@ -2,9 +2,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { buildContext, dockerignore, inside, parseDockerfile, replay, type Stage } from './support/dockerfile.js';
+import { CLEAN_PATH, NPM_CACHE, npmEnv } from './support/npm.js';
 
 // No Docker engine runs here, so this replays the Dockerfile: each stage's
 // COPY/RUN in its own scratch root, with the build context a clean clone plus
@@ -12,11 +13,8 @@ import { buildContext, dockerignore, inside, parseDockerfile, replay, type Stage
 // the image's ENV and ENTRYPOINT and runs its HEALTHCHECK command.
 
 const REPO = resolve(import.meta.dirname, '..');
-// The base image's node: the Node 24 this suite runs on (see the FROM check below).
-const NODE_DIR = dirname(process.execPath);
-// System tools (sh, npm) without this checkout's node_modules/.bin, so nothing leaks in from the repo.
-const SYSTEM_PATH = (process.env.PATH ?? '').split(delimiter).filter((dir) => dir && !dir.includes('node_modules'));
-const PATH = [NODE_DIR, ...SYSTEM_PATH].join(delimiter);
+// The base image's node is the Node 24 this suite runs on (see the FROM check below).
+const PATH = CLEAN_PATH;
 // USER node in the official node images is uid/gid 1000; as root we can really drop to it.
 const AS_NODE_USER = process.getuid?.() === 0 ? { uid: 1000, gid: 1000 } : {};
 
@@ -24,17 +22,6 @@ let scratch: string;
 let stages: Stage[];
 let runtime: Stage;
 let runtimeRoot: string;
-
-// Registry and proxy settings a builder would have; nothing else from this process (npm run's npm_config_* would point npm at this checkout).
-function buildNetworkEnv(): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [name, value] of Object.entries(process.env)) {
-    if (value !== undefined && /^(https?_proxy|no_proxy|npm_config_registry|NODE_EXTRA_CA_CERTS)$/i.test(name)) env[name] = value;
-  }
-  // The replay's stand-in for a warm layer cache: take packages from npm's cache when it has them.
-  env.npm_config_prefer_offline = 'true';
-  return env;
-}
 
 /** `docker run -e …`: the image's ENV plus overrides, started with its ENTRYPOINT as its USER. */
 function containerEnv(overrides: Record<string, string | undefined>): Record<string, string> {
@@ -126,8 +113,9 @@ describe('the Dockerfile, replayed without a Docker engine', () => {
       scratch,
       path: PATH,
       home: process.env.HOME ?? scratch,
-      npmCache: process.env.npm_config_cache ?? join(process.env.HOME ?? scratch, '.npm'),
-      buildEnv: buildNetworkEnv(),
+      npmCache: NPM_CACHE,
+      // Registry and proxy settings a builder would have; nothing else from this process.
+      buildEnv: npmEnv(),
     });
     runtimeRoot = roots.get(runtime.name)!;
     // The node image ships /home/node owned by node; the server keeps its state under HOME.
