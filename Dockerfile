@@ -1,14 +1,24 @@
 # syntax=docker/dockerfile:1
-# Multi-stage: build with dev dependencies, run on Node 24 slim as a non-root user
-# with production dependencies only. Serves Streamable HTTP on :3000 by default.
+# Multi-stage: build with dev dependencies, run on Node 24 slim as the non-root
+# `node` user with production dependencies only. Serves Streamable HTTP on
+# GSC_HTTP_PORT (3000 unless overridden), bound to 0.0.0.0, which makes
+# GSC_HTTP_TOKEN mandatory (the server refuses to start without it).
+#
+#   docker build -t google-search-console-mcp .
+#   docker run -p 3000:3000 -e GSC_HTTP_TOKEN=… -e GSC_SERVICE_ACCOUNT_KEY=… google-search-console-mcp
+#
+# test/dockerfile.e2e.spec.ts replays this file without a Docker engine; it
+# refuses instructions it does not understand, so keep to the ones it knows.
 
 FROM node:24-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json ./
-COPY src ./src
+# --ignore-scripts: `prepare` would build before the sources are here; the
+# build is the explicit step below. The npm cache stays out of the layers.
+RUN --mount=type=cache,target=/root/.npm npm ci --ignore-scripts --no-audit --no-fund
+COPY tsconfig*.json ./
 COPY scripts ./scripts
+COPY src ./src
 RUN npm run build
 
 FROM node:24-slim AS runtime
@@ -18,10 +28,14 @@ ENV NODE_ENV=production \
     GSC_HTTP_PORT=3000
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+# Production dependencies only, and no lifecycle scripts: `prepare` needs the
+# TypeScript compiler, which is a dev dependency. The bin's bundle carries Nest,
+# so Nest (a peer dependency for the library entry) is not needed here.
+RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 COPY --from=build /app/dist ./dist
 USER node
 EXPOSE 3000
-# Binding 0.0.0.0 requires GSC_HTTP_TOKEN (the server refuses to start without it).
-HEALTHCHECK --interval=30s --timeout=3s CMD node -e "fetch('http://127.0.0.1:3000/admin/health').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
+# Reads GSC_HTTP_PORT, GSC_HTTP_HOST and (when set) GSC_ADMIN_TOKEN from the
+# container's environment and asks /admin/health; see src/healthcheck.ts.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=15s --retries=3 CMD ["node", "dist/healthcheck.js"]
 ENTRYPOINT ["node", "dist/main.js"]
