@@ -29,7 +29,7 @@ const SCHEMA_VERSION = 1;
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS records (key TEXT PRIMARY KEY, value TEXT NOT NULL, expires_at INTEGER);
 CREATE INDEX IF NOT EXISTS records_expiry ON records (expires_at) WHERE expires_at IS NOT NULL;
-CREATE TABLE IF NOT EXISTS streams (name TEXT PRIMARY KEY, last_ms INTEGER NOT NULL, last_seq INTEGER NOT NULL, expires_at INTEGER);
+CREATE TABLE IF NOT EXISTS streams (name TEXT PRIMARY KEY, last_ms INTEGER NOT NULL, last_seq INTEGER NOT NULL, length INTEGER NOT NULL, expires_at INTEGER);
 CREATE INDEX IF NOT EXISTS streams_expiry ON streams (expires_at) WHERE expires_at IS NOT NULL;
 CREATE TABLE IF NOT EXISTS entries (stream TEXT NOT NULL, ms INTEGER NOT NULL, seq INTEGER NOT NULL, value TEXT NOT NULL, PRIMARY KEY (stream, ms, seq));
 `;
@@ -56,15 +56,16 @@ function prepareStatements(db: DatabaseSync) {
     deleteRecord: db.prepare('DELETE FROM records WHERE key = ?'),
     deleteEntries: db.prepare('DELETE FROM entries WHERE stream = ?'),
     deleteStream: db.prepare('DELETE FROM streams WHERE name = ?'),
-    stream: db.prepare(`SELECT last_ms, last_seq, expires_at FROM streams WHERE name = ? AND ${live}`),
+    stream: db.prepare(`SELECT last_ms, last_seq, length, expires_at FROM streams WHERE name = ? AND ${live}`),
     saveStream: db.prepare(
-      `INSERT INTO streams (name, last_ms, last_seq, expires_at) VALUES (?, ?, ?, ?)
-       ON CONFLICT (name) DO UPDATE SET last_ms = excluded.last_ms, last_seq = excluded.last_seq, expires_at = excluded.expires_at`,
+      `INSERT INTO streams (name, last_ms, last_seq, length, expires_at) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (name) DO UPDATE SET last_ms = excluded.last_ms, last_seq = excluded.last_seq, length = excluded.length, expires_at = excluded.expires_at`,
     ),
     insertEntry: db.prepare('INSERT INTO entries (stream, ms, seq, value) VALUES (?, ?, ?, ?)'),
+    // Drops the ?2 oldest entries: the work is proportional to what goes, not to what stays.
     trim: db.prepare(
-      `DELETE FROM entries WHERE stream = ?1 AND (ms, seq) <
-         (SELECT ms, seq FROM entries WHERE stream = ?1 ORDER BY ms DESC, seq DESC LIMIT 1 OFFSET ?2)`,
+      `DELETE FROM entries WHERE stream = ?1 AND (ms, seq) <=
+         (SELECT ms, seq FROM entries WHERE stream = ?1 ORDER BY ms, seq LIMIT 1 OFFSET ?2 - 1)`,
     ),
     readAfter: db.prepare(
       `SELECT ms, seq, value FROM entries
@@ -177,7 +178,7 @@ export class SqliteStateStore implements StateStore {
     const ttl = options.ttlMs === undefined ? undefined : checkTtl(options.ttlMs);
     if (values.length === 0) return [];
     return this.transaction((s, now) => {
-      const current = s.stream.get(stream, now) as { last_ms: number; last_seq: number; expires_at: number | null } | undefined;
+      const current = s.stream.get(stream, now) as { last_ms: number; last_seq: number; length: number; expires_at: number | null } | undefined;
       if (!current) {
         // An expired stream's leftovers go now, so they cannot reappear under the new one.
         s.deleteEntries.run(stream);
@@ -191,8 +192,12 @@ export class SqliteStateStore implements StateStore {
         s.insertEntry.run(stream, ms, seq, value);
         ids.push(`${ms}-${seq}`);
       }
-      s.saveStream.run(stream, ms, seq, ttl === undefined ? (current?.expires_at ?? null) : now + ttl);
-      if (maxLength !== undefined) s.trim.run(stream, maxLength - 1);
+      let length = (current?.length ?? 0) + values.length;
+      if (maxLength !== undefined && length > maxLength) {
+        s.trim.run(stream, length - maxLength);
+        length = maxLength;
+      }
+      s.saveStream.run(stream, ms, seq, length, ttl === undefined ? (current?.expires_at ?? null) : now + ttl);
       return ids;
     });
   }

@@ -239,12 +239,29 @@ describe.each(subjects)('StateStore contract on %s', (_name, make) => {
       expect(await store.appendMany(stream, [])).toEqual([]);
     });
 
+    it('appendMany of more rows than one command carries stays in order, trimmed once at the end', async () => {
+      const stream = fresh('export');
+      const values = Array.from({ length: 25_000 }, (_, i) => `row ${i}`);
+      const ids = await store.appendMany(stream, values, { maxLength: 24_000, ttlMs: 60_000 });
+      expect(ids).toHaveLength(25_000);
+      for (let i = 1; i < ids.length; i++) expect(compareEntryIds(ids[i]!, ids[i - 1]!)).toBeGreaterThan(0);
+      const back = await sibling.read(stream);
+      expect(back).toHaveLength(24_000);
+      expect(back[0]).toEqual({ id: ids[1000], value: 'row 1000' });
+      expect(back.at(-1)).toEqual({ id: ids[24_999], value: 'row 24999' });
+    });
+
     it('keeps only the newest maxLength entries', async () => {
       const stream = fresh('capped');
       for (let i = 0; i < 7; i++) await store.append(stream, `e${i}`, { maxLength: 3 });
       expect((await sibling.read(stream)).map((e) => e.value)).toEqual(['e4', 'e5', 'e6']);
       await store.appendMany(stream, ['f0', 'f1', 'f2', 'f3', 'f4'], { maxLength: 2 });
       expect((await sibling.read(stream)).map((e) => e.value)).toEqual(['f3', 'f4']);
+      await store.append(stream, 'g0'); // no maxLength this time: nothing is dropped
+      await store.append(stream, 'g1', { maxLength: 10 });
+      expect((await sibling.read(stream)).map((e) => e.value)).toEqual(['f3', 'f4', 'g0', 'g1']);
+      await store.append(stream, 'g2', { maxLength: 1 });
+      expect((await sibling.read(stream)).map((e) => e.value)).toEqual(['g2']);
     });
 
     it('expires as a whole ttl after its latest append; an append without ttl keeps the expiry', async () => {
