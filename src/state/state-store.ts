@@ -29,7 +29,11 @@ export interface AppendOptions {
 export interface StateStore {
   /** e.g. "SQLite in /home/u/.local/state/google-search-console-mcp" or "Redis at redis://host:6379/0" — never a password. */
   readonly description: string;
-  /** Atomic single use: true for exactly one caller across every process sharing the store, until ttl passes. */
+  /**
+   * Atomic single use: true for exactly one caller across every process sharing the store, until ttl passes.
+   * A claim that throws StateUnavailableError may still have been recorded (a timed-out command can reach
+   * Redis later): treat it as not won. The key is then burned, never won twice.
+   */
   claim(key: string, ttlMs: number): Promise<boolean>;
   get(key: string): Promise<string | undefined>;
   /** Replaces the value; without ttlMs the record never expires (an earlier expiry is dropped, as Redis SET does). */
