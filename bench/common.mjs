@@ -23,7 +23,7 @@ export const verdict = (ok) => (ok ? 'meets' : 'MISSES');
 export function cleanEnv(extra = {}) {
   const env = {};
   for (const [k, v] of Object.entries(process.env)) if (!/^(GSC_|GOOGLE_|ELICITATION$|CLOUDSDK_)/.test(k)) env[k] = v;
-  return { ...env, CLOUDSDK_CONFIG: mkdtempSync(join(tmpdir(), 'bench-gcloud-')), METADATA_SERVER_DETECTION: 'none', ...extra };
+  return { ...env, CLOUDSDK_CONFIG: mkdtempSync(join(tmpdir(), 'bench-gcloud-')), METADATA_SERVER_DETECTION: 'none', GSC_STATE_DIR: mkdtempSync(join(tmpdir(), 'bench-state-')), ...extra };
 }
 
 /** The emulator with a registered, freshly generated service-account key. */

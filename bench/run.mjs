@@ -10,6 +10,7 @@ import { httpLoad } from './http-load.mjs';
 import { callOverhead } from './call-overhead.mjs';
 import { installSize } from './install-size.mjs';
 import { toolListCost } from './tool-list-cost.mjs';
+import { stateStore } from './state-store.mjs';
 
 const only = process.argv.slice(2);
 const rows = [];
@@ -28,6 +29,7 @@ await run('cold-start', coldStart);
 await run('overhead', callOverhead);
 await run('inspect', inspectBatch);
 await run('size', installSize);
+await run('state', stateStore);
 await run('load', httpLoad);
 
 const widths = ['bar', 'target', 'measured', 'verdict'].map((k) => Math.max(k.length, ...rows.map((r) => String(r[k]).length)));

@@ -3,7 +3,8 @@
 // which dist/main.js loads. Resolving and reading ~1 500 small module files was
 // most of the start-up time: spawn → tools/list over stdio went from ~830 ms to
 // ~250 ms (npm run bench). The Google client libraries stay external: they are
-// loaded lazily, on the first Google call. Optional Nest packages we never use
+// loaded lazily, on the first Google call; so is ioredis, only when GSC_REDIS_URL
+// names a Redis (the embedded store is node:sqlite, built in). Optional Nest packages we never use
 // stay external too, so Nest's own "is it installed?" probes behave as usual.
 import { build } from 'esbuild';
 
@@ -22,6 +23,7 @@ await build({
     '@googleapis/*',
     'google-auth-library',
     'googleapis-common',
+    'ioredis',
     '@nestjs/microservices',
     '@nestjs/microservices/*',
     '@nestjs/websockets/*',

@@ -14,6 +14,8 @@ export function isolatedEnv(extra: Record<string, string | undefined> = {}): Rec
   }
   env.CLOUDSDK_CONFIG = mkdtempSync(join(tmpdir(), 'gsc-no-gcloud-'));
   env.METADATA_SERVER_DETECTION = 'none';
+  // Each server gets a state folder of its own unless a test shares one on purpose; never the real home's.
+  env.GSC_STATE_DIR = mkdtempSync(join(tmpdir(), 'gsc-state-'));
   for (const [name, value] of Object.entries(extra)) if (value !== undefined) env[name] = value;
   return env;
 }

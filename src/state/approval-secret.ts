@@ -1,0 +1,99 @@
+import { randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createStateStore } from './create-state-store.js';
+import { SqliteStateStore } from './sqlite-state-store.js';
+import { type StateStore, type StateStoreOptions, StateUnavailableError } from './state-store.js';
+
+/** The file in GSC_STATE_DIR that keeps the generated secret (mode 0600). */
+export const APPROVAL_SECRET_FILE = 'approval-secret';
+/** The state key that keeps it on Redis (no expiry). */
+export const APPROVAL_SECRET_KEY = 'secret:approval';
+/** Same floor as GSC_APPROVAL_SECRET. */
+const MIN_BYTES = 32;
+
+export interface ApprovalSecret {
+  /** 64 hex characters when generated here (what `openssl rand -hex 32` prints). */
+  readonly secret: string;
+  /** True when this call generated it; false when it was already kept (by an earlier run or a sibling process). */
+  readonly created: boolean;
+  /** Where it is kept, for the start-up line: a file path or "key secret:approval in Redis at …" (never the value). */
+  readonly location: string;
+}
+
+/**
+ * The approval secret to use when GSC_APPROVAL_SECRET is unset: one per store,
+ * not per process, so restarts, replicas and one-process-per-request gateways
+ * verify each other's approvals. Whoever comes first creates it; everyone after
+ * (including a process racing at the same moment) reads the same one.
+ *
+ * The embedded store keeps it in a file beside the database, created with
+ * O_EXCL; Redis keeps it in a key set only when absent.
+ */
+export async function loadOrCreateApprovalSecret(target: StateStore | StateStoreOptions): Promise<ApprovalSecret> {
+  if (target instanceof SqliteStateStore) return fromFile(target.dir, target.description);
+  if ('kind' in target) {
+    if (target.kind === 'sqlite') return fromFile(target.dir, `SQLite in ${target.dir}`);
+    const store = createStateStore(target);
+    try {
+      return await fromStore(store);
+    } finally {
+      await store.close();
+    }
+  }
+  return fromStore(target);
+}
+
+async function fromStore(store: StateStore): Promise<ApprovalSecret> {
+  const fresh = generate();
+  const secret = await store.putIfAbsent(APPROVAL_SECRET_KEY, fresh);
+  check(secret, `key ${APPROVAL_SECRET_KEY} of ${store.description}`);
+  return { secret, created: secret === fresh, location: `key ${APPROVAL_SECRET_KEY} in ${store.description}` };
+}
+
+async function fromFile(dir: string, description: string): Promise<ApprovalSecret> {
+  const file = join(dir, APPROVAL_SECRET_FILE);
+  const fresh = generate();
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const fd = openSync(file, 'wx', 0o600);
+    try {
+      writeSync(fd, `${fresh}\n`);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    return { secret: fresh, created: true, location: file };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw new StateUnavailableError(description, reasonOf(error), 'cannot be used');
+  }
+  // Someone else created it; a process that won a moment ago may still be writing its one line.
+  for (let attempt = 0; ; attempt++) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8').trim();
+    } catch (error) {
+      throw new StateUnavailableError(description, reasonOf(error), 'cannot be used');
+    }
+    if (Buffer.byteLength(text, 'utf8') >= MIN_BYTES || attempt >= 20) {
+      check(text, file);
+      return { secret: text, created: false, location: file };
+    }
+    await sleep(50);
+  }
+}
+
+function generate(): string {
+  return randomBytes(32).toString('hex');
+}
+
+function check(secret: string, where: string): void {
+  if (Buffer.byteLength(secret, 'utf8') < MIN_BYTES) {
+    throw new Error(`the approval secret kept in ${where} is shorter than ${MIN_BYTES} bytes; delete it (a new one is then created) or set GSC_APPROVAL_SECRET`);
+  }
+}
+
+function reasonOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,348 @@
+import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { join } from 'node:path';
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import {
+  type AppendOptions,
+  checkIncrement,
+  checkLimit,
+  checkMaxLength,
+  checkName,
+  checkTtl,
+  parseEntryId,
+  type StateStore,
+  StateUnavailableError,
+  type StreamEntry,
+} from './state-store.js';
+
+/** The database file inside the state folder. */
+export const SQLITE_FILE = 'state.sqlite';
+
+/** How long one operation waits for another process's write lock before giving up (and saying so). */
+const BUSY_TIMEOUT_MS = 3000;
+/** Expired rows are invisible at once; deleting them is batched, at most this often per process. */
+const PURGE_EVERY_MS = 60_000;
+/** Past every real id; stands for "no upper bound". */
+const MAX_ID: [number, number] = [Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER];
+const MIN_ID: [number, number] = [-1, -1];
+const SCHEMA_VERSION = 1;
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS records (key TEXT PRIMARY KEY, value TEXT NOT NULL, expires_at INTEGER);
+CREATE INDEX IF NOT EXISTS records_expiry ON records (expires_at) WHERE expires_at IS NOT NULL;
+CREATE TABLE IF NOT EXISTS streams (name TEXT PRIMARY KEY, last_ms INTEGER NOT NULL, last_seq INTEGER NOT NULL, length INTEGER NOT NULL, expires_at INTEGER);
+CREATE INDEX IF NOT EXISTS streams_expiry ON streams (expires_at) WHERE expires_at IS NOT NULL;
+CREATE TABLE IF NOT EXISTS entries (stream TEXT NOT NULL, ms INTEGER NOT NULL, seq INTEGER NOT NULL, value TEXT NOT NULL, PRIMARY KEY (stream, ms, seq));
+`;
+
+// Primary result codes that mean "the store cannot be used right now", as opposed to a bug in a query.
+const SQLITE_BUSY = 5;
+const UNAVAILABLE_CODES = new Set([SQLITE_BUSY, 6, 7, 8, 10, 11, 13, 14, 15, 26]); // LOCKED NOMEM READONLY IOERR CORRUPT FULL CANTOPEN PROTOCOL NOTADB
+
+type Statements = ReturnType<typeof prepareStatements>;
+
+function prepareStatements(db: DatabaseSync) {
+  const live = '(expires_at IS NULL OR expires_at > ?)';
+  return {
+    claim: db.prepare(
+      `INSERT INTO records (key, value, expires_at) VALUES (?, '1', ?)
+       ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at
+       WHERE records.expires_at IS NOT NULL AND records.expires_at <= ?`,
+    ),
+    get: db.prepare(`SELECT value, expires_at FROM records WHERE key = ? AND ${live}`),
+    put: db.prepare(
+      `INSERT INTO records (key, value, expires_at) VALUES (?, ?, ?)
+       ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at`,
+    ),
+    deleteRecord: db.prepare('DELETE FROM records WHERE key = ?'),
+    deleteEntries: db.prepare('DELETE FROM entries WHERE stream = ?'),
+    deleteStream: db.prepare('DELETE FROM streams WHERE name = ?'),
+    stream: db.prepare(`SELECT last_ms, last_seq, length, expires_at FROM streams WHERE name = ? AND ${live}`),
+    saveStream: db.prepare(
+      `INSERT INTO streams (name, last_ms, last_seq, length, expires_at) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (name) DO UPDATE SET last_ms = excluded.last_ms, last_seq = excluded.last_seq, length = excluded.length, expires_at = excluded.expires_at`,
+    ),
+    insertEntry: db.prepare('INSERT INTO entries (stream, ms, seq, value) VALUES (?, ?, ?, ?)'),
+    // Drops the ?2 oldest entries: the work is proportional to what goes, not to what stays.
+    trim: db.prepare(
+      `DELETE FROM entries WHERE stream = ?1 AND (ms, seq) <=
+         (SELECT ms, seq FROM entries WHERE stream = ?1 ORDER BY ms, seq LIMIT 1 OFFSET ?2 - 1)`,
+    ),
+    readAfter: db.prepare(
+      `SELECT ms, seq, value FROM entries
+       WHERE stream = ?1 AND EXISTS (SELECT 1 FROM streams WHERE name = ?1 AND (expires_at IS NULL OR expires_at > ?2))
+         AND (ms, seq) > (?3, ?4)
+       ORDER BY ms, seq LIMIT ?5`,
+    ),
+    readBefore: db.prepare(
+      `SELECT ms, seq, value FROM entries
+       WHERE stream = ?1 AND EXISTS (SELECT 1 FROM streams WHERE name = ?1 AND (expires_at IS NULL OR expires_at > ?2))
+         AND (ms, seq) < (?3, ?4)
+       ORDER BY ms DESC, seq DESC LIMIT ?5`,
+    ),
+    purgeRecords: db.prepare('DELETE FROM records WHERE expires_at <= ?'),
+    purgeEntries: db.prepare('DELETE FROM entries WHERE stream IN (SELECT name FROM streams WHERE expires_at <= ?)'),
+    purgeStreams: db.prepare('DELETE FROM streams WHERE expires_at <= ?'),
+  } satisfies Record<string, StatementSync>;
+}
+
+/**
+ * The embedded store: one SQLite database in a folder, shared safely by every
+ * process that opens the same folder (WAL mode; writers queue on SQLite's lock
+ * for at most BUSY_TIMEOUT_MS). Claims are one INSERT … ON CONFLICT … WHERE
+ * expired, so the database itself decides the single winner. Commits are
+ * synced to disk (synchronous=FULL): a redeem is not forgotten by a power cut.
+ *
+ * node:sqlite is synchronous; every statement here is short, and each method
+ * runs without awaiting in the middle, so a transaction never interleaves with
+ * another call of this process.
+ *
+ * Opening is lazy and retried: a folder that cannot be created or written makes
+ * operations throw StateUnavailableError, and the next operation tries again.
+ */
+export class SqliteStateStore implements StateStore {
+  readonly description: string;
+  private readonly file: string;
+  private db: DatabaseSync | undefined;
+  private statements: Statements | undefined;
+  private closed = false;
+  private lastPurge = 0;
+
+  constructor(readonly dir: string) {
+    this.description = `SQLite in ${dir}`;
+    this.file = join(dir, SQLITE_FILE);
+  }
+
+  async claim(key: string, ttlMs: number): Promise<boolean> {
+    checkName(key);
+    const ttl = checkTtl(ttlMs);
+    return this.run(true, (s, now) => s.claim.run(key, now + ttl, now).changes === 1);
+  }
+
+  async get(key: string): Promise<string | undefined> {
+    checkName(key);
+    return this.run(false, (s, now) => (s.get.get(key, now) as { value: string } | undefined)?.value);
+  }
+
+  async put(key: string, value: string, ttlMs?: number): Promise<void> {
+    checkName(key);
+    const ttl = ttlMs === undefined ? undefined : checkTtl(ttlMs);
+    this.run(true, (s, now) => s.put.run(key, value, ttl === undefined ? null : now + ttl));
+  }
+
+  async putIfAbsent(key: string, value: string, ttlMs?: number): Promise<string> {
+    checkName(key);
+    const ttl = ttlMs === undefined ? undefined : checkTtl(ttlMs);
+    return this.transaction((s, now) => {
+      const existing = s.get.get(key, now) as { value: string } | undefined;
+      if (existing) return existing.value;
+      s.put.run(key, value, ttl === undefined ? null : now + ttl);
+      return value;
+    });
+  }
+
+  async delete(key: string): Promise<void> {
+    checkName(key);
+    this.transaction((s) => {
+      s.deleteRecord.run(key);
+      s.deleteEntries.run(key);
+      s.deleteStream.run(key);
+    });
+  }
+
+  async increment(key: string, by: number, ttlMs: number): Promise<number> {
+    checkName(key);
+    checkIncrement(by);
+    const ttl = checkTtl(ttlMs);
+    return this.transaction((s, now) => {
+      const existing = s.get.get(key, now) as { value: string; expires_at: number | null } | undefined;
+      let next = by;
+      if (existing) {
+        const current = /^-?\d+$/.test(existing.value) ? Number(existing.value) : NaN;
+        if (!Number.isSafeInteger(current)) throw new TypeError(`the state record "${key}" does not hold a whole number, so it cannot be incremented`);
+        next = current + by;
+        if (!Number.isSafeInteger(next)) throw new RangeError(`incrementing "${key}" by ${by} overflows`);
+      }
+      s.put.run(key, String(next), existing?.expires_at ?? now + ttl);
+      return next;
+    });
+  }
+
+  async append(stream: string, value: string, options: AppendOptions = {}): Promise<string> {
+    const [id] = await this.appendMany(stream, [value], options);
+    return id;
+  }
+
+  async appendMany(stream: string, values: readonly string[], options: AppendOptions = {}): Promise<string[]> {
+    checkName(stream, 'stream');
+    const maxLength = checkMaxLength(options.maxLength);
+    const ttl = options.ttlMs === undefined ? undefined : checkTtl(options.ttlMs);
+    if (values.length === 0) return [];
+    return this.transaction((s, now) => {
+      const current = s.stream.get(stream, now) as { last_ms: number; last_seq: number; length: number; expires_at: number | null } | undefined;
+      if (!current) {
+        // An expired stream's leftovers go now, so they cannot reappear under the new one.
+        s.deleteEntries.run(stream);
+      }
+      let ms = current?.last_ms ?? -1;
+      let seq = current?.last_seq ?? 0;
+      const ids: string[] = [];
+      for (const value of values) {
+        if (now > ms) [ms, seq] = [now, 0];
+        else seq += 1;
+        s.insertEntry.run(stream, ms, seq, value);
+        ids.push(`${ms}-${seq}`);
+      }
+      let length = (current?.length ?? 0) + values.length;
+      if (maxLength !== undefined && length > maxLength) {
+        s.trim.run(stream, length - maxLength);
+        length = maxLength;
+      }
+      s.saveStream.run(stream, ms, seq, length, ttl === undefined ? (current?.expires_at ?? null) : now + ttl);
+      return ids;
+    });
+  }
+
+  async read(stream: string, options: { after?: string; limit?: number } = {}): Promise<StreamEntry[]> {
+    checkName(stream, 'stream');
+    const [ms, seq] = options.after === undefined ? MIN_ID : parseEntryId(options.after);
+    const limit = checkLimit(options.limit);
+    if (limit === 0) return [];
+    return this.run(false, (s, now) => toEntries(s.readAfter.all(stream, now, ms, seq, limit ?? -1)));
+  }
+
+  async readLatest(stream: string, options: { before?: string; limit?: number } = {}): Promise<StreamEntry[]> {
+    checkName(stream, 'stream');
+    const [ms, seq] = options.before === undefined ? MAX_ID : parseEntryId(options.before);
+    const limit = checkLimit(options.limit);
+    if (limit === 0) return [];
+    return this.run(false, (s, now) => toEntries(s.readBefore.all(stream, now, ms, seq, limit ?? -1)));
+  }
+
+  async ping(): Promise<void> {
+    // A read alone would pass on a folder that became read-only; the purge is a real (cheap) write.
+    this.run(true, (s, now) => {
+      s.purgeRecords.run(now);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.reset();
+  }
+
+  private run<T>(writes: boolean, fn: (s: Statements, now: number) => T): T {
+    const s = this.open();
+    const now = Date.now();
+    try {
+      if (writes) this.purgeNowAndThen(s, now);
+      return fn(s, now);
+    } catch (error) {
+      throw this.translate(error);
+    }
+  }
+
+  private transaction<T>(fn: (s: Statements, now: number) => T): T {
+    return this.run(true, (s, now) => {
+      const db = this.db!;
+      db.exec('BEGIN IMMEDIATE');
+      try {
+        const result = fn(s, now);
+        db.exec('COMMIT');
+        return result;
+      } catch (error) {
+        if (db.isTransaction) db.exec('ROLLBACK');
+        throw error;
+      }
+    });
+  }
+
+  private purgeNowAndThen(s: Statements, now: number): void {
+    if (now - this.lastPurge < PURGE_EVERY_MS) return;
+    this.lastPurge = now;
+    const db = this.db!;
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      s.purgeRecords.run(now);
+      s.purgeEntries.run(now);
+      s.purgeStreams.run(now);
+      db.exec('COMMIT');
+    } catch (error) {
+      if (db.isTransaction) db.exec('ROLLBACK');
+      throw error;
+    }
+  }
+
+  private open(): Statements {
+    if (this.closed) throw new StateUnavailableError(this.description, 'the store was closed', 'cannot be used');
+    if (this.statements) return this.statements;
+    let db: DatabaseSync | undefined;
+    try {
+      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      // Created 0600 before SQLite opens it (an empty file is an empty database); SQLite gives its -wal and -shm files the same mode.
+      closeSync(openSync(this.file, 'a', 0o600));
+      db = new DatabaseSync(this.file);
+      // Set before anything else: the WAL switch and the schema may wait on a sibling process's lock.
+      db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      db.prepare('PRAGMA journal_mode = WAL').get();
+      db.exec('PRAGMA synchronous = FULL');
+      const version = (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
+      if (version < SCHEMA_VERSION) {
+        db.exec('BEGIN IMMEDIATE');
+        try {
+          db.exec(SCHEMA);
+          db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
+          db.exec('COMMIT');
+        } catch (error) {
+          if (db.isTransaction) db.exec('ROLLBACK');
+          throw error;
+        }
+      } else if (version > SCHEMA_VERSION) {
+        throw new Error(`${this.file} was written by a newer version of this server (schema ${version}; this one knows ${SCHEMA_VERSION})`);
+      }
+      this.statements = prepareStatements(db);
+      this.db = db;
+      return this.statements;
+    } catch (error) {
+      try {
+        db?.close();
+      } catch {
+        // already unusable; the original error is the one worth reporting
+      }
+      throw new StateUnavailableError(this.description, reasonOf(error), 'cannot be used');
+    }
+  }
+
+  private translate(error: unknown): unknown {
+    const code = sqliteCode(error);
+    const fsError = typeof (error as NodeJS.ErrnoException)?.code === 'string' && /^E[A-Z]+$/.test((error as NodeJS.ErrnoException).code!);
+    if (code === undefined && !fsError) return error;
+    if (code !== undefined && !UNAVAILABLE_CODES.has(code & 0xff)) return error;
+    // A lock held too long passes; anything else (disk gone, file replaced, read-only) is retried from a fresh open.
+    if (code === undefined || (code & 0xff) !== SQLITE_BUSY) this.reset();
+    return new StateUnavailableError(this.description, reasonOf(error), 'cannot be used');
+  }
+
+  private reset(): void {
+    const db = this.db;
+    this.db = undefined;
+    this.statements = undefined;
+    try {
+      db?.close();
+    } catch {
+      // closing a broken handle may fail too; it is dropped either way
+    }
+  }
+}
+
+function toEntries(rows: unknown[]): StreamEntry[] {
+  return (rows as { ms: number; seq: number; value: string }[]).map((r) => ({ id: `${r.ms}-${r.seq}`, value: r.value }));
+}
+
+function sqliteCode(error: unknown): number | undefined {
+  const e = error as { code?: unknown; errcode?: unknown };
+  return e?.code === 'ERR_SQLITE_ERROR' && typeof e.errcode === 'number' ? e.errcode : undefined;
+}
+
+function reasonOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
