@@ -1,10 +1,13 @@
-import { Injectable } from '@nestjs/common';
-import { McpServer, type McpRequestContext } from '@modelcontextprotocol/server';
+import { Inject, Injectable } from '@nestjs/common';
+import { McpServer, type McpRequestContext, ResourceTemplate, type Variables } from '@modelcontextprotocol/server';
 import { SERVER_NAME, serverVersion } from '../common/product.js';
+import { CONFIG, type Config } from '../config/config.js';
+import { callerOf } from './caller.js';
+import type { ResourceContext } from './resource.decorator.js';
+import { ResourceRegistry } from './resource-registry.service.js';
 import { annotationsFor } from './tool.decorator.js';
 import { ToolDispatcher } from './tool-dispatcher.service.js';
 import { ToolRegistry } from './tool-registry.service.js';
-
 
 const INSTRUCTIONS =
   'Google Search Console: properties, sitemaps, search performance, URL inspection, Indexing API notifications and site verification. ' +
@@ -19,20 +22,40 @@ const INSTRUCTIONS =
 export class McpServerFactory {
   constructor(
     private readonly registry: ToolRegistry,
+    private readonly resources: ResourceRegistry,
     private readonly dispatcher: ToolDispatcher,
+    @Inject(CONFIG) private readonly config: Config,
   ) {}
 
   readonly create = (context: McpRequestContext): McpServer => {
     const server = new McpServer({ name: SERVER_NAME, title: 'Google Search Console', version: serverVersion() }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
-    const principal = context.authInfo?.clientId;
+    const caller = callerOf(context.authInfo);
+    const sites = this.config.allowedSites;
     for (const tool of this.registry.tools) {
       const { spec, wire } = tool;
       server.registerTool(
         spec.name,
         { title: spec.title, description: spec.description, inputSchema: wire.input, outputSchema: wire.output, annotations: annotationsFor(spec) },
-        (args, sdk) => this.dispatcher.dispatch(tool, args as Record<string, unknown>, { era: context.era, sdk, server, principal }),
+        (args, sdk) => this.dispatcher.dispatch(tool, args as Record<string, unknown>, { era: context.era, sdk, server, caller, sites }),
       );
     }
+    this.registerResources(server, { caller, sites });
     return server;
   };
+
+  private registerResources(server: McpServer, context: ResourceContext): void {
+    for (const { spec, read, list } of this.resources.resources) {
+      const metadata = { title: spec.title, description: spec.description, ...(spec.mimeType ? { mimeType: spec.mimeType } : {}) };
+      if (spec.uri) {
+        server.registerResource(spec.name, spec.uri, metadata, (uri) => read(uri, {}, context));
+      } else {
+        const template = new ResourceTemplate(spec.template!, { list: list ? async () => ({ resources: await list(context) }) : undefined });
+        server.registerResource(spec.name, template, metadata, (uri, variables) => read(uri, flatten(variables), context));
+      }
+    }
+  }
+}
+
+function flatten(variables: Variables): Record<string, string> {
+  return Object.fromEntries(Object.entries(variables).map(([k, v]) => [k, Array.isArray(v) ? v.join('/') : String(v)]));
 }

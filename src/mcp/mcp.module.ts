@@ -7,6 +7,7 @@ import { ApprovalInterceptor } from './approval/approval.interceptor.js';
 import { InMemoryUsedNonces, UsedNonces } from './approval/approval-tokens.js';
 import { AuditTrail } from './approval/audit-trail.service.js';
 import { McpServerFactory } from './mcp-server.factory.js';
+import { ResourceRegistry } from './resource-registry.service.js';
 import { SiteAccessGuard } from './site-access.guard.js';
 import { ToolDispatcher } from './tool-dispatcher.service.js';
 import { ToolRegistry } from './tool-registry.service.js';
@@ -24,11 +25,12 @@ import { ToolRegistry } from './tool-registry.service.js';
     ToolRegistry,
     ToolDispatcher,
     McpServerFactory,
+    ResourceRegistry,
     AuditTrail,
     SiteAccessGuard,
     ApprovalInterceptor,
     { provide: UsedNonces, useFactory: (clock: Clock) => new InMemoryUsedNonces(clock), inject: [Clock] },
   ],
-  exports: [ToolRegistry, McpServerFactory, ToolDispatcher, AuditTrail],
+  exports: [ToolRegistry, ResourceRegistry, McpServerFactory, ToolDispatcher, AuditTrail],
 })
 export class McpModule {}

@@ -32,8 +32,8 @@ export class SiteAccessGuard implements CanActivate {
     const shape = call.tool.spec.input.shape;
     const target: { -readonly [K in keyof ResolvedTarget]: ResolvedTarget[K] } = {};
     if ('site_url' in shape) target.site = this.resolveSite(args.site_url, call);
-    if ('url' in shape) target.page = this.checkPage(args.url, target.site);
-    if ('urls' in shape && Array.isArray(args.urls)) target.pages = args.urls.map((page) => this.checkPage(page, target.site));
+    if ('url' in shape) target.page = this.checkPage(args.url, target.site, call.sites);
+    if ('urls' in shape && Array.isArray(args.urls)) target.pages = args.urls.map((page) => this.checkPage(page, target.site, call.sites));
     if ('id' in shape && typeof args.id === 'string') target.resource = await this.fetchResource(args.id, call);
     call.resolve(target);
     return true;
@@ -55,11 +55,11 @@ export class SiteAccessGuard implements CanActivate {
       if (error instanceof PropertyError) throw new UserFacingError(`site_url is not a property: ${error.message}. ${NOTHING_SENT}`);
       throw error;
     }
-    this.assertAllowed(property);
+    this.assertAllowed(property, call.sites);
     return property;
   }
 
-  private checkPage(value: unknown, site: string | undefined): URL {
+  private checkPage(value: unknown, site: string | undefined, allowed: readonly string[] | undefined): URL {
     let page: URL;
     try {
       page = parsePageUrl(typeof value === 'string' ? value : '');
@@ -73,8 +73,8 @@ export class SiteAccessGuard implements CanActivate {
           `${page.href} is not part of the property ${site} (a URL-prefix property covers only URLs with its scheme, host and path; a domain property covers its host and subdomains). ${NOTHING_SENT} Use a URL inside ${site}, or the property that contains this URL.`,
         );
       }
-    } else if (this.config.allowedSites && !isPageAllowed(page, this.config.allowedSites)) {
-      throw new UserFacingError(`${page.href} is outside this server's allowed properties (${this.config.allowedSites.join(', ')}). ${NOTHING_SENT}`);
+    } else if (allowed && !isPageAllowed(page, allowed)) {
+      throw new UserFacingError(`${page.href} is outside the properties allowed here (${allowed.join(', ')}). ${NOTHING_SENT}`);
     }
     return page;
   }
@@ -99,17 +99,16 @@ export class SiteAccessGuard implements CanActivate {
       }
       throw error;
     }
-    if (this.config.allowedSites) {
+    if (call.sites) {
       if (!resource.property) {
         throw new UserFacingError(`The Site Verification resource ${decoded} is not a website or domain, so it cannot be matched against this server's allowed properties. ${NOTHING_CHANGED}`);
       }
-      this.assertAllowed(resource.property, `The Site Verification resource ${decoded} belongs to ${resource.property}, which`, 'Only the lookup of that resource was sent to Google; nothing was changed.');
+      this.assertAllowed(resource.property, call.sites, `The Site Verification resource ${decoded} belongs to ${resource.property}, which`, 'Only the lookup of that resource was sent to Google; nothing was changed.');
     }
     return { ...resource, id: resource.id || id };
   }
 
-  private assertAllowed(property: string, subject = property, sent = NOTHING_SENT): void {
-    const allowed = this.config.allowedSites;
+  private assertAllowed(property: string, allowed: readonly string[] | undefined, subject = property, sent = NOTHING_SENT): void {
     if (allowed && !isPropertyAllowed(property, allowed)) {
       throw new UserFacingError(`${subject} is outside this server's allowed properties (${allowed.join(', ')}). ${sent} Use one of those properties, or ask the operator to add it to GSC_ALLOWED_SITES.`);
     }

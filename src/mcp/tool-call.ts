@@ -1,6 +1,7 @@
 import type { McpServer, ServerContext } from '@modelcontextprotocol/server';
 import type * as z from 'zod';
 import type { VerifiedResource } from '../property/verification-resource.js';
+import type { Caller } from './caller.js';
 import type { RegisteredTool } from './tool-registry.service.js';
 
 /**
@@ -30,8 +31,9 @@ export interface CallContext {
   readonly era: 'legacy' | 'modern';
   readonly sdk: ServerContext;
   readonly server: McpServer;
-  /** The authenticated HTTP principal, when the transport has one. */
-  readonly principal?: string;
+  readonly caller: Caller;
+  /** The properties this caller may touch (GSC_ALLOWED_SITES narrowed by its policy rule); undefined means all. */
+  readonly sites?: readonly string[];
 }
 
 /**
@@ -43,14 +45,37 @@ export class ToolCall<T = ResolvedTarget> implements CallContext {
   readonly era: CallContext['era'];
   readonly sdk: ServerContext;
   readonly server: McpServer;
-  readonly principal?: string;
+  readonly caller: Caller;
+  readonly sites?: readonly string[];
   #target?: T;
 
   constructor(
     readonly tool: RegisteredTool,
     context: CallContext,
   ) {
-    ({ era: this.era, sdk: this.sdk, server: this.server, principal: this.principal } = context);
+    ({ era: this.era, sdk: this.sdk, server: this.server, caller: this.caller, sites: this.sites } = context);
+  }
+
+  get principal(): string {
+    return this.caller.principal;
+  }
+
+  /** Aborted when the client cancels the call (notifications/cancelled, or the HTTP request closing): start no new Google calls. */
+  get signal(): AbortSignal {
+    return this.sdk.mcpReq.signal;
+  }
+
+  /**
+   * Sends notifications/progress when the request asked for it (a
+   * progressToken); otherwise does nothing. Never fails the call: progress is
+   * a courtesy, the result is the answer.
+   */
+  async progress(progress: number, total: number, message?: string): Promise<void> {
+    const token = this.sdk.mcpReq._meta?.progressToken;
+    if (token === undefined || this.signal.aborted) return;
+    await this.sdk.mcpReq
+      .notify({ method: 'notifications/progress', params: { progressToken: token, progress, total, ...(message ? { message } : {}) } })
+      .catch(() => undefined);
   }
 
   get target(): T {

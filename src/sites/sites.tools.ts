@@ -1,6 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import * as z from 'zod';
-import { CONFIG, type Config } from '../config/config.js';
 import type { ApprovalPlan } from '../mcp/approval/approval-plan.js';
 import { NoArgs, SiteUrlArg } from '../mcp/tool-args.js';
 import type { TargetOf, ToolCall } from '../mcp/tool-call.js';
@@ -22,7 +21,6 @@ const SiteInput = z.object({ site_url: SiteUrlArg });
 export class SitesTools {
   constructor(
     private readonly sites: SitesService,
-    @Inject(CONFIG) private readonly config: Config,
   ) {}
 
   @Tool({
@@ -35,8 +33,8 @@ export class SitesTools {
     apis: ['searchconsole'],
     essential: true,
   })
-  async listSites(): Promise<ToolOutput> {
-    const { kept, withheld } = partitionAllowed(await this.sites.list(), (s) => s.siteUrl, this.config.allowedSites);
+  async listSites(_args: unknown, call: ToolCall<unknown>): Promise<ToolOutput> {
+    const { kept, withheld } = partitionAllowed(await this.sites.list(), (s) => s.siteUrl, call.sites);
     return fitToBudget(kept, (shown, dropped) => {
       const lines = shown.map((s) => `- ${s.siteUrl} — ${describePermission(s.permissionLevel)}`);
       const head = kept.length === 0 ? 'No Search Console properties are available to this credential.' : `${plural(kept.length, 'property', 'properties')}:`;

@@ -1,8 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import * as z from 'zod';
 import { inert } from '../common/inert-text.js';
 import { NOTHING_SENT, plural } from '../common/sentences.js';
-import { CONFIG, type Config } from '../config/config.js';
 import type { ApprovalPlan } from '../mcp/approval/approval-plan.js';
 import { NoArgs, SiteUrlArg } from '../mcp/tool-args.js';
 import type { TargetOf, ToolCall } from '../mcp/tool-call.js';
@@ -59,7 +58,6 @@ const OwnersInput = z.object({
 export class VerificationTools {
   constructor(
     private readonly verification: VerificationService,
-    @Inject(CONFIG) private readonly config: Config,
   ) {}
 
   @Tool({
@@ -109,8 +107,8 @@ export class VerificationTools {
     access: 'read',
     apis: ['siteverification'],
   })
-  async listVerifiedSites(): Promise<ToolOutput> {
-    const { kept, withheld } = partitionAllowed(await this.verification.list(), (r) => r.property, this.config.allowedSites);
+  async listVerifiedSites(_args: unknown, call: ToolCall<unknown>): Promise<ToolOutput> {
+    const { kept, withheld } = partitionAllowed(await this.verification.list(), (r) => r.property, call.sites);
     return fitToBudget(kept, (shown, dropped) => {
       const head =
         kept.length === 0

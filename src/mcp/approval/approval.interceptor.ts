@@ -16,6 +16,7 @@ import { Clock } from '../../common/clock.js';
 import { SERVER_NAME } from '../../common/product.js';
 import { CONFIG, type Config } from '../../config/config.js';
 import { GoogleApiError } from '../../google/google-error.js';
+import { callerOf } from '../caller.js';
 import type { ToolCall } from '../tool-call.js';
 import type { ApprovalDescriber } from '../tool.decorator.js';
 import { type ToolOutput, toolOutput } from '../tool-output.js';
@@ -122,7 +123,7 @@ export class ApprovalInterceptor implements NestInterceptor {
   private async tokenPath(ctx: Context, token: string | undefined, whyNoDialog: string, execute: () => Promise<ToolOutput>): Promise<ToolOutput> {
     const { call, plan, fp } = ctx;
     const name = call.tool.spec.name;
-    const binding = `${name}\0${fp}\0${call.principal ?? ''}`;
+    const binding = `${name}\0${fp}\0${call.principal}`;
     if (token !== undefined) {
       const check = await this.tokens.redeem(token, binding, this.clock.now().getTime());
       if (check.ok) {
@@ -176,12 +177,12 @@ export class ApprovalInterceptor implements NestInterceptor {
       target_fingerprint: fp,
       path,
       era: call.era === 'modern' ? '2026-07-28' : '2025-11-25',
-      principal: call.principal ?? null,
+      principal: call.principal,
       ...(reason ? { reason } : {}),
     };
   }
 }
 
 function principalOf(ctx: ServerContext): string {
-  return ctx.http?.authInfo?.clientId ?? '';
+  return callerOf(ctx.http?.authInfo).principal;
 }

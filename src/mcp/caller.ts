@@ -1,0 +1,28 @@
+import type { AuthInfo } from '@modelcontextprotocol/server';
+
+/**
+ * Who is calling: the principal the transport authenticated (the host app's
+ * user, an OAuth subject, `token` for the shared bearer token, `local` for a
+ * loopback or stdio client) and their groups. Approvals, confirm tokens,
+ * sessions, exports and the audit trail are bound to it.
+ */
+export interface Caller {
+  readonly principal: string;
+  readonly groups: readonly string[];
+}
+
+/** The principal of a caller nothing authenticated: stdio, or HTTP on loopback without a token. */
+export const LOCAL_PRINCIPAL = 'local';
+
+/** Carries a caller through the SDK, which knows only AuthInfo: clientId is the principal, extra.groups the groups. */
+export function authInfoFor(caller: Caller, expiresAt: number, token = 'redacted', scopes: string[] = []): AuthInfo {
+  return { token, clientId: caller.principal, scopes, expiresAt, extra: { groups: [...caller.groups] } };
+}
+
+export function callerOf(authInfo: AuthInfo | undefined): Caller {
+  const groups = authInfo?.extra?.groups;
+  return {
+    principal: authInfo?.clientId || LOCAL_PRINCIPAL,
+    groups: Array.isArray(groups) ? groups.filter((g): g is string => typeof g === 'string') : [],
+  };
+}
