@@ -6,6 +6,7 @@ import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextp
 import { CONFIG, type Config } from '../config/config.js';
 import { checkMcpAccess, type Rejection, rpcError } from './http-access.js';
 import { McpServerFactory } from './mcp-server.factory.js';
+import { SessionEventStores, SSE_RETRY_MS } from './session-event-store.js';
 
 type Request = IncomingMessage & { body?: unknown; auth?: AuthInfo };
 type Session = { transport: NodeStreamableHTTPServerTransport; server: McpServer; principal?: string; lastSeen: number };
@@ -98,14 +99,20 @@ export class McpHttpController implements OnModuleDestroy {
     await session.transport.handleRequest(req, res, req.body);
   }
 
+  @Inject(SessionEventStores) private readonly eventStores!: SessionEventStores;
+
   private async openSession(req: Request): Promise<Session> {
     const server = this.factory.create({ era: 'legacy', authInfo: req.auth });
+    const sessionId = randomUUID();
     const session: Session = {
       server,
       principal: req.auth?.clientId,
       lastSeen: Date.now(),
       transport: new NodeStreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
+        sessionIdGenerator: () => sessionId,
+        // SEP-1699: event ids, a priming event with `retry`, replay after Last-Event-ID (from the state store).
+        eventStore: this.eventStores.forSession(sessionId),
+        retryInterval: SSE_RETRY_MS,
         onsessioninitialized: (id) => void this.sessions.set(id, session),
         onsessionclosed: (id) => void this.sessions.delete(id),
       }),
