@@ -124,10 +124,10 @@ describe('/admin/audit', () => {
 });
 
 describe('class-validator is loaded by the HTTP server only', () => {
-  const PRELOAD = resolve(import.meta.dirname, 'support/loaded-modules.cjs');
+  const PRELOAD = resolve(import.meta.dirname, 'support/loaded-modules.mjs');
   const watch = () => {
     const report = join(mkdtempSync(join(tmpdir(), 'gsc-loaded-')), 'modules.txt');
-    return { report, env: { NODE_OPTIONS: `--require ${PRELOAD}`, LOADED_MODULES_REPORT: report, LOADED_MODULES_PATTERN: '/node_modules/class-(validator|transformer)/' } };
+    return { report, env: { NODE_OPTIONS: `--import ${PRELOAD}`, LOADED_MODULES_REPORT: report, LOADED_MODULES_PATTERN: '/node_modules/class-(validator|transformer)/' } };
   };
   const read = async (report: string) => {
     for (let i = 0; i < 100 && !existsSync(report); i++) await sleep(50);

@@ -9,7 +9,7 @@ import { parseEventId, SessionEventStores } from './session-event-store.js';
 
 const POST = '6f1c2d3e-4a5b-4c6d-8e7f-901234567890';
 const OTHER_POST = '0a1b2c3d-4e5f-4a6b-8c7d-8e9f0a1b2c3d';
-const message = (id: number): JSONRPCMessage => ({ jsonrpc: '2.0', id, result: { n: id } }) as JSONRPCMessage;
+const message = (id: number): JSONRPCMessage => ({ jsonrpc: '2.0', id, result: { n: id } });
 
 async function replay(events: ReturnType<SessionEventStores['forSession']>, after: string) {
   const sent: [string, JSONRPCMessage][] = [];
