@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SEED_PROPERTIES } from '../src/emulator/emulator-seed.js';
-import { connectHttp, text } from './support/clients.js';
+import { connectHttp, connectStdio, text } from './support/clients.js';
 import { startGoogle, type TestGoogle } from './support/google.js';
 import { issueToken, redeemToken, textOf } from './support/guarded-wire.js';
 import { type HttpBinary, spawnHttpBinary } from './support/http-binary.js';
@@ -124,5 +127,33 @@ describe('Redis killed mid-run', () => {
     const outage = await admin('/admin/audit?outcome=store_unavailable');
     expect(outage.status).toBe(200);
     expect(outage.body.entries.map((e: any) => [e.event, e.tool, e.reason])).toEqual(Array.from({ length: 4 }, () => ['store_unavailable', 'delete_site', 'state_store']));
+  });
+});
+
+describe('a state folder that cannot be used', () => {
+  it('the server still starts and reads work; guarded calls refuse, naming the folder, until it can be used', async () => {
+    google.emulator.reset();
+    const blocker = join(mkdtempSync(join(tmpdir(), 'gsc-unusable-')), 'a-file');
+    writeFileSync(blocker, 'where the state folder should be');
+    const dir = join(blocker, 'state');
+    const client = await connectStdio({ ...google.env, GSC_STATE_DIR: dir }, { revision: '2026-07-28' });
+    try {
+      expect((await client.call('list_sites')).isError ?? false).toBe(false);
+      const refused = await client.call('delete_site', { site_url: SITE });
+      expect(refused.isError).toBe(true);
+      expect(text(refused)).toMatch(new RegExp(`^Nothing was changed: .* and the state store \\(SQLite in ${dir}\\) cannot be used: ENOTDIR`));
+      expect(client.stderr()).toMatch(new RegExp(`state: SQLite in ${dir}, approval secret not loaded yet \\(the state store \\(SQLite in ${dir}\\) cannot be used: ENOTDIR`));
+      expect(deletes()).toHaveLength(0);
+
+      rmSync(blocker);
+      mkdirSync(blocker);
+      const issued = await client.call('delete_site', { site_url: SITE });
+      expect(issued.structuredContent).toMatchObject({ outcome: 'token_issued' });
+      const done = await client.call('delete_site', { site_url: SITE, confirm_token: issued.structuredContent!.confirm_token });
+      expect(done.structuredContent).toMatchObject({ executed: true });
+      expect(deletes()).toHaveLength(1);
+    } finally {
+      await client.close();
+    }
   });
 });
