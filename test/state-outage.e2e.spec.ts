@@ -157,3 +157,29 @@ describe('a state folder that cannot be used', () => {
     }
   });
 });
+
+describe('a Redis with a password', () => {
+  it('works, and the start-up line, /admin/ready and a refusal name it without the password', async () => {
+    const password = 's3cr3t-redis-pass:word';
+    const locked = await startRedisServer(['--requirepass', password]);
+    const url = `redis://default:${encodeURIComponent(password)}@127.0.0.1:${locked.port}/0`;
+    const shown = `Redis at redis://default:***@127.0.0.1:${locked.port}/0`;
+    const guarded = await spawnHttpBinary({ ...google.env, GSC_REDIS_URL: url });
+    try {
+      expect(guarded.stderr()).toContain(`state: ${shown}, approval secret `);
+      const ready = await fetch(`${guarded.origin}/admin/ready`);
+      expect(await ready.json()).toMatchObject({ status: 'ok', state: shown });
+      await locked.kill();
+      const refused = (await modernToolCall(guarded.url, 'delete_site', { site_url: SITE }, { elicitation: false })).body.result;
+      expect(textOf(refused)).toContain(`the state store (${shown}) cannot be reached`);
+      const down = JSON.stringify(await (await fetch(`${guarded.origin}/admin/ready`)).json());
+      for (const said of [guarded.stderr(), textOf(refused), down]) {
+        expect(said).not.toContain(password);
+        expect(said).not.toContain(encodeURIComponent(password));
+      }
+    } finally {
+      await guarded.stop();
+      await locked.stop();
+    }
+  });
+});
