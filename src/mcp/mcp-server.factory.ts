@@ -1,7 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { McpServer, type McpRequestContext, ResourceTemplate, type Variables } from '@modelcontextprotocol/server';
 import { SERVER_NAME, serverVersion } from '../common/product.js';
-import { CONFIG, type Config } from '../config/config.js';
+import { AccessPolicy } from './access-policy.service.js';
 import { callerOf } from './caller.js';
 import type { ResourceContext } from './resource.decorator.js';
 import { ResourceRegistry } from './resource-registry.service.js';
@@ -24,14 +24,15 @@ export class McpServerFactory {
     private readonly registry: ToolRegistry,
     private readonly resources: ResourceRegistry,
     private readonly dispatcher: ToolDispatcher,
-    @Inject(CONFIG) private readonly config: Config,
+    private readonly access: AccessPolicy,
   ) {}
 
   readonly create = (context: McpRequestContext): McpServer => {
     const server = new McpServer({ name: SERVER_NAME, title: 'Google Search Console', version: serverVersion() }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
     const caller = callerOf(context.authInfo);
-    const sites = this.config.allowedSites;
+    const { tools, sites } = this.access.accessFor(caller);
     for (const tool of this.registry.tools) {
+      if (!tools.has(tool.spec.name)) continue;
       const { spec, wire } = tool;
       server.registerTool(
         spec.name,

@@ -4,6 +4,7 @@ import { AuthModule } from '../auth/auth.module.js';
 import { GoogleModule } from '../google/google.module.js';
 import { STATE_STORE } from '../state/state.module.js';
 import type { StateStore } from '../state/state-store.js';
+import { AccessPolicy } from './access-policy.service.js';
 import { ApprovalInterceptor } from './approval/approval.interceptor.js';
 import { APPROVAL_SECRETS_PROVIDER } from './approval/approval-secrets.service.js';
 import { StoredUsedNonces, UsedNonces } from './approval/approval-tokens.js';
@@ -27,6 +28,7 @@ import { ToolRegistry } from './tool-registry.service.js';
   imports: [DiscoveryModule, AuthModule, GoogleModule],
   providers: [
     ToolRegistry,
+    AccessPolicy,
     ToolDispatcher,
     McpServerFactory,
     ResourceRegistry,
@@ -37,6 +39,6 @@ import { ToolRegistry } from './tool-registry.service.js';
     SessionEventStores,
     { provide: UsedNonces, useFactory: (store: StateStore) => new StoredUsedNonces(store), inject: [STATE_STORE] },
   ],
-  exports: [ToolRegistry, ResourceRegistry, McpServerFactory, ToolDispatcher, AuditTrail, SessionEventStores, APPROVAL_SECRETS_PROVIDER.provide],
+  exports: [ToolRegistry, AccessPolicy, ResourceRegistry, McpServerFactory, ToolDispatcher, AuditTrail, SessionEventStores, APPROVAL_SECRETS_PROVIDER.provide],
 })
 export class McpModule {}
