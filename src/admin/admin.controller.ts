@@ -1,4 +1,4 @@
-import { Controller, Get, HttpStatus, Inject, Query, Res, UseGuards } from '@nestjs/common';
+import { Controller, Get, HttpStatus, Inject, Query, Res, UseGuards, ValidationPipe } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
 import { GoogleAuthService } from '../auth/google-auth.service.js';
 import { CONFIG, type Config, describeState, maskUrl } from '../config/config.js';
@@ -6,10 +6,13 @@ import { HttpIdentity } from '../http/http-identity.service.js';
 import { HTTP_MOUNT, type HttpMount } from '../http/http-mount.js';
 import { AccessPolicy } from '../mcp/access-policy.service.js';
 import { AuditTrail } from '../mcp/approval/audit-trail.service.js';
+import { STATE_STORE } from '../state/state.module.js';
+import { type StateStore, StateUnavailableError } from '../state/state-store.js';
 import { annotationsFor } from '../mcp/tool.decorator.js';
 import { type RegisteredTool, ToolRegistry } from '../mcp/tool-registry.service.js';
 import { AdminAccessGuard } from './admin-access.guard.js';
 import { ADMIN_OPENAPI } from './admin-openapi.js';
+import { AuditQueryDto } from './audit-query.dto.js';
 
 /** Operations endpoints beside /mcp, at the path the module mounts them (/admin standalone). Nothing here changes state, and nothing returns a secret. */
 @Controller()
@@ -32,20 +35,31 @@ export class AdminController {
     return { status: 'ok', uptime_seconds: Math.round((Date.now() - this.started) / 1000) };
   }
 
-  /** Whether the credential can mint an access token for the requested scopes right now. */
+  @Inject(STATE_STORE) private readonly store!: StateStore;
+
+  /** Whether the credential can mint an access token for the requested scopes right now, and the state store answers. */
   @Get('ready')
   async ready(@Res({ passthrough: true }) res: ServerResponse) {
-    if (!this.auth.hasCredential()) {
-      res.statusCode = HttpStatus.SERVICE_UNAVAILABLE;
-      return { status: 'error', reason: 'no Google credential configured' };
+    const state = describeState(this.config.state);
+    const problems: string[] = [];
+    if (!this.auth.hasCredential()) problems.push('no Google credential configured');
+    else {
+      try {
+        await (await this.auth.authClient()).getAccessToken();
+      } catch (error) {
+        problems.push(`token request failed: ${(error as Error).message}`);
+      }
     }
     try {
-      await (await this.auth.authClient()).getAccessToken();
-      return { status: 'ok', credential: this.auth.summary().kind };
+      await this.store.ping();
     } catch (error) {
-      res.statusCode = HttpStatus.SERVICE_UNAVAILABLE;
-      return { status: 'error', reason: `token request failed: ${(error as Error).message}` };
+      problems.push(error instanceof StateUnavailableError ? error.message : `the state store (${state}) failed: ${(error as Error).message}`);
     }
+    if (problems.length > 0) {
+      res.statusCode = HttpStatus.SERVICE_UNAVAILABLE;
+      return { status: 'error', reason: problems.join('; '), state };
+    }
+    return { status: 'ok', credential: this.auth.summary().kind, state };
   }
 
   /** The registered tools; with ?principal= (and ?groups=a,b) what that caller would see under the policy. */
@@ -130,9 +144,18 @@ export class AdminController {
     return ADMIN_OPENAPI;
   }
 
+  /** Guarded decisions from the state store's audit trail, newest first; filters and paging through query parameters. */
   @Get('audit')
-  recentAudit(@Query('limit') limit?: string) {
-    const n = Math.min(Math.max(Number(limit) || 100, 1), 500);
-    return { entries: this.audit.recent(n) };
+  async recentAudit(
+    @Res({ passthrough: true }) res: ServerResponse,
+    @Query(new ValidationPipe({ transform: true, transformOptions: { enableImplicitConversion: true }, whitelist: true, forbidNonWhitelisted: true })) query: AuditQueryDto,
+  ) {
+    try {
+      return await this.audit.query(query);
+    } catch (error) {
+      if (!(error instanceof StateUnavailableError)) throw error;
+      res.statusCode = HttpStatus.SERVICE_UNAVAILABLE;
+      return { status: 'error', reason: error.message };
+    }
   }
 }

@@ -12,6 +12,7 @@ import { HTTP_MOUNT, type HttpMount } from '../http/http-mount.js';
 import { checkSurface } from '../http/http-surface.js';
 import { readJsonBody } from '../http/json-body.js';
 import { McpServerFactory } from './mcp-server.factory.js';
+import { SessionEventStores, SSE_RETRY_MS } from './session-event-store.js';
 
 type Request = IncomingMessage & { body?: unknown; auth?: AuthInfo; originalUrl?: string };
 type Session = { transport: NodeStreamableHTTPServerTransport; server: McpServer; principal?: string; lastSeen: number; active: number };
@@ -111,15 +112,21 @@ export class McpHttpController implements OnModuleDestroy {
     await session.transport.handleRequest(req, res, req.body);
   }
 
+  @Inject(SessionEventStores) private readonly eventStores!: SessionEventStores;
+
   private async openSession(req: Request): Promise<Session> {
     const server = this.factory.create({ era: 'legacy', authInfo: req.auth });
+    const sessionId = randomUUID();
     const session: Session = {
       server,
       principal: req.auth?.clientId,
       lastSeen: this.clock.now().getTime(),
       active: 0,
       transport: new NodeStreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
+        sessionIdGenerator: () => sessionId,
+        // SEP-1699: event ids, a priming event with `retry`, replay after Last-Event-ID (from the state store).
+        eventStore: this.eventStores.forSession(sessionId),
+        retryInterval: SSE_RETRY_MS,
         onsessioninitialized: (id) => void this.sessions.set(id, session),
         onsessionclosed: (id) => void this.sessions.delete(id),
       }),
