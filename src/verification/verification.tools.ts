@@ -203,7 +203,8 @@ function describeUpdateSiteOwners(args: z.infer<typeof OwnersInput>, { resource 
   const { gained, lost } = ownerDiff(resource.owners, args.owners);
   const subject = resource.property ?? 'the Site Verification resource quoted below';
   return {
-    target: [resource.id, args.owners.join('\n'), `gains:${[...gained].sort().join(',')}`, `loses:${[...lost].sort().join(',')}`].join('\n'),
+    target: [resource.id, ...args.owners].join('\n'),
+    effect: [`gains:${[...gained].map((o) => o.toLowerCase()).sort().join(',')}`, `loses:${[...lost].map((o) => o.toLowerCase()).sort().join(',')}`].join('\n'),
     summary: `This will replace the owner list of ${subject}.`,
     cost: 'Everyone not in the new list loses ownership, and nothing here can put them back.',
     supplied: [

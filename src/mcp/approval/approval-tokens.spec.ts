@@ -38,7 +38,7 @@ describe('ApprovalTokens', () => {
   it('carries the secret id first and is spent exactly once', async () => {
     const a = tokens();
     const { token, expiresAt } = a.issue(BINDING, now);
-    expect(token.split('.')).toHaveLength(4);
+    expect(token.split('.')).toHaveLength(5);
     expect(token.split('.')[0]).toBe(approvalSecretId(SECRET));
     expect(expiresAt.getTime()).toBe(now + TOKEN_TTL_SECONDS * 1000);
     expect(await a.redeem(token, BINDING, now)).toEqual({ ok: true, nonce: token.split('.')[1] });
@@ -46,22 +46,29 @@ describe('ApprovalTokens', () => {
     expect(await tokens().redeem(token, BINDING, now)).toEqual({ ok: false, reason: 'used' });
   });
 
+  it('tells a drifted effect apart from other arguments, and does not spend the token on it', async () => {
+    const a = tokens();
+    const { token } = a.issue(BINDING, now, 'loses:webmaster@example.com');
+    expect(await a.redeem(token, BINDING, now, 'loses:webmaster@example.com,coowner@example.com')).toEqual({ ok: false, reason: 'effect_changed' });
+    expect(await a.redeem(token, BINDING, now, 'loses:webmaster@example.com')).toEqual({ ok: true, nonce: token.split('.')[1] });
+  });
+
   it('tells a token minted under another secret apart from an altered one', async () => {
     const { token } = new ApprovalTokens(OTHER_SECRET, new StoredUsedNonces(store)).issue(BINDING, now);
     expect(await tokens().redeem(token, BINDING, now)).toEqual({ ok: false, reason: 'other_secret' });
     const mine = tokens().issue(BINDING, now).token;
-    const [id, nonce, exp, mac] = mine.split('.');
+    const [id, nonce, exp, mac, tag] = mine.split('.');
     const cases: [string, string, string][] = [
       ['another binding', mine, 'delete_site\0other\0local'],
-      ['another nonce', [id, `${nonce.slice(0, -2)}xx`, exp, mac].join('.'), BINDING],
-      ['another expiry', [id, nonce, String(Number(exp) + 600), mac].join('.'), BINDING],
-      ['an altered mac', [id, nonce, exp, `${mac.slice(0, -2)}xx`].join('.'), BINDING],
+      ['another nonce', [id, `${nonce.slice(0, -2)}xx`, exp, mac, tag].join('.'), BINDING],
+      ['another expiry', [id, nonce, String(Number(exp) + 600), mac, tag].join('.'), BINDING],
+      ['an altered mac', [id, nonce, exp, `${mac.slice(0, -2)}xx`, tag].join('.'), BINDING],
     ];
     for (const [what, token, binding] of cases) expect([what, await tokens().redeem(token, binding, now)]).toEqual([what, { ok: false, reason: 'mismatch' }]);
-    expect(await tokens().redeem([approvalSecretId(OTHER_SECRET), nonce, exp, mac].join('.'), BINDING, now)).toEqual({ ok: false, reason: 'other_secret' });
+    expect(await tokens().redeem([approvalSecretId(OTHER_SECRET), nonce, exp, mac, tag].join('.'), BINDING, now)).toEqual({ ok: false, reason: 'other_secret' });
   });
 
-  it.each([['yes-please'], ['a.b.c'], ['a.b.c.d.e'], ['id.nonce.soon.mac'], ['']])('refuses %p as not a token', async (token) => {
+  it.each([['yes-please'], ['a.b.c'], ['a.b.c.d'], ['a.b.c.d.e.f'], ['id.nonce.soon.mac.tag'], ['']])('refuses %p as not a token', async (token) => {
     expect(await tokens().redeem(token, BINDING, now)).toEqual({ ok: false, reason: 'malformed' });
   });
 

@@ -3,7 +3,7 @@ import type { StateStore } from '../../state/state-store.js';
 
 export const TOKEN_TTL_SECONDS = 600;
 
-export type TokenCheck = { ok: true; nonce: string } | { ok: false; reason: 'malformed' | 'other_secret' | 'mismatch' | 'expired' | 'used' };
+export type TokenCheck = { ok: true; nonce: string } | { ok: false; reason: 'malformed' | 'other_secret' | 'mismatch' | 'expired' | 'used' | 'effect_changed' };
 
 /**
  * Where single use is recorded: a nonce claimed once is refused for its
@@ -46,9 +46,11 @@ export function approvalSecretId(secret: string): string {
 }
 
 /**
- * The two-call fallback token: `<secret id>.<nonce>.<expiry>.<mac>`, where the
- * MAC covers the tool, the fingerprint of the exact target and arguments, the
- * principal and the expiry. The target is not in the token, so the second call
+ * The two-call fallback token: `<secret id>.<nonce>.<expiry>.<mac>.<effect tag>`,
+ * where the MAC covers the tool, the fingerprint of the exact target and
+ * arguments, the principal and the expiry, and the tag the effect the call
+ * had when the token was issued (who would lose or gain ownership): a token
+ * whose effect drifted is told apart from one for other arguments. The target is not in the token, so the second call
  * proves itself by recomputing it; any other instance using the same secret
  * can check it. Single use is enforced by UsedNonces.
  */
@@ -62,24 +64,30 @@ export class ApprovalTokens {
     this.secretId = approvalSecretId(secret);
   }
 
-  issue(binding: string, now: number): { token: string; expiresAt: Date } {
+  issue(binding: string, now: number, effect = ''): { token: string; expiresAt: Date } {
     const nonce = randomBytes(16).toString('base64url');
     const expires = Math.floor(now / 1000) + TOKEN_TTL_SECONDS;
-    return { token: `${this.secretId}.${nonce}.${expires}.${this.mac(binding, nonce, expires)}`, expiresAt: new Date(expires * 1000) };
+    const token = `${this.secretId}.${nonce}.${expires}.${this.mac(binding, nonce, expires)}.${this.tag(effect, nonce)}`;
+    return { token, expiresAt: new Date(expires * 1000) };
   }
 
   /** Checks the token and, when it holds, spends it; throws what UsedNonces throws (the store cannot be reached). */
-  async redeem(token: string, binding: string, now: number): Promise<TokenCheck> {
+  async redeem(token: string, binding: string, now: number, effect = ''): Promise<TokenCheck> {
     const parts = token.trim().split('.');
-    if (parts.length !== 4 || !/^\d{1,12}$/.test(parts[2])) return { ok: false, reason: 'malformed' };
-    const [secretId, nonce, expiresText, mac] = parts;
+    if (parts.length !== 5 || !/^\d{1,12}$/.test(parts[2])) return { ok: false, reason: 'malformed' };
+    const [secretId, nonce, expiresText, mac, tag] = parts;
     if (secretId !== this.secretId) return { ok: false, reason: 'other_secret' };
     const expected = Buffer.from(this.mac(binding, nonce, Number(expiresText)));
     const given = Buffer.from(mac);
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: 'mismatch' };
     if (Number(expiresText) * 1000 < now) return { ok: false, reason: 'expired' };
+    if (!sameText(tag, this.tag(effect, nonce))) return { ok: false, reason: 'effect_changed' };
     if (!(await this.used.claim(nonce, Number(expiresText) * 1000 - now))) return { ok: false, reason: 'used' };
     return { ok: true, nonce };
+  }
+
+  private tag(effect: string, nonce: string): string {
+    return createHmac('sha256', this.secret).update(`confirm-effect\0${this.secretId}\0${effect}\0${nonce}`).digest('base64url').slice(0, 22);
   }
 
   private mac(binding: string, nonce: string, expires: number): string {
@@ -101,4 +109,10 @@ function canonicalJson(value: unknown): string {
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
   }
   return JSON.stringify(value ?? null);
+}
+
+function sameText(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
 }

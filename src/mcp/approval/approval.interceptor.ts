@@ -22,8 +22,8 @@ import { callerOf } from '../caller.js';
 import type { ToolCall } from '../tool-call.js';
 import type { ApprovalDescriber } from '../tool.decorator.js';
 import { type ToolOutput, toolOutput } from '../tool-output.js';
-import { dialogMessage } from './approval-dialog.js';
-import { approvalFingerprint, type ApprovalPlan } from './approval-plan.js';
+import { dialogMessage, neutralise } from './approval-dialog.js';
+import { approvalFingerprint, type ApprovalPlan, effectFingerprint } from './approval-plan.js';
 import { type ApprovalKey, ApprovalSecrets } from './approval-secrets.service.js';
 import { ApprovalTokens, TOKEN_TTL_SECONDS, UsedNonces } from './approval-tokens.js';
 import { type AuditEntry, type AuditEvent, AuditTrail } from './audit-trail.service.js';
@@ -32,8 +32,8 @@ const ANSWER_KEY = 'approval';
 const Answer = z.object({ confirm: z.boolean().default(false).meta({ title: 'Approve this change', description: 'Leave unticked, or decline, to change nothing.' }) });
 
 /** What the sealed requestState carries: the question it answers, and when our own clock says it expires. */
-type Sealed = { tool: string; fp: string; nonce: string; exp: number; era: 'legacy' | 'modern' };
-type Context = { call: ToolCall; plan: ApprovalPlan; fp: string; keys: Keys; audit: (event: AuditEvent, reason?: string) => Promise<void> };
+type Sealed = { tool: string; fp: string; efp: string; nonce: string; exp: number; era: 'legacy' | 'modern' };
+type Context = { call: ToolCall; plan: ApprovalPlan; fp: string; efp: string; keys: Keys; audit: (event: AuditEvent, reason?: string) => Promise<void> };
 /** What one secret seals and signs with. */
 type Keys = { id: string; codec: RequestStateCodec<Sealed>; tokens: ApprovalTokens };
 
@@ -96,12 +96,13 @@ export class ApprovalInterceptor implements NestInterceptor {
     // The describer is typed by its tool's input; the guard has resolved exactly that target.
     const plan = describe(args, call.target as never);
     const fp = approvalFingerprint(call.tool.spec.name, plan, call.target.site, args);
+    const efp = effectFingerprint(plan);
     const whyNoDialog = this.whyNoDialog(call);
     const path = whyNoDialog ? 'token' : 'dialog';
     const audit = (event: AuditEvent, reason?: string) => this.trail.record(this.entry(call, fp, path, event, reason));
     const token = typeof args.confirm_token === 'string' ? args.confirm_token : undefined;
     try {
-      const ctx: Context = { call, plan, fp, audit, keys: await this.currentKeys() };
+      const ctx: Context = { call, plan, fp, efp, audit, keys: await this.currentKeys() };
       return await (whyNoDialog ? this.tokenPath(ctx, token, whyNoDialog, execute) : this.dialogPath(ctx, execute));
     } catch (error) {
       if (!(error instanceof StoreDown)) throw error;
@@ -159,6 +160,8 @@ export class ApprovalInterceptor implements NestInterceptor {
       if (sealed && (sealed.tool !== call.tool.spec.name || sealed.fp !== fp)) await ctx.audit('seal_rejected', 'other_target');
       // An answer sealed for the other revision is no answer: a 2025 caller is asked by push, never by a 2026 state it brings along.
       else if (sealed && sealed.era !== call.era) await ctx.audit('seal_rejected', 'other_revision');
+      // What the person was shown is no longer what would happen (an owner was added meanwhile): ask about what is true now.
+      else if (sealed && sealed.efp !== ctx.efp) await ctx.audit('seal_rejected', 'effect_changed');
       else if (sealed && sealed.exp * 1000 < now) await ctx.audit('seal_rejected', 'expired');
       else if (sealed) {
         const answer = inputResponse(call.sdk.mcpReq.inputResponses, ANSWER_KEY);
@@ -179,7 +182,7 @@ export class ApprovalInterceptor implements NestInterceptor {
     }
     await ctx.audit('asked');
     const exp = Math.floor(now / 1000) + TOKEN_TTL_SECONDS;
-    const sealed = await keys.codec.mint({ tool: call.tool.spec.name, fp, nonce: crypto.randomUUID(), exp, era: call.era }, call.sdk);
+    const sealed = await keys.codec.mint({ tool: call.tool.spec.name, fp, efp: ctx.efp, nonce: crypto.randomUUID(), exp, era: call.era }, call.sdk);
     return inputRequired({
       inputRequests: { [ANSWER_KEY]: inputRequired.elicit({ message: dialogMessage(plan), requestedSchema: Answer }) },
       // The secret's id in front tells "sealed under another secret" apart from "altered".
@@ -204,16 +207,17 @@ export class ApprovalInterceptor implements NestInterceptor {
   }
 
   private async tokenPath(ctx: Context, token: string | undefined, whyNoDialog: string, execute: () => Promise<ToolOutput>): Promise<ToolOutput> {
-    const { call, plan, fp, keys } = ctx;
+    const { call, fp, keys } = ctx;
     const name = call.tool.spec.name;
     const binding = `${name}\0${fp}\0${call.principal}`;
     if (token !== undefined) {
-      const check = await this.spend(() => keys.tokens.redeem(token, binding, this.clock.now().getTime()));
+      const check = await this.spend(() => keys.tokens.redeem(token, binding, this.clock.now().getTime(), ctx.efp));
       if (check.ok) {
         await ctx.audit('token_redeemed');
         return this.run(ctx, execute, 'It was confirmed with the two-call token; no person was asked.');
       }
       await ctx.audit('token_refused', check.reason);
+      if (check.reason === 'effect_changed') return this.issueToken(ctx, whyNoDialog, 'The change that token was issued for is no longer the change this call would make (what Google reports changed since), so it was not used. ');
       const why = {
         malformed: 'it is not a token this server issued',
         other_secret:
@@ -225,13 +229,19 @@ export class ApprovalInterceptor implements NestInterceptor {
       const text = `The confirm_token was refused because ${why}. Nothing was changed. Call ${name} again without confirm_token to get a new one.`;
       return { ...toolOutput({ executed: false, outcome: 'token_rejected' }, text), isError: true };
     }
-    const { token: issued, expiresAt } = keys.tokens.issue(binding, this.clock.now().getTime());
+    return this.issueToken(ctx, whyNoDialog);
+  }
+
+  private async issueToken(ctx: Context, whyNoDialog: string, preface = ''): Promise<ToolOutput> {
+    const { call, plan, fp, keys } = ctx;
+    const name = call.tool.spec.name;
+    const { token: issued, expiresAt } = keys.tokens.issue(`${name}\0${fp}\0${call.principal}`, this.clock.now().getTime(), ctx.efp);
     await ctx.audit('token_issued');
     const text =
-      `Nothing was changed yet. ${SERVER_NAME} did not ask a person ${whyNoDialog}. ` +
+      `${preface}Nothing was changed yet. ${SERVER_NAME} did not ask a person ${whyNoDialog}. ` +
       `To ${plan.action}, call ${name} again with identical arguments plus confirm_token "${issued}" before ${expiresAt.toISOString()}. ` +
       `This token proves only that the call was made twice with the same arguments — it does not show that a person approved it. ` +
-      `${plan.summary} ${plan.cost} If a person should decide, ask them before calling again.`;
+      `${plan.summary} ${plan.cost}${effectLine(plan)} If a person should decide, ask them before calling again.`;
     return toolOutput({ executed: false, outcome: 'token_issued', confirm_token: issued, expires_at: expiresAt.toISOString() }, text);
   }
 
@@ -280,4 +290,12 @@ export class ApprovalInterceptor implements NestInterceptor {
 
 function principalOf(ctx: ServerContext): string {
   return callerOf(ctx.http?.authInfo).principal;
+}
+
+/** On the token path nobody sees a dialog, so the supplied facts the dialog would quote (who loses ownership) go into the text, quoted. */
+function effectLine(plan: ApprovalPlan): string {
+  const quoted = plan.supplied
+    .filter((s) => s.values.length > 0 && /gain|los/i.test(s.label))
+    .map((s) => `${s.label}: ${s.values.map((v) => `"${neutralise(v)}"`).join(', ')}.`);
+  return quoted.length ? ` ${quoted.join(' ')}` : '';
 }
