@@ -1,5 +1,5 @@
-import { Controller, Get, HttpStatus, Inject, Query, Res, UseGuards, ValidationPipe } from '@nestjs/common';
-import type { ServerResponse } from 'node:http';
+import { Controller, Get, HttpStatus, Inject, Query, Req, Res, UseGuards, ValidationPipe } from '@nestjs/common';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GoogleAuthService } from '../auth/google-auth.service.js';
 import { CONFIG, type Config, describeState, maskUrl } from '../config/config.js';
 import { HttpIdentity } from '../http/http-identity.service.js';
@@ -11,7 +11,8 @@ import { type StateStore, StateUnavailableError } from '../state/state-store.js'
 import { annotationsFor } from '../mcp/tool.decorator.js';
 import { type RegisteredTool, ToolRegistry } from '../mcp/tool-registry.service.js';
 import { AdminAccessGuard } from './admin-access.guard.js';
-import { ADMIN_OPENAPI } from './admin-openapi.js';
+import { adminOpenApi } from './admin-openapi.js';
+import { AdminRoute } from './admin-route.decorator.js';
 import { AuditQueryDto } from './audit-query.dto.js';
 
 /** Operations endpoints beside /mcp, at the path the module mounts them (/admin standalone). Nothing here changes state, and nothing returns a secret. */
@@ -31,6 +32,7 @@ export class AdminController {
   ) {}
 
   @Get('health')
+  @AdminRoute({ summary: 'Liveness: the process answers' })
   health() {
     return { status: 'ok', uptime_seconds: Math.round((Date.now() - this.started) / 1000) };
   }
@@ -39,6 +41,7 @@ export class AdminController {
 
   /** Whether the credential can mint an access token for the requested scopes right now, and the state store answers. */
   @Get('ready')
+  @AdminRoute({ summary: 'Readiness: the credential can mint an access token now, and the state store answers', responses: { 503: 'Not ready: { status: "error", reason, state }' } })
   async ready(@Res({ passthrough: true }) res: ServerResponse) {
     const state = describeState(this.config.state);
     const problems: string[] = [];
@@ -64,6 +67,7 @@ export class AdminController {
 
   /** The registered tools; with ?principal= (and ?groups=a,b) what that caller would see under the policy. */
   @Get('tools')
+  @AdminRoute({ summary: 'Registered tools with annotations and the guarded flag, what was filtered out and why; with principal (and groups) what that caller sees' })
   tools(@Query('principal') principal?: string, @Query('groups') groups?: string) {
     const describe = ({ spec }: RegisteredTool) => ({
       name: spec.name,
@@ -86,6 +90,7 @@ export class AdminController {
   }
 
   @Get('config')
+  @AdminRoute({ summary: 'Effective configuration, secrets redacted: credential kind and principal, scopes, mount, auth mode, policy, state store' })
   effectiveConfig() {
     const c = this.config;
     return {
@@ -140,12 +145,14 @@ export class AdminController {
   }
 
   @Get('openapi.json')
-  openApi() {
-    return ADMIN_OPENAPI;
+  @AdminRoute({ summary: 'This document, generated from the controllers at build time' })
+  openApi(@Req() req: IncomingMessage & { originalUrl?: string }) {
+    return adminOpenApi(this.mount, new URL(req.originalUrl ?? req.url ?? '/', 'http://localhost').pathname);
   }
 
   /** Guarded decisions from the state store's audit trail, newest first; filters and paging through query parameters. */
   @Get('audit')
+  @AdminRoute({ summary: 'Recent guarded decisions from the audit trail, newest first', responses: { 400: 'A query parameter is not valid', 503: 'The state store cannot be reached' } })
   async recentAudit(
     @Res({ passthrough: true }) res: ServerResponse,
     @Query(new ValidationPipe({ transform: true, transformOptions: { enableImplicitConversion: true }, whitelist: true, forbidNonWhitelisted: true })) query: AuditQueryDto,
