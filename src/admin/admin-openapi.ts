@@ -27,6 +27,16 @@ export const ADMIN_OPENAPI = {
         responses: { '200': { description: '{ entries: [{ time, event, tool, target_fingerprint, path, era, principal, reason? }] }' } },
       },
     },
+    '/admin/quota': {
+      get: {
+        summary: "The quota ledger: this server's own count of URL inspections (per property, this minute and Pacific day) and Indexing publishes (per Cloud project, this Pacific day), and what remains; a lower bound of Google's count",
+        parameters: [{ name: 'property', in: 'query', schema: { type: 'string' }, description: 'Only this property (exact spelling)' }],
+        responses: {
+          '200': { description: '{ now, day_resets_at, ledger: "available" | "unavailable", note, inspection: [{ property, minute, day, google_refused_at?, lower_bound }], indexing_publish: [{ project, day, ... }] }' },
+          '400': { description: 'property is not one string' },
+        },
+      },
+    },
     '/metrics': { get: { summary: 'Prometheus metrics (HTTP server only)', responses: { '200': { description: 'text/plain exposition format' } } } },
   },
 } as const;

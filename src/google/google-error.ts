@@ -72,6 +72,16 @@ export class GoogleApiError extends UserFacingError {
   }
 }
 
+/**
+ * The MCP client cancelled before this call was sent, so it was not: nothing
+ * reached Google. Batches catch it per item and list the item as not run.
+ */
+export class CallCancelledError extends UserFacingError {
+  constructor(readonly op: GoogleOperation) {
+    super(`The request was cancelled before this server asked Google to ${op.action}, so it was not sent. Nothing was changed.`);
+  }
+}
+
 /** Who is calling Google, for sentences about the credential. Never holds a secret. */
 export interface CredentialContext {
   readonly kind: 'service_account' | 'oauth' | 'none';

@@ -24,8 +24,12 @@ const { key } = generateServiceAccountKey(SA_EMAIL);
 /** Waits nothing between attempts, and remembers what it was asked to wait. */
 class InstantGoogleService extends GoogleService {
   readonly waits: number[] = [];
-  protected override async pause(ms: number): Promise<void> {
+  /** Called during the next wait, before it ends (e.g. to abort a signal there). */
+  duringWait?: () => void;
+  protected override async pause(ms: number, signal?: AbortSignal): Promise<boolean> {
     this.waits.push(ms);
+    this.duringWait?.();
+    return !signal?.aborted;
   }
 }
 
@@ -265,6 +269,34 @@ describe('GoogleService: answers that are data', () => {
     expect(google.apiRequests()).toHaveLength(1);
     expect(error.retryAfterSeconds).toBe(120);
     expect(error.message).toMatch(/If it was a per-minute limit, retry in 120 seconds/);
+  });
+
+  it('retryQuota: false hands a 429 back at once, for a batch that waits once for all its items', async () => {
+    google.api(reply.json(429, INSPECTION_429), reply.json(200, { inspectionResult: {} }));
+    const { service, waits } = serviceFor(google);
+    const error = (await service
+      .call({ method: 'urlInspection.index.inspect', action: 'inspect', property: PROPERTY }, REQUESTS['urlInspection.index.inspect'], { retryQuota: false })
+      .catch((e: unknown) => e)) as GoogleApiError;
+    expect(error.kind).toBe('quota');
+    expect(google.apiRequests()).toHaveLength(1);
+    expect(waits).toEqual([]);
+  });
+
+  it('a cancelled call is not sent, and a failure is not sent again once the signal aborts during the wait', async () => {
+    const { service } = serviceFor(google);
+    const aborted = new AbortController();
+    aborted.abort();
+    await expect(service.call({ method: 'sites.list', action: 'list the properties' }, REQUESTS['sites.list'], { signal: aborted.signal })).rejects.toThrow(
+      /cancelled before this server asked Google to list the properties, so it was not sent/,
+    );
+    expect(google.apiRequests()).toHaveLength(0);
+
+    google.api(reply.json(503, { error: { code: 503, message: 'The service is currently unavailable.', status: 'UNAVAILABLE' } }), reply.json(200, { siteEntry: [] }));
+    const cancelling = new AbortController();
+    (service).duringWait = () => cancelling.abort();
+    const error = (await service.call({ method: 'sites.list', action: 'list the properties' }, REQUESTS['sites.list'], { signal: cancelling.signal }).catch((e: unknown) => e)) as GoogleApiError;
+    expect(error.kind).toBe('unavailable');
+    expect(google.apiRequests()).toHaveLength(1);
   });
 
   it('sends the deadline-bound token request once per call and reuses the token', async () => {
