@@ -170,6 +170,12 @@ function quotaSentence(failure: Failure, op: GoogleOperation, ctx: SentenceConte
     case 'day':
       return `Google's daily quota is exhausted, so it refused to ${op.action}: ${google}. Nothing was changed. ${limits}; the count resets at ${midnight}. Retry then, or narrow the request.`;
     case 'minute':
+      if (failure.quota?.perUser) {
+        return (
+          `Google's per-user rate limit is exhausted: the credential (${ctx.credential.principal ?? 'the configured credential'}) sent too many requests in a short time, so Google refused to ${op.action}: ${google}. ` +
+          `Nothing was changed. ${limits}. Retry in ${wait} seconds, with fewer calls at once; other users' quotas are not affected.`
+        );
+      }
       return `Google's per-minute quota is exhausted, so it refused to ${op.action}: ${google}. Nothing was changed. ${limits}. Retry in ${wait} seconds.`;
     default:
       return (
