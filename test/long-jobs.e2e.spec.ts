@@ -132,8 +132,8 @@ describe.each([
     for (const note of notes) expect(note.message).toMatch(/^https:\/\/www\.example\.com\/articles\/post-\d+: (PASS \(on Google\)|NEUTRAL \(excluded\)|FAIL \(error\))$/);
     expect(new Set(notes.map((n) => n.message!.split(': ')[0]))).toEqual(new Set(TWENTY));
     // Each note says what the result says about that URL.
-    const verdicts = new Map(result.structuredContent!.results.map((r: any) => [r.url, r.verdict]));
-    for (const note of notes) expect(note.message).toContain(`: ${verdicts.get(note.message!.split(': ')[0])}`);
+    const verdicts = new Map<string, string>(result.structuredContent!.results.map((r: { url: string; verdict: string }) => [r.url, r.verdict]));
+    for (const note of notes) expect(note.message).toContain(`: ${verdicts.get(note.message!.split(": ")[0]) ?? "?"}`);
   });
 
   it('submit_sitemaps sends progress after each sitemap', async () => {

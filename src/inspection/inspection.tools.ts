@@ -133,7 +133,9 @@ function notInspectedSentence(site: string, urls: readonly string[], batch: Batc
     default: {
       const verdict = batch.verdict;
       const waited = batch.waitedMs ? ` Google refused again after this batch waited ${seconds(batch.waitedMs)} once.` : ' Google had refused this property earlier today, and refused again.';
-      const explained = verdict ? ` ${refusalExplanation(verdict)}` : '';
+      const explained = verdict
+        ? ` ${refusalExplanation(verdict)}`
+        : " Google's answer does not say which limit was hit, and this server's own count cannot be read (its state store is unreachable): the per-minute limit (600) clears within a minute; the daily limit (2 000) resets at midnight Pacific Time.";
       if (verdict?.likely === 'minute') {
         return `Not inspected, because the per-minute URL-inspection quota of ${site} is used up (most likely: Google's refusal does not say which limit): ${list}. Google inspected none of them; retry them in a minute.${waited}${explained}`;
       }
