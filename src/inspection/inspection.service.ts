@@ -92,30 +92,33 @@ export class InspectionService {
     let verdict: QuotaVerdict | undefined;
     let settled = 0;
 
+    // One reservation for the whole batch: the daily budget this server's own count leaves decides how many may go out.
+    const reserved = await this.ledger.reserveMany(scope, urls.length);
+    let slots = reserved.granted;
+    let answered = 0;
+
     const inspectOne = async (url: string): Promise<UrlInspectionResult> => {
+      let slotted = false;
       for (;;) {
         const pass = await gate.pass();
         if (pass === 'stop') throw new BatchStop(gate.reason ?? 'cancelled');
-        const reserved = await this.ledger.reserve(scope);
-        if (!reserved.ok) {
-          // This server alone has spent the window. A full day ends the batch; a
-          // full minute is Google's refusal foretold, handled like one.
-          if (reserved.window === 'day') {
+        if (!slotted) {
+          if (slots <= 0) {
             gate.stop('daily_budget');
             throw new BatchStop('daily_budget');
           }
-          if (await gate.refused(pass === 'probe', async () => untilPlusOne(reserved.resetsAt, reserved.snapshot.now))) continue;
-          throw new BatchStop(gate.reason ?? 'quota');
+          slots--;
+          slotted = true;
         }
         try {
           const value = await this.send(property, url, options.languageCode, { signal: options.signal, retryQuota: false });
+          answered++;
           if (pass === 'probe') {
             gate.probed(true);
             if (before?.refusedToday) await this.ledger.clearRefusal(scope);
           }
           return value;
         } catch (error) {
-          await this.ledger.release(reserved.reservation);
           if (error instanceof CallCancelledError) throw new BatchStop('cancelled');
           if (!isQuota(error)) {
             if (pass === 'probe') gate.probed(false);
@@ -147,6 +150,8 @@ export class InspectionService {
       { stopOn: (error) => error instanceof BatchStop, signal: options.signal },
     );
 
+    // Only what Google answered is kept: a lower bound of what it counted.
+    await this.ledger.settle(reserved.reservation, answered);
     const stop = gate.reason ?? (options.signal?.aborted ? 'cancelled' : undefined);
     if (stop === 'quota') {
       verdict = (await this.ledger.classify(scope)) ?? verdict;

@@ -84,6 +84,21 @@ describe('QuotaLedger', () => {
     expect((await kit.ledger.snapshot(inspection))!.day).toMatchObject({ used: 3, remaining: 0 });
   });
 
+  it('a batch reserves at once what the day leaves, and settles to what Google answered', async () => {
+    kit = ledgerKit('2026-03-02T18:00:00Z', { inspectionPerDay: 10 });
+    await kit.ledger.reserve(inspection);
+    const batch = await kit.ledger.reserveMany(inspection, 20);
+    expect(batch.granted).toBe(9);
+    expect((await kit.ledger.snapshot(inspection))!).toMatchObject({ day: { used: 10 }, minute: { used: 10 } });
+    expect((await kit.ledger.reserveMany(inspection, 5)).granted).toBe(0); // nothing left for a second batch meanwhile
+    await kit.ledger.settle(batch.reservation, 4);
+    expect((await kit.ledger.snapshot(inspection))!).toMatchObject({ day: { used: 5 }, minute: { used: 5 } });
+    const rest = await kit.ledger.reserveMany(inspection, 20);
+    expect(rest.granted).toBe(5);
+    await kit.ledger.settle(rest.reservation, 0);
+    expect((await kit.ledger.snapshot(inspection))!.day.used).toBe(5);
+  });
+
   it('counts publishes past the default 200 (a project may have been granted more) without refusing', async () => {
     kit = ledgerKit('2026-03-02T18:00:00Z', { publishPerDay: 2 });
     for (let i = 0; i < 3; i++) expect((await kit.ledger.reserve(publish)).ok).toBe(true);
@@ -98,6 +113,8 @@ describe('QuotaLedger', () => {
     try {
       const results = await Promise.all(Array.from({ length: 80 }, (_, i) => (i % 2 ? sibling : kit.ledger).reserve(inspection)));
       expect(results.filter((r) => r.ok)).toHaveLength(50);
+      const batches = await Promise.all([kit.ledger.reserveMany(inspection, 20), sibling.reserveMany(inspection, 20)]);
+      expect(batches.map((b) => b.granted)).toEqual([0, 0]);
       expect((await sibling.snapshot(inspection))!.day.used).toBe(50);
       expect((await kit.ledger.snapshot(inspection))!.day.used).toBe(50);
     } finally {

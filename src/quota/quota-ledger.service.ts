@@ -65,9 +65,18 @@ export interface QuotaVerdict {
   readonly snapshot: QuotaSnapshot;
 }
 
-/** A unit taken from every window of a scope, to give back if Google did not count it. */
+/** Units taken from every window of a scope, to give back if Google did not count them. */
 export interface Reservation {
   readonly taken: readonly Counter[];
+  /** How many units each counter holds for this reservation (1 for a single call). */
+  readonly units?: number;
+}
+
+/** What a batch may send: `granted` of the units it asked for (the rest would pass this server's own daily count). */
+export interface BatchReservation {
+  readonly granted: number;
+  /** undefined when the store was unavailable (nothing counted; the batch goes out uncounted). */
+  readonly reservation?: Reservation;
 }
 
 export type ReserveResult =
@@ -100,6 +109,8 @@ const MINUTE_GRACE_MS = 60_000;
 export class QuotaLedger {
   private readonly logger = new Logger('QuotaLedger');
   private warned = false;
+  /** Scopes this process has put in a day's index already: a memo that saves a write per call, never the record itself. */
+  private readonly indexed = new Set<string>();
 
   constructor(
     @Inject(STATE_STORE) private readonly store: StateStore,
@@ -135,14 +146,50 @@ export class QuotaLedger {
     }
   }
 
-  /** Gives a reservation back: the call was not sent, or Google did not accept it (only successes are counted: a lower bound). */
-  async release(reservation: Reservation | undefined): Promise<void> {
-    if (!reservation) return;
+  /**
+   * For a batch: takes up to `units` at once (two writes however long the
+   * batch), granting what this server's own daily count leaves; the per-minute
+   * limit is counted but left to Google's answer (a batch is at most 20 of its
+   * 600). settle() gives back what was not used.
+   */
+  async reserveMany(scope: QuotaScope, units: number): Promise<BatchReservation> {
+    const now = this.clock.now();
+    const taken: Counter[] = [];
+    let granted = units;
     try {
-      await this.giveBack(reservation.taken);
+      for (const counter of this.counters(scope, now)) {
+        const count = await this.store.increment(counter.key, granted, counter.ttlMs);
+        taken.push(counter);
+        const over = counter.window === 'day' && counter.enforced ? Math.min(granted, Math.max(0, count - counter.limit)) : 0;
+        if (over > 0) {
+          await this.store.increment(counter.key, -over, counter.ttlMs);
+          granted -= over;
+        }
+        if (granted === 0) break;
+      }
+      if (granted > 0) await this.index(scope, now);
+      return { granted, reservation: { taken: taken.slice(0, granted > 0 ? taken.length : 0), units: granted } };
+    } catch (error) {
+      this.unavailable(error);
+      if (taken.length) await this.giveBack(taken, granted).catch(() => undefined);
+      return { granted: units };
+    }
+  }
+
+  /** Keeps `used` units of a batch reservation (what Google answered) and gives the rest back. */
+  async settle(reservation: Reservation | undefined, used: number): Promise<void> {
+    const unused = (reservation?.units ?? 1) - used;
+    if (!reservation || unused <= 0) return;
+    try {
+      await this.giveBack(reservation.taken, unused);
     } catch (error) {
       this.unavailable(error);
     }
+  }
+
+  /** Gives a reservation back: the call was not sent, or Google did not accept it (only successes are counted: a lower bound). */
+  async release(reservation: Reservation | undefined): Promise<void> {
+    await this.settle(reservation, 0);
   }
 
   /** What this server counted in the current minute and Pacific day; undefined when the store cannot be read. */
@@ -246,16 +293,20 @@ export class QuotaLedger {
     return `${PREFIX}${scope.kind}:${scopeId(scope)}:${what}:${id}`;
   }
 
-  private async giveBack(taken: readonly Counter[]): Promise<void> {
-    for (const counter of taken) await this.store.increment(counter.key, -1, counter.ttlMs);
+  private async giveBack(taken: readonly Counter[], units = 1): Promise<void> {
+    for (const counter of taken) await this.store.increment(counter.key, -units, counter.ttlMs);
   }
 
   private async index(scope: QuotaScope, now: Date): Promise<void> {
     const day = pacificDayWindow(now);
+    const memo = `${day.id}:${scope.kind}:${scopeId(scope)}`;
+    if (this.indexed.has(memo)) return;
     const ttlMs = ttl(day, now, DAY_GRACE_MS);
-    if (await this.store.claim(`${PREFIX}indexed:${day.id}:${scope.kind}:${scopeId(scope)}`, ttlMs)) {
+    if (await this.store.claim(`${PREFIX}indexed:${memo}`, ttlMs)) {
       await this.store.append(`${PREFIX}index:${day.id}`, JSON.stringify(scope), { ttlMs, maxLength: 10_000 });
     }
+    if (this.indexed.size > 10_000) this.indexed.clear();
+    this.indexed.add(memo);
   }
 
   // Counting is a courtesy to the person, never a reason to fail a read: without
