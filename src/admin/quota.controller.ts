@@ -3,10 +3,12 @@ import { QuotaOverviewService } from '../quota/quota-overview.service.js';
 import { AdminAccessGuard } from './admin-access.guard.js';
 
 /**
- * GET /admin/quota: the quota ledger, as gsc://quota shows it, for every
- * property counted today (no caller's allowlist narrows it: this is the operator's view).
+ * GET <admin path>/quota (/admin/quota standalone): the quota ledger, as
+ * gsc://quota shows it, for every property counted today (no caller's
+ * allowlist narrows it: this is the operator's view). Mounted beside
+ * AdminController by SearchConsoleMcpModule, at the same path.
  */
-@Controller('admin')
+@Controller()
 @UseGuards(AdminAccessGuard)
 export class QuotaController {
   constructor(private readonly quota: QuotaOverviewService) {}

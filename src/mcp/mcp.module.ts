@@ -3,6 +3,7 @@ import { DiscoveryModule } from '@nestjs/core';
 import { AuthModule } from '../auth/auth.module.js';
 import { Clock } from '../common/clock.js';
 import { GoogleModule } from '../google/google.module.js';
+import { AccessPolicy } from './access-policy.service.js';
 import { ApprovalInterceptor } from './approval/approval.interceptor.js';
 import { InMemoryUsedNonces, UsedNonces } from './approval/approval-tokens.js';
 import { AuditTrail } from './approval/audit-trail.service.js';
@@ -23,6 +24,7 @@ import { ToolRegistry } from './tool-registry.service.js';
   imports: [DiscoveryModule, AuthModule, GoogleModule],
   providers: [
     ToolRegistry,
+    AccessPolicy,
     ToolDispatcher,
     McpServerFactory,
     ResourceRegistry,
@@ -31,6 +33,6 @@ import { ToolRegistry } from './tool-registry.service.js';
     ApprovalInterceptor,
     { provide: UsedNonces, useFactory: (clock: Clock) => new InMemoryUsedNonces(clock), inject: [Clock] },
   ],
-  exports: [ToolRegistry, ResourceRegistry, McpServerFactory, ToolDispatcher, AuditTrail],
+  exports: [ToolRegistry, AccessPolicy, ResourceRegistry, McpServerFactory, ToolDispatcher, AuditTrail],
 })
 export class McpModule {}

@@ -1,4 +1,5 @@
 import { type DynamicModule, Global, Inject, Injectable, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { CONFIG, type Config } from '../config/config.js';
 import { createStateStore } from './create-state-store.js';
 import type { StateStore, StateStoreOptions } from './state-store.js';
 
@@ -33,6 +34,19 @@ export class StateModule {
       providers: [
         { provide: STATE_STORE, useFactory: () => (given ? source.store : createStateStore(source)) },
         { provide: OWNS_STORE, useValue: !given },
+        StateStoreCloser,
+      ],
+      exports: [STATE_STORE],
+    };
+  }
+
+  /** The store the configuration (CONFIG) names, once it is known: for a host app whose settings come from an async factory. */
+  static forConfig(): DynamicModule {
+    return {
+      module: StateModule,
+      providers: [
+        { provide: STATE_STORE, useFactory: (config: Config) => createStateStore(config.state), inject: [CONFIG] },
+        { provide: OWNS_STORE, useValue: true },
         StateStoreCloser,
       ],
       exports: [STATE_STORE],

@@ -29,7 +29,7 @@ const ANSWER_KEY = 'approval';
 const Answer = z.object({ confirm: z.boolean().default(false).meta({ title: 'Approve this change', description: 'Leave unticked, or decline, to change nothing.' }) });
 
 /** What the sealed requestState carries: the question it answers, and when our own clock says it expires. */
-type Sealed = { tool: string; fp: string; nonce: string; exp: number };
+type Sealed = { tool: string; fp: string; nonce: string; exp: number; era: 'legacy' | 'modern' };
 type Context = { call: ToolCall; plan: ApprovalPlan; fp: string; audit: (event: AuditEvent, reason?: string) => void };
 
 /**
@@ -94,6 +94,8 @@ export class ApprovalInterceptor implements NestInterceptor {
     if (typeof raw === 'string') {
       const sealed = await this.codec.verify(raw, call.sdk).catch((error: Error) => ctx.audit('seal_rejected', error.message));
       if (sealed && (sealed.tool !== call.tool.spec.name || sealed.fp !== fp)) ctx.audit('seal_rejected', 'other_target');
+      // An answer sealed for the other revision is no answer: a 2025 caller is asked by push, never by a 2026 state it brings along.
+      else if (sealed && sealed.era !== call.era) ctx.audit('seal_rejected', 'other_revision');
       else if (sealed && sealed.exp * 1000 < now) ctx.audit('seal_rejected', 'expired');
       else if (sealed) {
         const answer = inputResponse(call.sdk.mcpReq.inputResponses, ANSWER_KEY);
@@ -116,7 +118,7 @@ export class ApprovalInterceptor implements NestInterceptor {
     const exp = Math.floor(now / 1000) + TOKEN_TTL_SECONDS;
     return inputRequired({
       inputRequests: { [ANSWER_KEY]: inputRequired.elicit({ message: dialogMessage(plan), requestedSchema: Answer }) },
-      requestState: await this.codec.mint({ tool: call.tool.spec.name, fp, nonce: crypto.randomUUID(), exp }, call.sdk),
+      requestState: await this.codec.mint({ tool: call.tool.spec.name, fp, nonce: crypto.randomUUID(), exp, era: call.era }, call.sdk),
     });
   }
 
@@ -161,13 +163,23 @@ export class ApprovalInterceptor implements NestInterceptor {
     }
   }
 
+  /**
+   * Whether a dialog can reach a person, from the capabilities of the revision
+   * actually in use: on 2026-07-28 the request's own envelope, on 2025-11-25 what
+   * the client declared when the session began (a per-request envelope there is
+   * a gateway's, and the SDK would refuse to push on it).
+   */
   private whyNoDialog(call: ToolCall): string | undefined {
     if (!this.config.elicitation) return 'because ELICITATION=false is set for this server';
-    const envelope = (call.sdk.mcpReq.envelope ?? {}) as Record<string, unknown>;
-    const caps = (envelope[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined) ?? call.server.server.getClientCapabilities();
+    const caps =
+      call.era === 'modern'
+        ? (((call.sdk.mcpReq.envelope ?? {}) as Record<string, unknown>)[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined)
+        : call.server.server.getClientCapabilities();
     const elicitation = caps?.elicitation as { form?: object; url?: object } | undefined;
     const form = elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
-    return form ? undefined : 'because this client did not declare the MCP elicitation capability (form mode), so there is no way to show a person a dialog';
+    return form
+      ? undefined
+      : 'because the client (or a gateway between it and this server) did not declare the MCP elicitation capability (form mode), so there is no way to show a person a dialog';
   }
 
   private entry(call: ToolCall, fp: string, path: 'dialog' | 'token', event: AuditEvent, reason?: string): Omit<AuditEntry, 'time'> {
