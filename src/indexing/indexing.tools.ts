@@ -117,7 +117,7 @@ export class IndexingTools {
     const own = type === 'URL_UPDATED' ? latest.latest_update : latest.latest_remove;
     const notifyTime = own?.notify_time;
     const text = [
-      `Google accepted the ${type} notification for ${inert(url)}${notifyTime ? ` (${own?.source === 'google' ? 'Google recorded it at' : 'sent at'} ${notifyTime})` : ''}; do not send it again for the same change.`,
+      `Google accepted the ${type} notification for ${url}${notifyTime ? ` (${own?.source === 'google' ? 'Google recorded it at' : 'sent at'} ${notifyTime})` : ''}; do not send it again for the same change.`,
       own?.source === 'google' ? '' : "Google's answer did not echo the notification (it often does not); this server keeps its own record, which get_indexing_status shows.",
       record ? '' : 'This server could not record it: its state store cannot be reached.',
       'Google acts on Indexing API notifications only for pages with JobPosting or BroadcastEvent (in a VideoObject) structured data; for other pages use a sitemap (submit_sitemap) instead.',
