@@ -13,21 +13,20 @@ import { NestFactory } from '@nestjs/core';
 import { ApiOperation, ApiQuery, ApiResponse, DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 
 const dist = (path) => import(new URL(`../dist/${path}`, import.meta.url));
-const [{ SearchConsoleMcpModule }, { loadConfig }, { AdminController }, { MetricsController }, { ADMIN_ROUTE }, { AuditQueryDto }, product] = await Promise.all([
+const [{ SearchConsoleMcpModule }, { loadConfig }, { AdminController }, { MetricsController }, { ADMIN_ROUTE }, { AuditQueryDto }, { QuotaQueryDto }, { QuotaController }, product] = await Promise.all([
   dist('search-console-mcp.module.js'),
   dist('config/config.js'),
   dist('admin/admin.controller.js'),
   dist('admin/metrics.controller.js'),
   dist('admin/admin-route.decorator.js'),
   dist('admin/audit-query.dto.js'),
+  dist('admin/quota-query.dto.js'),
+  dist('admin/quota.controller.js'),
   dist('common/product.js'),
 ]);
-const controllers = [AdminController, MetricsController];
-try {
-  controllers.push((await dist('admin/quota.controller.js')).QuotaController);
-} catch {
-  // no quota controller in this build
-}
+const controllers = [AdminController, QuotaController, MetricsController];
+/** Routes whose query is one DTO object: its class-validator rules become the documented parameters. */
+const QUERY_DTOS = { recentAudit: AuditQueryDto, overview: QuotaQueryDto };
 
 const { getMetadataStorage } = createRequire(new URL('../dist/admin/audit-query.dto.js', import.meta.url))('class-validator');
 
@@ -41,6 +40,7 @@ function queryParameters(dto) {
     if (rule.name === 'min') schema.minimum = a;
     if (rule.name === 'max') schema.maximum = a;
     if (rule.name === 'maxLength') schema.maxLength = a;
+    if (rule.name === 'minLength') schema.minLength = a;
     if (rule.name === 'matches') schema.pattern = (a instanceof RegExp ? a : new RegExp(a, b)).source;
     if (rule.name === 'isIn') schema.enum = a;
     byProperty.set(rule.propertyName, schema);
@@ -56,7 +56,7 @@ for (const controller of controllers) {
     const descriptor = Object.getOwnPropertyDescriptor(controller.prototype, key);
     ApiOperation({ summary: doc.summary, ...(doc.description ? { description: doc.description } : {}) })(controller.prototype, key, descriptor);
     for (const [status, description] of Object.entries(doc.responses ?? {})) ApiResponse({ status: Number(status), description })(controller.prototype, key, descriptor);
-    if (key === 'recentAudit') for (const parameter of queryParameters(AuditQueryDto)) ApiQuery(parameter)(controller.prototype, key, descriptor);
+    if (QUERY_DTOS[key]) for (const parameter of queryParameters(QUERY_DTOS[key])) ApiQuery(parameter)(controller.prototype, key, descriptor);
   }
 }
 

@@ -45,6 +45,7 @@ describe('standalone', () => {
     const doc = (await (await fetch(`${server.origin}/admin/openapi.json`)).json()) as Doc;
     expect(doc.paths['/admin/audit'].get.parameters?.map((p) => p.name).sort()).toEqual(['before', 'limit', 'outcome', 'principal', 'tool']);
     expect(doc.paths['/admin/tools'].get.parameters?.map((p) => p.name).sort()).toEqual(['groups', 'principal']);
+    expect(doc.paths['/admin/quota'].get.parameters?.map((p) => p.name)).toEqual(['property']);
   });
 });
 

@@ -54,4 +54,6 @@ export class StateModule {
       exports: [STATE_STORE],
     };
   }
+
+
 }
