@@ -7,6 +7,7 @@ import { InspectionModule } from './inspection/inspection.module.js';
 import { McpModule } from './mcp/mcp.module.js';
 import { SitemapsModule } from './sitemaps/sitemaps.module.js';
 import { SitesModule } from './sites/sites.module.js';
+import { StateModule } from './state/state.module.js';
 import { VerificationModule } from './verification/verification.module.js';
 
 /** Everything but the HTTP surface: configuration, Google clients, tools and policy. The stdio server runs this. */
@@ -15,7 +16,7 @@ export class AppModule {
   static forRoot(config: Config): DynamicModule {
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config), McpModule, SitesModule, SitemapsModule, AnalyticsModule, InspectionModule, IndexingModule, VerificationModule],
+      imports: [ConfigModule.forRoot(config), StateModule.forRoot(config.state), McpModule, SitesModule, SitemapsModule, AnalyticsModule, InspectionModule, IndexingModule, VerificationModule],
       exports: [McpModule],
     };
   }
