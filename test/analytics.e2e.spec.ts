@@ -153,6 +153,55 @@ describe('query_search_analytics: the table and its totals', () => {
     expect(text(whole)).toMatch(/^Total: \d+ clicks/m);
   });
 
+  it('measures what no listed query accounts for: exactly the seeded anonymised traffic, from one whole-property query beside the rows', async () => {
+    const result = await ask({ ...OLD, dimensions: ['query'], row_limit: 25000 });
+    const seeded = google.emulator.anonymizedShare(OWNED, { startDate: OLD.start_date, endDate: OLD.end_date });
+    expect(seeded.impressions).toBeGreaterThan(0);
+    expect(result.structuredContent!.data_truth.unattributed).toEqual({
+      clicks: seeded.clicks,
+      impressions: seeded.impressions,
+      click_share: expect.closeTo(seeded.clickShare, 6),
+      impression_share: expect.closeTo(seeded.impressionShare, 6),
+      property_clicks: seeded.totalClicks,
+      property_impressions: seeded.totalImpressions,
+      listed_rows_complete: true,
+    });
+    expect(mainQueries().map((q) => q.body)).toEqual([
+      { startDate: OLD.start_date, endDate: OLD.end_date, dimensions: ['query'], type: 'web', dataState: 'final', rowLimit: 25000, startRow: 0 },
+      { startDate: OLD.start_date, endDate: OLD.end_date, dimensions: [], type: 'web', dataState: 'final', rowLimit: 1, startRow: 0 },
+    ]);
+    const pct = (n: number) => `${(n * 100).toFixed(2)}%`;
+    expect(text(result)).toContain(`- Not in any listed query: ${pct(seeded.clickShare)} of clicks (${seeded.clicks} of ${seeded.totalClicks}) and ${pct(seeded.impressionShare)} of impressions`);
+
+    // A top slice: the shortfall then also holds the queries below it, and says so.
+    const top = await ask({ ...OLD, dimensions: ['query'], row_limit: 3 });
+    expect(top.structuredContent!.data_truth.unattributed).toMatchObject({ listed_rows_complete: false, property_clicks: seeded.totalClicks });
+    expect(text(top)).toContain('anonymised queries plus queries below the 3 rows listed');
+  });
+
+  it('does not spend a whole-property query where it would not measure anonymised queries, and says why', async () => {
+    const filtered = await ask({ ...OLD, dimensions: ['query'], filters: [{ dimension: 'query', operator: 'contains', expression: 'widget' }] });
+    expect(filtered.structuredContent!.data_truth.unattributed).toEqual({ not_measured: expect.stringMatching(/^filtered by query/) });
+    const paged = await ask({ ...OLD, dimensions: ['query'], start_row: 5 });
+    expect(text(paged)).toMatch(/- Anonymised queries: not measured — the rows start at start_row 5/);
+    const byDevice = await ask({ ...OLD, dimensions: ['device'] });
+    expect(byDevice.structuredContent!.data_truth.unattributed).toBeUndefined();
+    expect(mainQueries().filter((q) => (q.body as any).rowLimit === 1)).toHaveLength(0);
+  });
+
+  it('answers when a side query fails, saying which fact is missing and why', async () => {
+    google.emulator.injectFault({ route: 'searchanalytics.query', status: 403, bodyMatches: { dimensions: [], rowLimit: 1 } });
+    google.emulator.injectFault({ route: 'searchanalytics.query', status: 403, bodyMatches: { dimensions: ['date'], dataState: 'all', rowLimit: 7 } });
+    const result = await ask({ period: 'last7days', dimensions: ['query'] });
+    expect(result.isError).toBeFalsy();
+    const truth = result.structuredContent!.data_truth;
+    expect(truth.freshness).toBe('unknown');
+    expect(truth.freshness_unknown).toMatch(/check which days of https:\/\/www\.example\.com\/ are final/);
+    expect(truth.unattributed.not_measured).toMatch(/^the whole-property query failed: .*query the whole-property totals of https:\/\/www\.example\.com\//);
+    expect(text(result)).toContain('- Freshness: unknown — asking Google which days are final failed:');
+    expect(result.structuredContent!.rows.length).toBeGreaterThan(0);
+  });
+
   it('says page rows are aggregated by page and sum above the property total', async () => {
     const range = { start_date: '2026-02-01', end_date: '2026-02-14' };
     const byPage = await ask({ ...range, dimensions: ['page'], row_limit: 25000 });

@@ -3,6 +3,7 @@
 // window only marked as such — never shown as a drop to, or a rise from, zero.
 // Totals come from whole-property queries of each window, not from row sums.
 
+import { plural } from '../common/sentences.js';
 import { fitToBudget, type ToolOutput, toolOutput } from '../mcp/tool-output.js';
 import { cell, dates, formatCount, formatCtr, formatPosition, signed, tableHead } from './analytics-format.js';
 import { PAGE_ROWS, type ReportRequest } from './analytics-request.js';
@@ -111,6 +112,7 @@ export function buildComparison(input: CompareInput): ToolOutput {
     property: property && aggregationOfTotals(property, input),
   });
   const counts = {
+    total: joined.length,
     both: joined.filter((r) => r.current && r.previous).length,
     only_in_current: joined.filter((r) => r.onlyIn === 'current').length,
     only_in_previous: joined.filter((r) => r.onlyIn === 'previous').length,
@@ -119,7 +121,7 @@ export function buildComparison(input: CompareInput): ToolOutput {
   const totalsDelta = delta(current.totals, previous.totals);
   const compareFacts = {
     with: pair.mode,
-    current: windowFacts(pair.current, current.rows.rows.length, complete.current),
+    current: { ...windowFacts(pair.current, current.rows.rows.length, complete.current), ...lastListed(current.rows.rows, complete.current) },
     previous: { ...windowFacts(pair.previous, previous.rows.rows.length, complete.previous), ...lastListed(previous.rows.rows, complete.previous) },
     ...(input.leftOut.length ? { left_out: input.leftOut.map((l) => ({ ...l })) } : {}),
     totals: {
@@ -130,6 +132,7 @@ export function buildComparison(input: CompareInput): ToolOutput {
       ...pct('impressions_change_percent', percentChange(current.totals.impressions, previous.totals.impressions)),
     },
     keys: counts,
+    row_limit: request.rowLimit,
   };
   const header = compareHeader(input);
   const lead = [header, ...leftOutLines(input), totalsComparison(current.totals, previous.totals, totalsDelta)];
@@ -253,9 +256,12 @@ function moverLine(row: JoinedRow): string {
   return `| ${[...keys, ...cells].join(' | ')} |`;
 }
 
-function keysLine(counts: { both: number; only_in_current: number; only_in_previous: number; not_listed: number }, joined: number, shown: number, dropped: number, limit: number): string {
-  const left = joined - shown - dropped;
-  const rest = dropped ? ` ${dropped} more of the selected rows are left out of this result to keep it under 100 kB.` : left > 0 ? ` The ${shown} biggest movers are in this result (row_limit ${limit}); ${left} smaller ones are not.` : '';
+function keysLine(counts: { total: number; both: number; only_in_current: number; only_in_previous: number; not_listed: number }, joined: number, shown: number, dropped: number, limit: number): string {
+  const rest = dropped
+    ? ` ${dropped} more of the selected rows are left out of this result to keep it under 100 kB.`
+    : joined > shown
+      ? ` This result holds the biggest movers of the ${counts.total} keys, up to row_limit ${limit}.`
+      : '';
   return (
     `Keys: ${counts.both} in both windows, ${counts.only_in_current} only in the current one, ${counts.only_in_previous} only in the previous one` +
     `${counts.not_listed ? `, ${counts.not_listed} outside the other window's rows` : ''} — a key in one window only is marked so, never counted as zero.${rest}`
@@ -268,7 +274,7 @@ function truncationLines(complete: { current: boolean; previous: boolean }, prev
     if (complete[name]) continue;
     const rows = answer.rows.rows;
     lines.push(
-      `The ${name} window has more than the ${rows.length} rows Google returns at most per request; a key missing from it may be there with up to ${formatCount(rows[rows.length - 1]?.clicks ?? 0)} clicks (its last listed row). Filters or a shorter window give complete lists.`,
+      `The ${name} window has more than the ${rows.length} rows Google returns at most per request; a key missing from it may be there with up to ${plural(rows[rows.length - 1]?.clicks ?? 0, 'click')} (its last listed row). Filters or a shorter window give complete lists.`,
     );
   }
   return lines;

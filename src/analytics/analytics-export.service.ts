@@ -124,6 +124,11 @@ export class AnalyticsExports {
       if (last) break;
     }
     const { freshness, property } = await side;
+    if (caller.signal.aborted) {
+      // Nobody is waiting for this export any more: keep nothing half-announced.
+      await this.store.delete(rowsKey(id));
+      throw new UserFacingError(`The export was cancelled after ${stored} rows; nothing was kept. ${NOTHING_CHANGED}`);
+    }
     const outcome = {
       preview,
       totals: sum.totals,

@@ -57,7 +57,7 @@ const Window = z.object({
   days: z.number().int(),
   rows: z.number().int().describe('Rows Google returned for the window.'),
   rows_complete: z.boolean().describe('false: Google returned its maximum of 25 000, so more keys exist.'),
-  last_listed_clicks: z.number().optional(),
+  last_listed_clicks: z.number().optional().describe('rows_complete false: a key not listed had at most this many clicks.'),
 });
 
 const Compare = z.object({
@@ -71,7 +71,8 @@ const Compare = z.object({
   totals: z
     .object({ current: Totals, previous: Totals, delta: Delta, clicks_change_percent: z.number().optional(), impressions_change_percent: z.number().optional() })
     .describe('From whole-property queries of each window (same filters), not from row sums.'),
-  keys: z.object({ both: z.number().int(), only_in_current: z.number().int(), only_in_previous: z.number().int(), not_listed: z.number().int() }),
+  keys: z.object({ total: z.number().int(), both: z.number().int(), only_in_current: z.number().int(), only_in_previous: z.number().int(), not_listed: z.number().int() }),
+  row_limit: z.number().int().describe('At most this many joined rows are in rows: the biggest movers.'),
 });
 
 const Export = z.object({

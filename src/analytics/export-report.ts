@@ -60,7 +60,7 @@ export function buildExportReport(request: ReportRequest, outcome: ExportOutcome
     `- ${ndjson} — NDJSON, one JSON object per row`,
   ];
   const preview = outcome.preview.length
-    ? [`The first ${outcome.preview.length} rows (Google's order):`, ...tableHead([...request.dimensions, 'clicks', 'impressions', 'CTR', 'position']), ...outcome.preview.map(rowLine)]
+    ? [`The first rows, in Google's order:`, ...tableHead([...request.dimensions, 'clicks', 'impressions', 'CTR', 'position']), ...outcome.preview.map(rowLine)]
     : [];
   const text = [header, ...stored, ...preview, totalsLine(rows, outcome.totals, request.dimensions.length === 0, 'exported'), ...truth.lines].join('\n');
   const links: ContentBlock[] = [
