@@ -11,6 +11,7 @@ import { callOverhead } from './call-overhead.mjs';
 import { installSize } from './install-size.mjs';
 import { toolListCost } from './tool-list-cost.mjs';
 import { stateStore } from './state-store.mjs';
+import { exportBench } from './export.mjs';
 
 const only = process.argv.slice(2);
 const rows = [];
@@ -30,6 +31,7 @@ await run('overhead', callOverhead);
 await run('inspect', inspectBatch);
 await run('size', installSize);
 await run('state', stateStore);
+await run('export', exportBench);
 await run('load', httpLoad);
 
 const widths = ['bar', 'target', 'measured', 'verdict'].map((k) => Math.max(k.length, ...rows.map((r) => String(r[k]).length)));
