@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Clock } from '../src/common/clock.js';
 import { SEED_PROPERTIES } from '../src/emulator/emulator-seed.js';
-import { text, type TestClient } from './support/clients.js';
+import { connectHttp, text, type TestClient } from './support/clients.js';
 import { directRows, directSearchConsole, type DirectRow } from './support/direct-google.js';
 import { connectAs } from './support/principals.js';
+import { type RedisServer, startRedisServer } from './support/redis-server.js';
+import { type InProcessServer, startInProcess } from './support/server.js';
 import { useStack } from './support/stack.js';
 
 const LARGE = SEED_PROPERTIES.large; // https://www.example.net/: ~80 000 rows by date and query over 28 days
@@ -242,5 +244,39 @@ describe('exports belong to the principal who asked', () => {
     for (const uri of ['gsc://exports/0123456789abcdef01234567.csv', 'gsc://exports/../state.sqlite', 'gsc://exports/nothing.txt']) {
       await expect(alice.raw.readResource({ uri })).rejects.toThrow(/not found/i);
     }
+  });
+});
+
+describe('exports live in the state store, not in a process', () => {
+  // Three replicas sharing one Redis. GSC_HTTP_TOKEN names one principal per token: two replicas
+  // take alice's token, one takes bob's.
+  let redis: RedisServer;
+  const servers: InProcessServer[] = [];
+  const clients: TestClient[] = [];
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    for (const token of ['alice-token-0123456789abcdef', 'alice-token-0123456789abcdef', 'bob-token-0123456789abcdef0']) {
+      const replica = await startInProcess({ ...google.env, GSC_REDIS_URL: redis.url, GSC_HTTP_TOKEN: token }, [[Clock, { now: () => NOW }]]);
+      servers.push(replica);
+      clients.push(await connectHttp(replica.url, { revision: '2026-07-28' }, { authorization: `Bearer ${token}` }));
+    }
+  }, 30_000);
+  afterAll(async () => {
+    for (const c of clients) await c.close();
+    for (const s of servers) await s.close();
+    await redis?.stop();
+  });
+
+  it('is read back on another replica by the same principal, and by no one else', async () => {
+    const [alice, aliceElsewhere, bob] = clients;
+    const made = await alice.call(TOOL, { site_url: LARGE, ...WINDOW, dimensions: ['date', 'query'], all_rows: true });
+    expect(made.isError).toBeFalsy();
+    const { csv, rows, principal } = made.structuredContent!.export;
+    expect(rows).toBe(50_000);
+    expect(principal).toMatch(/^bearer:[0-9a-f]{12}$/);
+    const again = await readResource(aliceElsewhere, csv);
+    expect(again.text.split('\r\n')).toHaveLength(50_002); // header, 50 000 rows, and the empty string after the last line break
+    expect((await aliceElsewhere.raw.listResources()).resources.map((r: any) => r.uri)).toContain(csv);
+    await expect(bob.raw.readResource({ uri: csv })).rejects.toThrow(/not found/i);
   });
 });
