@@ -76,7 +76,7 @@ describe('compare: previous_period, with incomplete days left out of both window
     const both = known.current.filter((r) => before.has(id(r.keys)));
     expect(onlyCurrent.length).toBeGreaterThan(0); // the seeded data has keys in one window only, both ways
     expect(onlyPrevious.length).toBeGreaterThan(0);
-    expect(out.compare.keys).toEqual({ both: both.length, only_in_current: onlyCurrent.length, only_in_previous: onlyPrevious.length, not_listed: 0 });
+    expect(out.compare.keys).toEqual({ total: out.rows.length, both: both.length, only_in_current: onlyCurrent.length, only_in_previous: onlyPrevious.length, not_listed: 0 });
     expect(out.rows).toHaveLength(both.length + onlyCurrent.length + onlyPrevious.length);
 
     for (const row of out.rows) {

@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Clock } from '../src/common/clock.js';
 import { SEED_PROPERTIES } from '../src/emulator/emulator-seed.js';
@@ -266,6 +267,25 @@ describe('exports live in the state store, not in a process', () => {
     for (const s of servers) await s.close();
     await redis?.stop();
   });
+
+  it('says so when the store cannot keep the rows, and keeps nothing', async () => {
+    const closed = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as { port: number };
+        probe.close(() => resolve(port));
+      });
+    });
+    const down = await startInProcess({ ...google.env, GSC_REDIS_URL: `redis://127.0.0.1:${closed}/0`, GSC_APPROVAL_SECRET: 'a'.repeat(40) }, [[Clock, { now: () => NOW }]]);
+    const c = await connectHttp(down.url, { revision: '2026-07-28' });
+    try {
+      const result = await c.call(TOOL, { site_url: OWNED, ...WINDOW, dimensions: ['query'], all_rows: true });
+      expect(result.isError).toBe(true);
+      expect(text(result)).toMatch(/^all_rows keeps the rows in the state store for 24 hours, and the state store \(Redis at redis:\/\/127\.0\.0\.1:\d+\/0\) cannot be reached: .*so no export was kept\. Nothing was changed\. .*ask without all_rows/);
+    } finally {
+      await c.close();
+      await down.close();
+    }
+  }, 20_000);
 
   it('is read back on another replica by the same principal, and by no one else', async () => {
     const [alice, aliceElsewhere, bob] = clients;

@@ -8,7 +8,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { UserFacingError } from '../common/user-facing-error.js';
 import { NOTHING_CHANGED } from '../common/sentences.js';
 import { STATE_STORE } from '../state/state.module.js';
-import type { StateStore } from '../state/state-store.js';
+import { type StateStore, StateUnavailableError } from '../state/state-store.js';
 import { PAGE_ROWS, ROW_CAP, type ReportRequest } from './analytics-request.js';
 import { type Totals, TotalsSum } from './analytics-metrics.js';
 import { AnalyticsService, type AnalyticsRow, queryBody } from './analytics.service.js';
@@ -60,6 +60,11 @@ export interface ExportOutcome {
   readonly property?: PropertyFigures;
 }
 
+interface SideFacts {
+  readonly freshness?: Freshness;
+  readonly property?: PropertyFigures;
+}
+
 const recordKey = (id: string) => `analytics:export:${id}`;
 const rowsKey = (id: string) => `analytics:export:${id}:rows`;
 const indexKey = (principal: string) => `analytics:exports:${principal}`;
@@ -74,12 +79,12 @@ export class AnalyticsExports {
   /**
    * Pages one after another — whether to ask for the next depends on how full
    * this one came back, and a page asked for in advance would cost load for
-   * nothing — while the light side queries (freshness, the property total) run
-   * in the second lane.
+   * nothing. Once the first page is in, the light side queries (freshness,
+   * the property total) run in the second lane.
    */
   async create(request: ReportRequest, caller: ExportCaller, now: Date): Promise<ExportOutcome> {
     const id = randomBytes(12).toString('hex');
-    const side = this.sideQueries(request, caller.signal);
+    let side: Promise<SideFacts> | undefined;
     const sum = new TotalsSum();
     const preview: AnalyticsRow[] = [];
     const maxPages = ROW_CAP / PAGE_ROWS;
@@ -104,15 +109,18 @@ export class AnalyticsExports {
         aggregationType ??= answer.aggregationType;
         firstIncompleteDate ??= answer.firstIncompleteDate;
       } catch (error) {
-        if (page === 0) {
-          await side;
-          throw error;
-        }
+        if (page === 0) throw error;
         stopped = describeError(error);
         break;
       }
+      side ??= this.sideQueries(request, caller.signal);
       if (rows.length) {
-        await this.store.appendMany(rowsKey(id), rows.map(encodeRow), { ttlMs: EXPORT_TTL_MS });
+        try {
+          await this.store.appendMany(rowsKey(id), rows.map(encodeRow), { ttlMs: EXPORT_TTL_MS });
+        } catch (error) {
+          await side;
+          throw await this.unstorable(id, error);
+        }
         lastAppend = Date.now();
       }
       stored += rows.length;
@@ -123,7 +131,7 @@ export class AnalyticsExports {
       await caller.progress(page + 1, last ? page + 1 : maxPages, `${stored} rows stored (page ${page + 1} of at most ${maxPages})`);
       if (last) break;
     }
-    const { freshness, property } = await side;
+    const { freshness, property } = (await side) ?? {};
     if (caller.signal.aborted) {
       // Nobody is waiting for this export any more: keep nothing half-announced.
       await this.store.delete(rowsKey(id));
@@ -155,9 +163,22 @@ export class AnalyticsExports {
       created_at: now.toISOString(),
       expires_at: new Date(now.getTime() + ttl).toISOString(),
     };
-    await this.store.put(recordKey(id), JSON.stringify(record), ttl);
-    await this.store.append(indexKey(caller.principal), id, { ttlMs: EXPORT_TTL_MS, maxLength: LISTED_EXPORTS });
+    try {
+      await this.store.put(recordKey(id), JSON.stringify(record), ttl);
+      await this.store.append(indexKey(caller.principal), id, { ttlMs: EXPORT_TTL_MS, maxLength: LISTED_EXPORTS });
+    } catch (error) {
+      throw await this.unstorable(id, error);
+    }
     return { ...outcome, record };
+  }
+
+  /** The store failed mid-export: drop what was written (if the store lets us) and say why in a sentence. */
+  private async unstorable(id: string, error: unknown): Promise<unknown> {
+    if (!(error instanceof StateUnavailableError)) return error;
+    await this.store.delete(rowsKey(id)).catch(() => undefined);
+    return new UserFacingError(
+      `all_rows keeps the rows in the state store for 24 hours, and ${error.message}, so no export was kept. ${NOTHING_CHANGED} Fix the store (GSC_STATE_DIR or GSC_REDIS_URL) or ask without all_rows (up to 25 000 rows in the answer itself).`,
+    );
   }
 
   /** The export, if it exists and belongs to this principal; undefined otherwise (never says which). */
@@ -186,7 +207,7 @@ export class AnalyticsExports {
     return records.filter((r): r is ExportRecord => r !== undefined);
   }
 
-  private async sideQueries(request: ReportRequest, signal: AbortSignal): Promise<{ freshness?: Freshness; property?: PropertyFigures }> {
+  private async sideQueries(request: ReportRequest, signal: AbortSignal): Promise<SideFacts> {
     let freshness: Freshness | undefined;
     let property: PropertyFigures | undefined;
     if (needsFreshnessQuery(request) && !signal.aborted) {

@@ -25,26 +25,17 @@ export class AnalyticsReports {
   ) {}
 
   /**
-   * The rows in one lane; in the other, when needed, the freshness query and
-   * the whole-property query (both one-row-per-day or one-row questions). A
-   * failed side query costs its fact, said so, never the answer.
+   * The rows first; once Google has answered them, the side questions — which
+   * days are final, and the whole-property figures — go out together (one
+   * row a day, one row). A call Google refuses therefore costs one request,
+   * and a failed side question costs only its fact, said so, never the answer.
    */
   async report(request: ReportRequest, signal: AbortSignal): Promise<{ result: AnalyticsResult; context: ReportContext }> {
-    const main = this.analytics.query(request);
-    const side = (async () => {
-      let freshness: Freshness | undefined;
-      let property: PropertyFigures | undefined;
-      if (needsFreshnessQuery(request)) freshness = await this.probe(request, signal);
-      if (unattributedPlan(request)?.measure) property = await this.totals(request, signal);
-      return { freshness, property };
-    })();
-    let result: AnalyticsResult;
-    try {
-      result = await main;
-    } finally {
-      await side; // never rejects; settles before the call returns so nothing is left running
-    }
-    const { freshness, property } = await side;
+    const result = await this.analytics.query(request);
+    const [freshness, property] = await Promise.all([
+      needsFreshnessQuery(request) ? this.probe(request, signal) : undefined,
+      unattributedPlan(request)?.measure ? this.totals(request, signal) : undefined,
+    ]);
     let truth: Freshness = freshness ?? freshnessFromAnswer(request, result);
     // Hours come only with Google's own answer (grouped by hour); the days from the freshness query.
     if (freshness?.known && result.firstIncompleteHour) truth = { ...freshness, firstIncompleteHour: result.firstIncompleteHour };
