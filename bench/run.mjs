@@ -10,6 +10,7 @@ import { httpLoad } from './http-load.mjs';
 import { callOverhead } from './call-overhead.mjs';
 import { installSize } from './install-size.mjs';
 import { toolListCost } from './tool-list-cost.mjs';
+import { sessionMemory } from './session-memory.mjs';
 import { stateStore } from './state-store.mjs';
 import { exportBench } from './export.mjs';
 
@@ -33,6 +34,7 @@ await run('size', installSize);
 await run('state', stateStore);
 await run('export', exportBench);
 await run('load', httpLoad);
+await run('sessions', sessionMemory);
 
 const widths = ['bar', 'target', 'measured', 'verdict'].map((k) => Math.max(k.length, ...rows.map((r) => String(r[k]).length)));
 const line = (cells) => `| ${cells.map((c, i) => String(c).padEnd(widths[i])).join(' | ')} |`;

@@ -1,10 +1,13 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { StderrLogger } from './common/stderr-logger.js';
 import type { Config } from './config/config.js';
-import { HttpAppModule } from './http-app.module.js';
-import { McpHttpController } from './mcp/mcp-http.controller.js';
+import { HttpTraffic } from './http/http-traffic.service.js';
+import { MCP_BODY_LIMIT } from './http/json-body.js';
+import { rpcError } from './mcp/mcp-http.controller.js';
+import { SearchConsoleMcpModule } from './search-console-mcp.module.js';
 import { ToolDispatcher } from './mcp/tool-dispatcher.service.js';
 import { drain, logStartup, SHUTDOWN_GRACE_MS } from './server-lifecycle.js';
 
@@ -18,7 +21,7 @@ export interface RunningHttpServer {
 
 /** Boots the Nest HTTP app: /mcp and /admin, bound to GSC_HTTP_HOST:GSC_HTTP_PORT. */
 export async function startHttpServer(config: Config, logger = new StderrLogger()): Promise<RunningHttpServer> {
-  const app = await NestFactory.create<NestExpressApplication>(HttpAppModule.forRoot(config), {
+  const app = await NestFactory.create<NestExpressApplication>(SearchConsoleMcpModule.forConfig(config), {
     logger,
     bufferLogs: true,
     // Flushed once listening: a port in use is then one line from the CLI, not a log dump.
@@ -26,8 +29,7 @@ export async function startHttpServer(config: Config, logger = new StderrLogger(
     abortOnError: false,
     bodyParser: false,
   });
-  // MCP bodies can be large (batch tool arguments); Express's default is 100 kB.
-  app.useBodyParser('json', { limit: '4mb' });
+  app.use(limitBodies);
   await app.listen(config.http.port, config.http.host);
   app.flushLogs();
   const address = app.getHttpServer().address() as { port: number };
@@ -37,11 +39,26 @@ export async function startHttpServer(config: Config, logger = new StderrLogger(
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
-      const answered = app.get(McpHttpController).drain(SHUTDOWN_GRACE_MS);
+      const answered = app.get(HttpTraffic).drain(SHUTDOWN_GRACE_MS);
       app.getHttpServer().close();
       await drain(app.get(ToolDispatcher));
       await answered;
       await app.close();
     })());
   return { app, origin, stop };
+}
+
+/** Bodies are for /mcp (which reads its own, up to 4 MiB); anywhere else 64 KiB, refused from Content-Length before a byte is read. */
+export const OTHER_BODY_LIMIT = 64 * 1024;
+
+function limitBodies(req: IncomingMessage, res: ServerResponse, next: () => void): void {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  const mcp = new URL(req.url ?? '/', 'http://localhost').pathname.replace(/\/+$/, '') === '/mcp';
+  if (declared > (mcp ? MCP_BODY_LIMIT : OTHER_BODY_LIMIT) || (!mcp && req.headers['transfer-encoding'] !== undefined && req.method !== 'GET')) {
+    const message = `Request body too large (limit ${mcp ? '4 MiB' : '64 KiB'})`;
+    res.writeHead(413, { 'content-type': 'application/json', connection: 'close' });
+    res.end(JSON.stringify(mcp ? rpcError(413, message, -32600).body : { statusCode: 413, message }));
+    return;
+  }
+  next();
 }

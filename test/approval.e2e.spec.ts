@@ -127,7 +127,7 @@ describe('a client without elicitation: the two-call token', () => {
         expect(first.isError).toBeFalsy();
         expect(first.structuredContent).toMatchObject({ executed: false, outcome: 'token_issued', confirm_token: expect.any(String), expires_at: expect.any(String) });
         expect(Date.parse(first.structuredContent!.expires_at)).toBeGreaterThan(now);
-        expect(text(first)).toMatch(/google-search-console-mcp did not ask a person because this client did not declare the MCP elicitation capability/);
+        expect(text(first)).toMatch(/google-search-console-mcp did not ask a person because the client \(or a gateway between it and this server\) did not declare the MCP elicitation capability/);
         expect(text(first)).toMatch(/proves only that the call was made twice with the same arguments/);
         expect(deletes()).toHaveLength(0);
 

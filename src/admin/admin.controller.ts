@@ -1,24 +1,33 @@
-import { Controller, Get, HttpStatus, Inject, Query, Res, UseGuards } from '@nestjs/common';
+import { Controller, Get, HttpStatus, Inject, Query, Res, UseGuards, ValidationPipe } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
 import { GoogleAuthService } from '../auth/google-auth.service.js';
-import { CONFIG, type Config } from '../config/config.js';
+import { CONFIG, type Config, describeState, maskUrl } from '../config/config.js';
+import { HttpIdentity } from '../http/http-identity.service.js';
+import { HTTP_MOUNT, type HttpMount } from '../http/http-mount.js';
+import { AccessPolicy } from '../mcp/access-policy.service.js';
 import { AuditTrail } from '../mcp/approval/audit-trail.service.js';
+import { STATE_STORE } from '../state/state.module.js';
+import { type StateStore, StateUnavailableError } from '../state/state-store.js';
 import { annotationsFor } from '../mcp/tool.decorator.js';
-import { ToolRegistry } from '../mcp/tool-registry.service.js';
+import { type RegisteredTool, ToolRegistry } from '../mcp/tool-registry.service.js';
 import { AdminAccessGuard } from './admin-access.guard.js';
 import { ADMIN_OPENAPI } from './admin-openapi.js';
+import { AuditQueryDto } from './audit-query.dto.js';
 
-/** Operations endpoints beside /mcp. Nothing here changes state, and nothing returns a secret. */
-@Controller('admin')
+/** Operations endpoints beside /mcp, at the path the module mounts them (/admin standalone). Nothing here changes state, and nothing returns a secret. */
+@Controller()
 @UseGuards(AdminAccessGuard)
 export class AdminController {
   private readonly started = Date.now();
 
   constructor(
     private readonly registry: ToolRegistry,
+    private readonly access: AccessPolicy,
     private readonly auth: GoogleAuthService,
     private readonly audit: AuditTrail,
+    private readonly identity: HttpIdentity,
     @Inject(CONFIG) private readonly config: Config,
+    @Inject(HTTP_MOUNT) private readonly mount: HttpMount,
   ) {}
 
   @Get('health')
@@ -26,33 +35,53 @@ export class AdminController {
     return { status: 'ok', uptime_seconds: Math.round((Date.now() - this.started) / 1000) };
   }
 
-  /** Whether the credential can mint an access token for the requested scopes right now. */
+  @Inject(STATE_STORE) private readonly store!: StateStore;
+
+  /** Whether the credential can mint an access token for the requested scopes right now, and the state store answers. */
   @Get('ready')
   async ready(@Res({ passthrough: true }) res: ServerResponse) {
-    if (!this.auth.hasCredential()) {
-      res.statusCode = HttpStatus.SERVICE_UNAVAILABLE;
-      return { status: 'error', reason: 'no Google credential configured' };
+    const state = describeState(this.config.state);
+    const problems: string[] = [];
+    if (!this.auth.hasCredential()) problems.push('no Google credential configured');
+    else {
+      try {
+        await (await this.auth.authClient()).getAccessToken();
+      } catch (error) {
+        problems.push(`token request failed: ${(error as Error).message}`);
+      }
     }
     try {
-      await (await this.auth.authClient()).getAccessToken();
-      return { status: 'ok', credential: this.auth.summary().kind };
+      await this.store.ping();
     } catch (error) {
-      res.statusCode = HttpStatus.SERVICE_UNAVAILABLE;
-      return { status: 'error', reason: `token request failed: ${(error as Error).message}` };
+      problems.push(error instanceof StateUnavailableError ? error.message : `the state store (${state}) failed: ${(error as Error).message}`);
     }
+    if (problems.length > 0) {
+      res.statusCode = HttpStatus.SERVICE_UNAVAILABLE;
+      return { status: 'error', reason: problems.join('; '), state };
+    }
+    return { status: 'ok', credential: this.auth.summary().kind, state };
   }
 
+  /** The registered tools; with ?principal= (and ?groups=a,b) what that caller would see under the policy. */
   @Get('tools')
-  tools() {
+  tools(@Query('principal') principal?: string, @Query('groups') groups?: string) {
+    const describe = ({ spec }: RegisteredTool) => ({
+      name: spec.name,
+      title: spec.title,
+      access: spec.access,
+      guarded: spec.access === 'destructive',
+      annotations: annotationsFor(spec),
+    });
+    if (principal === undefined) return { registered: this.registry.tools.map(describe), excluded: this.registry.excluded };
+    const caller = { principal, groups: (groups ?? '').split(',').map((g) => g.trim()).filter(Boolean) };
+    const access = this.access.accessFor(caller);
     return {
-      registered: this.registry.tools.map(({ spec }) => ({
-        name: spec.name,
-        title: spec.title,
-        access: spec.access,
-        guarded: spec.access === 'destructive',
-        annotations: annotationsFor(spec),
-      })),
-      excluded: this.registry.excluded,
+      principal,
+      groups: caller.groups,
+      decided_by: access.decidedBy,
+      ...(access.rule !== undefined ? { rule: access.rule } : {}),
+      tools: this.registry.tools.filter((t) => access.tools.has(t.spec.name)).map(describe),
+      sites: access.sites ?? null,
     };
   }
 
@@ -69,10 +98,44 @@ export class AdminController {
       deny_tools: c.denyTools.map((p) => p.text),
       elicitation: c.elicitation,
       transport: c.transport,
-      http: { host: c.http.host, port: c.http.port, token: c.http.token ? 'set' : 'unset', admin_token: c.http.adminToken ? 'set' : 'unset', allowed_origins: c.http.allowedOrigins },
+      http: {
+        host: c.http.host,
+        port: c.http.port,
+        token: c.http.token ? 'set' : 'unset',
+        admin_token: c.http.adminToken ? 'set' : 'unset',
+        allowed_origins: c.http.allowedOrigins,
+        public_url: c.http.publicUrl ? maskUrl(c.http.publicUrl) : null,
+        max_sessions: c.http.maxSessions,
+        mount: { mcp: `/${this.mount.mcpPath}`, admin: this.mount.adminPath ? `/${this.mount.adminPath}` : null, metrics: this.mount.metricsPath ? `/${this.mount.metricsPath}` : null },
+        allowed_hosts: this.mount.allowedHosts,
+      },
+      auth: {
+        mode: this.identity.mode,
+        ...(c.auth
+          ? { issuer: maskUrl(c.auth.issuer), audience: c.auth.audience, jwks_url: c.auth.jwksUrl ? maskUrl(c.auth.jwksUrl) : 'discovered', principal_claim: c.auth.principalClaim ?? 'email, else sub', groups_claim: c.auth.groupsClaim }
+          : {}),
+      },
+      policy: c.policy
+        ? {
+            source: c.policy.source,
+            rules: c.policy.rules.map((r) => ({
+              rule: r.number,
+              principals: r.principals?.map((p) => p.text) ?? [],
+              groups: r.groups ?? [],
+              tools: r.tools.map((p) => p.text),
+              deny_tools: r.denyTools.map((p) => p.text),
+              sites: r.sites ?? null,
+            })),
+          }
+        : null,
       approval_secret: c.approval.secretSource === 'store' ? 'kept in the state store' : 'set',
       audit_log: c.auditLog ?? null,
-      google: { api_root_url: c.google.apiRootUrl ?? 'Google', oauth_token_url: c.google.oauthTokenUrl ?? 'Google' },
+      state: describeState(c.state),
+      google: {
+        api_root_url: c.google.apiRootUrl ? maskUrl(c.google.apiRootUrl) : 'Google',
+        oauth_token_url: c.google.oauthTokenUrl ? maskUrl(c.google.oauthTokenUrl) : 'Google',
+        timeout_ms: c.google.timeoutMs,
+      },
     };
   }
 
@@ -81,9 +144,18 @@ export class AdminController {
     return ADMIN_OPENAPI;
   }
 
+  /** Guarded decisions from the state store's audit trail, newest first; filters and paging through query parameters. */
   @Get('audit')
-  recentAudit(@Query('limit') limit?: string) {
-    const n = Math.min(Math.max(Number(limit) || 100, 1), 500);
-    return { entries: this.audit.recent(n) };
+  async recentAudit(
+    @Res({ passthrough: true }) res: ServerResponse,
+    @Query(new ValidationPipe({ transform: true, transformOptions: { enableImplicitConversion: true }, whitelist: true, forbidNonWhitelisted: true })) query: AuditQueryDto,
+  ) {
+    try {
+      return await this.audit.query(query);
+    } catch (error) {
+      if (!(error instanceof StateUnavailableError)) throw error;
+      res.statusCode = HttpStatus.SERVICE_UNAVAILABLE;
+      return { status: 'error', reason: error.message };
+    }
   }
 }

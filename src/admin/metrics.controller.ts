@@ -2,7 +2,7 @@ import { Controller, Get, Header, UseGuards } from '@nestjs/common';
 import { AdminAccessGuard } from './admin-access.guard.js';
 import { MetricsService } from './metrics.service.js';
 
-@Controller('metrics')
+@Controller()
 @UseGuards(AdminAccessGuard)
 export class MetricsController {
   constructor(private readonly metrics: MetricsService) {}

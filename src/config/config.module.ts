@@ -1,12 +1,39 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { Clock } from '../common/clock.js';
-import { CONFIG, type Config } from './config.js';
+import type { SearchConsoleMcpAsyncOptions, SearchConsoleMcpOptions } from '../search-console-mcp.options.js';
+import { CONFIG, type Config, loadSettings } from './config.js';
 
-/** Provides the frozen configuration, parsed before Nest booted, and the clock to every module. */
+/** The embedded module's options as the host's factory produced them. */
+export const MODULE_OPTIONS = Symbol('MODULE_OPTIONS');
+
+/**
+ * Provides the frozen configuration and the clock to every module. The
+ * standalone server parsed its configuration before Nest booted; inside a
+ * company's app it comes from the module's `settings`, validated by the same
+ * rules when the module initialises (a ConfigError names the setting).
+ */
 @Global()
 @Module({})
 export class ConfigModule {
   static forRoot(config: Config): DynamicModule {
     return { module: ConfigModule, providers: [{ provide: CONFIG, useValue: config }, Clock], exports: [CONFIG, Clock] };
   }
+
+  static forRootAsync(options: SearchConsoleMcpAsyncOptions): DynamicModule {
+    return {
+      module: ConfigModule,
+      imports: [...(options.imports ?? [])],
+      providers: [
+        { provide: MODULE_OPTIONS, useFactory: options.useFactory, inject: options.inject ?? [] },
+        { provide: CONFIG, useFactory: (module: SearchConsoleMcpOptions) => configOf(module), inject: [MODULE_OPTIONS] },
+        Clock,
+      ],
+      exports: [CONFIG, MODULE_OPTIONS, Clock],
+    };
+  }
+}
+
+function configOf(options: SearchConsoleMcpOptions): Config {
+  // The host app listens; GSC_TRANSPORT and the bind address are the standalone server's concern.
+  return loadSettings({ ...(options.settings ?? {}) }, { forceHttp: true, policy: options.policy });
 }

@@ -12,6 +12,8 @@ import { SCRUBBED_SETTINGS, type SettingName } from './settings-table.js';
 import { parseToolPatterns, type ToolPattern } from './tool-patterns.js';
 import { GOOGLE_USER_INFO, isLoopback, parseHttpUrl } from './urls.js';
 import { assertPath } from './values.js';
+import { checkPolicySites } from '../policy/policy-checks.js';
+import { parsePolicy, type Policy } from '../policy/policy.js';
 
 export { isLoopback } from './urls.js';
 export { maskUrl, redactUrl } from './quote.js';
@@ -54,6 +56,8 @@ export interface Config {
   /** GSC_POLICY_FILE, resolved, and its text (parsed by the policy module, not here). */
   readonly policyFile?: string;
   readonly policyText?: string;
+  /** Per-principal rules (GSC_POLICY_FILE or the embedded module's `policy`), parsed and checked for shape; tool names are checked at bootstrap. */
+  readonly policy?: Policy;
   readonly google: {
     readonly apiRootUrl?: string;
     readonly oauthTokenUrl?: string;
@@ -68,6 +72,8 @@ export interface LoadOptions {
 }
 
 export interface SettingsOptions extends LoadOptions {
+  /** The embedded module's `policy` option: the same object GSC_POLICY_FILE holds. */
+  readonly policy?: unknown;
   /**
    * Where machine lookups (CLOUDSDK_CONFIG, XDG_STATE_HOME, HOME) come from.
    * Without it nothing is read from the environment and no gcloud login is probed.
@@ -94,7 +100,7 @@ export function scrubSecrets(env: NodeJS.ProcessEnv): void {
   for (const name of SCRUBBED_SETTINGS) delete env[name];
 }
 
-function buildConfig(source: SettingSource, options: LoadOptions): Config {
+function buildConfig(source: SettingSource, options: LoadOptions | SettingsOptions): Config {
   rememberSecrets(source.secretValues());
   const vars = validateScalars(source);
   const credential = resolveCredential(source);
@@ -130,6 +136,14 @@ function buildConfig(source: SettingSource, options: LoadOptions): Config {
   if (auditLog) assertAppendable(auditLog);
 
   const secret = vars.GSC_APPROVAL_SECRET;
+  const policyFile = readPolicyFile(source);
+  const policySource = (options as SettingsOptions).policy;
+  if (policySource !== undefined && policyFile.policyText !== undefined) {
+    throw new ConfigError('GSC_POLICY_FILE and the module option policy are both set; give the rules in one place');
+  }
+  const policy =
+    policySource !== undefined ? parsePolicy(policySource, 'policy') : policyFile.policyText !== undefined ? parsePolicy(policyFile.policyText, 'GSC_POLICY_FILE') : undefined;
+  if (policy) checkPolicySites(policy, allowedSites);
   return deepFreeze({
     credential,
     impersonate,
@@ -153,7 +167,8 @@ function buildConfig(source: SettingSource, options: LoadOptions): Config {
     approval: secret ? { secret, secretSource: 'GSC_APPROVAL_SECRET' } : { secretSource: 'store' },
     auditLog,
     state: parseState(source),
-    ...readPolicyFile(source),
+    ...policyFile,
+    policy,
     google: {
       apiRootUrl: apiRoot(source.get('GSC_API_ROOT_URL')),
       oauthTokenUrl: tokenUrl(source.get('GSC_OAUTH_TOKEN_URL')),

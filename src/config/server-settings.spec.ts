@@ -64,10 +64,15 @@ describe('new settings', () => {
     expect(() => loadConfig({ ...base(), GSC_STATE_DIR: file })).toThrow(/GSC_STATE_DIR points at .* which is a file/);
   });
 
-  it('reads the policy file text without parsing it', () => {
+  it('reads the policy file and parses its rules before Nest boots', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'policy-')), 'policy.json');
+    const text = '{ "rules": [{ "principals": ["alice@corp.example"], "tools": ["essential"] }] }';
+    writeFileSync(file, text);
+    const config = loadConfig({ ...base(), GSC_POLICY_FILE: file });
+    expect(config).toMatchObject({ policyFile: file, policyText: text });
+    expect(config.policy?.rules.map((r) => r.number)).toEqual([1]);
     writeFileSync(file, '{ "rules": [] }');
-    expect(loadConfig({ ...base(), GSC_POLICY_FILE: file })).toMatchObject({ policyFile: file, policyText: '{ "rules": [] }' });
+    expect(() => loadConfig({ ...base(), GSC_POLICY_FILE: file })).toThrow(/GSC_POLICY_FILE/);
     expect(() => loadConfig({ ...base(), GSC_POLICY_FILE: join(file, 'nope') })).toThrow(/GSC_POLICY_FILE points at .* cannot be read \(ENOTDIR\)/);
     expect(() => loadConfig({ ...base(), GSC_POLICY_FILE: tmpdir() })).toThrow(/which is not a file/);
   });

@@ -1,13 +1,29 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { McpServer, type McpRequestContext, ResourceTemplate, type Variables } from '@modelcontextprotocol/server';
+import { Injectable } from '@nestjs/common';
+import {
+  type CallToolRequest,
+  type CallToolResult,
+  type InputRequiredResult,
+  isInputRequiredResult,
+  McpServer,
+  type McpRequestContext,
+  ProtocolError,
+  ProtocolErrorCode,
+  ResourceTemplate,
+  type ServerContext,
+  type Tool as ListedTool,
+  type Variables,
+} from '@modelcontextprotocol/server';
 import { SERVER_NAME, serverVersion } from '../common/product.js';
-import { CONFIG, type Config } from '../config/config.js';
+import { AccessPolicy } from './access-policy.service.js';
 import { callerOf } from './caller.js';
 import type { ResourceContext } from './resource.decorator.js';
 import { ResourceRegistry } from './resource-registry.service.js';
-import { annotationsFor } from './tool.decorator.js';
+import type { CallContext } from './tool-call.js';
+import { type CatalogEntry, catalogEntry, validate } from './tool-catalog.js';
 import { ToolDispatcher } from './tool-dispatcher.service.js';
 import { ToolRegistry } from './tool-registry.service.js';
+
+const INFO = { name: SERVER_NAME, title: 'Google Search Console', version: serverVersion() };
 
 const INSTRUCTIONS =
   'Google Search Console: properties, sitemaps, search performance, URL inspection, Indexing API notifications and site verification. ' +
@@ -17,6 +33,9 @@ const INSTRUCTIONS =
 /**
  * Builds an McpServer for one serving unit (one stdio connection, one modern
  * HTTP request, one legacy HTTP session). Both eras are served from here.
+ * Tools are served by two shared handlers over one precomputed catalog
+ * (tool-catalog.ts) rather than registered on every server: a server is cheap
+ * to build, and an idle session holds almost nothing.
  */
 @Injectable()
 export class McpServerFactory {
@@ -24,24 +43,63 @@ export class McpServerFactory {
     private readonly registry: ToolRegistry,
     private readonly resources: ResourceRegistry,
     private readonly dispatcher: ToolDispatcher,
-    @Inject(CONFIG) private readonly config: Config,
+    private readonly access: AccessPolicy,
   ) {}
 
+  private catalog?: Map<string, CatalogEntry>;
+  private readonly listings = new Map<string, ListedTool[]>();
+
   readonly create = (context: McpRequestContext): McpServer => {
-    const server = new McpServer({ name: SERVER_NAME, title: 'Google Search Console', version: serverVersion() }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+    const server = new McpServer(INFO, { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS });
     const caller = callerOf(context.authInfo);
-    const sites = this.config.allowedSites;
-    for (const tool of this.registry.tools) {
-      const { spec, wire } = tool;
-      server.registerTool(
-        spec.name,
-        { title: spec.title, description: spec.description, inputSchema: wire.input, outputSchema: wire.output, annotations: annotationsFor(spec) },
-        (args, sdk) => this.dispatcher.dispatch(tool, args as Record<string, unknown>, { era: context.era, sdk, server, caller, sites }),
-      );
-    }
+    const { tools, sites } = this.access.accessFor(caller);
+    const serveTool = (request: CallToolRequest, sdk: ServerContext) => this.callTool(request.params, sdk, tools, { era: context.era, server, caller, sites });
+    server.server.setRequestHandler('tools/list', () => ({ tools: this.listingFor(tools) }));
+    server.server.setRequestHandler('tools/call', serveTool);
     this.registerResources(server, { caller, sites });
     return server;
   };
+
+  /**
+   * tools/call as McpServer would serve it (input validated by the tool's
+   * schema, output checked, structuredContent projected per revision), with
+   * the caller's own tools only: any other name is an unknown tool.
+   */
+  private async callTool(
+    params: CallToolRequest['params'],
+    sdk: ServerContext,
+    allowed: ReadonlySet<string>,
+    context: Omit<CallContext, 'sdk'>,
+  ): Promise<CallToolResult | InputRequiredResult> {
+    const entry = allowed.has(params.name) ? this.entries().get(params.name) : undefined;
+    if (!entry) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${params.name} not found`);
+    const { tool, outputJson } = entry;
+    const args = await validate(tool.wire.input, params.arguments ?? {});
+    if (!args.ok) return toolError(`Input validation error: Invalid arguments for tool ${params.name}: ${args.error}`);
+    const result = await this.dispatcher.dispatch(tool, args.value as Record<string, unknown>, { ...context, sdk });
+    if (isInputRequiredResult(result)) return result;
+    if (!result.isError) {
+      const output = await validate(tool.wire.output, result.structuredContent);
+      if (!output.ok) return toolError(`Output validation error: Invalid structured content for tool ${params.name}: ${output.error}`);
+    }
+    return context.server.server.projectCallToolResult(result, outputJson);
+  }
+
+  private entries(): Map<string, CatalogEntry> {
+    return (this.catalog ??= new Map(this.registry.tools.map((tool) => [tool.spec.name, catalogEntry(tool)])));
+  }
+
+  private listingFor(allowed: ReadonlySet<string>): ListedTool[] {
+    const key = [...allowed].join(',');
+    let listing = this.listings.get(key);
+    if (!listing) {
+      listing = [...this.entries().values()].filter((e) => allowed.has(e.tool.spec.name)).map((e) => e.listed);
+      // As many listings as distinct tool sets the policy can produce; bounded all the same.
+      if (this.listings.size >= 256) this.listings.clear();
+      this.listings.set(key, listing);
+    }
+    return listing;
+  }
 
   private registerResources(server: McpServer, context: ResourceContext): void {
     for (const { spec, read, list } of this.resources.resources) {
@@ -58,4 +116,8 @@ export class McpServerFactory {
 
 function flatten(variables: Variables): Record<string, string> {
   return Object.fromEntries(Object.entries(variables).map(([k, v]) => [k, Array.isArray(v) ? v.join('/') : String(v)]));
+}
+
+function toolError(text: string): CallToolResult {
+  return { content: [{ type: 'text', text }], isError: true };
 }

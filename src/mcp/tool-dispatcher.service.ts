@@ -3,7 +3,7 @@ import { type CallToolResult, type InputRequiredResult, isInputRequiredResult } 
 import { OBSERVER, type Observer } from '../common/observer.js';
 import { UserFacingError } from '../common/user-facing-error.js';
 import { type CallContext, ToolCall } from './tool-call.js';
-import { isToolOutput, outputBytes, RESULT_BUDGET_BYTES, type ToolOutput } from './tool-output.js';
+import { fitWrite, isToolOutput, outputBytes, RESULT_BUDGET_BYTES, type ToolOutput } from './tool-output.js';
 import type { RegisteredTool } from './tool-registry.service.js';
 import { NOTHING_SENT } from '../common/sentences.js';
 
@@ -64,11 +64,13 @@ export class ToolDispatcher {
   private render(tool: RegisteredTool, result: unknown): CallToolResult | InputRequiredResult {
     if (isInputRequiredResult(result)) return result;
     if (!isToolOutput(result)) throw new Error(`tool ${tool.spec.name} returned neither a ToolOutput nor input_required`);
-    if (outputBytes(result) > RESULT_BUDGET_BYTES) {
-      this.logger.warn(`${tool.spec.name} produced ${outputBytes(result)} bytes; refused`);
-      return errorResult(`The result of ${tool.spec.name} is larger than the ${RESULT_BUDGET_BYTES / 1000} kB budget. Nothing was changed by cutting it; narrow the request (fewer URLs, rows or dimensions) and call again.`);
-    }
-    return toCallToolResult(result);
+    if (outputBytes(result) <= RESULT_BUDGET_BYTES) return toCallToolResult(result);
+    this.logger.warn(`${tool.spec.name} produced ${outputBytes(result)} bytes`);
+    // A write happened whatever the size of its answer: cut the answer, never the fact.
+    if (tool.spec.access !== 'read') return toCallToolResult(fitWrite(result));
+    return errorResult(
+      `The result of ${tool.spec.name} is larger than the ${RESULT_BUDGET_BYTES / 1000} kB budget, so it is not shown. Nothing was changed (this tool only reads). Narrow the request (fewer URLs, rows or dimensions) and call again.`,
+    );
   }
 
   private fail(tool: RegisteredTool, error: unknown): CallToolResult {

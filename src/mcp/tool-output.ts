@@ -42,3 +42,39 @@ export function fitToBudget<T>(items: readonly T[], build: (kept: readonly T[], 
   }
   return build(items.slice(0, low), items.length - low);
 }
+
+const CUT_NOTE = ' … [cut to stay within the 100 kB result budget; the change was made as this result says]';
+
+/**
+ * A write that happened is reported as done, however long its answer: long
+ * strings are cut (the text first, then values in the structured part),
+ * never the facts of what happened, and never into a refusal that would
+ * invite the caller to send it again.
+ */
+export function fitWrite(output: ToolOutput, budget = RESULT_BUDGET_BYTES): ToolOutput {
+  if (outputBytes(output) <= budget) return output;
+  for (const max of [2000, 500, 200, 80]) {
+    const structured = cutStrings(output.structured, max) as Record<string, unknown>;
+    const room = budget - Buffer.byteLength(JSON.stringify(structured)) - Buffer.byteLength(CUT_NOTE);
+    if (room >= 200) return { ...output, structured, text: `${cutToBytes(output.text, room)}${CUT_NOTE}` };
+  }
+  const structured = cutStrings(output.structured, 40) as Record<string, unknown>;
+  return { ...output, structured, text: `${cutToBytes(output.text, 200)}${CUT_NOTE}` };
+}
+
+function cutStrings(value: unknown, max: number): unknown {
+  if (typeof value === 'string') return value.length > max ? `${value.slice(0, max)}…` : value;
+  if (Array.isArray(value)) return value.map((v) => cutStrings(v, max));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, cutStrings(v, max)]));
+  return value;
+}
+
+/** The longest prefix of text within `bytes` UTF-8 bytes, never splitting a character. */
+function cutToBytes(text: string, bytes: number): string {
+  if (Buffer.byteLength(text) <= bytes) return text;
+  let end = Math.min(text.length, bytes);
+  while (end > 0 && Buffer.byteLength(text.slice(0, end)) > bytes) end = Math.floor(end * 0.9);
+  // Do not end on the first half of a surrogate pair.
+  if (end > 0 && /[\ud800-\udbff]/.test(text[end - 1])) end--;
+  return text.slice(0, end);
+}

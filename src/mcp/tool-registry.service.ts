@@ -3,6 +3,7 @@ import { DiscoveryService, ExternalContextCreator, MetadataScanner, Reflector } 
 import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import type * as z from 'zod';
 import { GoogleAuthService } from '../auth/google-auth.service.js';
+import { checkPolicyTools } from '../policy/policy-checks.js';
 import { CONFIG, type Config } from '../config/config.js';
 import { ApprovalInterceptor } from './approval/approval.interceptor.js';
 import { GUARDED_OUTPUT } from './approval/guarded-output.js';
@@ -50,6 +51,7 @@ export class ToolRegistry implements OnApplicationBootstrap {
   onApplicationBootstrap(): void {
     const declared = this.discover();
     this.selection = selectTools([...declared.keys()], this.config);
+    if (this.config.policy) checkPolicyTools(this.config.policy, [...declared.keys()], { readOnly: this.config.readOnly });
     this.served = this.selection.registered.map((spec) => declared.get(spec)!);
     this.auth.useScopes(this.selection.scopes);
     this.logger.log(`${this.served.length} tools registered; scopes: ${this.selection.scopes.join(' ') || 'none'}`);

@@ -3,7 +3,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
 import { StderrLogger } from '../../src/common/stderr-logger.js';
 import { loadConfig } from '../../src/config/config.js';
-import { HttpAppModule } from '../../src/http-app.module.js';
+import { SearchConsoleMcpModule } from '../../src/search-console-mcp.module.js';
 import { isolatedEnv } from './env.js';
 
 export interface InProcessServer {
@@ -24,11 +24,10 @@ export async function startInProcess(
   extraModules: Type[] = [],
 ): Promise<InProcessServer> {
   const config = loadConfig(isolatedEnv({ GSC_HTTP_PORT: '0', ...env }), { forceHttp: true });
-  let builder = Test.createTestingModule({ imports: [HttpAppModule.forRoot(config), ...extraModules] });
+  let builder = Test.createTestingModule({ imports: [SearchConsoleMcpModule.forConfig(config), ...extraModules] });
   for (const [token, value] of overrides) builder = builder.overrideProvider(token).useValue(value);
   const moduleRef = await builder.compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false, logger: quietLogger() });
-  app.useBodyParser('json', { limit: '4mb' });
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as { port: number };
   const origin = `http://127.0.0.1:${port}`;

@@ -1,0 +1,63 @@
+// Bytes per idle 2025-11-25 session (PRODUCT §10: ≤ 20 KiB each): the built
+// server in its own process, N sessions opened over real HTTP (initialize +
+// initialized, then left idle) after a first round of N, heap and RSS
+// compared after a forced GC.
+import { spawn } from 'node:child_process';
+import { cleanEnv, MAIN, verdict } from './common.mjs';
+
+const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 1000);
+
+const PROBE = new URL('./memory-probe.mjs', import.meta.url).pathname;
+
+function memory(child) {
+  return new Promise((resolve) => {
+    child.once('message', resolve);
+    child.send('memory');
+  });
+}
+
+export async function sessionMemory() {
+  const child = spawn(process.execPath, ['--expose-gc', '--import', PROBE, MAIN], {
+    env: cleanEnv({ GSC_TRANSPORT: 'http', GSC_HTTP_PORT: '0', GSC_HTTP_MAX_SESSIONS: String(SESSIONS * 2) }),
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+  });
+  let log = '';
+  const origin = await new Promise((resolve, reject) => {
+    child.stderr.on('data', (d) => {
+      log += d;
+      const m = /serving HTTP on (http:\/\/[^\s/]+)\/mcp/.exec(log);
+      if (m) resolve(m[1]);
+    });
+    child.on('exit', () => reject(new Error(`server exited: ${log}`)));
+  });
+  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+  const open = async (i) => {
+    const init = await fetch(`${origin}/mcp`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: `s${i}`, version: '0' } } }),
+    });
+    const id = init.headers.get('mcp-session-id');
+    await init.text();
+    await (await fetch(`${origin}/mcp`, { method: 'POST', headers: { ...headers, 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' }, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' })).text();
+  };
+  try {
+    const batch = async (tag) => {
+      for (let i = 0; i < SESSIONS; i += 50) await Promise.all(Array.from({ length: Math.min(50, SESSIONS - i) }, (_, j) => open(`${tag}${i + j}`)));
+    };
+    // Warm up with a first round: lazily loaded code and the heap's own growth
+    // under this traffic are paid once, not by each session.
+    await batch('warm');
+    const before = await memory(child);
+    await batch('s');
+    const after = await memory(child);
+    const heap = (after.heapUsed - before.heapUsed) / SESSIONS;
+    const rss = (after.rss - before.rss) / SESSIONS;
+    return [
+      { bar: `memory per idle 2025-11-25 session (heap, ${SESSIONS} sessions)`, target: '≤ 20 KiB', measured: `${(heap / 1024).toFixed(1)} KiB`, verdict: verdict(heap <= 20 * 1024) },
+      { bar: `  the same, RSS`, target: '', measured: `${(rss / 1024).toFixed(1)} KiB (${((after.rss - before.rss) / 1048576).toFixed(1)} MiB for ${SESSIONS})`, verdict: '' },
+    ];
+  } finally {
+    child.kill();
+  }
+}

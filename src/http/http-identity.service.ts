@@ -1,0 +1,114 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { AuthInfo } from '@modelcontextprotocol/server';
+import { AccessTokenError, AccessTokenVerifier } from '../auth/access-token-verifier.js';
+import { authFailure, bearerTokenOf, type ProtectedResourceSettings } from '../auth/protected-resource.js';
+import { Clock } from '../common/clock.js';
+import { CONFIG, type Config } from '../config/config.js';
+import { authInfoFor, LOCAL_PRINCIPAL } from '../mcp/caller.js';
+import type { HostRequest } from '../search-console-mcp.options.js';
+import { HTTP_MOUNT, type HttpMount } from './http-mount.js';
+
+/** A request that cannot go on: the status, the headers (a Bearer challenge) and the sentence for the JSON-RPC error. */
+export interface Refused {
+  readonly status: number;
+  readonly message: string;
+  readonly headers?: Record<string, string>;
+}
+
+/** The shared bearer token identifies one principal. */
+export const TOKEN_PRINCIPAL = 'token';
+
+const SESSIONLESS_TTL_SECONDS = 3600;
+
+/**
+ * Who is calling over HTTP (PRODUCT §8b), in one of four ways: the host
+ * application names them (the embedded module's `principal`), an OAuth 2.1
+ * access token from GSC_AUTH_ISSUER, the shared GSC_HTTP_TOKEN (principal
+ * `token`), or nothing at all on loopback (principal `local`).
+ */
+@Injectable()
+export class HttpIdentity {
+  private readonly logger = new Logger('HttpIdentity');
+  private readonly verifier?: AccessTokenVerifier;
+
+  constructor(
+    @Inject(CONFIG) private readonly config: Config,
+    @Inject(HTTP_MOUNT) private readonly mount: HttpMount,
+    clock: Clock,
+  ) {
+    if (config.auth) {
+      this.verifier = new AccessTokenVerifier(config.auth, { clock, onWarning: (message) => this.logger.warn(message) });
+    }
+  }
+
+  /** Whether the MCP endpoint demands a credential a DNS-rebinding page cannot have. */
+  get credentialRequired(): boolean {
+    return !!(this.mount.principal || this.config.auth || this.config.http.token);
+  }
+
+  get mode(): 'host' | 'oauth' | 'token' | 'local' {
+    if (this.mount.principal) return 'host';
+    if (this.config.auth) return 'oauth';
+    if (this.config.http.token) return 'token';
+    return 'local';
+  }
+
+  async identify(req: IncomingMessage, mcpPath: string): Promise<AuthInfo | Refused> {
+    const now = Math.floor(Date.now() / 1000);
+    if (this.mount.principal) {
+      const principal = await this.mount.principal(req as HostRequest);
+      if (typeof principal !== 'string' || !principal.trim()) {
+        return { status: 401, message: "The host application did not identify the caller (its principal option returned nothing), so this request is refused; sign in through the host application" };
+      }
+      const groups = (await this.mount.groups?.(req as HostRequest)) ?? [];
+      return authInfoFor({ principal: principal.trim(), groups: groups.filter((g) => typeof g === 'string') }, now + SESSIONLESS_TTL_SECONDS);
+    }
+    if (this.verifier && this.config.auth) return this.verifyOAuth(req, mcpPath);
+    if (this.config.http.token) {
+      const presented = bearerTokenOf(req.headers.authorization);
+      if (!('token' in presented) || !sameSecret(presented.token, this.config.http.token)) {
+        return { status: 401, message: 'Missing or invalid bearer token (GSC_HTTP_TOKEN)', headers: { 'WWW-Authenticate': 'Bearer realm="google-search-console-mcp"' } };
+      }
+      return authInfoFor({ principal: TOKEN_PRINCIPAL, groups: [] }, now + SESSIONLESS_TTL_SECONDS);
+    }
+    return authInfoFor({ principal: LOCAL_PRINCIPAL, groups: [] }, now + SESSIONLESS_TTL_SECONDS);
+  }
+
+  /** What the protected-resource metadata says, for this request's origin. */
+  protectedResource(mcpPath: string): ProtectedResourceSettings | undefined {
+    const auth = this.config.auth;
+    return auth ? { issuer: auth.issuer, audience: auth.audience, publicUrl: this.config.http.publicUrl, mcpPath } : undefined;
+  }
+
+  private async verifyOAuth(req: IncomingMessage, mcpPath: string): Promise<AuthInfo | Refused> {
+    const settings = this.protectedResource(mcpPath)!;
+    const origin = requestOrigin(req);
+    const presented = bearerTokenOf(req.headers.authorization);
+    if ('missing' in presented) return { ...authFailure(settings, origin), message: 'Authentication required: send an OAuth access token as Authorization: Bearer <token>' };
+    if ('malformed' in presented) {
+      return { ...authFailure(settings, origin, { description: 'The Authorization header is not a Bearer token' }), message: 'The Authorization header is not a Bearer token' };
+    }
+    try {
+      const token = await this.verifier!.verify(presented.token);
+      return authInfoFor({ principal: token.principal, groups: token.groups }, token.expiresAt, 'redacted', [...token.scopes]);
+    } catch (error) {
+      if (!(error instanceof AccessTokenError)) throw error;
+      const failure = authFailure(settings, origin, { description: error.description, temporary: error.temporary });
+      return { ...failure, message: error.temporary ? `The token cannot be checked right now: ${error.description}` : `The access token is refused: ${error.description}` };
+    }
+  }
+}
+
+/** scheme://host of a request, from a Host already validated by checkSurface. */
+export function requestOrigin(req: IncomingMessage): string {
+  const secure = (req.socket as { encrypted?: boolean }).encrypted === true;
+  return `${secure ? 'https' : 'http'}://${req.headers.host ?? 'localhost'}`;
+}
+
+export function sameSecret(presented: string, expected: string): boolean {
+  const a = createHash('sha256').update(presented).digest();
+  const b = createHash('sha256').update(expected).digest();
+  return timingSafeEqual(a, b);
+}

@@ -1,0 +1,86 @@
+import { type DynamicModule, Module, type Type } from '@nestjs/common';
+import { PATH_METADATA } from '@nestjs/common/constants.js';
+import { AdminAccessGuard } from './admin/admin-access.guard.js';
+import { AdminController } from './admin/admin.controller.js';
+import { MetricsController } from './admin/metrics.controller.js';
+import { MetricsModule } from './admin/metrics.module.js';
+import { AppModule } from './app.module.js';
+import { PROTECTED_RESOURCE_WELL_KNOWN } from './auth/protected-resource.js';
+import { AuthModule } from './auth/auth.module.js';
+import { CONFIG, type Config } from './config/config.js';
+import { MODULE_OPTIONS } from './config/config.module.js';
+import { HttpIdentity } from './http/http-identity.service.js';
+import { HttpTraffic } from './http/http-traffic.service.js';
+import { HTTP_MOUNT, type HttpMount, mountOf, STANDALONE_MOUNT } from './http/http-mount.js';
+import { ProtectedResourceController } from './http/protected-resource.controller.js';
+import { McpHttpController } from './mcp/mcp-http.controller.js';
+import type { SearchConsoleMcpAsyncOptions, SearchConsoleMcpOptions } from './search-console-mcp.options.js';
+
+/**
+ * Google Search Console as an MCP endpoint inside a Nest app (PRODUCT §8a):
+ * `/mcp` (both protocol revisions) under the host's global prefix, and, when
+ * asked for, the operations routes and Prometheus metrics at paths of the
+ * host's choosing. It registers no global (APP_*) enhancers: the host's own
+ * guards, interceptors, pipes and filters run around the HTTP request to the
+ * MCP path, never around the tool calls inside it, and this module's policy
+ * (allowlist, approvals, per-principal rules) runs around every tool call.
+ *
+ * The standalone server (`google-search-console-mcp --http`) is this module
+ * too, mounted at the root (forConfig).
+ */
+@Module({})
+export class SearchConsoleMcpModule {
+  static forRoot(options: SearchConsoleMcpOptions = {}): DynamicModule {
+    return SearchConsoleMcpModule.forRootAsync({ useFactory: () => options });
+  }
+
+  static forRootAsync(options: SearchConsoleMcpAsyncOptions): DynamicModule {
+    const routes = mountedRoutes();
+    return {
+      module: SearchConsoleMcpModule,
+      imports: [AppModule.forRootAsync(options), AuthModule, MetricsModule],
+      providers: [
+        { provide: HTTP_MOUNT, useFactory: (module: SearchConsoleMcpOptions, config: Config) => routes.mount(mountOf(module), config), inject: [MODULE_OPTIONS, CONFIG] },
+        HttpIdentity,
+        HttpTraffic,
+        AdminAccessGuard,
+      ],
+      controllers: routes.controllers,
+    };
+  }
+
+  /** The standalone server: configuration parsed before Nest booted, everything at the root. */
+  static forConfig(config: Config, mount: HttpMount = STANDALONE_MOUNT): DynamicModule {
+    const routes = mountedRoutes();
+    return {
+      module: SearchConsoleMcpModule,
+      imports: [AppModule.forRoot(config), AuthModule, MetricsModule],
+      providers: [{ provide: HTTP_MOUNT, useFactory: () => routes.mount(mount, config) }, HttpIdentity, HttpTraffic, AdminAccessGuard],
+      controllers: routes.controllers,
+    };
+  }
+}
+
+/**
+ * Controllers of one module instance, as subclasses of their own, whose paths
+ * are set once the options are known (a factory provider runs before Nest
+ * registers routes). A route that is switched off gets no path at all, so it
+ * can never shadow one of the host's.
+ */
+function mountedRoutes() {
+  class McpEndpoint extends McpHttpController {}
+  class AdminEndpoints extends AdminController {}
+  class MetricsEndpoint extends MetricsController {}
+  class ProtectedResourceEndpoints extends ProtectedResourceController {}
+  const at = (controller: Type, paths: string[]) => Reflect.defineMetadata(PATH_METADATA, paths, controller);
+  return {
+    controllers: [McpEndpoint, AdminEndpoints, MetricsEndpoint, ProtectedResourceEndpoints],
+    mount(mount: HttpMount, config: Config): HttpMount {
+      at(McpEndpoint, [mount.mcpPath]);
+      at(AdminEndpoints, mount.adminPath ? [mount.adminPath] : []);
+      at(MetricsEndpoint, mount.metricsPath ? [mount.metricsPath] : []);
+      at(ProtectedResourceEndpoints, config.auth ? [PROTECTED_RESOURCE_WELL_KNOWN.slice(1), `${PROTECTED_RESOURCE_WELL_KNOWN.slice(1)}/${mount.mcpPath}`] : []);
+      return mount;
+    },
+  };
+}

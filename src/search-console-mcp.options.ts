@@ -1,0 +1,40 @@
+import type { IncomingMessage } from 'node:http';
+import type { InjectionToken, ModuleMetadata, OptionalFactoryDependency } from '@nestjs/common';
+
+/** The HTTP request as the host application's own guards left it (e.g. with `req.user` set). */
+export type HostRequest = IncomingMessage & Record<string, unknown>;
+
+/**
+ * Options of SearchConsoleMcpModule (PRODUCT §8a). Everything is optional: the
+ * defaults mount `/mcp` under the host's global prefix, with no admin or
+ * metrics routes, and every request served as one local principal.
+ */
+export interface SearchConsoleMcpOptions {
+  /**
+   * The configuration table's variables by name (GSC_SERVICE_ACCOUNT_KEY_FILE,
+   * GSC_ALLOWED_SITES, GSC_READ_ONLY, …): lists as arrays or comma strings,
+   * booleans as booleans or strings. Validated by the same rules as the
+   * environment; process.env is never read unless you pass it.
+   */
+  readonly settings?: Readonly<Record<string, unknown>>;
+  /** Where the MCP endpoint is mounted, under the host's global prefix. Default `mcp`. */
+  readonly path?: string;
+  /** The host's identity for this request (e.g. `req.user?.email`); bound into approvals, tokens, sessions, exports and the audit trail. */
+  readonly principal?: (req: HostRequest) => string | undefined | null | Promise<string | undefined | null>;
+  /** The caller's groups, for policy rules. */
+  readonly groups?: (req: HostRequest) => readonly string[] | undefined | Promise<readonly string[] | undefined>;
+  /** Per-principal rules: the same object GSC_POLICY_FILE holds. */
+  readonly policy?: unknown;
+  /** Host values accepted on the mounted routes besides loopback ones (DNS-rebinding protection). */
+  readonly allowedHosts?: readonly string[];
+  /** The operations endpoints (health, ready, tools, config, audit), or false (the default). */
+  readonly admin?: { readonly path: string } | false;
+  /** Prometheus metrics, or false (the default). */
+  readonly metrics?: { readonly path: string } | false;
+}
+
+export interface SearchConsoleMcpAsyncOptions {
+  readonly imports?: ModuleMetadata['imports'];
+  readonly inject?: (InjectionToken | OptionalFactoryDependency)[];
+  readonly useFactory: (...args: never[]) => SearchConsoleMcpOptions | Promise<SearchConsoleMcpOptions>;
+}
