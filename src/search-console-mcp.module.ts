@@ -16,6 +16,9 @@ import { ProtectedResourceController } from './http/protected-resource.controlle
 import { McpHttpController } from './mcp/mcp-http.controller.js';
 import type { SearchConsoleMcpAsyncOptions, SearchConsoleMcpOptions } from './search-console-mcp.options.js';
 
+// The public entry, google-search-console-mcp/nest, is this file: the option types are part of it.
+export type { HostRequest, SearchConsoleMcpAsyncOptions, SearchConsoleMcpOptions } from './search-console-mcp.options.js';
+
 /**
  * Google Search Console as an MCP endpoint inside a Nest app (PRODUCT §8a):
  * `/mcp` (both protocol revisions) under the host's global prefix, and, when
@@ -49,7 +52,10 @@ export class SearchConsoleMcpModule {
     };
   }
 
-  /** The standalone server: configuration parsed before Nest booted, everything at the root. */
+  /**
+   * The standalone server: configuration parsed before Nest booted, everything at the root.
+   * @internal not part of the public entry (its types are the server's own)
+   */
   static forConfig(config: Config, mount: HttpMount = STANDALONE_MOUNT): DynamicModule {
     const routes = mountedRoutes();
     return {
