@@ -299,7 +299,7 @@ void import('${PRODUCT}/dist/app.module.js');
   it('refuses a bad setting at module init, naming it, and never starts listening', async () => {
     const result = await runHostToExit(app, companyEnv('bad', { SEARCH_CONSOLE_SITES: 'www.example.com' }));
     expect(result.code).not.toBe(0);
-    expect(result.output).toMatch(/GSC_ALLOWED_SITES/);
+    expect(result.output).toContain('ConfigError: GSC_ALLOWED_SITES entry "www.example.com" is a bare hostname');
     expect(result.output).not.toMatch(/company-backend listening/);
     const privateKey = (JSON.parse(readFileSync(keyFile, 'utf8')) as { private_key: string }).private_key;
     expect(result.output).not.toContain(privateKey.split('\n')[1]);
@@ -313,8 +313,7 @@ describe(`examples/company-backend on the oldest Nest 12 (${OLDEST_NEST})`, () =
   beforeAll(async () => {
     google.emulator.reset();
     app = join(scratch, 'company-backend-oldest');
-    installExample(app, tarball);
-    npm(['install', '--no-audit', '--no-fund', '--save-exact', ...['common', 'core', 'platform-express'].map((p) => `@nestjs/${p}@${OLDEST_NEST}`)], app);
+    installExample(app, tarball, Object.fromEntries(['common', 'core', 'platform-express'].map((p) => [`@nestjs/${p}`, OLDEST_NEST])));
     npm(['run', 'build'], app);
     host = await startHost(app, companyEnv('oldest'));
   }, 600_000);

@@ -11,12 +11,19 @@ import { CLEAN_PATH, npm } from './npm.js';
 export const EXAMPLE = resolve(import.meta.dirname, '..', '..', 'examples', 'company-backend');
 export const PRODUCT = 'google-search-console-mcp';
 
-/** Copies the example into `dir` with its dependency on the product pointed at `tarball`, and installs it. */
-export function installExample(dir: string, tarball: string): void {
+/**
+ * Copies the example into `dir` with its dependency on the product pointed at
+ * `tarball`, and other dependencies replaced by `versions` (e.g. an older Nest), and installs it.
+ */
+export function installExample(dir: string, tarball: string, versions: Record<string, string> = {}): void {
   cpSync(EXAMPLE, dir, { recursive: true, filter: (src) => !/[/\\](node_modules|dist)$/.test(src) && !src.endsWith('.env') });
   const manifestPath = join(dir, 'package.json');
   const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { dependencies: Record<string, string> };
   if (!manifest.dependencies[PRODUCT]?.startsWith('file:')) throw new Error(`the example must depend on ${PRODUCT} by a file: tarball path`);
+  for (const [name, version] of Object.entries(versions)) {
+    if (!manifest.dependencies[name]) throw new Error(`the example does not depend on ${name}`);
+    manifest.dependencies[name] = version;
+  }
   manifest.dependencies[PRODUCT] = `file:${tarball}`;
   writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
   npm(['install', '--no-audit', '--no-fund'], dir);
