@@ -18,6 +18,9 @@ import { McpHttpController } from './mcp/mcp-http.controller.js';
 import { QuotaModule } from './quota/quota.module.js';
 import type { SearchConsoleMcpAsyncOptions, SearchConsoleMcpOptions } from './search-console-mcp.options.js';
 
+// The public entry, google-search-console-mcp/nest, is this file: the option types are part of it.
+export type { HostRequest, SearchConsoleMcpAsyncOptions, SearchConsoleMcpOptions } from './search-console-mcp.options.js';
+
 /**
  * Google Search Console as an MCP endpoint inside a Nest app (PRODUCT §8a):
  * `/mcp` (both protocol revisions) under the host's global prefix, and, when
@@ -51,7 +54,10 @@ export class SearchConsoleMcpModule {
     };
   }
 
-  /** The standalone server: configuration parsed before Nest booted, everything at the root. */
+  /**
+   * The standalone server: configuration parsed before Nest booted, everything at the root.
+   * @internal not part of the public entry (its types are the server's own)
+   */
   static forConfig(config: Config, mount: HttpMount = STANDALONE_MOUNT): DynamicModule {
     const routes = mountedRoutes();
     return {
