@@ -50,7 +50,7 @@ describe('without a token', () => {
     ['GET (the 2025 stream)', { method: 'GET', headers: { accept: 'text/event-stream' } }],
     ['DELETE (ending a session)', { method: 'DELETE', headers: { 'mcp-session-id': 'whatever' } }],
   ])('%s → 401 with WWW-Authenticate: Bearer resource_metadata="…" and no error code', async (_, options) => {
-    const res = await rawRequest(server.url, options as never);
+    const res = await rawRequest(server.url, options);
     expect(res.status).toBe(401);
     // RFC 6750 §3.1: no error code when the request carried no credential at all.
     expect(res.headers['www-authenticate']).toBe(`Bearer resource_metadata="${metadataUrl()}"`);
@@ -105,6 +105,8 @@ describe('tokens that must be refused: 401 with error="invalid_token"', () => {
     ['HS256 keyed with the public key (PEM)', () => issuer.forgeHs256WithPublicKey()],
     ['HS256 keyed with the public key (JWK)', () => issuer.forgeHs256WithPublicKey({}, 'jwk')],
     ['an unverified e-mail address', () => issuer.mint({ email_verified: false })],
+    ['a groups claim that is one string, not a list (a mis-mapped claim)', () => issuer.mint({ groups: 'seo' })],
+    ['a principal claim that is not a string', () => issuer.mint({ email: ['alice@corp.example'] })],
     ['a signature cut off', async () => (await issuer.mint()).replace(/\.[^.]+$/, '.')],
     ['not a JWT', () => 'opaque-access-token-0123456789'],
   ];

@@ -225,7 +225,7 @@ export class TestIssuer {
     const client = id === undefined ? undefined : this.clients.get(id);
     if (!client || client.secret !== secret) return send(res, 401, { error: 'invalid_client' });
     if (form.grant_type !== 'client_credentials') return send(res, 400, { error: 'unsupported_grant_type' });
-    this.tokenRequests.push({ clientId: id!, form });
+    this.tokenRequests.push({ clientId: id, form });
     const claims: Record<string, unknown> = { ...client.claims, client_id: id };
     if (form.resource) claims.aud = form.resource;
     if (form.scope) claims.scope = form.scope;
