@@ -304,6 +304,25 @@ describe('a 2025-11-25 session belongs to the principal that opened it', () => {
   });
 });
 
+describe('a 2025-11-25 session does not outlive the access it was opened with', () => {
+  it('carol leaves the seo group: her next token no longer opens the session her group rule granted (404), and a new session has no tools', async () => {
+    const carolClient = await connectHttp(server.url, { revision: '2025-11-25' }, await headersFor(carol));
+    try {
+      const session = carolClient.raw.transport.sessionId as string;
+      expect((await carolClient.listTools()).length).toBeGreaterThan(0);
+      const withoutGroup = { ...(await headersFor({ email: carol.email })), 'mcp-protocol-version': '2025-11-25' };
+      const call = { jsonrpc: '2.0', id: 11, method: 'tools/call', params: { name: 'list_sites', arguments: {} } };
+      const stale = await rawRequest(server.url, { body: call, headers: { ...withoutGroup, 'mcp-session-id': session } });
+      expect(stale.status).toBe(404);
+      expect(sent()).toEqual([]);
+      const fresh = await as({ email: carol.email }, '2025-11-25', (c) => c.listTools());
+      expect(fresh).toEqual([]);
+    } finally {
+      await carolClient.close();
+    }
+  });
+});
+
 describe('the admin API shows the policy as the callers meet it', () => {
   const admin = async (path: string) => {
     const res = await rawRequest(`${server.origin}/admin/${path}`);
