@@ -11,11 +11,12 @@ import { HttpTraffic } from '../http/http-traffic.service.js';
 import { HTTP_MOUNT, type HttpMount } from '../http/http-mount.js';
 import { checkSurface } from '../http/http-surface.js';
 import { readJsonBody } from '../http/json-body.js';
+import { callerOf } from './caller.js';
 import { McpServerFactory } from './mcp-server.factory.js';
 import { SessionEventStores, SSE_RETRY_MS } from './session-event-store.js';
 
 type Request = IncomingMessage & { body?: unknown; auth?: AuthInfo; originalUrl?: string };
-type Session = { transport: NodeStreamableHTTPServerTransport; server: McpServer; principal?: string; lastSeen: number; active: number };
+type Session = { transport: NodeStreamableHTTPServerTransport; server: McpServer; principal?: string; groups?: string; lastSeen: number; active: number };
 type Rejection = { status: number; body: unknown; headers?: Record<string, string> };
 
 const SESSION_IDLE_MS = 30 * 60_000;
@@ -86,8 +87,12 @@ export class McpHttpController implements OnModuleDestroy {
 
   private async serveLegacy(req: Request, res: ServerResponse, existing: Session | undefined): Promise<void> {
     const sessionId = req.headers['mcp-session-id'];
-    // Another principal's session is answered exactly as an unknown one.
-    if (existing && existing.principal !== req.auth?.clientId) return send(res, rpcError(404, 'Session not found', -32001));
+    // Another principal's session is answered exactly as an unknown one. So is the same
+    // person's once their groups changed: the session's tools and sites were decided by the
+    // groups it was opened with, and a person who left a group must not keep what it granted.
+    if (existing && (existing.principal !== req.auth?.clientId || existing.groups !== groupsKey(req.auth))) {
+      return send(res, rpcError(404, 'Session not found', -32001));
+    }
     let session = existing;
     if (!session) {
       if (sessionId !== undefined) return send(res, rpcError(404, 'Session not found', -32001));
@@ -98,6 +103,7 @@ export class McpHttpController implements OnModuleDestroy {
         return send(res, { ...rpcError(503, `Too many open sessions (GSC_HTTP_MAX_SESSIONS=${this.config.http.maxSessions}) and none is idle; retry shortly`), headers: { 'Retry-After': '5' } });
       }
       session = await this.openSession(req);
+      session.groups = groupsKey(req.auth);
     }
     // A 2025 client is asked by push, never by an answer it supplies itself: the
     // 2026 retry fields have no meaning on this revision and are dropped.
@@ -190,6 +196,10 @@ function dropRetryFields(body: unknown): void {
   if (message?.method !== 'tools/call' || !message.params) return;
   delete message.params.requestState;
   delete message.params.inputResponses;
+}
+
+function groupsKey(auth: AuthInfo | undefined): string {
+  return [...callerOf(auth).groups].sort().join('\n');
 }
 
 /** The endpoint's path as the request reached it, global prefix included. */
