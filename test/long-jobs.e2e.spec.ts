@@ -24,6 +24,7 @@ import { connectHttp, connectStdio, type TestClient, type ToolResult } from './s
 import { isolatedEnv } from './support/env.js';
 import { startGoogle, type TestGoogle } from './support/google.js';
 import { type InProcessServer, startInProcess } from './support/server.js';
+import { HttpTraffic } from '../src/http/http-traffic.service.js';
 
 const OWNED = SEED_PROPERTIES.owned;
 const TWENTY = Array.from({ length: 20 }, (_, i) => `${OWNED}articles/post-${i + 1}`);
@@ -75,8 +76,12 @@ function httpHarness(): Harness {
       return connectHttp(server.url, { revision });
     },
     async settle() {
-      const dispatcher = servers.at(-1)!.app.get(ToolDispatcher);
+      const { app } = servers.at(-1)!;
+      const dispatcher = app.get(ToolDispatcher);
       await waitUntil(() => dispatcher.running === 0, 'no tool call runs');
+      // A cancelled call leaves no response open (on 2025 sessions the SDK would keep its stream open for good).
+      const traffic = app.get(HttpTraffic);
+      await waitUntil(() => traffic.openResponses === 0, 'every response of the MCP endpoint is closed');
     },
     async close() {
       for (const server of servers.splice(0)) await server.close();

@@ -116,6 +116,10 @@ export class McpHttpController implements OnModuleDestroy {
       current.lastSeen = this.clock.now().getTime();
     });
     await session.transport.handleRequest(req, res, req.body);
+    // The SDK leaves a cancelled request's stream open with no answer to come; close it, so the
+    // client is not left waiting and shutdown does not wait on it for its whole grace period.
+    const cancelled = cancelledRequestId(req.body);
+    if (cancelled !== undefined) session.transport.closeSSEStream(cancelled);
   }
 
   @Inject(SessionEventStores) private readonly eventStores!: SessionEventStores;
@@ -189,6 +193,12 @@ type Message = { method?: unknown; params?: Record<string, unknown> } | undefine
 function dropMalformedRequestState(body: unknown): void {
   const params = (body as Message)?.params;
   if (params && 'requestState' in params && typeof params.requestState !== 'string') delete params.requestState;
+}
+
+function cancelledRequestId(body: unknown): string | number | undefined {
+  const message = body as Message;
+  const id = message?.method === 'notifications/cancelled' ? message.params?.requestId : undefined;
+  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
 }
 
 function dropRetryFields(body: unknown): void {

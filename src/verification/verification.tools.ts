@@ -116,7 +116,7 @@ export class VerificationTools {
           : `${plural(kept.length, 'verified site')} or domain${kept.length === 1 ? '' : 's'} (owners as Google reports them):`;
       const lines = shown.map((r) => `- ${siteUrlOf(r)} — id ${r.id} — owners: ${r.owners.join(', ') || 'none listed'}`);
       const notes = [
-        withheld ? `${withheld} more withheld: outside this server's allowed properties (GSC_ALLOWED_SITES).` : '',
+        withheld ? `${withheld} more withheld: outside the properties this caller may use (GSC_ALLOWED_SITES, narrowed by a policy rule where one applies).` : '',
         dropped ? `${dropped} not shown to stay within the size limit; get_verified_site reads one resource by id.` : '',
         kept.length === 0 && !withheld ? 'setup_site shows how to verify a property.' : '',
       ].filter(Boolean);
