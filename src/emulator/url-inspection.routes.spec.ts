@@ -1,16 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { SEED_PROPERTIES } from './emulator-seed.js';
-import { rejection, startEmulatorKit, type EmulatorKit } from './emulator-test-kit.js';
+import { rejection, startEmulatorKit, useEmulatorKit } from './emulator-test-kit.js';
 import { urlInProperty } from './property-scope.js';
 
 const NOW = new Date('2026-11-30T20:30:00Z');
-let kit: EmulatorKit;
-
-beforeAll(async () => {
-  kit = await startEmulatorKit({ now: () => NOW });
-});
-afterAll(() => kit.emulator.close());
-beforeEach(() => kit.emulator.reset());
+const kit = useEmulatorKit({ now: () => NOW });
 
 const inspect = (inspectionUrl: string, siteUrl: string) =>
   kit.sc.urlInspection.index.inspect({ requestBody: { inspectionUrl, siteUrl, languageCode: 'en-US' } });

@@ -1,4 +1,6 @@
+import type * as z from 'zod';
 import { isDomainProperty, propertyHost } from '../property/property.js';
+import type { RecordOut } from './verification.schemas.js';
 
 // Which Site Verification methods fit which kind of property, and what the
 // token Google hands out has to become before Google can find it: a TXT record
@@ -28,18 +30,10 @@ export function methodMismatch(property: string, method: VerificationMethod): st
     : `${method} cannot verify the URL-prefix property ${property}: it is verified through its pages (META, FILE, ANALYTICS or TAG_MANAGER); DNS verification belongs to the domain property sc-domain:${propertyHost(property)}.`;
 }
 
-export type RecordType = 'TXT' | 'CNAME' | 'META' | 'FILE' | 'ANALYTICS' | 'TAG_MANAGER';
+export const RECORD_TYPES = ['TXT', 'CNAME', 'META', 'FILE', 'ANALYTICS', 'TAG_MANAGER'] as const;
 
-/** What to put where so that Google finds the token. */
-export interface Placement {
-  readonly type: RecordType;
-  /** DNS: the fully qualified record name. FILE: the file name. */
-  readonly name?: string;
-  /** TXT/CNAME: the record value. META: the whole tag. FILE: the file's exact content. */
-  readonly value: string;
-  /** Where it goes, in words a person can act on. */
-  readonly location: string;
-}
+/** What to put where so that Google finds the token: the schema tools answer with (RecordOut) is its one definition. */
+export type Placement = z.infer<typeof RecordOut>;
 
 const META_PREFIX = /^\s*<meta\b/i;
 
