@@ -18,7 +18,9 @@
 //
 // dist/cli-chunks/chunks.json records what each output imports and holds; a spec
 // checks from it that the stdio path never loads the HTTP-only packages.
-import { rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { build } from 'esbuild';
 
 /**
@@ -36,6 +38,38 @@ const nestAdapterFallback = {
     );
   },
 };
+
+/**
+ * Every tool's JSON Schemas as tools/list serves them, converted from the zod
+ * schemas of the dist being bundled (src/mcp/tool-catalog.ts): two contexts are
+ * booted, from a clean environment, without GSC_SITE_URL and with a placeholder
+ * for it.
+ */
+async function toolSchemas() {
+  await import('reflect-metadata');
+  const { NestFactory } = await import('@nestjs/core');
+  const { loadConfig } = await import('../dist/config/config.js');
+  const { AppModule } = await import('../dist/app.module.js');
+  const { ToolRegistry } = await import('../dist/mcp/tool-registry.service.js');
+  const { builtToolSchemas, DEFAULT_SITE_PLACEHOLDER } = await import('../dist/mcp/tool-catalog.js');
+  const scratch = mkdtempSync(join(tmpdir(), 'gsc-build-'));
+  const boot = async (env) => {
+    const clean = { GSC_STATE_DIR: join(scratch, 'state'), CLOUDSDK_CONFIG: join(scratch, 'gcloud'), METADATA_SERVER_DETECTION: 'none', ...env };
+    const app = await NestFactory.createApplicationContext(AppModule.forRoot(loadConfig(clean)), { logger: false });
+    try {
+      return app.get(ToolRegistry).tools;
+    } finally {
+      await app.close();
+    }
+  };
+  try {
+    return builtToolSchemas(await boot({}), await boot({ GSC_SITE_URL: DEFAULT_SITE_PLACEHOLDER }));
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+const schemas = await toolSchemas();
 
 // Chunk names carry content hashes: clear the previous build's.
 rmSync('dist/cli-chunks', { recursive: true, force: true });
@@ -58,6 +92,7 @@ const result = await build({
   minifySyntax: true,
   legalComments: 'linked',
   metafile: true,
+  define: { GSC_BUILT_TOOL_SCHEMAS: JSON.stringify(JSON.stringify(schemas)) },
   plugins: [nestAdapterFallback],
   external: [
     '@googleapis/*',

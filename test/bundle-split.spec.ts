@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 
@@ -44,5 +44,14 @@ describe('the bundled CLI', () => {
   it('carries Express, the adapter and the metrics for HTTP (so the check above can see them)', () => {
     const { packages } = loadedBy('http-server');
     expect(HTTP_ONLY.filter((p) => !packages.has(p))).toEqual([]);
+  });
+
+  it('has the tool schemas converted at build time inlined (src/mcp/tool-catalog.ts), not looked up at run time', () => {
+    const dir = join(process.cwd(), 'dist/cli-chunks');
+    const code = readdirSync(dir)
+      .filter((f) => f.endsWith('.mjs'))
+      .map((f) => readFileSync(join(dir, f), 'utf8'));
+    expect(code.filter((c) => c.includes('GSC_BUILT_TOOL_SCHEMAS'))).toEqual([]);
+    expect(code.filter((c) => c.includes('{"plain":{"add_site":{"input":'))).toHaveLength(1);
   });
 });
