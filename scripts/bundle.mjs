@@ -19,6 +19,7 @@
 // dist/cli-chunks/chunks.json records what each output imports and holds; a spec
 // checks from it that the stdio path never loads the HTTP-only packages.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
@@ -75,6 +76,20 @@ const schemas = await toolSchemas();
 rmSync('dist/cli-chunks', { recursive: true, force: true });
 rmSync('dist/cli.bundle.mjs.LEGAL.txt', { force: true });
 
+/**
+ * Node built-ins reached by `import` are loaded through require() instead. An
+ * ES import of a built-in makes Node build its ESM facade, which reads every
+ * export, lazy getters included: `import { STATUS_CODES } from 'http'` (Nest
+ * core does it) loads undici for http.WebSocket, ~30 ms of every start.
+ */
+const builtinsViaRequire = {
+  name: 'builtins-via-require',
+  setup(build) {
+    build.onResolve({ filter: /^[a-z_:/]+$/ }, (args) => (args.kind === 'import-statement' && isBuiltin(args.path) ? { path: args.path, namespace: 'builtin' } : undefined));
+    build.onLoad({ filter: /.*/, namespace: 'builtin' }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: 'js' }));
+  },
+};
+
 const result = await build({
   entryPoints: { 'cli.bundle': 'dist/cli.js' },
   outdir: 'dist',
@@ -93,7 +108,7 @@ const result = await build({
   legalComments: 'linked',
   metafile: true,
   define: { GSC_BUILT_TOOL_SCHEMAS: JSON.stringify(JSON.stringify(schemas)) },
-  plugins: [nestAdapterFallback],
+  plugins: [nestAdapterFallback, builtinsViaRequire],
   external: [
     '@googleapis/*',
     'google-auth-library',
@@ -109,19 +124,18 @@ const result = await build({
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
 });
 
-// Per output: its entry (if any), the chunks and built-ins it imports statically, and the packages inside it.
+// Per output: its entry (if any), the chunks it imports statically, the built-ins its code requires, and the packages inside it.
 const packageOf = (input) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1] ?? '(ours)';
 const chunks = Object.fromEntries(
   Object.entries(result.metafile.outputs)
     .filter(([path]) => path.endsWith('.mjs'))
     .map(([path, output]) => {
-      const statics = output.imports.filter((i) => i.kind === 'import-statement');
       return [
         path,
         {
           entryPoint: output.entryPoint,
-          imports: statics.filter((i) => !i.external).map((i) => i.path),
-          builtins: [...new Set(statics.filter((i) => i.external).map((i) => i.path))],
+          imports: output.imports.filter((i) => i.kind === 'import-statement' && !i.external).map((i) => i.path),
+          builtins: [...new Set(output.imports.filter((i) => i.external && isBuiltin(i.path)).map((i) => i.path.replace(/^node:/, '')))],
           packages: [...new Set(Object.keys(output.inputs).map(packageOf))],
         },
       ];
