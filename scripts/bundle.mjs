@@ -19,9 +19,9 @@
 // dist/cli-chunks/chunks.json records what each output imports and holds; a spec
 // checks from it that the stdio path never loads the HTTP-only packages.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { isBuiltin } from 'node:module';
+import { createRequire, isBuiltin } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
 
 /**
@@ -90,6 +90,20 @@ const builtinsViaRequire = {
   },
 };
 
+/**
+ * rxjs as ES modules: Nest imports a few names from 'rxjs' and 'rxjs/operators',
+ * whose Node entry is the CommonJS build, 226 modules kept whole and wrapped in
+ * functions that are compiled afresh on every start (the compile cache holds a
+ * module's top-level code only). The ES build is tree-shaken to what is used.
+ */
+const rxjsAsModules = {
+  name: 'rxjs-as-modules',
+  setup(build) {
+    const root = join(dirname(createRequire(import.meta.url).resolve('rxjs/package.json')), 'dist/esm');
+    build.onResolve({ filter: /^rxjs(\/operators)?$/ }, (args) => ({ path: join(root, args.path === 'rxjs' ? 'index.js' : 'operators/index.js') }));
+  },
+};
+
 const result = await build({
   entryPoints: { 'cli.bundle': 'dist/cli.js' },
   outdir: 'dist',
@@ -108,7 +122,7 @@ const result = await build({
   legalComments: 'linked',
   metafile: true,
   define: { GSC_BUILT_TOOL_SCHEMAS: JSON.stringify(JSON.stringify(schemas)) },
-  plugins: [nestAdapterFallback, builtinsViaRequire],
+  plugins: [nestAdapterFallback, builtinsViaRequire, rxjsAsModules],
   external: [
     '@googleapis/*',
     'google-auth-library',
