@@ -16,6 +16,7 @@ import { installSize } from './install-size.mjs';
 import { toolListCost } from './tool-list-cost.mjs';
 import { sessionMemory } from './session-memory.mjs';
 import { stateStore } from './state-store.mjs';
+import { exportBench } from './export.mjs';
 
 const only = process.argv.slice(2);
 const rows = [];
@@ -35,6 +36,7 @@ await run('overhead', callOverhead);
 await run('inspect', inspectBatch);
 await run('size', installSize);
 await run('state', stateStore);
+await run('export', exportBench);
 await run('load', httpLoad);
 await run('sessions', sessionMemory);
 

@@ -8,11 +8,13 @@ import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { dist, ms, percentile } from './common.mjs';
+import { cleanEnv, dist, ms, percentile, serverWithClient, startGoogle } from './common.mjs';
 
 const CLAIMS = 2000;
 const WARM_UP = 100;
 const EXPORT_ROWS = 50_000;
+const GUARDED_REDEEMS = 200;
+const LEGACY_READS = 400;
 
 async function claimLatencies(store) {
   const run = `bench:${process.pid}:${Date.now()}`;
@@ -41,6 +43,67 @@ async function measure(label, store) {
     { bar: `state: redeem (claim) on ${label}`, target: '', measured: `p50 ${ms(percentile(times, 50))}, p99 ${ms(percentile(times, 99))} (${CLAIMS} claims)`, verdict: '' },
     { bar: `state: ${EXPORT_ROWS} export rows on ${label}`, target: '', measured: `${ms(exported)} (one appendMany)`, verdict: '' },
   ];
+}
+
+/**
+ * The store in context: the second call of the two-call token through the real
+ * HTTP server (2026-07-28 client, emulator behind it), which pings the store,
+ * claims the token, appends two audit entries and sends the DELETE.
+ */
+async function guardedRedeem(label, env) {
+  const google = await startGoogle({ quotas: { otherPerMinutePerUser: 1e12, otherPerSecondPerUser: 1e12 } });
+  const server = await serverWithClient({ ...google.env, ...env });
+  const site = 'https://blog.example.net/';
+  try {
+    const times = [];
+    for (let i = 0; i < GUARDED_REDEEMS + 20; i++) {
+      google.emulator.reset();
+      const first = await server.client.callTool({ name: 'delete_site', arguments: { site_url: site } });
+      const token = first.structuredContent?.confirm_token;
+      if (!token) throw new Error('no confirm_token was issued');
+      const t = process.hrtime.bigint();
+      const second = await server.client.callTool({ name: 'delete_site', arguments: { site_url: site, confirm_token: token } });
+      if (i >= 20) times.push(Number(process.hrtime.bigint() - t) / 1e6);
+      if (second.structuredContent?.executed !== true) throw new Error(`the redeem did not execute: ${JSON.stringify(second.content)}`);
+    }
+    return { bar: `state: guarded redeem through the server on ${label}`, target: '', measured: `p50 ${ms(percentile(times, 50))}, p99 ${ms(percentile(times, 99))} (${GUARDED_REDEEMS} calls)`, verdict: '' };
+  } finally {
+    await server.close();
+    await google.emulator.close();
+  }
+}
+
+/**
+ * What resumable 2025-11-25 streams cost a session: each SSE message is
+ * appended to the store before it is written. One v1 client (a 2025 session)
+ * calling a read tool, through the real HTTP server.
+ */
+async function legacySessionRead(label, env) {
+  const google = await startGoogle({ quotas: { otherPerMinutePerUser: 1e12, otherPerSecondPerUser: 1e12 } });
+  const { loadConfig } = await dist('config/config.js');
+  const { startHttpServer } = await dist('http-server.js');
+  const { StderrLogger } = await dist('common/stderr-logger.js');
+  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+  const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+  const logger = new StderrLogger();
+  logger.setLogLevels(['error']);
+  const { app, origin } = await startHttpServer(loadConfig(cleanEnv({ ...google.env, ...env, GSC_HTTP_PORT: '0', GSC_TRANSPORT: 'http' })), logger);
+  const client = new Client({ name: 'bench', version: '0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${origin}/mcp`)));
+  try {
+    const times = [];
+    for (let i = 0; i < LEGACY_READS + 30; i++) {
+      const t = process.hrtime.bigint();
+      const result = await client.callTool({ name: 'get_site', arguments: { site_url: 'https://www.example.com/' } });
+      if (i >= 30) times.push(Number(process.hrtime.bigint() - t) / 1e6);
+      if (result.isError) throw new Error(`get_site failed: ${JSON.stringify(result.content)}`);
+    }
+    return { bar: `state: 2025 session read (events stored) on ${label}`, target: '', measured: `p50 ${ms(percentile(times, 50))}, p99 ${ms(percentile(times, 99))} (${LEGACY_READS} calls)`, verdict: '' };
+  } finally {
+    await client.close();
+    await app.close();
+    await google.emulator.close();
+  }
 }
 
 function freePort() {
@@ -86,12 +149,16 @@ export async function stateStore() {
     const sqlite = createStateStore({ kind: 'sqlite', dir: join(dir, 'sqlite') });
     rows.push(...(await measure('SQLite (WAL, synchronous=FULL)', sqlite)));
     await sqlite.close();
+    rows.push(await guardedRedeem('SQLite', { GSC_STATE_DIR: join(dir, 'server-sqlite') }));
+    rows.push(await legacySessionRead('SQLite', { GSC_STATE_DIR: join(dir, 'server-sqlite') }));
     let redis;
     try {
       redis = await startRedis(dir);
       const store = createStateStore({ kind: 'redis', url: redis.url });
       rows.push(...(await measure('Redis (loopback)', store)));
       await store.close();
+      rows.push(await guardedRedeem('Redis', { GSC_REDIS_URL: redis.url }));
+      rows.push(await legacySessionRead('Redis', { GSC_REDIS_URL: redis.url }));
     } catch (error) {
       rows.push({ bar: 'state: redeem (claim) on Redis', target: '', measured: `not measured (${error.message})`, verdict: '' });
     } finally {

@@ -1,6 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { ConfigModule } from './config/config.module.js';
-import type { Config } from './config/config.js';
+import { CONFIG, type Config } from './config/config.js';
 import type { SearchConsoleMcpAsyncOptions } from './search-console-mcp.options.js';
 import { AnalyticsModule } from './analytics/analytics.module.js';
 import { IndexingModule } from './indexing/indexing.module.js';
@@ -8,19 +8,21 @@ import { InspectionModule } from './inspection/inspection.module.js';
 import { McpModule } from './mcp/mcp.module.js';
 import { SitemapsModule } from './sitemaps/sitemaps.module.js';
 import { SitesModule } from './sites/sites.module.js';
+import { StateModule } from './state/state.module.js';
 import { VerificationModule } from './verification/verification.module.js';
 
 const DOMAINS = [SitesModule, SitemapsModule, AnalyticsModule, InspectionModule, IndexingModule, VerificationModule];
 
-/** Everything but the HTTP surface: configuration, Google clients, tools and policy. The stdio server runs this. */
+/** Everything but the HTTP surface: configuration, the state store, Google clients, tools and policy. The stdio server runs this. */
 @Module({})
 export class AppModule {
   static forRoot(config: Config): DynamicModule {
-    return { module: AppModule, imports: [ConfigModule.forRoot(config), McpModule, ...DOMAINS], exports: [McpModule] };
+    return { module: AppModule, imports: [ConfigModule.forRoot(config), StateModule.forRoot(config.state), McpModule, ...DOMAINS], exports: [McpModule] };
   }
 
   /** The same, configured by a host app's factory (SearchConsoleMcpModule.forRootAsync). */
   static forRootAsync(options: SearchConsoleMcpAsyncOptions): DynamicModule {
-    return { module: AppModule, imports: [ConfigModule.forRootAsync(options), McpModule, ...DOMAINS], exports: [McpModule] };
+    const state = StateModule.forRootAsync({ inject: [CONFIG], useFactory: (config: Config) => config.state });
+    return { module: AppModule, imports: [ConfigModule.forRootAsync(options), state, McpModule, ...DOMAINS], exports: [McpModule] };
   }
 }

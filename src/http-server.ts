@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import { StderrLogger } from './common/stderr-logger.js';
 import type { Config } from './config/config.js';
+import { HttpIdentity } from './http/http-identity.service.js';
 import { HttpTraffic } from './http/http-traffic.service.js';
 import { MCP_BODY_LIMIT } from './http/json-body.js';
 import { rpcError } from './mcp/mcp-http.controller.js';
@@ -32,12 +33,18 @@ export async function startHttpServer(config: Config, logger = new StderrLogger(
     bodyParser: false,
   });
   app.use(limitBodies);
+  // Longer than the 60 s idle timeout of common proxies and clients' pools, so a connection is never
+  // closed here while a client is about to reuse it (an ECONNRESET on the next request).
+  const server = app.getHttpServer();
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   await app.listen(config.http.port, config.http.host);
   app.flushLogs();
   const address = app.getHttpServer().address() as { port: number };
   const host = config.http.host.includes(':') ? `[${config.http.host}]` : config.http.host;
   const origin = `http://${host}:${address.port}`;
-  logStartup(app, config, `HTTP on ${origin}/mcp`);
+  const callers = { host: 'named by the host app', oauth: `OAuth access tokens from ${config.auth?.issuer ?? ''}`, token: 'GSC_HTTP_TOKEN (one principal)', local: 'loopback, no token (one principal)' }[app.get(HttpIdentity).mode];
+  logStartup(app, config, `HTTP on ${origin}/mcp (callers: ${callers})`);
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {

@@ -4,6 +4,7 @@ import { AdminAccessGuard } from './admin/admin-access.guard.js';
 import { AdminController } from './admin/admin.controller.js';
 import { MetricsController } from './admin/metrics.controller.js';
 import { MetricsModule } from './admin/metrics.module.js';
+import { QuotaController } from './admin/quota.controller.js';
 import { AppModule } from './app.module.js';
 import { PROTECTED_RESOURCE_WELL_KNOWN } from './auth/protected-resource.js';
 import { AuthModule } from './auth/auth.module.js';
@@ -14,7 +15,11 @@ import { HttpTraffic } from './http/http-traffic.service.js';
 import { HTTP_MOUNT, type HttpMount, mountOf, STANDALONE_MOUNT } from './http/http-mount.js';
 import { ProtectedResourceController } from './http/protected-resource.controller.js';
 import { McpHttpController } from './mcp/mcp-http.controller.js';
+import { QuotaModule } from './quota/quota.module.js';
 import type { SearchConsoleMcpAsyncOptions, SearchConsoleMcpOptions } from './search-console-mcp.options.js';
+
+// The public entry, google-search-console-mcp/nest, is this file: the option types are part of it.
+export type { HostRequest, SearchConsoleMcpAsyncOptions, SearchConsoleMcpOptions } from './search-console-mcp.options.js';
 
 /**
  * Google Search Console as an MCP endpoint inside a Nest app (PRODUCT §8a):
@@ -38,7 +43,7 @@ export class SearchConsoleMcpModule {
     const routes = mountedRoutes();
     return {
       module: SearchConsoleMcpModule,
-      imports: [AppModule.forRootAsync(options), AuthModule, MetricsModule],
+      imports: [AppModule.forRootAsync(options), AuthModule, MetricsModule, QuotaModule],
       providers: [
         { provide: HTTP_MOUNT, useFactory: (module: SearchConsoleMcpOptions, config: Config) => routes.mount(mountOf(module), config), inject: [MODULE_OPTIONS, CONFIG] },
         HttpIdentity,
@@ -49,12 +54,15 @@ export class SearchConsoleMcpModule {
     };
   }
 
-  /** The standalone server: configuration parsed before Nest booted, everything at the root. */
+  /**
+   * The standalone server: configuration parsed before Nest booted, everything at the root.
+   * @internal not part of the public entry (its types are the server's own)
+   */
   static forConfig(config: Config, mount: HttpMount = STANDALONE_MOUNT): DynamicModule {
     const routes = mountedRoutes();
     return {
       module: SearchConsoleMcpModule,
-      imports: [AppModule.forRoot(config), AuthModule, MetricsModule],
+      imports: [AppModule.forRoot(config), AuthModule, MetricsModule, QuotaModule],
       providers: [{ provide: HTTP_MOUNT, useFactory: () => routes.mount(mount, config) }, HttpIdentity, HttpTraffic, AdminAccessGuard],
       controllers: routes.controllers,
     };
@@ -70,14 +78,16 @@ export class SearchConsoleMcpModule {
 function mountedRoutes() {
   class McpEndpoint extends McpHttpController {}
   class AdminEndpoints extends AdminController {}
+  class QuotaEndpoints extends QuotaController {}
   class MetricsEndpoint extends MetricsController {}
   class ProtectedResourceEndpoints extends ProtectedResourceController {}
   const at = (controller: Type, paths: string[]) => Reflect.defineMetadata(PATH_METADATA, paths, controller);
   return {
-    controllers: [McpEndpoint, AdminEndpoints, MetricsEndpoint, ProtectedResourceEndpoints],
+    controllers: [McpEndpoint, AdminEndpoints, QuotaEndpoints, MetricsEndpoint, ProtectedResourceEndpoints],
     mount(mount: HttpMount, config: Config): HttpMount {
       at(McpEndpoint, [mount.mcpPath]);
       at(AdminEndpoints, mount.adminPath ? [mount.adminPath] : []);
+      at(QuotaEndpoints, mount.adminPath ? [mount.adminPath] : []);
       at(MetricsEndpoint, mount.metricsPath ? [mount.metricsPath] : []);
       at(ProtectedResourceEndpoints, config.auth ? [PROTECTED_RESOURCE_WELL_KNOWN.slice(1), `${PROTECTED_RESOURCE_WELL_KNOWN.slice(1)}/${mount.mcpPath}`] : []);
       return mount;

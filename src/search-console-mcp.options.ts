@@ -1,8 +1,16 @@
 import type { IncomingMessage } from 'node:http';
 import type { InjectionToken, ModuleMetadata, OptionalFactoryDependency } from '@nestjs/common';
 
-/** The HTTP request as the host application's own guards left it (e.g. with `req.user` set). */
-export type HostRequest = IncomingMessage & Record<string, unknown>;
+/**
+ * The HTTP request as the host application's own guards and middleware left it
+ * (Express's request, with e.g. `req.user` set). What they attached is the
+ * host's to type, so it reads as `any`: `principal: (req) => req.user?.email`
+ * type-checks as written, and a host may annotate `req` with its own type.
+ */
+export interface HostRequest extends IncomingMessage {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the host's own request properties, typed by the host
+  readonly [property: string]: any;
+}
 
 /**
  * Options of SearchConsoleMcpModule (PRODUCT §8a). Everything is optional: the
@@ -20,9 +28,10 @@ export interface SearchConsoleMcpOptions {
   /** Where the MCP endpoint is mounted, under the host's global prefix. Default `mcp`. */
   readonly path?: string;
   /** The host's identity for this request (e.g. `req.user?.email`); bound into approvals, tokens, sessions, exports and the audit trail. */
-  readonly principal?: (req: HostRequest) => string | undefined | null | Promise<string | undefined | null>;
+  // Method syntax on purpose: a host may annotate `req` with its own request type.
+  principal?(this: void, req: HostRequest): string | undefined | null | Promise<string | undefined | null>;
   /** The caller's groups, for policy rules. */
-  readonly groups?: (req: HostRequest) => readonly string[] | undefined | Promise<readonly string[] | undefined>;
+  groups?(this: void, req: HostRequest): readonly string[] | undefined | Promise<readonly string[] | undefined>;
   /** Per-principal rules: the same object GSC_POLICY_FILE holds. */
   readonly policy?: unknown;
   /** Host values accepted on the mounted routes besides loopback ones (DNS-rebinding protection). */

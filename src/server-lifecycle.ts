@@ -1,7 +1,8 @@
 import { type INestApplicationContext, Logger } from '@nestjs/common';
 import { GoogleAuthService } from './auth/google-auth.service.js';
 import { SERVER_NAME } from './common/product.js';
-import type { Config } from './config/config.js';
+import { type Config, describeState } from './config/config.js';
+import { ApprovalSecrets } from './mcp/approval/approval-secrets.service.js';
 import { type ToolDispatcher } from './mcp/tool-dispatcher.service.js';
 import { ToolRegistry } from './mcp/tool-registry.service.js';
 
@@ -27,7 +28,7 @@ export function exitOnSignals(stop: () => Promise<unknown>): void {
   process.once('SIGINT', handler);
 }
 
-/** The one start-up line: where it serves, which credential, how many tools. */
+/** The one start-up line: where it serves, which credential, how many tools, the state store and where the approval secret came from (never a value). */
 export function logStartup(app: Pick<INestApplicationContext, 'get'>, config: Config, where: string): void {
   const credential = app.get(GoogleAuthService).summary();
   const registry = app.get(ToolRegistry);
@@ -35,5 +36,6 @@ export function logStartup(app: Pick<INestApplicationContext, 'get'>, config: Co
     credential.kind === 'none'
       ? 'no credential (tools answer with setup instructions)'
       : `${credential.kind} ${credential.principal} from ${credential.origin}${credential.subject ? `, acting as ${credential.subject}` : ''}`;
-  new Logger('Startup').log(`${SERVER_NAME} serving ${where}; credential: ${who}; ${registry.tools.length} tools${config.readOnly ? ' (read-only)' : ''}`);
+  const state = `state: ${describeState(config.state)}, ${app.get(ApprovalSecrets).describe()}`;
+  new Logger('Startup').log(`${SERVER_NAME} serving ${where}; credential: ${who}; ${registry.tools.length} tools${config.readOnly ? ' (read-only)' : ''}; ${state}`);
 }

@@ -17,7 +17,7 @@ describe('operations endpoints', () => {
 
       const ready = await get('/admin/ready');
       expect(ready.status).toBe(200);
-      expect(await ready.json()).toEqual({ status: 'ok', credential: 'service_account' });
+      expect(await ready.json()).toEqual({ status: 'ok', credential: 'service_account', state: expect.stringMatching(/^SQLite in \//) });
 
       const tools = (await (await get('/admin/tools')).json()) as { registered: { name: string; guarded: boolean }[]; excluded: unknown[] };
       expect(tools.registered.filter((t) => t.guarded).map((t) => t.name)).toEqual(['delete_site', 'delete_sitemap', 'unverify_site', 'update_site_owners']);

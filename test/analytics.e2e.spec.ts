@@ -21,7 +21,13 @@ const { google, client, legacy } = useStack({
 });
 
 const queries = () => google.emulator.apiRequests().filter((r) => r.route === 'searchanalytics.query');
-const lastBody = () => queries().at(-1)!.body as Record<string, any>;
+/** The side query that asks which days are final: date-grouped, data_state all, no start_row. */
+const isFreshnessQuery = (body: any) => body.dataState === 'all' && JSON.stringify(body.dimensions) === '["date"]' && body.startRow === undefined;
+/** The requests that fetch the rows asked for (not the freshness query). */
+const mainQueries = () => queries().filter((q) => !isFreshnessQuery(q.body));
+const lastBody = () => mainQueries().at(-1)!.body as Record<string, any>;
+// More than a week before the clock's Pacific today (2026-03-07): final by age, so only the rows are asked for.
+const OLD = { start_date: '2026-02-01', end_date: '2026-02-14' };
 const ask = (args: Record<string, unknown>) => client.call(TOOL, { site_url: OWNED, ...args });
 
 function expectRefusedBeforeSending(result: ToolResult, pattern: RegExp) {
@@ -47,8 +53,13 @@ describe('query_search_analytics: dates in Pacific Time', () => {
       startRow: 0,
     });
     expect(queries()[0].params.siteUrl).toBe(OWNED);
+    // The window reaches into the last week, so the server also asks which of its last days are final (Google says only for data_state all grouped by date).
+    expect(queries().filter((q) => isFreshnessQuery(q.body)).map((q) => q.body)).toEqual([
+      { startDate: '2026-02-28', endDate: '2026-03-06', dimensions: ['date'], type: 'web', dataState: 'all', rowLimit: 7 },
+    ]);
     const out = result.structuredContent!;
-    expect(out).toMatchObject({ site_url: OWNED, start_date: '2026-02-07', end_date: '2026-03-06', dimensions: [], untrusted: true });
+    expect(out).toMatchObject({ site_url: OWNED, start_date: '2026-02-07', end_date: '2026-03-06', period: 'last28days', dimensions: [], type: 'web', untrusted: true });
+    expect(out.data_truth).toMatchObject({ start_date: '2026-02-07', end_date: '2026-03-06', days: 28, time_zone: 'America/Los_Angeles', data_state: 'final', first_incomplete_date: '2026-03-05' });
     expect(text(result)).toContain('last28days = the 28 days ending yesterday');
     expect(text(result)).toContain('Pacific Time');
   });
@@ -78,6 +89,11 @@ describe('query_search_analytics: dates in Pacific Time', () => {
 
   it('refuses an end date before the start date, before sending anything', async () => {
     expectRefusedBeforeSending(await ask({ start_date: '2026-02-10', end_date: '2026-02-01' }), /end_date 2026-02-01 is before start_date 2026-02-10.*Nothing was sent/);
+  });
+
+  it('refuses a filter without a dimension or an expression, before sending anything', async () => {
+    expectRefusedBeforeSending(await ask({ filters: [{ dimension: 'query' }] }), /filters\[0\] needs a dimension and an expression.*Nothing was sent/);
+    expectRefusedBeforeSending(await ask({ filters: [{ dimension: 'device', expression: 'MOBILE' }, { expression: 'x' }] }), /filters\[1\] needs/);
   });
 
   it('refuses half a range and impossible dates, before sending anything', async () => {
@@ -113,16 +129,17 @@ describe('query_search_analytics: the table and its totals', () => {
   it('surfaces first_incomplete_date from Google and says which days are incomplete', async () => {
     const result = await ask({ period: 'last7days', dimensions: ['date'], data_state: 'all' });
     // The emulator (like Google) marks the last two Pacific days as incomplete: from 2026-03-05.
-    expect(result.structuredContent!.first_incomplete_date).toBe('2026-03-05');
-    expect(text(result)).toContain('Data from 2026-03-05 on is incomplete');
+    expect(result.structuredContent!.data_truth).toMatchObject({ freshness: 'fresh', first_incomplete_date: '2026-03-05' });
+    expect(text(result)).toContain('- Freshness: fresh — days from 2026-03-05 on are incomplete (Google is still collecting them) and will still rise.');
+    expect(queries()).toHaveLength(1); // Google's own answer carried it: no freshness query
   });
 
   it('says with data_state final that the last 2–3 days are not final yet', async () => {
     const result = await ask({ period: 'last7days', dimensions: ['date'] });
     const out = result.structuredContent!;
     expect(out.rows.at(-1).keys[0]).toBe('2026-03-04'); // final data stops three days back
-    expect(out.first_incomplete_date).toBeUndefined();
-    expect(text(result)).toMatch(/data_state final .* last ~2–3 days are not final yet/);
+    expect(out.data_truth).toMatchObject({ freshness: 'final', first_incomplete_date: '2026-03-05' });
+    expect(text(result)).toContain('- Freshness: final data only (data_state final); days from 2026-03-05 on are not final yet, so they are missing here');
   });
 
   it('says grouped-by-query rows leave out anonymised queries, and they really sum below the property total', async () => {
@@ -134,6 +151,55 @@ describe('query_search_analytics: the table and its totals', () => {
     const total = whole.structuredContent!.totals;
     expect(byQuery.structuredContent!.totals.impressions).toBeLessThan(total.impressions);
     expect(text(whole)).toMatch(/^Total: \d+ clicks/m);
+  });
+
+  it('measures what no listed query accounts for: exactly the seeded anonymised traffic, from one whole-property query beside the rows', async () => {
+    const result = await ask({ ...OLD, dimensions: ['query'], row_limit: 25000 });
+    const seeded = google.emulator.anonymizedShare(OWNED, { startDate: OLD.start_date, endDate: OLD.end_date });
+    expect(seeded.impressions).toBeGreaterThan(0);
+    expect(result.structuredContent!.data_truth.unattributed).toEqual({
+      clicks: seeded.clicks,
+      impressions: seeded.impressions,
+      click_share: expect.closeTo(seeded.clickShare, 6),
+      impression_share: expect.closeTo(seeded.impressionShare, 6),
+      property_clicks: seeded.totalClicks,
+      property_impressions: seeded.totalImpressions,
+      listed_rows_complete: true,
+    });
+    expect(mainQueries().map((q) => q.body)).toEqual([
+      { startDate: OLD.start_date, endDate: OLD.end_date, dimensions: ['query'], type: 'web', dataState: 'final', rowLimit: 25000, startRow: 0 },
+      { startDate: OLD.start_date, endDate: OLD.end_date, dimensions: [], type: 'web', dataState: 'final', rowLimit: 1, startRow: 0 },
+    ]);
+    const pct = (n: number) => `${(n * 100).toFixed(2)}%`;
+    expect(text(result)).toContain(`- Not in any listed query: ${pct(seeded.clickShare)} of clicks (${seeded.clicks} of ${seeded.totalClicks}) and ${pct(seeded.impressionShare)} of impressions`);
+
+    // A top slice: the shortfall then also holds the queries below it, and says so.
+    const top = await ask({ ...OLD, dimensions: ['query'], row_limit: 3 });
+    expect(top.structuredContent!.data_truth.unattributed).toMatchObject({ listed_rows_complete: false, property_clicks: seeded.totalClicks });
+    expect(text(top)).toContain('anonymised queries plus queries below the 3 rows listed');
+  });
+
+  it('does not spend a whole-property query where it would not measure anonymised queries, and says why', async () => {
+    const filtered = await ask({ ...OLD, dimensions: ['query'], filters: [{ dimension: 'query', operator: 'contains', expression: 'widget' }] });
+    expect(filtered.structuredContent!.data_truth.unattributed).toEqual({ not_measured: expect.stringMatching(/^filtered by query/) });
+    const paged = await ask({ ...OLD, dimensions: ['query'], start_row: 5 });
+    expect(text(paged)).toMatch(/- Anonymised queries: not measured — the rows start at start_row 5/);
+    const byDevice = await ask({ ...OLD, dimensions: ['device'] });
+    expect(byDevice.structuredContent!.data_truth.unattributed).toBeUndefined();
+    expect(mainQueries().filter((q) => (q.body as any).rowLimit === 1)).toHaveLength(0);
+  });
+
+  it('answers when a side query fails, saying which fact is missing and why', async () => {
+    google.emulator.injectFault({ route: 'searchanalytics.query', status: 403, bodyMatches: { dimensions: [], rowLimit: 1 } });
+    google.emulator.injectFault({ route: 'searchanalytics.query', status: 403, bodyMatches: { dimensions: ['date'], dataState: 'all', rowLimit: 7 } });
+    const result = await ask({ period: 'last7days', dimensions: ['query'] });
+    expect(result.isError).toBeFalsy();
+    const truth = result.structuredContent!.data_truth;
+    expect(truth.freshness).toBe('unknown');
+    expect(truth.freshness_unknown).toMatch(/check which days of https:\/\/www\.example\.com\/ are final/);
+    expect(truth.unattributed.not_measured).toMatch(/^the whole-property query failed: .*query the whole-property totals of https:\/\/www\.example\.com\//);
+    expect(text(result)).toContain('- Freshness: unknown — asking Google which days are final failed:');
+    expect(result.structuredContent!.rows.length).toBeGreaterThan(0);
   });
 
   it('says page rows are aggregated by page and sum above the property total', async () => {
@@ -192,7 +258,7 @@ describe('query_search_analytics: the table and its totals', () => {
   it('accepts row_limit 1 and 25000 and refuses 0 and 25001 before sending', async () => {
     expect((await ask({ row_limit: 1 })).isError).toBeFalsy();
     expect((await ask({ row_limit: 25000 })).isError).toBeFalsy();
-    expect(queries().map((q) => (q.body as any).rowLimit)).toEqual([1, 25000]);
+    expect(mainQueries().map((q) => (q.body as any).rowLimit)).toEqual([1, 25000]);
     google.emulator.clearLog();
     expectRefusedBeforeSending(await ask({ row_limit: 0 }), /row_limit is at least 1/);
     expectRefusedBeforeSending(await ask({ row_limit: 25001 }), /row_limit is at most 25000/);
@@ -201,7 +267,7 @@ describe('query_search_analytics: the table and its totals', () => {
 
   it('answers an empty response ({}) with a clear "no data", not an error', async () => {
     const result = await ask({ period: 'yesterday' }); // final data does not reach yesterday
-    expect(queries()).toHaveLength(1);
+    expect(mainQueries()).toHaveLength(1);
     expect(result.isError).toBeFalsy();
     const out = result.structuredContent!;
     expect(out.rows).toEqual([]);
@@ -229,44 +295,44 @@ describe('query_search_analytics: the hour dimension', () => {
     expect(result.isError).toBeFalsy();
     expect(lastBody()).toMatchObject({ dimensions: ['hour'], dataState: 'hourly_all', startDate: '2026-03-06', endDate: '2026-03-06' });
     const out = result.structuredContent!;
-    expect(out.first_incomplete_hour).toBe('2026-03-06T10:00:00-08:00');
+    expect(out.data_truth).toMatchObject({ freshness: 'fresh', first_incomplete_hour: '2026-03-06T10:00:00-08:00', first_incomplete_date: '2026-03-06' }); // the first incomplete day of the window asked
     expect(out.rows.length).toBeGreaterThan(0);
-    expect(text(result)).toContain('Hours from 2026-03-06T10:00:00-08:00 on are incomplete');
+    expect(text(result)).toContain('hours from 2026-03-06T10:00:00-08:00 on are incomplete');
   });
 });
 
 describe('query_search_analytics: Google errors', () => {
   it('retries a 429 that carries Retry-After, then answers', async () => {
     google.emulator.injectFault({ route: 'searchanalytics.query', status: 429, retryAfter: 1 });
-    const result = await ask({ period: 'last7days' });
+    const result = await ask(OLD);
     expect(result.isError).toBeFalsy();
     expect(queries().map((q) => q.status)).toEqual([429, 200]);
   });
 
   it('retries a 429 without Retry-After, then answers', async () => {
     google.emulator.injectFault({ route: 'searchanalytics.query', status: 429 });
-    const result = await ask({ period: 'last7days' });
+    const result = await ask(OLD);
     expect(result.isError).toBeFalsy();
     expect(queries().map((q) => q.status)).toEqual([429, 200]);
   });
 
   it('retries a 500 (a read-only POST is safe to repeat), then answers', async () => {
     google.emulator.injectFault({ route: 'searchanalytics.query', status: 500, times: 2 });
-    const result = await ask({ period: 'last7days' });
+    const result = await ask(OLD);
     expect(result.isError).toBeFalsy();
     expect(queries().map((q) => q.status)).toEqual([500, 500, 200]);
   });
 
   it('gives up on a daily-quota 429 at once, saying when it resets', async () => {
     google.emulator.injectFault({ route: 'searchanalytics.query', status: 429, message: 'Search Analytics load quota exceeded (long-term).', times: 5 });
-    const result = await ask({ period: 'last7days' });
+    const result = await ask(OLD);
     expect(result.isError).toBe(true);
     expect(queries()).toHaveLength(1);
     expect(text(result)).toMatch(/daily quota.*midnight Pacific Time/);
   });
 
   it('names the property when the credential lacks access to it (403)', async () => {
-    const result = await ask({ site_url: 'https://forbidden.example/' });
+    const result = await ask({ ...OLD, site_url: 'https://forbidden.example/' });
     expect(result.isError).toBe(true);
     expect(queries().map((q) => q.status)).toEqual([403]);
     expect(text(result)).toContain('query the search performance of https://forbidden.example/');
@@ -274,7 +340,7 @@ describe('query_search_analytics: Google errors', () => {
   });
 
   it('passes on what Google says about an invalid combination', async () => {
-    const result = await ask({ dimensions: ['page'], aggregation_type: 'byProperty' });
+    const result = await ask({ ...OLD, dimensions: ['page'], aggregation_type: 'byProperty' });
     expect(result.isError).toBe(true);
     expect(queries().map((q) => q.status)).toEqual([400]);
     expect(text(result)).toMatch(/byProperty is not supported when grouping or filtering by page/);
@@ -305,6 +371,8 @@ describe('query_search_analytics: declaration', () => {
     expect(tool.description).toMatch(/Pacific Time dates; lastNdays\/lastNmonths end yesterday/);
     const cost = tool.name.length + tool.description.length + JSON.stringify(tool.inputSchema).length;
     process.stderr.write(`tool-list cost of ${TOOL}: ${cost} characters\n`);
-    expect(cost).toBeLessThan(1600);
+    // Raised from 1600 for compare and all_rows (issue 14), paid for by dropping the "Default …" notes and two
+    // "required" lists the server checks itself; the bars that matter are PRODUCT.md §10's totals (tools-list.e2e).
+    expect(cost).toBeLessThan(1700);
   });
 });

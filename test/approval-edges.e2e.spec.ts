@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { SEED_PROPERTIES } from '../src/emulator/emulator-seed.js';
-import { connectHttp } from './support/clients.js';
+import { connectHttp, text } from './support/clients.js';
 import { startGoogle, type TestGoogle } from './support/google.js';
 import { accept, modernToolCall } from './support/modern-wire.js';
 import { type InProcessServer, startInProcess } from './support/server.js';
@@ -121,6 +121,29 @@ describe('an owner approval binds its effect, not only its arguments', () => {
     expect(accepted.body.result.inputRequests.approval.params.message).toMatch(/- Losing ownership: "webmaster@example.com", "coowner@example.com"/);
     expect(google.emulator.apiRequests().filter((r) => r.route === 'webResource.update' || r.route === 'webResource.patch')).toHaveLength(0);
     expect(google.emulator.state.resources.get('https://www.example.com/')!.owners).toContain('coowner@example.com');
+  });
+
+  it('token path: a co-owner added between the two calls means a fresh token that says why, and the old one changes nothing', async () => {
+    const tokenClient = await connectHttp(server.url, { revision: '2026-07-28' });
+    try {
+      const first = await tokenClient.call('update_site_owners', { id: WWW_ID, owners });
+      expect(first.structuredContent).toMatchObject({ outcome: 'token_issued' });
+      expect(text(first)).toContain('Losing ownership: "webmaster@example.com"');
+      const resource = google.emulator.state.resources.get('https://www.example.com/')!;
+      resource.owners = [...resource.owners, 'coowner@example.com'];
+      const second = await tokenClient.call('update_site_owners', { id: WWW_ID, owners, confirm_token: first.structuredContent!.confirm_token });
+      expect(second.isError).toBeFalsy();
+      expect(second.structuredContent).toMatchObject({ executed: false, outcome: 'token_issued' });
+      expect(second.structuredContent!.confirm_token).not.toBe(first.structuredContent!.confirm_token);
+      expect(text(second)).toMatch(/no longer the change this call would make/);
+      expect(text(second)).toContain('Losing ownership: "webmaster@example.com", "coowner@example.com"');
+      expect(google.emulator.apiRequests().filter((r) => r.route === 'webResource.update')).toHaveLength(0);
+      const third = await tokenClient.call('update_site_owners', { id: WWW_ID, owners, confirm_token: second.structuredContent!.confirm_token });
+      expect(third.structuredContent).toMatchObject({ executed: true, outcome: 'executed' });
+      expect(google.emulator.apiRequests().filter((r) => r.route === 'webResource.update')).toHaveLength(1);
+    } finally {
+      await tokenClient.close();
+    }
   });
 
   it('dialog (2025-11-25, pushed): the person accepts what they were shown; the owners drift meanwhile; they are asked again', async () => {

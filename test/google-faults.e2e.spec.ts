@@ -104,6 +104,48 @@ describe('Google faults through the whole server', () => {
     });
   });
 
+  // Each of Google's named 403 (and 429) bodies, as the emulator sends them on a legacy surface (errors[] with
+  // usageLimits reasons) and on the One Platform ones (no errors[]), gets the sentence of its kind — never the
+  // "add it as a user" advice of a missing permission.
+  describe('every named body gets the sentence of its kind, on every surface', () => {
+    const TOOLS = {
+      'sites.get': ['get_site', { site_url: OWNED }],
+      'urlInspection.index.inspect': ['inspect_url', { site_url: OWNED, url: OWNED }],
+      'urlNotifications.publish': ['request_indexing', { url: `${OWNED}jobs/any` }],
+      'webResource.getToken': ['get_verification_token', { site_url: OWNED }],
+    } as const;
+    const SAYS = {
+      service_disabled: /^Google refused to .* because the .* API \([a-z]+\.googleapis\.com\) is not enabled in the Google Cloud project \d{12} .* Enable it at https:\/\/console\.developers\.google\.com\/apis\/api\/[a-z]+\.googleapis\.com\/overview\?project=\d{12} /,
+      access_not_configured: /is not enabled in the Google Cloud project \d{12} .* Enable it at https:\/\/console\.developers\.google\.com\/apis\/api\//,
+      quota_exceeded: /^Google's quota is exhausted, so it refused to .* Google's answer does not say which limit was hit\. .* If it was a per-minute limit, retry in 60 seconds; if it was a daily one, it resets at midnight Pacific Time/,
+      daily_limit_exceeded: /^Google's daily quota is exhausted, so it refused to .*; the count resets at midnight Pacific Time, in about \d+ (hours?|minutes?)\. Retry then/,
+      rate_limit_exceeded: /^Google's per-user rate limit is exhausted: the credential \(gsc-test@demo-project\.iam\.gserviceaccount\.com\) sent too many requests in a short time/,
+      user_rate_limit_exceeded: /^Google's per-user rate limit is exhausted: the credential \(gsc-test@demo-project\.iam\.gserviceaccount\.com\) sent too many requests in a short time/,
+    } as const;
+    const cases = Object.entries(SAYS).flatMap(([preset, says]) => Object.keys(TOOLS).map((route) => [preset, route, says] as const));
+
+    it.each(cases)('%s on %s', async (preset, route, says) => {
+      google.emulator.injectFault({ route, preset: preset as keyof typeof SAYS, times: Infinity });
+      const [tool, args] = TOOLS[route as keyof typeof TOOLS];
+      const result = await client.call(tool, args);
+      expect(result.isError).toBe(true);
+      const said = text(result);
+      expect(said).toMatch(says);
+      expect(said).toMatch(/Nothing was changed\./);
+      expect(said).not.toMatch(/add it as a user|Users and permissions|lacks the permission/);
+      // A disabled API or a daily limit is not sent again; nor is an Indexing publish, ever.
+      if (preset.includes('disabled') || preset.includes('not_configured') || preset === 'daily_limit_exceeded' || route === 'urlNotifications.publish') {
+        expect(requests(route)).toHaveLength(1);
+      }
+    });
+
+    it('a real missing permission on a One Platform surface still gets the permission advice', async () => {
+      const result = await client.call('inspect_url', { site_url: 'https://www.example.org/', url: 'https://www.example.org/x' });
+      expect(result.isError).toBe(true);
+      expect(text(result)).toMatch(/You do not own this site, or the inspected URL is not part of this property\..* lacks the permission needed on https:\/\/www\.example\.org\//);
+    });
+  });
+
   describe("Google's real quota body", () => {
     it('a URL Inspection 429 names both limits and does not claim to know which', async () => {
       google.emulator.injectFault({ route: 'urlInspection.index.inspect', status: 429, times: Infinity, body: { error: { code: 429, message: `Quota exceeded for ${OWNED}.`, status: 'RESOURCE_EXHAUSTED' } } });
@@ -144,6 +186,41 @@ describe('the token endpoint', () => {
     expect(text(result)).not.toMatch(/Correct the arguments/);
     expect(requests('token')).toHaveLength(1);
     expect(google.emulator.apiRequests()).toHaveLength(0);
+  });
+
+  describe('an OAuth user credential', () => {
+    const CLIENT_ID = '123456789012-abcdefghijklmnopqrstuvwxyz012345.apps.googleusercontent.com';
+    const listSitesAs = async (env: Record<string, string>) => {
+      google.emulator.registerRefreshToken({ clientId: CLIENT_ID, clientSecret: 'GOCSPX-right', refreshToken: '1//the-current-token', user: 'owner@example.com', scopes: ['https://www.googleapis.com/auth/webmasters'] });
+      const server = await startInProcess({ GSC_API_ROOT_URL: google.emulator.url, GSC_OAUTH_TOKEN_URL: google.emulator.tokenUrl, GSC_CLIENT_ID: CLIENT_ID, ...env });
+      const client = await connectHttp(server.url, { revision: '2025-11-25' });
+      try {
+        return await client.call('list_sites');
+      } finally {
+        await client.close();
+        await server.close();
+      }
+    };
+
+    it('invalid_grant "Token has been expired or revoked." is a sentence about the refresh token, naming the scopes to ask for', async () => {
+      const result = await listSitesAs({ GSC_CLIENT_SECRET: 'GOCSPX-right', GSC_REFRESH_TOKEN: '1//a-revoked-token' });
+      expect(result.isError).toBe(true);
+      const said = text(result);
+      expect(said).toMatch(/^Google's OAuth token endpoint refused the OAuth credential \(OAuth client 123456789012-.*\) from GSC_CLIENT_ID\/GSC_CLIENT_SECRET\/GSC_REFRESH_TOKEN/);
+      expect(said).toMatch(/"invalid_grant: Token has been expired or revoked\."/);
+      expect(said).toMatch(/The refresh token was revoked .* or it expired/);
+      expect(said).toMatch(/Create a new refresh token for this OAuth client with the scopes https:\/\/www\.googleapis\.com\/auth\/webmasters, https:\/\/www\.googleapis\.com\/auth\/indexing, https:\/\/www\.googleapis\.com\/auth\/siteverification, set it in GSC_REFRESH_TOKEN/);
+      expect(said).not.toMatch(/Correct the arguments/);
+      expect(requests('token')).toHaveLength(1);
+      expect(google.emulator.apiRequests()).toHaveLength(0);
+    });
+
+    it('invalid_client (a wrong secret) is a sentence about the OAuth client', async () => {
+      const result = await listSitesAs({ GSC_CLIENT_SECRET: 'GOCSPX-wrong', GSC_REFRESH_TOKEN: '1//the-current-token' });
+      expect(text(result)).toMatch(/The client secret in GSC_CLIENT_SECRET does not match GSC_CLIENT_ID, or the OAuth client was deleted/);
+      expect(text(result)).not.toMatch(/GSC_CLIENT_SECRET=|GOCSPX-wrong/);
+      expect(google.emulator.apiRequests()).toHaveLength(0);
+    });
   });
 
   it('a failing token endpoint is asked at most 4 times for one call (it was 16)', async () => {

@@ -26,12 +26,17 @@ describe('get_indexing_status', () => {
     expect(requests('urlNotifications.getMetadata')[0].query.url).toBe('https://www.example.com/jobs/closed-role');
   });
 
-  it('answers a 404 as a normal result: never notified', async () => {
+  // Google's 404 is no evidence that nothing was sent: it answers so right after a successful publish (PRODUCT §9a).
+  it('answers a 404 as a normal result that reports Google’s answer, and never says "never sent"', async () => {
     const result = await legacy.call('get_indexing_status', { url: JOB });
     expect(result.isError).toBeFalsy();
-    expect(result.structuredContent).toEqual({ url: JOB, notified: false });
-    expect(text(result)).toMatch(/^No Indexing API notification was ever sent for https:\/\/www\.example\.com\/jobs\/staff-engineer/);
-    expect(text(result)).toMatch(/inspect_url/);
+    expect(result.structuredContent).toEqual({ url: JOB, notified: false, google: { found: false }, sent_by_this_server: [] });
+    const said = text(result);
+    expect(said).toMatch(/Google answered 404 "Requested entity was not found\." for https:\/\/www\.example\.com\/jobs\/staff-engineer/);
+    expect(said).toMatch(/a 404 does not mean nothing was sent/);
+    expect(said).toMatch(/This server's own record has no notification for this URL/);
+    expect(said).not.toMatch(/never (been )?(sent|notified)|no (Indexing API )?notification was ever sent/i);
+    expect(said).toMatch(/inspect_url/);
     expect(requests('urlNotifications.getMetadata').map((r) => r.status)).toEqual([404]);
   });
 
@@ -63,12 +68,69 @@ describe('request_indexing', () => {
     expect(status.structuredContent).toMatchObject({ notified: true, latest_update: { type: 'URL_UPDATED', notify_time: out.notify_time } });
   });
 
+  // Google's publish answer leaves both notifications out (the emulator's default, as Google often does), so the
+  // earlier URL_UPDATED comes from this server's own record of sending it.
   it('publishes URL_DELETED', async () => {
+    expect((await client.call('request_indexing', { url: 'https://www.example.com/jobs/senior-engineer' })).isError).toBeFalsy();
+    google.emulator.clearLog();
     const result = await client.call('request_indexing', { url: 'https://www.example.com/jobs/senior-engineer', type: 'URL_DELETED' });
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toMatchObject({ type: 'URL_DELETED', latest_remove: { type: 'URL_DELETED' }, latest_update: { type: 'URL_UPDATED' } });
     expect(result.structuredContent!.notify_time).toBe(result.structuredContent!.latest_remove.notify_time);
     expect(requests('urlNotifications.publish')[0].body).toEqual({ url: 'https://www.example.com/jobs/senior-engineer', type: 'URL_DELETED' });
+  });
+
+  it('after a publish Google forgets (404): get_indexing_status reports Google’s answer beside this server’s own record', async () => {
+    const url = 'https://www.example.com/jobs/forgotten';
+    const published = await client.call('request_indexing', { url });
+    expect(published.structuredContent).toMatchObject({ notify_time_source: 'this_server', recorded: true, latest_update: { source: 'this_server' } });
+    const status = await legacy.call('get_indexing_status', { url });
+    expect(requests('urlNotifications.getMetadata').map((r) => r.status)).toEqual([404]);
+    expect(status.structuredContent).toEqual({
+      url,
+      notified: true,
+      latest_update: { type: 'URL_UPDATED', notify_time: published.structuredContent!.notify_time, source: 'this_server' },
+      google: { found: false },
+      sent_by_this_server: [{ type: 'URL_UPDATED', sent_at: published.structuredContent!.notify_time, principal: 'local', outcome: 'accepted' }],
+    });
+    const said = text(status);
+    expect(said).toContain(`- latest URL_UPDATED: ${published.structuredContent!.notify_time} (from this server's own record)`);
+    expect(said).toMatch(/Google answered 404 .* a 404 does not mean nothing was sent/s);
+    expect(said).toContain(`Sent by this server, newest first: URL_UPDATED at ${published.structuredContent!.notify_time} by local.`);
+    expect(said).not.toMatch(/never (sent|notified)|was ever sent/i);
+  });
+
+  it('when Google remembers, its history and this server’s record are shown side by side, the newer one as latest', async () => {
+    google.emulator.setIndexingBehaviour({ forgetful: false });
+    const url = 'https://www.example.com/jobs/closed-role'; // Google has an older URL_UPDATED and URL_DELETED for it
+    const published = await client.call('request_indexing', { url });
+    expect(published.structuredContent).toMatchObject({ notify_time_source: 'google', latest_update: { source: 'google' }, latest_remove: { source: 'google' } });
+    const status = await client.call('get_indexing_status', { url });
+    const out = status.structuredContent!;
+    expect(out.google.found).toBe(true);
+    expect(out.google.latest_update.notify_time).toBe(published.structuredContent!.notify_time);
+    expect(out.latest_update).toMatchObject({ type: 'URL_UPDATED', source: 'google', notify_time: published.structuredContent!.notify_time });
+    expect(out.sent_by_this_server[0]).toMatchObject({ type: 'URL_UPDATED', outcome: 'accepted', google_notify_time: published.structuredContent!.notify_time });
+  });
+
+  it('carries quota_remaining: this server’s count of the project’s publishes today, a lower bound', async () => {
+    const before = (await client.call('request_indexing', { url: `${JOB}-q1` })).structuredContent!.quota_remaining;
+    const after = (await client.call('request_indexing', { url: `${JOB}-q2` })).structuredContent!.quota_remaining;
+    expect(before).toMatchObject({ project: 'Google Cloud project demo-project', day: { limit: 200 }, lower_bound: true });
+    expect(after.day.used).toBe(before.day.used + 1);
+    expect(after.day.remaining).toBe(before.day.remaining - 1);
+  });
+
+  it('a publish whose answer is lost is recorded as such, so get_indexing_status can say Google may have it', async () => {
+    google.emulator.injectFault({ route: 'urlNotifications.publish', status: 503, applied: true });
+    const url = 'https://www.example.com/jobs/lost-answer';
+    const result = await client.call('request_indexing', { url });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toMatch(/This server recorded the attempt\. Check with get_indexing_status/);
+    const status = await client.call('get_indexing_status', { url });
+    expect(status.structuredContent).toMatchObject({ notified: true, sent_by_this_server: [{ type: 'URL_UPDATED', outcome: 'unknown' }] });
+    expect(status.structuredContent!.latest_update).toBeUndefined();
+    expect(text(status)).toMatch(/URL_UPDATED at \S+ by local \(Google's answer was lost: it may or may not have it\)/);
   });
 
   it('declares itself not idempotent', async () => {

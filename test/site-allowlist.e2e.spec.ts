@@ -116,7 +116,7 @@ describe('listings filter to the allowlist and say how many they withheld', () =
     expect(shown.sort()).toEqual([SEED_PROPERTIES.blog, SEED_PROPERTIES.domain, SEED_PROPERTIES.owned, SEED_PROPERTIES.subPath, SEED_PROPERTIES.fullUser].sort());
     // Withheld: the restricted sc-domain:example.org, the unverified http://legacy.example.net/ and the large https://www.example.net/.
     expect(result.structuredContent!.withheld).toBe(3);
-    expect(text(result)).toMatch(/3 more withheld: outside this server's allowed properties/);
+    expect(text(result)).toMatch(/3 more withheld: outside the properties this caller may use \(GSC_ALLOWED_SITES/);
   });
 
   it('list_verified_sites', async () => {

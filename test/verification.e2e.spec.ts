@@ -295,7 +295,7 @@ describe('with GSC_ALLOWED_SITES', () => {
       withheld: 3,
       untrusted: true,
     });
-    expect(text(result)).toMatch(/3 more withheld: outside this server's allowed properties/);
+    expect(text(result)).toMatch(/3 more withheld: outside the properties this caller may use \(GSC_ALLOWED_SITES/);
   });
 
   it('reuses the resource the guard fetched instead of fetching it again', async () => {

@@ -1,32 +1,35 @@
-import { SERVER_NAME, serverVersion } from '../common/product.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { packageRoot } from '../common/product.js';
+import type { HttpMount } from '../http/http-mount.js';
 
-/** OpenAPI 3.1 description of the operations endpoints, served at /admin/openapi.json. */
-export const ADMIN_OPENAPI = {
-  openapi: '3.1.0',
-  info: {
-    title: `${SERVER_NAME} operations API`,
-    version: serverVersion(),
-    description: 'Read-only operations endpoints beside the MCP endpoint (/mcp). They need GSC_ADMIN_TOKEN as a bearer token, or a loopback caller when it is unset.',
-  },
-  components: { securitySchemes: { adminToken: { type: 'http', scheme: 'bearer', description: 'GSC_ADMIN_TOKEN' } } },
-  security: [{ adminToken: [] }],
-  paths: {
-    '/admin/health': { get: { summary: 'Liveness', responses: { '200': { description: '{ status: "ok", uptime_seconds }' } } } },
-    '/admin/ready': {
-      get: {
-        summary: 'Readiness: the credential can mint an access token for the requested scopes now',
-        responses: { '200': { description: '{ status: "ok", credential }' }, '503': { description: '{ status: "error", reason }' } },
-      },
-    },
-    '/admin/tools': { get: { summary: 'Registered tools with annotations and the guarded flag, and what was filtered out and why', responses: { '200': { description: '{ registered: [...], excluded: [...] }' } } } },
-    '/admin/config': { get: { summary: 'Effective configuration, secrets redacted; credential kind and principal; scopes', responses: { '200': { description: 'The configuration' } } } },
-    '/admin/audit': {
-      get: {
-        summary: 'Recent decisions about guarded calls, newest first',
-        parameters: [{ name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500, default: 100 } }],
-        responses: { '200': { description: '{ entries: [{ time, event, tool, target_fingerprint, path, era, principal, reason? }] }' } },
-      },
-    },
-    '/metrics': { get: { summary: 'Prometheus metrics (HTTP server only)', responses: { '200': { description: 'text/plain exposition format' } } } },
-  },
-} as const;
+/** Where `npm run build` writes the document (scripts/openapi.mjs), generated from the mounted controllers by @nestjs/swagger. */
+export const OPENAPI_FILE = 'dist/admin-openapi.json';
+
+type Document = { paths: Record<string, unknown>; servers?: unknown } & Record<string, unknown>;
+
+let generated: Document | undefined;
+
+/**
+ * The operations API's OpenAPI document as generated for the standalone mount
+ * (/admin, /metrics), with its paths moved to where this module is mounted —
+ * e.g. /api/admin/search-console inside a company's app (the global prefix is
+ * read off the request for the document itself).
+ */
+export function adminOpenApi(mount: HttpMount, requestPath: string): Document {
+  generated ??= JSON.parse(readFileSync(join(packageRoot(), OPENAPI_FILE), 'utf8')) as Document;
+  const own = `/${mount.adminPath}/openapi.json`;
+  const prefix = requestPath.endsWith(own) ? requestPath.slice(0, -own.length) : '';
+  const paths: Record<string, unknown> = {};
+  for (const [path, item] of Object.entries(generated.paths)) {
+    const moved = path.startsWith('/admin/')
+      ? `${prefix}/${mount.adminPath}${path.slice('/admin'.length)}`
+      : path === '/metrics' && mount.metricsPath
+        ? `${prefix}/${mount.metricsPath}`
+        : path === '/metrics'
+          ? undefined
+          : `${prefix}${path}`;
+    if (moved) paths[moved] = item;
+  }
+  return { ...generated, paths };
+}

@@ -1,15 +1,19 @@
-import { Controller, Get, HttpStatus, Inject, Query, Res, UseGuards } from '@nestjs/common';
-import type { ServerResponse } from 'node:http';
+import { Controller, Get, HttpStatus, Inject, Query, Req, Res, UseGuards, ValidationPipe } from '@nestjs/common';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GoogleAuthService } from '../auth/google-auth.service.js';
 import { CONFIG, type Config, describeState, maskUrl } from '../config/config.js';
 import { HttpIdentity } from '../http/http-identity.service.js';
 import { HTTP_MOUNT, type HttpMount } from '../http/http-mount.js';
 import { AccessPolicy } from '../mcp/access-policy.service.js';
 import { AuditTrail } from '../mcp/approval/audit-trail.service.js';
+import { STATE_STORE } from '../state/state.module.js';
+import { type StateStore, StateUnavailableError } from '../state/state-store.js';
 import { annotationsFor } from '../mcp/tool.decorator.js';
 import { type RegisteredTool, ToolRegistry } from '../mcp/tool-registry.service.js';
 import { AdminAccessGuard } from './admin-access.guard.js';
-import { ADMIN_OPENAPI } from './admin-openapi.js';
+import { adminOpenApi } from './admin-openapi.js';
+import { AdminRoute } from './admin-route.decorator.js';
+import { AuditQueryDto } from './audit-query.dto.js';
 
 /** Operations endpoints beside /mcp, at the path the module mounts them (/admin standalone). Nothing here changes state, and nothing returns a secret. */
 @Controller()
@@ -28,28 +32,42 @@ export class AdminController {
   ) {}
 
   @Get('health')
+  @AdminRoute({ summary: 'Liveness: the process answers' })
   health() {
     return { status: 'ok', uptime_seconds: Math.round((Date.now() - this.started) / 1000) };
   }
 
-  /** Whether the credential can mint an access token for the requested scopes right now. */
+  @Inject(STATE_STORE) private readonly store!: StateStore;
+
+  /** Whether the credential can mint an access token for the requested scopes right now, and the state store answers. */
   @Get('ready')
+  @AdminRoute({ summary: 'Readiness: the credential can mint an access token now, and the state store answers', responses: { 503: 'Not ready: { status: "error", reason, state }' } })
   async ready(@Res({ passthrough: true }) res: ServerResponse) {
-    if (!this.auth.hasCredential()) {
-      res.statusCode = HttpStatus.SERVICE_UNAVAILABLE;
-      return { status: 'error', reason: 'no Google credential configured' };
+    const state = describeState(this.config.state);
+    const problems: string[] = [];
+    if (!this.auth.hasCredential()) problems.push('no Google credential configured');
+    else {
+      try {
+        await (await this.auth.authClient()).getAccessToken();
+      } catch (error) {
+        problems.push(`token request failed: ${(error as Error).message}`);
+      }
     }
     try {
-      await (await this.auth.authClient()).getAccessToken();
-      return { status: 'ok', credential: this.auth.summary().kind };
+      await this.store.ping();
     } catch (error) {
-      res.statusCode = HttpStatus.SERVICE_UNAVAILABLE;
-      return { status: 'error', reason: `token request failed: ${(error as Error).message}` };
+      problems.push(error instanceof StateUnavailableError ? error.message : `the state store (${state}) failed: ${(error as Error).message}`);
     }
+    if (problems.length > 0) {
+      res.statusCode = HttpStatus.SERVICE_UNAVAILABLE;
+      return { status: 'error', reason: problems.join('; '), state };
+    }
+    return { status: 'ok', credential: this.auth.summary().kind, state };
   }
 
   /** The registered tools; with ?principal= (and ?groups=a,b) what that caller would see under the policy. */
   @Get('tools')
+  @AdminRoute({ summary: 'Registered tools with annotations and the guarded flag, what was filtered out and why; with principal (and groups) what that caller sees' })
   tools(@Query('principal') principal?: string, @Query('groups') groups?: string) {
     const describe = ({ spec }: RegisteredTool) => ({
       name: spec.name,
@@ -72,6 +90,7 @@ export class AdminController {
   }
 
   @Get('config')
+  @AdminRoute({ summary: 'Effective configuration, secrets redacted: credential kind and principal, scopes, mount, auth mode, policy, state store' })
   effectiveConfig() {
     const c = this.config;
     return {
@@ -126,13 +145,24 @@ export class AdminController {
   }
 
   @Get('openapi.json')
-  openApi() {
-    return ADMIN_OPENAPI;
+  @AdminRoute({ summary: 'This document, generated from the controllers at build time' })
+  openApi(@Req() req: IncomingMessage & { originalUrl?: string }) {
+    return adminOpenApi(this.mount, new URL(req.originalUrl ?? req.url ?? '/', 'http://localhost').pathname);
   }
 
+  /** Guarded decisions from the state store's audit trail, newest first; filters and paging through query parameters. */
   @Get('audit')
-  recentAudit(@Query('limit') limit?: string) {
-    const n = Math.min(Math.max(Number(limit) || 100, 1), 500);
-    return { entries: this.audit.recent(n) };
+  @AdminRoute({ summary: 'Recent guarded decisions from the audit trail, newest first', responses: { 400: 'A query parameter is not valid', 503: 'The state store cannot be reached' } })
+  async recentAudit(
+    @Res({ passthrough: true }) res: ServerResponse,
+    @Query(new ValidationPipe({ transform: true, transformOptions: { enableImplicitConversion: true }, whitelist: true, forbidNonWhitelisted: true })) query: AuditQueryDto,
+  ) {
+    try {
+      return await this.audit.query(query);
+    } catch (error) {
+      if (!(error instanceof StateUnavailableError)) throw error;
+      res.statusCode = HttpStatus.SERVICE_UNAVAILABLE;
+      return { status: 'error', reason: error.message };
+    }
   }
 }

@@ -1,5 +1,7 @@
-import { Controller, Get, Header, UseGuards } from '@nestjs/common';
+import type { ServerResponse } from 'node:http';
+import { Controller, Get, Res, UseGuards } from '@nestjs/common';
 import { AdminAccessGuard } from './admin-access.guard.js';
+import { AdminRoute } from './admin-route.decorator.js';
 import { MetricsService } from './metrics.service.js';
 
 @Controller()
@@ -7,9 +9,14 @@ import { MetricsService } from './metrics.service.js';
 export class MetricsController {
   constructor(private readonly metrics: MetricsService) {}
 
+  // Written to the response directly: inside a company's app, a global interceptor that
+  // wraps answers (map(data => ({ data }))) would otherwise turn the exposition into JSON
+  // that no Prometheus scraper reads. The host's guards and interceptors still run around it.
   @Get()
-  @Header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8')
-  scrape(): Promise<string> {
-    return this.metrics.registry.metrics();
+  @AdminRoute({ summary: 'Prometheus metrics: tool calls by tool and outcome, latency, Google errors by status, approval decisions by event, process metrics' })
+  async scrape(@Res() res: ServerResponse): Promise<void> {
+    const body = await this.metrics.registry.metrics();
+    res.writeHead(200, { 'content-type': this.metrics.registry.contentType });
+    res.end(body);
   }
 }

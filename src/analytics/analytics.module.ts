@@ -1,7 +1,11 @@
 import { Module } from '@nestjs/common';
 import { GoogleModule } from '../google/google.module.js';
+import { AnalyticsExports } from './analytics-export.service.js';
+import { AnalyticsReports } from './analytics-reports.service.js';
 import { AnalyticsService } from './analytics.service.js';
 import { AnalyticsTools } from './analytics.tools.js';
+import { ExportResources } from './export.resources.js';
 
-@Module({ imports: [GoogleModule], providers: [AnalyticsService, AnalyticsTools] })
+/** query_search_analytics and the gsc://exports resources; exports live in the state store (StateModule is global). */
+@Module({ imports: [GoogleModule], providers: [AnalyticsService, AnalyticsReports, AnalyticsExports, AnalyticsTools, ExportResources] })
 export class AnalyticsModule {}

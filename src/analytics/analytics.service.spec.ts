@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { FakeGoogle } from '../google/google-service.fake.js';
-import type { ReportRequest } from './analytics-report.js';
+import type { ReportRequest } from './analytics-request.js';
 import { AnalyticsService } from './analytics.service.js';
 
 const PROPERTY = 'sc-domain:example.com';

@@ -1,7 +1,8 @@
 import type { searchconsole_v1 } from '@googleapis/searchconsole';
 import { Injectable } from '@nestjs/common';
 import { GoogleService } from '../google/google.service.js';
-import type { ReportRequest } from './analytics-report.js';
+import { PAGE_ROWS, type ReportRequest } from './analytics-request.js';
+import { addDays, type DateRange } from './pacific-period.js';
 
 export type SearchAnalyticsRequest = searchconsole_v1.Schema$SearchAnalyticsQueryRequest;
 
@@ -20,6 +21,9 @@ export interface AnalyticsResult {
   readonly firstIncompleteHour?: string;
 }
 
+/** How many of a window's last days the freshness question looks at: Google finalises within 2–3 days. */
+export const FRESHNESS_DAYS = 7;
+
 /** searchanalytics.query. No MCP here. */
 @Injectable()
 export class AnalyticsService {
@@ -27,11 +31,25 @@ export class AnalyticsService {
 
   /** A read-only POST, so it is retried like a GET. An empty answer (`{}`) is zero rows, not an error. */
   async query(request: ReportRequest, filterType = 'and'): Promise<AnalyticsResult> {
-    const property = request.site;
-    const data = await this.google.call({ method: 'searchanalytics.query', action: `query the search performance of ${property}`, property }, (c) =>
-      c.searchconsole.searchanalytics.query({ siteUrl: property, requestBody: queryBody(request, filterType) }),
+    return this.send(request.site, queryBody(request, filterType), `query the search performance of ${request.site}`);
+  }
+
+  /** Any body, for the side questions below and the pages of an export. */
+  async send(property: string, body: SearchAnalyticsRequest, action: string): Promise<AnalyticsResult> {
+    const data = await this.google.call({ method: 'searchanalytics.query', action, property }, (c) =>
+      c.searchconsole.searchanalytics.query({ siteUrl: property, requestBody: body }),
     );
     return readResponse(data);
+  }
+
+  /** The whole-property figures of the request's window and filters: one row without keys. */
+  async propertyTotals(request: ReportRequest): Promise<AnalyticsResult> {
+    return this.send(request.site, totalsBody(request), `query the whole-property totals of ${request.site}`);
+  }
+
+  /** Which of the window's last days Google is still collecting (firstIncompleteDate), whatever the request's data state. */
+  async freshness(request: ReportRequest): Promise<AnalyticsResult> {
+    return this.send(request.site, freshnessBody(request), `check which days of ${request.site} are final`);
   }
 }
 
@@ -58,7 +76,7 @@ export function readResponse(data: searchconsole_v1.Schema$SearchAnalyticsQueryR
 }
 
 /** The searchanalytics.query body for a resolved request, in the discovery document's field names. */
-export function queryBody(request: ReportRequest, filterType: string): SearchAnalyticsRequest {
+export function queryBody(request: ReportRequest, filterType = 'and'): SearchAnalyticsRequest {
   return {
     startDate: request.range.start,
     endDate: request.range.end,
@@ -70,4 +88,30 @@ export function queryBody(request: ReportRequest, filterType: string): SearchAna
     rowLimit: request.rowLimit,
     startRow: request.startRow,
   };
+}
+
+/**
+ * Same window, type, state and filters, no dimensions. Rows grouped by page
+ * count a search once per page, so their property total is asked by page too;
+ * otherwise the aggregation is the request's own.
+ */
+export function totalsBody(request: ReportRequest): SearchAnalyticsRequest {
+  const aggregationType = request.dimensions.includes('page') ? 'byPage' : request.aggregationType;
+  const { dimensions: _all, aggregationType: _asked, rowLimit: _limit, startRow: _start, ...rest } = queryBody(request);
+  return { ...rest, dimensions: [], ...(aggregationType ? { aggregationType } : {}), rowLimit: 1, startRow: 0 };
+}
+
+/**
+ * Google reports firstIncompleteDate only for data_state all grouped by date,
+ * so freshness is asked that way over the window's last days: the cheapest
+ * query there is (no page, no query, a week at most), whatever else was asked.
+ */
+export function freshnessBody(request: ReportRequest): SearchAnalyticsRequest {
+  const range = freshnessRange(request.range);
+  return { startDate: range.start, endDate: range.end, dimensions: ['date'], type: request.type, dataState: 'all', rowLimit: Math.min(PAGE_ROWS, FRESHNESS_DAYS) };
+}
+
+export function freshnessRange(range: DateRange): DateRange {
+  const from = addDays(range.end, -(FRESHNESS_DAYS - 1));
+  return { start: from > range.start ? from : range.start, end: range.end };
 }

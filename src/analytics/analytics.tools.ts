@@ -1,63 +1,23 @@
 import { Injectable } from '@nestjs/common';
-import * as z from 'zod';
 import { Clock } from '../common/clock.js';
 import { NOTHING_SENT } from '../common/sentences.js';
 import { UserFacingError } from '../common/user-facing-error.js';
-import { SiteUrlArg } from '../mcp/tool-args.js';
 import type { TargetOf, ToolCall } from '../mcp/tool-call.js';
 import { Tool, ToolProvider } from '../mcp/tool.decorator.js';
 import type { ToolOutput } from '../mcp/tool-output.js';
-import { buildReport, type ReportRequest } from './analytics-report.js';
-import { AnalyticsService } from './analytics.service.js';
-import { type DateRange, isCalendarDate, pacificDate, type Period, PERIODS, resolvePeriod } from './pacific-period.js';
-const DIMENSIONS = ['date', 'hour', 'query', 'page', 'country', 'device', 'searchAppearance'] as const;
-const FILTER_DIMENSIONS = ['query', 'page', 'country', 'device', 'searchAppearance'] as const;
-const OPERATORS = ['equals', 'notEquals', 'contains', 'notContains', 'includingRegex', 'excludingRegex'] as const;
-
-const AnalyticsInput = z.object({
-  site_url: SiteUrlArg,
-  period: z.enum(PERIODS).optional().describe('Default last28days.'),
-  start_date: z.string().optional().describe('YYYY-MM-DD'),
-  end_date: z.string().optional(),
-  dimensions: z.array(z.enum(DIMENSIONS)).optional(),
-  type: z.enum(['web', 'image', 'video', 'news', 'discover', 'googleNews']).optional(),
-  data_state: z.enum(['final', 'all', 'hourly_all']).optional().describe('Default final.'),
-  aggregation_type: z.enum(['auto', 'byPage', 'byProperty']).optional(),
-  filters: z
-    .array(z.object({ dimension: z.enum(FILTER_DIMENSIONS), operator: z.enum(OPERATORS).optional(), expression: z.string() }))
-    .optional()
-    .describe('country: ISO alpha-3, e.g. usa.'),
-  filter_type: z.enum(['and']).optional().describe('Only and.'),
-  row_limit: z.number().int().min(1, 'row_limit is at least 1.').max(25000, 'row_limit is at most 25000; page on with start_row.').optional().describe('Default 100.'),
-  start_row: z.number().int('start_row is a whole number: it counts rows from 0.').min(0, 'start_row is 0 or more.').optional(),
-});
-
-type AnalyticsArgs = z.infer<typeof AnalyticsInput>;
-
-const Metrics = { clicks: z.number(), impressions: z.number(), ctr: z.number(), position: z.number() };
-
-const AnalyticsOutput = z.object({
-  site_url: z.string(),
-  start_date: z.string(),
-  end_date: z.string(),
-  dimensions: z.array(z.string()),
-  aggregation_type: z.string().optional(),
-  rows: z.array(z.object({ keys: z.array(z.string()), ...Metrics })),
-  totals: z.object(Metrics).describe('Over every row Google returned: ctr = Σclicks/Σimpressions, position impression-weighted; 0 when there are no impressions.'),
-  row_count: z.number().int().describe('Rows Google returned.'),
-  start_row: z.number().int(),
-  next_start_row: z.number().int().optional().describe('There may be more rows (or some were not shown): pass this as start_row.'),
-  rows_not_shown: z.number().int().optional().describe('Rows left out to stay under 100 kB.'),
-  first_incomplete_date: z.string().optional(),
-  first_incomplete_hour: z.string().optional(),
-  untrusted: z.literal(true),
-});
+import { buildComparison } from './analytics-compare.js';
+import { buildReport } from './analytics-report.js';
+import type { ReportRequest } from './analytics-request.js';
+import { AnalyticsReports } from './analytics-reports.service.js';
+import { buildExportReport } from './export-report.js';
+import { type AnalyticsArgs, AnalyticsInput, AnalyticsOutput } from './analytics.schemas.js';
+import { type DateRange, isCalendarDate, pacificDate, type Period, resolvePeriod } from './pacific-period.js';
 
 @ToolProvider()
 @Injectable()
 export class AnalyticsTools {
   constructor(
-    private readonly analytics: AnalyticsService,
+    private readonly reports: AnalyticsReports,
     private readonly clock: Clock,
   ) {}
 
@@ -65,7 +25,7 @@ export class AnalyticsTools {
     name: 'query_search_analytics',
     title: 'Query search performance',
     description:
-      'Search clicks, impressions, CTR, position. Pacific Time dates; lastNdays/lastNmonths end yesterday; final data lags 2–3 days; hour needs hourly_all.',
+      'Search clicks, impressions, CTR, position. Pacific Time dates; lastNdays/lastNmonths end yesterday. compare: two windows; all_rows: every row as a resource.',
     input: AnalyticsInput,
     output: AnalyticsOutput,
     access: 'read',
@@ -73,8 +33,25 @@ export class AnalyticsTools {
     essential: true,
   })
   async querySearchAnalytics(args: AnalyticsArgs, call: ToolCall<TargetOf<typeof AnalyticsInput>>): Promise<ToolOutput> {
-    const request = reportRequest(args, call.target.site, this.clock.now());
-    return buildReport(request, await this.analytics.query(request, args.filter_type ?? 'and'));
+    const now = this.clock.now();
+    const request = reportRequest(args, call.target.site, now);
+    if (args.all_rows) {
+      refuseWithAllRows(args);
+      return buildExportReport(request, await this.reports.export(request, call, now));
+    }
+    if (args.compare !== undefined) return buildComparison(await this.reports.compare(request, args.compare, call.signal));
+    const { result, context } = await this.reports.report(request, call.signal);
+    return buildReport(request, result, context);
+  }
+}
+
+/** all_rows pages from the first row to Google's cap itself; the paging arguments and compare do not combine with it. */
+function refuseWithAllRows(args: AnalyticsArgs): void {
+  const clash = (['compare', 'row_limit', 'start_row'] as const).filter((name) => args[name] !== undefined);
+  if (clash.length) {
+    throw new UserFacingError(
+      `all_rows fetches every row Google serves (up to 50 000, paged by the server), so ${clash.join(' and ')} ${clash.length === 1 ? 'does' : 'do'} not apply. ${NOTHING_SENT} Call again without ${clash.join(' and ')}${clash.includes('compare') ? ', or compare without all_rows' : ''}.`,
+    );
   }
 }
 
@@ -100,7 +77,12 @@ export function reportRequest(args: AnalyticsArgs, site: string, now: Date): Rep
     type: args.type ?? 'web',
     dataState,
     aggregationType: args.aggregation_type,
-    filters: (args.filters ?? []).map((f) => ({ dimension: f.dimension, operator: f.operator ?? 'equals', expression: f.expression })),
+    filters: (args.filters ?? []).map((f, i) => {
+      if (!f.dimension || f.expression === undefined) {
+        throw new UserFacingError(`filters[${i}] needs a dimension and an expression, e.g. {"dimension":"query","operator":"contains","expression":"shoes"}. ${NOTHING_SENT}`);
+      }
+      return { dimension: f.dimension, operator: f.operator ?? 'equals', expression: f.expression };
+    }),
     rowLimit: args.row_limit ?? 100,
     startRow: args.start_row ?? 0,
   };

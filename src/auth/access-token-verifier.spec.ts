@@ -196,6 +196,21 @@ describe('AccessTokenVerifier: key rotation and refetch bounds', () => {
     expect(issuer.jwksRequests).toBe(3);
   });
 
+  it('an unknown kid while the issuer is down is temporary, not a bad token; a known one still verifies', async () => {
+    const { clock, issuer, verifier } = await setUp();
+    await verifier.verify(await issuer.mint());
+    issuer.jwksStatus = 503;
+    await issuer.rotate();
+    clock.advance(31_000);
+    const error = await failure(verifier.verify(await issuer.mint()));
+    expect(error.reason).toBe('keys_unavailable');
+    expect(error.temporary).toBe(true);
+    await expect(verifier.verify(await issuer.mint({ signWith: 'previous' }))).resolves.toBeDefined();
+    issuer.jwksStatus = 200;
+    clock.advance(31_000);
+    await expect(verifier.verify(await issuer.mint())).resolves.toBeDefined();
+  });
+
   it('says the keys are unavailable (temporary) when it never had any, without a storm', async () => {
     const { clock, issuer, verifier } = await setUp();
     issuer.jwksStatus = 500;

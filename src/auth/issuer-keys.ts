@@ -102,7 +102,14 @@ export class IssuerKeys {
       if ((error as { code?: string }).code !== 'ERR_JWKS_NO_MATCHING_KEY') throw error;
       // A key we do not hold may be a rotation we have not seen yet.
       await this.refresh();
-      return await this.local(header);
+      try {
+        return await this.local(header);
+      } catch (retryError) {
+        // While the issuer cannot be read, an unknown kid may be exactly that rotation:
+        // the token cannot be checked (503), which is not the same as a bad token (401).
+        if ((retryError as { code?: string }).code === 'ERR_JWKS_NO_MATCHING_KEY' && this.lastFailure) throw new IssuerKeysUnavailable(this.lastFailure);
+        throw retryError;
+      }
     }
   };
 

@@ -91,3 +91,38 @@ describe('runBounded', () => {
     await expect(runBounded([1], 0, async () => 1)).rejects.toThrow(RangeError);
   });
 });
+
+describe('runBounded with an AbortSignal', () => {
+  it('starts nothing new once aborted, lets started work finish and keeps its outcome, and marks the rest cancelled', async () => {
+    const g = gate();
+    const controller = new AbortController();
+    const done = runBounded([0, 1, 2, 3, 4, 5], 2, g.work, { signal: controller.signal });
+    await g.settle();
+    expect(g.started).toEqual([0, 1]);
+    g.pending.get(0)!.resolve('first');
+    await g.settle();
+    expect(g.started).toEqual([0, 1, 2]);
+    controller.abort();
+    g.pending.get(1)!.resolve('in flight when cancelled');
+    await g.settle();
+    expect(g.started).toEqual([0, 1, 2]); // nothing launched after the abort
+    g.pending.get(2)!.reject(new Error('late failure'));
+    expect(await done).toEqual([
+      { state: 'done', value: 'first' },
+      { state: 'done', value: 'in flight when cancelled' },
+      { state: 'failed', error: new Error('late failure') },
+      { state: 'cancelled' },
+      { state: 'cancelled' },
+      { state: 'cancelled' },
+    ]);
+  });
+
+  it('an already aborted signal starts nothing', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    let calls = 0;
+    const outcomes = await runBounded([1, 2, 3], 2, async () => ++calls, { signal: controller.signal });
+    expect(calls).toBe(0);
+    expect(outcomes).toEqual([{ state: 'cancelled' }, { state: 'cancelled' }, { state: 'cancelled' }]);
+  });
+});

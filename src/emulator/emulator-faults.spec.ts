@@ -170,6 +170,7 @@ describe('the fault API', () => {
     ['a preset on the token endpoint', { route: 'token', preset: 'service_disabled' }, /token endpoint has none/],
     ['a status that is not HTTP', { route: 'sites.get', status: 42 }, /HTTP status code/],
     ['a bad cutAt', { route: 'sites.get', kind: 'truncated', cutAt: -1 }, /cutAt/],
+    ['a bodyMatches that is not an object', { route: 'sites.get', status: 500, bodyMatches: [1] }, /bodyMatches must be an object/],
   ];
 
   it.each(refused)('refuses %s, in code and over HTTP', async (_what, body, message) => {
@@ -177,6 +178,20 @@ describe('the fault API', () => {
     const res = await control(body);
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: string }).error).toMatch(message);
+  });
+});
+
+describe('bodyMatches: a fault for some requests of a route only', () => {
+  it('hits only the request whose body has those values (the second page of an export), in code and over HTTP', async () => {
+    const query = (startRow: number) =>
+      kit.sc.searchanalytics.query({ siteUrl: SEED_PROPERTIES.owned, requestBody: { startDate: '2026-11-01', endDate: '2026-11-07', dimensions: ['query'], rowLimit: 5, startRow } }, { retry: false });
+    kit.emulator.injectFault({ route: 'searchanalytics.query', status: 500, bodyMatches: { startRow: 5 } });
+    expect((await query(0)).status).toBe(200);
+    expect((await query(5).catch((e: { status: number }) => e)).status).toBe(500);
+    expect((await query(5)).status).toBe(200); // used up
+    expect((await control({ route: 'searchanalytics.query', status: 503, bodyMatches: { dimensions: ['query'], startRow: 0 } })).status).toBe(200);
+    expect((await query(5)).status).toBe(200);
+    expect((await query(0).catch((e: { status: number }) => e)).status).toBe(503);
   });
 });
 

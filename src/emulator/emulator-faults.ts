@@ -49,6 +49,9 @@ export function validateFault(spec: FaultSpec): ActiveFault {
   const times = spec.times ?? 1;
   if (!(times > 0)) throw new Error('times must be a positive number or Infinity');
   if (spec.cutAt !== undefined && !(Number.isInteger(spec.cutAt) && spec.cutAt >= 0)) throw new Error('cutAt must be a byte count');
+  if (spec.bodyMatches !== undefined && (!spec.bodyMatches || typeof spec.bodyMatches !== 'object' || Array.isArray(spec.bodyMatches))) {
+    throw new Error('bodyMatches must be an object of body fields and their values');
+  }
   return { ...spec, kind, remaining: times };
 }
 
@@ -59,9 +62,9 @@ export class FaultRegistry {
     this.faults.push(validateFault(spec));
   }
 
-  /** The first fault for this route (or '*', which never matches /token), counted as used. */
-  take(route: string, isToken: boolean): ActiveFault | undefined {
-    const fault = this.faults.find((f) => f.remaining > 0 && (f.route === route || (f.route === '*' && !isToken)));
+  /** The first fault for this route (or '*', which never matches /token) whose bodyMatches the body meets, counted as used. */
+  take(route: string, isToken: boolean, body?: unknown): ActiveFault | undefined {
+    const fault = this.faults.find((f) => f.remaining > 0 && (f.route === route || (f.route === '*' && !isToken)) && bodyMeets(f.bodyMatches, body));
     if (!fault) return undefined;
     fault.remaining -= 1;
     this.faults = this.faults.filter((f) => f.remaining > 0);
@@ -71,6 +74,13 @@ export class FaultRegistry {
   clear(): void {
     this.faults = [];
   }
+}
+
+function bodyMeets(expected: Record<string, unknown> | undefined, body: unknown): boolean {
+  if (!expected) return true;
+  if (!body || typeof body !== 'object') return false;
+  const actual = body as Record<string, unknown>;
+  return Object.entries(expected).every(([field, value]) => JSON.stringify(actual[field]) === JSON.stringify(value));
 }
 
 /** Whether the request is carried out before the fault answers. */

@@ -182,6 +182,8 @@ export interface FaultSpec {
   applied?: boolean;
   /** For 'truncated': bytes of the body to send (default: half, never a whole JSON value). */
   cutAt?: number;
+  /** Only requests whose JSON body has these fields with these values (compared as JSON), e.g. `{ startRow: 25000 }`. */
+  bodyMatches?: Record<string, unknown>;
 }
 
 export type PermissionLevel = 'siteOwner' | 'siteFullUser' | 'siteRestrictedUser' | 'siteUnverifiedUser';

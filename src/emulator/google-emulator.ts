@@ -309,7 +309,7 @@ export class GoogleEmulator {
     record.params = params;
 
     await this.delay(route.name, false);
-    const fault = this.faults.take(route.name, false);
+    const fault = this.faults.take(route.name, false, body);
     if (fault?.kind === 'status') {
       return statusFaultAnswer(fault, {
         route: route.name,

@@ -30,7 +30,13 @@ describe('readFailure: classification from structured facts', () => {
     ['Search Analytics short-term load quota', gaxios(API_URL, 429, classic(429, 'rateLimitExceeded', 'Search Analytics load quota exceeded (short-term).')), { kind: 'quota', quota: { window: 'minute' } }],
     ['403 usageLimits dailyLimitExceeded', gaxios(API_URL, 403, classic(403, 'dailyLimitExceeded', 'Daily Limit Exceeded', 'usageLimits')), { kind: 'quota', quota: { window: 'day' }, reason: 'dailyLimitExceeded' }],
     ['403 usageLimits rateLimitExceeded', gaxios(API_URL, 403, classic(403, 'rateLimitExceeded', 'Rate Limit Exceeded', 'usageLimits')), { kind: 'quota', quota: { window: 'minute' } }],
-    ['403 usageLimits userRateLimitExceeded', gaxios(API_URL, 403, classic(403, 'userRateLimitExceeded', 'User Rate Limit Exceeded', 'usageLimits')), { kind: 'quota', quota: { window: 'minute' } }],
+    ['403 usageLimits userRateLimitExceeded', gaxios(API_URL, 403, classic(403, 'userRateLimitExceeded', 'User Rate Limit Exceeded', 'usageLimits')), { kind: 'quota', quota: { window: 'minute', perUser: true } }],
+    // One Platform surfaces (URL Inspection, Indexing) carry no errors[]: the reason's own fixed text is all there is.
+    ['403 "Daily Limit Exceeded" without errors[] (One Platform)', gaxios(API_URL, 403, rpc(403, 'Daily Limit Exceeded. The quota will be reset at midnight Pacific Time (PT).', 'PERMISSION_DENIED')), { kind: 'quota', quota: { window: 'day' } }],
+    ['403 "User Rate Limit Exceeded" without errors[]', gaxios(API_URL, 403, rpc(403, 'User Rate Limit Exceeded', 'PERMISSION_DENIED')), { kind: 'quota', quota: { window: 'minute', perUser: true } }],
+    ['403 "Quota exceeded" without errors[]', gaxios(API_URL, 403, rpc(403, 'Quota exceeded', 'PERMISSION_DENIED')), { kind: 'quota', quota: {} }],
+    ['403 whose ErrorInfo names a per-user limit', gaxios(API_URL, 403, rpc(403, 'Quota exceeded.', 'PERMISSION_DENIED', [errorInfo('RATE_LIMIT_EXCEEDED', { quota_limit: 'defaultPerMinutePerUser' })])), { kind: 'quota', quota: { window: 'minute', limit: 'defaultPerMinutePerUser', perUser: true } }],
+    ['a 403 whose prose merely mentions a quota is still a permission refusal', gaxios(API_URL, 403, rpc(403, 'The caller has no access; quota exceeded elsewhere is not the cause.', 'PERMISSION_DENIED')), { kind: 'permission' }],
     ['403 usageLimits quotaExceeded', gaxios(API_URL, 403, classic(403, 'quotaExceeded', 'Quota exceeded', 'usageLimits')), { kind: 'quota', quota: {} }],
     [
       '403 SERVICE_DISABLED with ErrorInfo metadata',

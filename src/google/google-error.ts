@@ -72,6 +72,16 @@ export class GoogleApiError extends UserFacingError {
   }
 }
 
+/**
+ * The MCP client cancelled before this call was sent, so it was not: nothing
+ * reached Google. Batches catch it per item and list the item as not run.
+ */
+export class CallCancelledError extends UserFacingError {
+  constructor(readonly op: GoogleOperation) {
+    super(`The request was cancelled before this server asked Google to ${op.action}, so it was not sent. Nothing was changed.`);
+  }
+}
+
 /** Who is calling Google, for sentences about the credential. Never holds a secret. */
 export interface CredentialContext {
   readonly kind: 'service_account' | 'oauth' | 'none';
@@ -160,6 +170,12 @@ function quotaSentence(failure: Failure, op: GoogleOperation, ctx: SentenceConte
     case 'day':
       return `Google's daily quota is exhausted, so it refused to ${op.action}: ${google}. Nothing was changed. ${limits}; the count resets at ${midnight}. Retry then, or narrow the request.`;
     case 'minute':
+      if (failure.quota?.perUser) {
+        return (
+          `Google's per-user rate limit is exhausted: the credential (${ctx.credential.principal ?? 'the configured credential'}) sent too many requests in a short time, so Google refused to ${op.action}: ${google}. ` +
+          `Nothing was changed. ${limits}. Retry in ${wait} seconds, with fewer calls at once; other users' quotas are not affected.`
+        );
+      }
       return `Google's per-minute quota is exhausted, so it refused to ${op.action}: ${google}. Nothing was changed. ${limits}. Retry in ${wait} seconds.`;
     default:
       return (

@@ -39,6 +39,8 @@ export interface QuotaFacts {
   readonly limit?: string;
   readonly limitValue?: number;
   readonly metric?: string;
+  /** The limit is the credential's own rate (userRateLimitExceeded, a limit "per user"), not the project's or property's. */
+  readonly perUser?: boolean;
 }
 
 export interface DisabledApi {
@@ -108,6 +110,19 @@ export interface ReadContext {
 }
 
 const QUOTA_REASONS = new Set(['quotaExceeded', 'dailyLimitExceeded', 'rateLimitExceeded', 'userRateLimitExceeded', 'RATE_LIMIT_EXCEEDED', 'RESOURCE_EXHAUSTED']);
+/**
+ * The fixed texts Google's usageLimits reasons carry. One Platform surfaces
+ * (URL Inspection, Indexing) send no errors[] array, so a 403 there may carry
+ * only the text and status PERMISSION_DENIED; these texts are the reason's
+ * name, not prose, so they decide the kind (never the window, but for the
+ * reasons' own words: "Daily", "Rate").
+ */
+const USAGE_LIMIT_TEXTS: [RegExp, string][] = [
+  [/^Daily Limit Exceeded\b/i, 'dailyLimitExceeded'],
+  [/^User Rate Limit Exceeded\b/i, 'userRateLimitExceeded'],
+  [/^Rate Limit Exceeded\b/i, 'rateLimitExceeded'],
+  [/^Quota exceeded\b/i, 'quotaExceeded'],
+];
 const DISABLED_REASONS = new Set(['SERVICE_DISABLED', 'accessNotConfigured', 'API_DISABLED']);
 const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ERR_INVALID_URL', 'EHOSTUNREACH', 'ENETUNREACH']);
 
@@ -180,7 +195,8 @@ function readApiFailure(status: number, body: unknown, fallback: string, retryAf
   const infos = (Array.isArray(apiError.details) ? apiError.details : []).filter((d) => d && typeof d === 'object');
   const errorInfo = infos.find((d) => String(d['@type'] ?? '').endsWith('google.rpc.ErrorInfo'));
   const itemReasons = (Array.isArray(apiError.errors) ? apiError.errors : []).map((item) => item?.reason).filter((r): r is string => typeof r === 'string');
-  const reasons = [errorInfo?.reason, ...itemReasons, apiError.status].filter((r): r is string => typeof r === 'string');
+  const textReason = status === 403 || status === 429 ? USAGE_LIMIT_TEXTS.find(([text]) => text.test(message))?.[1] : undefined;
+  const reasons = [errorInfo?.reason, ...itemReasons, apiError.status, textReason].filter((r): r is string => typeof r === 'string');
   const reason = infos.find((d) => typeof d.reason === 'string')?.reason ?? itemReasons[0] ?? apiError.status;
   const base = { phase: 'api' as const, status, message, reason, retryAfterSeconds };
 
@@ -203,8 +219,10 @@ function readApiFailure(status: number, body: unknown, fallback: string, retryAf
 function quotaFacts(reasons: string[], metadata: Record<string, string>, message: string): QuotaFacts {
   const limit = typeof metadata.quota_limit === 'string' ? metadata.quota_limit : undefined;
   const value = Number(metadata.quota_limit_value);
+  const perUser = reasons.includes('userRateLimitExceeded') || /per ?user/i.test(limit ?? '');
   return {
     window: quotaWindow(reasons, limit, message),
+    ...(perUser ? { perUser } : {}),
     ...(limit ? { limit } : {}),
     ...(Number.isFinite(value) && metadata.quota_limit_value !== undefined ? { limitValue: value } : {}),
     ...(typeof metadata.quota_metric === 'string' ? { metric: metadata.quota_metric } : {}),

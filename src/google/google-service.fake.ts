@@ -4,12 +4,14 @@
 // table per method (data, or an error to throw). Retries, deadlines and
 // sentences are GoogleService's own and are tested there, against real HTTP.
 
-import { GoogleApiError, type GoogleErrorFacts, type GoogleErrorKind, type GoogleOperation } from './google-error.js';
+import { CallCancelledError, GoogleApiError, type GoogleErrorFacts, type GoogleErrorKind, type GoogleOperation } from './google-error.js';
 import { type GoogleMethod, methodSpec } from './google-methods.js';
-import type { GoogleClients, GoogleRequest, GoogleService } from './google.service.js';
+import type { CallOptions, GoogleClients, GoogleRequest, GoogleService } from './google.service.js';
 
 export interface FakeCall {
   readonly op: GoogleOperation;
+  /** The options the service passed (signal, retryQuota). */
+  readonly options: CallOptions;
   /** The client method the request function called, e.g. searchconsole.sitemaps.submit. */
   client?: string;
   /** Its arguments. */
@@ -47,8 +49,10 @@ export class FakeGoogle {
     return this.calls.map((c) => c.op);
   }
 
-  async call<T>(op: GoogleOperation, request: GoogleRequest<T>): Promise<T> {
-    const call: FakeCall = { op, args: [] };
+  async call<T>(op: GoogleOperation, request: GoogleRequest<T>, options: CallOptions = {}): Promise<T> {
+    // As GoogleService: a cancelled call is never sent, so it is not recorded either.
+    if (options.signal?.aborted) throw new CallCancelledError(op);
+    const call: FakeCall = { op, options, args: [] };
     this.calls.push(call);
     const clients = recordingClients(async (path, args) => {
       const expected = methodSpec(op.method).client;

@@ -24,8 +24,12 @@ const { key } = generateServiceAccountKey(SA_EMAIL);
 /** Waits nothing between attempts, and remembers what it was asked to wait. */
 class InstantGoogleService extends GoogleService {
   readonly waits: number[] = [];
-  protected override async pause(ms: number): Promise<void> {
+  /** Called during the next wait, before it ends (e.g. to abort a signal there). */
+  duringWait?: () => void;
+  protected override async pause(ms: number, signal?: AbortSignal): Promise<boolean> {
     this.waits.push(ms);
+    this.duringWait?.();
+    return !signal?.aborted;
   }
 }
 
@@ -167,7 +171,7 @@ const CASES: Case[] = [
   { name: "Google's real URL Inspection 429 (same for every limit)", method: 'urlInspection.index.inspect', api: [reply.json(429, INSPECTION_429)], kind: 'quota', apiRequests: MAX_ATTEMPTS, says: [/^Google's quota is exhausted, so it refused to do urlInspection\.index\.inspect: "Quota exceeded for sc-domain:example\.fr\."/, /does not say which limit was hit\. URL Inspection allows 600 inspections per minute and 2 000 per day per property\./, /If it was a per-minute limit, retry in 60 seconds; if it was a daily one, it resets at midnight Pacific Time, in about \d+ (hours?|minutes?)\.$/], facts: { status: 429, reason: 'RESOURCE_EXHAUSTED', quota: { window: undefined } } },
   { name: 'a 429 whose ErrorInfo names a per-day limit is not retried', method: 'urlNotifications.publish', api: [reply.json(429, PUBLISH_DAILY_429)], kind: 'quota', apiRequests: 1, says: [/^Google's daily quota is exhausted/, /200 publish requests \(URL_UPDATED and URL_DELETED together\) per day per Google Cloud project/, /resets at midnight Pacific Time/], facts: { quota: { window: 'day', limit: 'DefaultPublishRequestsPerDayPerProject', limitValue: 200, metric: 'indexing.googleapis.com/v3_publish_requests' } } },
   { name: '403 usageLimits dailyLimitExceeded (Site Verification) is quota, not permission', method: 'webResource.getToken', api: [reply.json(403, classic(403, 'dailyLimitExceeded', 'Daily Limit Exceeded', 'usageLimits'))], kind: 'quota', apiRequests: 1, says: [/^Google's daily quota is exhausted, so it refused to do webResource\.getToken/], facts: { quota: { window: 'day' } } },
-  { name: '403 usageLimits userRateLimitExceeded is a per-minute quota, retried', method: 'sites.list', api: [reply.json(403, classic(403, 'userRateLimitExceeded', 'User Rate Limit Exceeded', 'usageLimits'))], kind: 'quota', apiRequests: MAX_ATTEMPTS, says: [/^Google's per-minute quota is exhausted/, /20 requests per second and 200 per minute per user/] },
+  { name: '403 usageLimits userRateLimitExceeded is a per-minute quota, retried', method: 'sites.list', api: [reply.json(403, classic(403, 'userRateLimitExceeded', 'User Rate Limit Exceeded', 'usageLimits'))], kind: 'quota', apiRequests: MAX_ATTEMPTS, says: [/^Google's per-user rate limit is exhausted: the credential \(gsc-bot@demo-project\.iam\.gserviceaccount\.com\) sent too many requests/, /20 requests per second and 200 per minute per user/, /with fewer calls at once/] },
   { name: '403 usageLimits quotaExceeded: quota of an unsaid window', method: 'sitemaps.get', api: [reply.json(403, classic(403, 'quotaExceeded', 'Quota exceeded', 'usageLimits'))], kind: 'quota', apiRequests: MAX_ATTEMPTS, says: [/^Google's quota is exhausted/, /does not say which limit/] },
   // 403s that are not permission.
   { name: 'SERVICE_DISABLED names the API, the project and where to enable it', method: 'sites.get', api: [reply.json(403, SERVICE_DISABLED)], kind: 'service_disabled', apiRequests: 1, says: [/^Google refused to do sites\.get because the Google Search Console API \(searchconsole\.googleapis\.com\) is not enabled in the Google Cloud project 123456789012 that the credential \(gsc-bot@demo-project\.iam\.gserviceaccount\.com\) belongs to/, /Enable it at https:\/\/console\.developers\.google\.com\/apis\/api\/searchconsole\.googleapis\.com\/overview\?project=123456789012 /], facts: { disabled: { title: 'Google Search Console API', service: 'searchconsole.googleapis.com', project: '123456789012', activationUrl: 'https://console.developers.google.com/apis/api/searchconsole.googleapis.com/overview?project=123456789012' } } },
@@ -265,6 +269,34 @@ describe('GoogleService: answers that are data', () => {
     expect(google.apiRequests()).toHaveLength(1);
     expect(error.retryAfterSeconds).toBe(120);
     expect(error.message).toMatch(/If it was a per-minute limit, retry in 120 seconds/);
+  });
+
+  it('retryQuota: false hands a 429 back at once, for a batch that waits once for all its items', async () => {
+    google.api(reply.json(429, INSPECTION_429), reply.json(200, { inspectionResult: {} }));
+    const { service, waits } = serviceFor(google);
+    const error = (await service
+      .call({ method: 'urlInspection.index.inspect', action: 'inspect', property: PROPERTY }, REQUESTS['urlInspection.index.inspect'], { retryQuota: false })
+      .catch((e: unknown) => e)) as GoogleApiError;
+    expect(error.kind).toBe('quota');
+    expect(google.apiRequests()).toHaveLength(1);
+    expect(waits).toEqual([]);
+  });
+
+  it('a cancelled call is not sent, and a failure is not sent again once the signal aborts during the wait', async () => {
+    const { service } = serviceFor(google);
+    const aborted = new AbortController();
+    aborted.abort();
+    await expect(service.call({ method: 'sites.list', action: 'list the properties' }, REQUESTS['sites.list'], { signal: aborted.signal })).rejects.toThrow(
+      /cancelled before this server asked Google to list the properties, so it was not sent/,
+    );
+    expect(google.apiRequests()).toHaveLength(0);
+
+    google.api(reply.json(503, { error: { code: 503, message: 'The service is currently unavailable.', status: 'UNAVAILABLE' } }), reply.json(200, { siteEntry: [] }));
+    const cancelling = new AbortController();
+    (service).duringWait = () => cancelling.abort();
+    const error = (await service.call({ method: 'sites.list', action: 'list the properties' }, REQUESTS['sites.list'], { signal: cancelling.signal }).catch((e: unknown) => e)) as GoogleApiError;
+    expect(error.kind).toBe('unavailable');
+    expect(google.apiRequests()).toHaveLength(1);
   });
 
   it('sends the deadline-bound token request once per call and reuses the token', async () => {

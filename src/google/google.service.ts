@@ -7,7 +7,7 @@ import { OBSERVER, type Observer } from '../common/observer.js';
 import { UserFacingError } from '../common/user-facing-error.js';
 import { CONFIG, type Config } from '../config/config.js';
 import { propertyHost } from '../property/property.js';
-import { describeFailure, GoogleApiError, type GoogleOperation, outcomeOf } from './google-error.js';
+import { CallCancelledError, describeFailure, GoogleApiError, type GoogleOperation, outcomeOf } from './google-error.js';
 import { type Failure, MalformedAnswerError, neverSent, readFailure } from './google-failure.js';
 import { answerProblem, type MethodSpec, methodSpec } from './google-methods.js';
 import { IndexingClient } from './indexing.client.js';
@@ -32,6 +32,21 @@ export interface GoogleClients {
 
 /** One Google request, made with the clients it is given. */
 export type GoogleRequest<T> = (clients: GoogleClients) => Promise<{ data: T }>;
+
+/** How one call may be sent again, beyond the method's own rules. */
+export interface CallOptions {
+  /**
+   * Aborted when the MCP client cancelled: a call not yet sent is not sent
+   * (CallCancelledError), and a failed one is not sent again. A request already
+   * on its way is never interrupted — its answer is kept, so what Google did is known.
+   */
+  readonly signal?: AbortSignal;
+  /**
+   * false: a quota answer is thrown at once instead of being retried, because
+   * the caller (a batch) waits and probes once for all of its items.
+   */
+  readonly retryQuota?: boolean;
+}
 
 /**
  * The one place a Google call is made: the clients (pointed at GSC_API_ROOT_URL
@@ -60,10 +75,13 @@ export class GoogleService {
    * and may be sent more than once within the bounds of the method's rules.
    * Resolves with the body; throws GoogleApiError with a model-readable message.
    */
-  async call<T>(op: GoogleOperation, request: GoogleRequest<T>): Promise<T> {
+  async call<T>(op: GoogleOperation, request: GoogleRequest<T>, options: CallOptions = {}): Promise<T> {
+    const { signal } = options;
+    if (signal?.aborted) throw new CallCancelledError(op);
     const clients = await this.load();
     let suspect = 0;
     for (let attempt = 1; ; attempt++) {
+      if (attempt === 1 && signal?.aborted) throw new CallCancelledError(op);
       let failure: Failure;
       try {
         const { data } = await request(clients);
@@ -75,15 +93,22 @@ export class GoogleService {
         failure = readFailure(error, { api: methodSpec(op.method).api, isTokenUrl: (url) => this.auth.isTokenUrl(url), now: this.clock.now() });
       }
       if (failure.kind === 'timeout' || failure.kind === 'malformed') suspect++;
-      const wait = retryDelay(methodSpec(op.method), failure, attempt, suspect);
+      const quotaHeld = failure.kind === 'quota' && options.retryQuota === false;
+      const wait = quotaHeld || signal?.aborted ? undefined : retryDelay(methodSpec(op.method), failure, attempt, suspect);
       if (wait === undefined) throw await this.toError(failure, op, attempt, clients);
-      await this.pause(wait);
+      // A cancellation during the wait means nothing more is sent: the last failure is the answer.
+      if (!(await this.pause(wait, signal))) throw await this.toError(failure, op, attempt, clients);
     }
   }
 
-  /** Waits before sending again (a seam, so that specs need not wait). */
-  protected pause(ms: number): Promise<void> {
-    return sleep(ms);
+  /** Waits before sending again; false when the signal aborted the wait (a seam, so that specs need not wait). */
+  protected async pause(ms: number, signal?: AbortSignal): Promise<boolean> {
+    try {
+      await sleep(ms, undefined, signal ? { signal } : undefined);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   private async toError(failure: Failure, op: GoogleOperation, attempts: number, clients: GoogleClients): Promise<GoogleApiError> {

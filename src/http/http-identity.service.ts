@@ -7,7 +7,6 @@ import { authFailure, bearerTokenOf, type ProtectedResourceSettings } from '../a
 import { Clock } from '../common/clock.js';
 import { CONFIG, type Config } from '../config/config.js';
 import { authInfoFor, LOCAL_PRINCIPAL } from '../mcp/caller.js';
-import type { HostRequest } from '../search-console-mcp.options.js';
 import { HTTP_MOUNT, type HttpMount } from './http-mount.js';
 
 /** A request that cannot go on: the status, the headers (a Bearer challenge) and the sentence for the JSON-RPC error. */
@@ -58,11 +57,11 @@ export class HttpIdentity {
   async identify(req: IncomingMessage, mcpPath: string): Promise<AuthInfo | Refused> {
     const now = Math.floor(Date.now() / 1000);
     if (this.mount.principal) {
-      const principal = await this.mount.principal(req as HostRequest);
+      const principal = await this.mount.principal(req);
       if (typeof principal !== 'string' || !principal.trim()) {
         return { status: 401, message: "The host application did not identify the caller (its principal option returned nothing), so this request is refused; sign in through the host application" };
       }
-      const groups = (await this.mount.groups?.(req as HostRequest)) ?? [];
+      const groups = (await this.mount.groups?.(req)) ?? [];
       return authInfoFor({ principal: principal.trim(), groups: groups.filter((g) => typeof g === 'string') }, now + SESSIONLESS_TTL_SECONDS);
     }
     if (this.verifier && this.config.auth) return this.verifyOAuth(req, mcpPath);

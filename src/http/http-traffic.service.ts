@@ -16,6 +16,11 @@ export class HttpTraffic {
     return this.stopping;
   }
 
+  /** Responses of the MCP endpoint still open. */
+  get openResponses(): number {
+    return this.open;
+  }
+
   /** Counts a response until it is closed. */
   track(res: ServerResponse): void {
     this.open++;

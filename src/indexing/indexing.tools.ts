@@ -1,13 +1,26 @@
 import { Injectable } from '@nestjs/common';
-import type { UrlNotification, UrlNotificationMetadata } from '../google/indexing.client.js';
 import * as z from 'zod';
+import { inert } from '../common/inert-text.js';
+import type { UrlNotification, UrlNotificationMetadata } from '../google/indexing.client.js';
 import { PageUrlArg } from '../mcp/tool-args.js';
 import type { TargetOf, ToolCall } from '../mcp/tool-call.js';
 import { Tool, ToolProvider } from '../mcp/tool.decorator.js';
 import { type ToolOutput, toolOutput } from '../mcp/tool-output.js';
+import { QuotaRemainingOut, quotaRemaining, quotaRemainingLine } from '../quota/quota-report.js';
+import type { SentNotification } from './indexing-record.service.js';
 import { IndexingService, PUBLISH_QUOTA_PER_DAY } from './indexing.service.js';
 
 const Notification = z.object({ type: z.string(), notify_time: z.string() });
+const Latest = Notification.extend({
+  source: z.enum(['google', 'this_server']).describe("google: Google's history; this_server: this server's own record (Google often forgets)."),
+});
+const Sent = z.object({
+  type: z.string(),
+  sent_at: z.string(),
+  principal: z.string(),
+  outcome: z.enum(['accepted', 'unknown']).describe('unknown: Google gave no usable answer, so it may or may not have it.'),
+  google_notify_time: z.string().optional(),
+});
 const StatusInput = z.object({ url: PageUrlArg });
 const PublishInput = z.object({
   url: PageUrlArg,
@@ -15,6 +28,10 @@ const PublishInput = z.object({
 });
 
 const NOT_INDEX_STATUS = 'This is the history of notifications sent, not index status: inspect_url shows whether Google indexed the page.';
+const FORGETS =
+  "Google's notification history is unreliable: getMetadata is widely reported to answer 404 even right after a successful publish, and publish to answer without the notification, so a 404 does not mean nothing was sent.";
+
+type History = { latest_update?: z.infer<typeof Latest>; latest_remove?: z.infer<typeof Latest> };
 
 @ToolProvider()
 @Injectable()
@@ -24,31 +41,50 @@ export class IndexingTools {
   @Tool({
     name: 'get_indexing_status',
     title: 'Indexing API notification history',
-    description: 'When the Indexing API was last notified of an update or removal of a URL. Not index status: use inspect_url for that.',
+    description:
+      "When the Indexing API was last notified of an update or removal of a URL: Google's history beside this server's own record. Not index status: use inspect_url for that.",
     input: StatusInput,
     output: z.object({
       url: z.string(),
-      notified: z.boolean().describe('Whether any notification was ever sent for this URL.'),
-      latest_update: Notification.optional(),
-      latest_remove: Notification.optional(),
+      notified: z.boolean().describe("Whether a notification is known to have been sent: in Google's history or this server's own record."),
+      latest_update: Latest.optional(),
+      latest_remove: Latest.optional(),
+      google: z.object({
+        found: z.boolean().describe('false: Google answered 404 (it does so even after a publish).'),
+        latest_update: Notification.optional(),
+        latest_remove: Notification.optional(),
+      }),
+      sent_by_this_server: z.array(Sent).optional().describe('Newest first, at most 10; absent when the state store cannot be read.'),
     }),
     access: 'read',
     apis: ['indexing'],
   })
   async getIndexingStatus(_args: unknown, call: ToolCall<TargetOf<typeof StatusInput>>): Promise<ToolOutput> {
     const url = call.target.page.href;
-    const meta = await this.indexing.metadata(url);
-    if (!meta) {
-      return toolOutput({ url, notified: false }, `No Indexing API notification was ever sent for ${url}: Google has no notification history for it. ${NOT_INDEX_STATUS}`);
-    }
-    const history = historyOf(meta);
+    const { google, sent } = await this.indexing.history(url);
+    const fromGoogle = google ? googleHistory(google) : {};
+    const latest = merge(fromGoogle, sent ?? []);
+    const notified = !!(latest.latest_update || latest.latest_remove) || (sent ?? []).length > 0;
     const lines = [
-      `Indexing API notification history for ${url}:`,
-      `- latest URL_UPDATED: ${history.latest_update?.notify_time ?? 'none'}`,
-      `- latest URL_DELETED: ${history.latest_remove?.notify_time ?? 'none'}`,
+      `Indexing API notification history for ${inert(url)}:`,
+      `- latest URL_UPDATED: ${describeLatest(latest.latest_update)}`,
+      `- latest URL_DELETED: ${describeLatest(latest.latest_remove)}`,
+      google
+        ? `Google's own history: URL_UPDATED ${fromGoogle.latest_update?.notify_time ?? 'none'}, URL_DELETED ${fromGoogle.latest_remove?.notify_time ?? 'none'}.`
+        : `Google answered 404 "Requested entity was not found." for ${inert(url)}: it has no notification history it will show for it. ${FORGETS}`,
+      sentLine(sent),
       NOT_INDEX_STATUS,
     ];
-    return toolOutput({ url, notified: true, ...history }, lines.join('\n'));
+    return toolOutput(
+      {
+        url,
+        notified,
+        ...latest,
+        google: { found: !!google, ...strip(fromGoogle) },
+        ...(sent ? { sent_by_this_server: sent.map(sentOut) } : {}),
+      },
+      lines.join('\n'),
+    );
   }
 
   @Tool({
@@ -60,9 +96,12 @@ export class IndexingTools {
     output: z.object({
       url: z.string(),
       type: z.enum(['URL_UPDATED', 'URL_DELETED']),
-      notify_time: z.string().optional().describe('When Google recorded this notification.'),
-      latest_update: Notification.optional(),
-      latest_remove: Notification.optional(),
+      notify_time: z.string().optional().describe("When Google recorded it, or, when Google's answer does not say, when this server sent it."),
+      notify_time_source: z.enum(['google', 'this_server']).optional(),
+      latest_update: Latest.optional(),
+      latest_remove: Latest.optional(),
+      recorded: z.boolean().describe("Whether this server's own record of the notification was kept (false: the state store cannot be reached)."),
+      quota_remaining: QuotaRemainingOut.optional(),
     }),
     access: 'write',
     apis: ['indexing'],
@@ -70,21 +109,74 @@ export class IndexingTools {
   async requestIndexing(args: z.infer<typeof PublishInput>, call: ToolCall<TargetOf<typeof PublishInput>>): Promise<ToolOutput> {
     const url = call.target.page.href;
     const type = args.type ?? 'URL_UPDATED';
-    const history = historyOf(await this.indexing.publish(url, type));
-    const notifyTime = (type === 'URL_UPDATED' ? history.latest_update : history.latest_remove)?.notify_time;
+    const published = await this.indexing.publish(url, type, call.principal);
+    const { record } = published;
+    const fromGoogle = googleHistory(published.metadata);
+    // What Google's answer leaves out (often this very notification) comes from this server's record.
+    const latest = merge(fromGoogle, published.sent);
+    const own = type === 'URL_UPDATED' ? latest.latest_update : latest.latest_remove;
+    const notifyTime = own?.notify_time;
     const text = [
-      `Google recorded the ${type} notification for ${url}${notifyTime ? ` at ${notifyTime}` : ''}; do not send it again for the same change.`,
+      `Google accepted the ${type} notification for ${url}${notifyTime ? ` (${own?.source === 'google' ? 'Google recorded it at' : 'sent at'} ${notifyTime})` : ''}; do not send it again for the same change.`,
+      own?.source === 'google' ? '' : "Google's answer did not echo the notification (it often does not); this server keeps its own record, which get_indexing_status shows.",
+      record ? '' : 'This server could not record it: its state store cannot be reached.',
       'Google acts on Indexing API notifications only for pages with JobPosting or BroadcastEvent (in a VideoObject) structured data; for other pages use a sitemap (submit_sitemap) instead.',
       `The API needs Owner access on the property, and each notification counts against the ${PUBLISH_QUOTA_PER_DAY}-per-day publish quota.`,
+      quotaRemainingLine(published.quota, published.project?.label),
       'A notification is not a promise to index: get_indexing_status shows what was sent, inspect_url whether the page is indexed.',
-    ];
-    return toolOutput({ url, type, ...(notifyTime ? { notify_time: notifyTime } : {}), ...history }, text.join(' '));
+    ].filter(Boolean);
+    return toolOutput(
+      {
+        url,
+        type,
+        ...(notifyTime ? { notify_time: notifyTime, notify_time_source: own.source } : {}),
+        ...latest,
+        recorded: !!record,
+        ...(published.quota ? { quota_remaining: quotaRemaining(published.quota, published.project?.label) } : {}),
+      },
+      text.join(' '),
+    );
   }
 }
 
-function historyOf(meta: UrlNotificationMetadata) {
-  const one = (n: UrlNotification | undefined) => (n?.notifyTime ? { type: n.type ?? '', notify_time: n.notifyTime } : undefined);
+function googleHistory(meta: UrlNotificationMetadata): History {
+  const one = (n: UrlNotification | undefined) => (n?.notifyTime ? { type: n.type ?? '', notify_time: n.notifyTime, source: 'google' as const } : undefined);
   const latest_update = one(meta.latestUpdate);
   const latest_remove = one(meta.latestRemove);
   return { ...(latest_update ? { latest_update } : {}), ...(latest_remove ? { latest_remove } : {}) };
+}
+
+/** The newer of Google's latest and this server's latest accepted notification, per type. */
+function merge(google: History, sent: readonly SentNotification[]): History {
+  const pick = (type: 'URL_UPDATED' | 'URL_DELETED', theirs: History['latest_update']) => {
+    const ours = sent.find((n) => n.type === type && n.outcome === 'accepted');
+    const mine = ours ? { type, notify_time: ours.google_notify_time ?? ours.sent_at, source: 'this_server' as const } : undefined;
+    if (!theirs) return mine;
+    if (!mine) return theirs;
+    return Date.parse(mine.notify_time) > Date.parse(theirs.notify_time) ? mine : theirs;
+  };
+  const latest_update = pick('URL_UPDATED', google.latest_update);
+  const latest_remove = pick('URL_DELETED', google.latest_remove);
+  return { ...(latest_update ? { latest_update } : {}), ...(latest_remove ? { latest_remove } : {}) };
+}
+
+function strip(history: History) {
+  const bare = (n: History['latest_update']) => n && { type: n.type, notify_time: n.notify_time };
+  return { ...(history.latest_update ? { latest_update: bare(history.latest_update) } : {}), ...(history.latest_remove ? { latest_remove: bare(history.latest_remove) } : {}) };
+}
+
+function describeLatest(latest: History['latest_update']): string {
+  if (!latest) return 'none known';
+  return `${latest.notify_time} (${latest.source === 'google' ? "from Google's history" : "from this server's own record"})`;
+}
+
+function sentLine(sent: readonly SentNotification[] | undefined): string {
+  if (!sent) return "This server's own record cannot be read: its state store cannot be reached.";
+  if (!sent.length) return "This server's own record has no notification for this URL (another client, or this server before its state store began, may have sent one).";
+  const shown = sent.slice(0, 5).map((n) => `${n.type} at ${n.sent_at} by ${inert(n.principal, 80)}${n.outcome === 'unknown' ? " (Google's answer was lost: it may or may not have it)" : ''}`);
+  return `Sent by this server, newest first: ${shown.join('; ')}${sent.length > shown.length ? ` (and ${sent.length - shown.length} more)` : ''}.`;
+}
+
+function sentOut(n: SentNotification) {
+  return { type: n.type, sent_at: n.sent_at, principal: n.principal, outcome: n.outcome, ...(n.google_notify_time ? { google_notify_time: n.google_notify_time } : {}) };
 }

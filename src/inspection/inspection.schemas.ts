@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { QuotaRemainingOut } from '../quota/quota-report.js';
 
 // Result shapes of inspect_url and inspect_urls: the schemas clients see, and
 // (z.infer) the types the report builds.
@@ -59,7 +60,21 @@ export const CondensedOut = z.object({
 export const BatchOutput = z.object({
   site_url: z.string(),
   results: z.array(CondensedOut),
-  not_inspected: z.array(z.string()).describe("Not sent: the property's daily inspection quota ran out. Retry after midnight Pacific Time."),
+  not_inspected: z.array(z.string()).describe('Never inspected by Google in this call; stop_reason says why.'),
+  stop_reason: z
+    .enum(['quota', 'daily_budget', 'cancelled'])
+    .optional()
+    .describe("quota: Google refused after one wait; daily_budget: this server's own count reached 2 000 today; cancelled: the client cancelled."),
+  quota: z
+    .object({
+      likely_limit: z.enum(['minute', 'day']).describe("Google's answer does not say; judged from this server's own counts."),
+      basis: z.enum(['own_day_count', 'own_minute_count', 'refused_earlier', 'rates']),
+      minute_resets_at: z.string().optional(),
+      day_resets_at: z.string(),
+      waited_seconds: z.number(),
+    })
+    .optional(),
+  quota_remaining: QuotaRemainingOut.optional(),
   results_not_shown: z.number().int().optional(),
   untrusted: z.literal(true),
 });

@@ -6,7 +6,10 @@ import { Tool, ToolProvider } from '../mcp/tool.decorator.js';
 import { fitToBudget, type ToolOutput, toolOutput } from '../mcp/tool-output.js';
 import { condense, condensedLine, describeInspection, INDEXED_STATE, inspectionFacts } from './inspection-report.js';
 import { BatchOutput, type CondensedVerdict, InspectionOutput } from './inspection.schemas.js';
-import { InspectionService, isDailyQuota } from './inspection.service.js';
+import { type BatchItem, type BatchResult, InspectionService } from './inspection.service.js';
+import { inert } from '../common/inert-text.js';
+import type { QuotaVerdict } from '../quota/quota-ledger.service.js';
+import { figure, quotaRemaining, quotaRemainingLine, refusalExplanation } from '../quota/quota-report.js';
 import { NOTHING_SENT, plural } from '../common/sentences.js';
 
 export const MAX_BATCH = 20;
@@ -48,7 +51,7 @@ export class InspectionTools {
   @Tool({
     name: 'inspect_urls',
     title: 'Inspect URLs',
-    description: `inspect_url verdicts for up to ${MAX_BATCH} URLs, in parallel; stops at the daily quota and lists what it skipped.`,
+    description: `inspect_url verdicts for up to ${MAX_BATCH} URLs, in parallel, within the quota left; lists what it did not inspect.`,
     input: BatchInput,
     output: BatchOutput,
     access: 'read',
@@ -58,16 +61,19 @@ export class InspectionTools {
     const { site, pages } = call.target;
     const urls = [...new Set(pages.map((page) => page.href))];
     const duplicates = pages.length - urls.length;
-    const outcomes = await this.inspection.inspectMany(site, urls, args.language_code);
+    const batch = await this.inspection.inspectMany(site, urls, {
+      languageCode: args.language_code,
+      signal: call.signal,
+      onSettled: (url, item, settled) => void call.progress(settled, urls.length, progressNote(site, url, item)),
+    });
 
     const results: CondensedVerdict[] = [];
     const notInspected: string[] = [];
-    outcomes.forEach((outcome, i) => {
+    batch.items.forEach((item, i) => {
       const url = urls[i];
-      if (outcome.state === 'done') results.push(condense(inspectionFacts(site, url, outcome.value)));
-      else if (outcome.state === 'skipped') notInspected.push(url);
-      else if (isDailyQuota(outcome.error)) notInspected.push(url);
-      else results.push({ url, error: outcome.error instanceof Error ? outcome.error.message : String(outcome.error) });
+      if (item.state === 'done') results.push(condense(inspectionFacts(site, url, item.value)));
+      else if (item.state === 'failed') results.push({ url, error: item.error instanceof Error ? item.error.message : String(item.error) });
+      else notInspected.push(url);
     });
 
     const failed = results.filter((r) => r.error).length;
@@ -77,17 +83,21 @@ export class InspectionTools {
       `${failed} failed${notInspected.length ? `, ${notInspected.length} not inspected` : ''}. ${INDEXED_STATE}`;
     const tail: string[] = [];
     if (duplicates) tail.push(`${plural(duplicates, 'duplicate URL')} ${duplicates === 1 ? 'was' : 'were'} inspected once.`);
-    if (notInspected.length) {
-      tail.push(
-        `Not inspected, because the daily URL-inspection quota of ${site} is used up (Google allows 2000 per property per day): ${notInspected.join(', ')}. ` +
-          `Google inspected none of them; retry them tomorrow, after midnight Pacific Time, when the quota resets.`,
-      );
-    }
+    if (notInspected.length) tail.push(notInspectedSentence(site, notInspected, batch));
     if (failed) tail.push('A failed URL does not affect the others; inspect_url on one of them gives the full error and report.');
+    tail.push(quotaRemainingLine(batch.quota));
 
+    const structured = {
+      site_url: site,
+      not_inspected: notInspected,
+      ...(batch.stop && notInspected.length ? { stop_reason: batch.stop } : {}),
+      ...(batch.verdict ? { quota: verdictFacts(batch.verdict, batch.waitedMs) } : {}),
+      ...(batch.quota ? { quota_remaining: quotaRemaining(batch.quota) } : {}),
+      untrusted: true as const,
+    };
     return fitToBudget(results, (kept, dropped) =>
       toolOutput(
-        { site_url: site, results: [...kept], not_inspected: notInspected, ...(dropped ? { results_not_shown: dropped } : {}), untrusted: true },
+        { ...structured, results: [...kept], ...(dropped ? { results_not_shown: dropped } : {}) },
         [
           head,
           ...kept.map(condensedLine),
@@ -97,4 +107,61 @@ export class InspectionTools {
       ),
     );
   }
+}
+
+/** A few words per URL for notifications/progress: the verdict, or that it failed. */
+function progressNote(site: string, url: string, item: BatchItem): string {
+  if (item.state === 'done') {
+    const verdict = inspectionFacts(site, url, item.value).verdict;
+    return `${inert(url, 200)}: ${verdict}${VERDICT_WORDS[verdict] ? ` (${VERDICT_WORDS[verdict]})` : ''}`;
+  }
+  return `${inert(url, 200)}: failed`;
+}
+
+const VERDICT_WORDS: Record<string, string> = { PASS: 'on Google', NEUTRAL: 'excluded', FAIL: 'error' };
+
+function notInspectedSentence(site: string, urls: readonly string[], batch: BatchResult): string {
+  const list = urls.map((u) => inert(u)).join(', ');
+  switch (batch.stop) {
+    case 'cancelled':
+      return `Not inspected, because the request was cancelled: ${list}. Nothing was sent to Google for them; the inspections already sent finished and are listed above.`;
+    case 'daily_budget':
+      return (
+        `Not inspected, because the daily URL-inspection quota of ${site} is used up by this server's own count (${quotaUse(batch)}; Google allows 2 000 per property per day): ${list}. ` +
+        'Nothing was sent to Google for them; retry them tomorrow, after midnight Pacific Time, when the quota resets.'
+      );
+    default: {
+      const verdict = batch.verdict;
+      const waited = batch.waitedMs ? ` Google refused again after this batch waited ${seconds(batch.waitedMs)} once.` : ' Google had refused this property earlier today, and refused again.';
+      const explained = verdict
+        ? ` ${refusalExplanation(verdict)}`
+        : " Google's answer does not say which limit was hit, and this server's own count cannot be read (its state store is unreachable): the per-minute limit (600) clears within a minute; the daily limit (2 000) resets at midnight Pacific Time.";
+      if (verdict?.likely === 'minute') {
+        return `Not inspected, because the per-minute URL-inspection quota of ${site} is used up (most likely: Google's refusal does not say which limit): ${list}. Google inspected none of them; retry them in a minute.${waited}${explained}`;
+      }
+      return (
+        `Not inspected, because the daily URL-inspection quota of ${site} is used up (most likely: Google's refusal does not say which limit): ${list}. ` +
+        `Google inspected none of them; retry them tomorrow, after midnight Pacific Time, when the quota resets.${waited}${explained}`
+      );
+    }
+  }
+}
+
+function quotaUse(batch: BatchResult): string {
+  return batch.quota ? `${figure(batch.quota.day.used)} inspections today` : 'its daily count is full';
+}
+
+function verdictFacts(verdict: QuotaVerdict, waitedMs: number) {
+  const { snapshot } = verdict;
+  return {
+    likely_limit: verdict.likely,
+    basis: verdict.basis,
+    ...(snapshot.minute ? { minute_resets_at: snapshot.minute.resetsAt.toISOString() } : {}),
+    day_resets_at: snapshot.day.resetsAt.toISOString(),
+    waited_seconds: waitedMs / 1000,
+  };
+}
+
+function seconds(ms: number): string {
+  return `${Math.round(ms / 100) / 10} s`;
 }

@@ -11,10 +11,12 @@ import { HttpTraffic } from '../http/http-traffic.service.js';
 import { HTTP_MOUNT, type HttpMount } from '../http/http-mount.js';
 import { checkSurface } from '../http/http-surface.js';
 import { readJsonBody } from '../http/json-body.js';
+import { callerOf } from './caller.js';
 import { McpServerFactory } from './mcp-server.factory.js';
+import { SessionEventStores, SSE_RETRY_MS } from './session-event-store.js';
 
 type Request = IncomingMessage & { body?: unknown; auth?: AuthInfo; originalUrl?: string };
-type Session = { transport: NodeStreamableHTTPServerTransport; server: McpServer; principal?: string; lastSeen: number; active: number };
+type Session = { transport: NodeStreamableHTTPServerTransport; server: McpServer; principal?: string; groups?: string; lastSeen: number; active: number };
 type Rejection = { status: number; body: unknown; headers?: Record<string, string> };
 
 const SESSION_IDLE_MS = 30 * 60_000;
@@ -85,8 +87,12 @@ export class McpHttpController implements OnModuleDestroy {
 
   private async serveLegacy(req: Request, res: ServerResponse, existing: Session | undefined): Promise<void> {
     const sessionId = req.headers['mcp-session-id'];
-    // Another principal's session is answered exactly as an unknown one.
-    if (existing && existing.principal !== req.auth?.clientId) return send(res, rpcError(404, 'Session not found', -32001));
+    // Another principal's session is answered exactly as an unknown one. So is the same
+    // person's once their groups changed: the session's tools and sites were decided by the
+    // groups it was opened with, and a person who left a group must not keep what it granted.
+    if (existing && (existing.principal !== req.auth?.clientId || existing.groups !== groupsKey(req.auth))) {
+      return send(res, rpcError(404, 'Session not found', -32001));
+    }
     let session = existing;
     if (!session) {
       if (sessionId !== undefined) return send(res, rpcError(404, 'Session not found', -32001));
@@ -97,6 +103,7 @@ export class McpHttpController implements OnModuleDestroy {
         return send(res, { ...rpcError(503, `Too many open sessions (GSC_HTTP_MAX_SESSIONS=${this.config.http.maxSessions}) and none is idle; retry shortly`), headers: { 'Retry-After': '5' } });
       }
       session = await this.openSession(req);
+      session.groups = groupsKey(req.auth);
     }
     // A 2025 client is asked by push, never by an answer it supplies itself: the
     // 2026 retry fields have no meaning on this revision and are dropped.
@@ -109,17 +116,27 @@ export class McpHttpController implements OnModuleDestroy {
       current.lastSeen = this.clock.now().getTime();
     });
     await session.transport.handleRequest(req, res, req.body);
+    // The SDK leaves a cancelled request's stream open with no answer to come; close it, so the
+    // client is not left waiting and shutdown does not wait on it for its whole grace period.
+    const cancelled = cancelledRequestId(req.body);
+    if (cancelled !== undefined) session.transport.closeSSEStream(cancelled);
   }
+
+  @Inject(SessionEventStores) private readonly eventStores!: SessionEventStores;
 
   private async openSession(req: Request): Promise<Session> {
     const server = this.factory.create({ era: 'legacy', authInfo: req.auth });
+    const sessionId = randomUUID();
     const session: Session = {
       server,
       principal: req.auth?.clientId,
       lastSeen: this.clock.now().getTime(),
       active: 0,
       transport: new NodeStreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
+        sessionIdGenerator: () => sessionId,
+        // SEP-1699: event ids, a priming event with `retry`, replay after Last-Event-ID (from the state store).
+        eventStore: this.eventStores.forSession(sessionId),
+        retryInterval: SSE_RETRY_MS,
         onsessioninitialized: (id) => void this.sessions.set(id, session),
         onsessionclosed: (id) => void this.sessions.delete(id),
       }),
@@ -178,11 +195,21 @@ function dropMalformedRequestState(body: unknown): void {
   if (params && 'requestState' in params && typeof params.requestState !== 'string') delete params.requestState;
 }
 
+function cancelledRequestId(body: unknown): string | number | undefined {
+  const message = body as Message;
+  const id = message?.method === 'notifications/cancelled' ? message.params?.requestId : undefined;
+  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
+}
+
 function dropRetryFields(body: unknown): void {
   const message = body as Message;
   if (message?.method !== 'tools/call' || !message.params) return;
   delete message.params.requestState;
   delete message.params.inputResponses;
+}
+
+function groupsKey(auth: AuthInfo | undefined): string {
+  return [...callerOf(auth).groups].sort().join('\n');
 }
 
 /** The endpoint's path as the request reached it, global prefix included. */

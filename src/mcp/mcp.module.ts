@@ -1,14 +1,17 @@
 import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { AuthModule } from '../auth/auth.module.js';
-import { Clock } from '../common/clock.js';
 import { GoogleModule } from '../google/google.module.js';
+import { STATE_STORE } from '../state/state.module.js';
+import type { StateStore } from '../state/state-store.js';
 import { AccessPolicy } from './access-policy.service.js';
 import { ApprovalInterceptor } from './approval/approval.interceptor.js';
-import { InMemoryUsedNonces, UsedNonces } from './approval/approval-tokens.js';
+import { APPROVAL_SECRETS_PROVIDER } from './approval/approval-secrets.service.js';
+import { StoredUsedNonces, UsedNonces } from './approval/approval-tokens.js';
 import { AuditTrail } from './approval/audit-trail.service.js';
 import { McpServerFactory } from './mcp-server.factory.js';
 import { ResourceRegistry } from './resource-registry.service.js';
+import { SessionEventStores } from './session-event-store.js';
 import { SiteAccessGuard } from './site-access.guard.js';
 import { ToolDispatcher } from './tool-dispatcher.service.js';
 import { ToolRegistry } from './tool-registry.service.js';
@@ -18,7 +21,8 @@ import { ToolRegistry } from './tool-registry.service.js';
  * SiteAccessGuard and ApprovalInterceptor are deliberately not APP_* enhancers:
  * the registry applies them to tool calls itself (tool-pipeline.ts), so they
  * never touch a host application's routes and its global enhancers never touch
- * a tool call.
+ * a tool call. Single use, the approval secret, the audit trail and 2025
+ * stream events live in the state store (STATE_STORE, from StateModule).
  */
 @Module({
   imports: [DiscoveryModule, AuthModule, GoogleModule],
@@ -31,8 +35,10 @@ import { ToolRegistry } from './tool-registry.service.js';
     AuditTrail,
     SiteAccessGuard,
     ApprovalInterceptor,
-    { provide: UsedNonces, useFactory: (clock: Clock) => new InMemoryUsedNonces(clock), inject: [Clock] },
+    APPROVAL_SECRETS_PROVIDER,
+    SessionEventStores,
+    { provide: UsedNonces, useFactory: (store: StateStore) => new StoredUsedNonces(store), inject: [STATE_STORE] },
   ],
-  exports: [ToolRegistry, AccessPolicy, ResourceRegistry, McpServerFactory, ToolDispatcher, AuditTrail],
+  exports: [ToolRegistry, AccessPolicy, ResourceRegistry, McpServerFactory, ToolDispatcher, AuditTrail, SessionEventStores, APPROVAL_SECRETS_PROVIDER.provide],
 })
 export class McpModule {}

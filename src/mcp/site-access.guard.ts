@@ -8,6 +8,7 @@ import { GoogleService } from '../google/google.service.js';
 import { normalizeProperty, pageInProperty, parsePageUrl, PropertyError } from '../property/property.js';
 import { decodeResourceId } from '../property/resource-id.js';
 import { isPageAllowed, isPropertyAllowed } from '../property/site-allowlist.js';
+import { matchingRule } from '../policy/policy-resolution.js';
 import { toVerifiedResource, type VerifiedResource } from '../property/verification-resource.js';
 import type { ResolvedTarget, ToolCall } from './tool-call.js';
 
@@ -32,8 +33,8 @@ export class SiteAccessGuard implements CanActivate {
     const shape = call.tool.spec.input.shape;
     const target: { -readonly [K in keyof ResolvedTarget]: ResolvedTarget[K] } = {};
     if ('site_url' in shape) target.site = this.resolveSite(args.site_url, call);
-    if ('url' in shape) target.page = this.checkPage(args.url, target.site, call.sites);
-    if ('urls' in shape && Array.isArray(args.urls)) target.pages = args.urls.map((page) => this.checkPage(page, target.site, call.sites));
+    if ('url' in shape) target.page = this.checkPage(args.url, target.site, call);
+    if ('urls' in shape && Array.isArray(args.urls)) target.pages = args.urls.map((page) => this.checkPage(page, target.site, call));
     if ('id' in shape && typeof args.id === 'string') target.resource = await this.fetchResource(args.id, call);
     call.resolve(target);
     return true;
@@ -55,11 +56,12 @@ export class SiteAccessGuard implements CanActivate {
       if (error instanceof PropertyError) throw new UserFacingError(`site_url is not a property: ${error.message}. ${NOTHING_SENT}`);
       throw error;
     }
-    this.assertAllowed(property, call.sites);
+    this.assertAllowed(property, call);
     return property;
   }
 
-  private checkPage(value: unknown, site: string | undefined, allowed: readonly string[] | undefined): URL {
+  private checkPage(value: unknown, site: string | undefined, call: ToolCall): URL {
+    const allowed = call.sites;
     let page: URL;
     try {
       page = parsePageUrl(typeof value === 'string' ? value : '');
@@ -74,7 +76,7 @@ export class SiteAccessGuard implements CanActivate {
         );
       }
     } else if (allowed && !isPageAllowed(page, allowed)) {
-      throw new UserFacingError(`${page.href} is outside the properties allowed here (${allowed.join(', ')}). ${NOTHING_SENT}`);
+      throw new UserFacingError(`${page.href} is outside the properties allowed here (${allowed.join(', ')}). ${NOTHING_SENT} ${this.whereToAsk(call)}`);
     }
     return page;
   }
@@ -103,14 +105,30 @@ export class SiteAccessGuard implements CanActivate {
       if (!resource.property) {
         throw new UserFacingError(`The Site Verification resource ${decoded} is not a website or domain, so it cannot be matched against this server's allowed properties. ${NOTHING_CHANGED}`);
       }
-      this.assertAllowed(resource.property, call.sites, `The Site Verification resource ${decoded} belongs to ${resource.property}, which`, 'Only the lookup of that resource was sent to Google; nothing was changed.');
+      this.assertAllowed(resource.property, call, `The Site Verification resource ${decoded} belongs to ${resource.property}, which`, 'Only the lookup of that resource was sent to Google; nothing was changed.');
     }
     return { ...resource, id: resource.id || id };
   }
 
-  private assertAllowed(property: string, allowed: readonly string[] | undefined, subject = property, sent = NOTHING_SENT): void {
+  private assertAllowed(property: string, call: ToolCall, subject = property, sent = NOTHING_SENT): void {
+    const allowed = call.sites;
     if (allowed && !isPropertyAllowed(property, allowed)) {
-      throw new UserFacingError(`${subject} is outside this server's allowed properties (${allowed.join(', ')}). ${sent} Use one of those properties, or ask the operator to add it to GSC_ALLOWED_SITES.`);
+      const whose = this.ruleOf(call) ? `the properties allowed to ${inert(call.principal, 120)}` : "this server's allowed properties";
+      throw new UserFacingError(`${subject} is outside ${whose} (${allowed.join(', ')}). ${sent} ${this.whereToAsk(call)}`);
     }
+  }
+
+  /** The policy rule whose "sites" narrowed this caller's properties, if one did. */
+  private ruleOf(call: ToolCall) {
+    const rule = this.config.policy ? matchingRule(this.config.policy, call.caller) : undefined;
+    return rule?.sites ? rule : undefined;
+  }
+
+  // Whoever can widen the list: GSC_ALLOWED_SITES does not help a caller whose own rule is narrower.
+  private whereToAsk(call: ToolCall): string {
+    const rule = this.ruleOf(call);
+    return rule
+      ? `Use one of those properties, or ask the operator to add it to the "sites" of rule ${rule.number} in ${this.config.policy!.source}.`
+      : 'Use one of those properties, or ask the operator to add it to GSC_ALLOWED_SITES.';
   }
 }

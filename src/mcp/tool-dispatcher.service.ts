@@ -86,7 +86,11 @@ export class ToolDispatcher {
 }
 
 export function toCallToolResult(output: ToolOutput): CallToolResult {
-  return { content: [{ type: 'text', text: output.text }], structuredContent: output.structured, ...(output.isError ? { isError: true } : {}) };
+  return {
+    content: [{ type: 'text', text: output.text }, ...(output.content ?? [])],
+    structuredContent: output.structured,
+    ...(output.isError ? { isError: true } : {}),
+  };
 }
 
 export function errorResult(text: string): CallToolResult {

@@ -1,7 +1,11 @@
+import type { ContentBlock } from '@modelcontextprotocol/server';
+
 /** What a tool method returns: the structured half (matching its output schema) and the text a model reads. */
 export interface ToolOutput<T extends Record<string, unknown> = Record<string, unknown>> {
   readonly structured: T;
   readonly text: string;
+  /** Blocks after the text, e.g. resource_link to an export. */
+  readonly content?: readonly ContentBlock[];
   /** A refusal that still carries structured facts (e.g. a rejected confirm_token). */
   readonly isError?: boolean;
 }
@@ -18,7 +22,7 @@ export function isToolOutput(value: unknown): value is ToolOutput {
 export const RESULT_BUDGET_BYTES = 100_000;
 
 export function outputBytes(output: ToolOutput): number {
-  return Buffer.byteLength(JSON.stringify(output.structured)) + Buffer.byteLength(output.text);
+  return Buffer.byteLength(JSON.stringify(output.structured)) + Buffer.byteLength(output.text) + (output.content ? Buffer.byteLength(JSON.stringify(output.content)) : 0);
 }
 
 /**

@@ -26,7 +26,7 @@ const urls = (n: number) => Array.from({ length: n }, (_, i) => `https://e.com/s
 describe('SitemapsService.submitMany', () => {
   it('submits each once, in bounded concurrency, results in input order', async () => {
     const fake = submitting(() => undefined);
-    const results = await fake.service.submitMany('https://e.com/', urls(10), 4);
+    const results = await fake.service.submitMany('https://e.com/', urls(10), { concurrency: 4 });
     expect(results.map((r) => r.sitemap_url)).toEqual(urls(10));
     expect(results.every((r) => r.submitted)).toBe(true);
     expect([...fake.sent].sort()).toEqual([...urls(10)].sort());
@@ -37,14 +37,14 @@ describe('SitemapsService.submitMany', () => {
 
   it('keeps going after one failure', async () => {
     const fake = submitting((p) => (p.endsWith('s3.xml') ? googleError('invalid', { status: 400 }, 'Google refused (HTTP 400).') : undefined));
-    const results = await fake.service.submitMany('https://e.com/', urls(8), 4);
+    const results = await fake.service.submitMany('https://e.com/', urls(8), { concurrency: 4 });
     expect(results.filter((r) => !r.submitted)).toEqual([{ sitemap_url: 'https://e.com/s3.xml', submitted: false, error: 'Google refused (HTTP 400).' }]);
     expect(fake.sent).toHaveLength(8);
   });
 
   it('stops sending after the quota is exhausted and says why for the rest', async () => {
     const fake = submitting((p) => (p.endsWith('s0.xml') ? googleError('quota', { status: 429, quota: { window: 'minute' }, retryAfterSeconds: 60 }, 'quota') : undefined));
-    const results = await fake.service.submitMany('https://e.com/', urls(10), 1);
+    const results = await fake.service.submitMany('https://e.com/', urls(10), { concurrency: 1 });
     expect(fake.sent).toEqual(['https://e.com/s0.xml']);
     expect(results[0]).toMatchObject({ submitted: false, error: 'quota' });
     for (const r of results.slice(1)) expect(r).toMatchObject({ submitted: false, error: expect.stringMatching(/^Not sent: Google's quota was exhausted/) });
@@ -57,19 +57,19 @@ describe('SitemapsService.submitMany', () => {
     ['credential', /^Not sent: Google rejected the credential/],
   ] as const)('stops after a %s refusal, since the rest would be refused the same way', async (kind, says) => {
     const fake = submitting(() => googleError(kind, { status: 403 }));
-    const results = await fake.service.submitMany('https://e.com/', urls(10), 2);
+    const results = await fake.service.submitMany('https://e.com/', urls(10), { concurrency: 2 });
     expect(fake.sent.length).toBeLessThanOrEqual(2);
     expect(results.filter((r) => says.test(r.error ?? ''))).toHaveLength(10 - fake.sent.length);
   });
 
   it('lets unexpected (non user-facing) errors through', async () => {
     const fake = submitting(() => new TypeError('bug'));
-    await expect(fake.service.submitMany('https://e.com/', urls(2), 2)).rejects.toThrow(TypeError);
+    await expect(fake.service.submitMany('https://e.com/', urls(2), { concurrency: 2 })).rejects.toThrow(TypeError);
   });
 
   it('treats a plain UserFacingError as one failed entry', async () => {
     const fake = submitting((p) => (p.endsWith('s1.xml') ? new UserFacingError('no') : undefined));
-    const results = await fake.service.submitMany('https://e.com/', urls(3), 2);
+    const results = await fake.service.submitMany('https://e.com/', urls(3), { concurrency: 2 });
     expect(results.map((r) => r.submitted)).toEqual([true, false, true]);
   });
 });

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { searchconsole_v1 } from '@googleapis/searchconsole';
 import { UserFacingError } from '../common/user-facing-error.js';
-import { GoogleApiError } from '../google/google-error.js';
+import { CallCancelledError, GoogleApiError } from '../google/google-error.js';
 import { GoogleService } from '../google/google.service.js';
 import { runBounded } from '../common/bounded-pool.js';
 import { NOTHING_CHANGED } from '../common/sentences.js';
@@ -13,7 +13,19 @@ export interface SubmitResult {
   readonly sitemap_url: string;
   readonly submitted: boolean;
   readonly error?: string;
+  /** Not sent, because the client cancelled the call first. */
+  readonly cancelled?: true;
 }
+
+export interface SubmitManyOptions {
+  readonly concurrency?: number;
+  /** The MCP client cancelled: no new submission starts; those sent finish and are reported. */
+  readonly signal?: AbortSignal;
+  /** Called as each submission is answered, for progress notifications. */
+  readonly onSettled?: (result: SubmitResult, settled: number) => void;
+}
+
+const CANCELLED = 'Not sent: the request was cancelled before this sitemap was submitted.';
 
 /** Search Console sitemaps (list/get/submit/delete). No MCP here. */
 @Injectable()
@@ -39,10 +51,12 @@ export class SitemapsService {
     }
   }
 
-  async submit(property: string, sitemapUrl: string): Promise<void> {
-    // PUT: sending it again has no further effect, so the usual retries are safe.
-    await this.google.call({ method: 'sitemaps.submit', action: `submit the sitemap ${sitemapUrl} to ${property}`, property }, (c) =>
-      c.searchconsole.sitemaps.submit({ siteUrl: property, feedpath: sitemapUrl }),
+  async submit(property: string, sitemapUrl: string, signal?: AbortSignal): Promise<void> {
+    // PUT: sending it again has no further effect, so the usual retries are safe (none once cancelled).
+    await this.google.call(
+      { method: 'sitemaps.submit', action: `submit the sitemap ${sitemapUrl} to ${property}`, property },
+      (c) => c.searchconsole.sitemaps.submit({ siteUrl: property, feedpath: sitemapUrl }),
+      { signal },
     );
   }
 
@@ -60,11 +74,22 @@ export class SitemapsService {
    * Submits each sitemap once, a few at a time. One failure does not stop the
    * others — except an exhausted quota, a rejected credential or a refused
    * permission on the property, after which the rest would fail the same way
-   * (and each failure would cost quota), so they are not sent.
+   * (and each failure would cost quota), so they are not sent. Once the signal
+   * aborts, nothing new is sent; what was sent finishes and is reported.
    */
-  async submitMany(property: string, sitemapUrls: readonly string[], concurrency = SUBMIT_CONCURRENCY): Promise<SubmitResult[]> {
+  async submitMany(property: string, sitemapUrls: readonly string[], options: SubmitManyOptions = {}): Promise<SubmitResult[]> {
     const stops = (error: unknown) => error instanceof GoogleApiError && stopReason(error) !== undefined;
-    const outcomes = await runBounded(sitemapUrls, concurrency, (url) => this.submit(property, url), { stopOn: stops });
+    let settled = 0;
+    const submitOne = async (sitemap_url: string): Promise<void> => {
+      try {
+        await this.submit(property, sitemap_url, options.signal);
+      } catch (error) {
+        if (!(error instanceof CallCancelledError)) options.onSettled?.({ sitemap_url, submitted: false, error: (error as Error).message }, ++settled);
+        throw error;
+      }
+      options.onSettled?.({ sitemap_url, submitted: true }, ++settled);
+    };
+    const outcomes = await runBounded(sitemapUrls, options.concurrency ?? SUBMIT_CONCURRENCY, submitOne, { stopOn: stops, signal: options.signal });
     const unexpected = outcomes.find((o) => o.state === 'failed' && !(o.error instanceof UserFacingError));
     if (unexpected?.state === 'failed') throw unexpected.error;
     const stopper = outcomes.find((o) => o.state === 'failed' && stops(o.error));
@@ -73,6 +98,7 @@ export class SitemapsService {
       const sitemap_url = sitemapUrls[i];
       if (outcome.state === 'done') return { sitemap_url, submitted: true };
       if (outcome.state === 'skipped') return { sitemap_url, submitted: false, error: `Not sent: ${stop}` };
+      if (outcome.state === 'cancelled' || outcome.error instanceof CallCancelledError) return { sitemap_url, submitted: false, error: CANCELLED, cancelled: true };
       return { sitemap_url, submitted: false, error: (outcome.error as Error).message };
     });
   }

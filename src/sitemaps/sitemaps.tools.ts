@@ -132,9 +132,10 @@ export class SitemapsTools {
     input: BatchInput,
     output: z.object({
       site_url: z.string(),
-      results: z.array(z.object({ sitemap_url: z.string(), submitted: z.boolean(), error: z.string().optional() })),
+      results: z.array(z.object({ sitemap_url: z.string(), submitted: z.boolean(), error: z.string().optional(), cancelled: z.literal(true).optional() })),
       submitted_count: z.number().int(),
       failed_count: z.number().int(),
+      cancelled_count: z.number().int().optional().describe('Not sent because the client cancelled the call.'),
       duplicates_skipped: z.number().int().optional(),
     }),
     access: 'write',
@@ -147,6 +148,11 @@ export class SitemapsTools {
     const results = await this.sitemaps.submitMany(
       site,
       unique.map((p) => p.url),
+      {
+        signal: call.signal,
+        onSettled: (result, settled) =>
+          void call.progress(settled, unique.length, `${inert(result.sitemap_url, 200)}: ${result.submitted ? 'accepted' : 'failed'}`),
+      },
     );
     const outside = unique.filter((p) => outsideProperty(p.parsed, site)).map((p) => inert(p.url));
     // The submissions happened, so the result must get through: long URLs and
@@ -192,15 +198,17 @@ function describeDeleteSitemap(args: z.infer<typeof SitemapInput>, { site }: Tar
 /** submit_sitemaps' answer; compact cuts long URLs and error sentences from the text, never a result. */
 function batchReport(site: string, results: readonly SubmitResult[], duplicates: number, outside: readonly string[], compact: boolean): ToolOutput {
   const ok = results.filter((r) => r.submitted);
-  const failed = results.filter((r) => !r.submitted);
+  const cancelled = results.filter((r) => r.cancelled);
+  const failed = results.filter((r) => !r.submitted && !r.cancelled);
   const shown = compact ? results.map((r) => (r.error ? { ...r, error: clip(r.error, 200) } : r)) : results;
   const lines = [
-    `Submitted ${ok.length} of ${plural(results.length, 'sitemap')} to ${site}${failed.length ? `; ${failed.length} failed` : ''}.${duplicates ? ` ${plural(duplicates, 'duplicate')} skipped.` : ''}`,
+    `Submitted ${ok.length} of ${plural(results.length, 'sitemap')} to ${site}${failed.length ? `; ${failed.length} failed` : ''}${cancelled.length ? `; ${cancelled.length} not sent because the request was cancelled` : ''}.${duplicates ? ` ${plural(duplicates, 'duplicate')} skipped.` : ''}`,
     ...(ok.length && !compact ? [`Accepted: ${ok.map((r) => inert(r.sitemap_url)).join(', ')}.`] : []),
     ...(compact ? [] : failed.map((r) => `- Not submitted: ${inert(r.sitemap_url)} — ${r.error}`)),
     compact ? 'Which ones succeeded, and why the others failed, is in the structured results.' : '',
     ok.length ? 'Accepted means Google took the submission, not that it fetched or validated the sitemaps; check each later with get_sitemap (last_downloaded, errors).' : '',
     failed.length ? 'The failed ones can be sent again; resubmitting an accepted sitemap does no harm.' : '',
+    cancelled.length ? `Not sent (cancelled)${compact ? '' : `: ${cancelled.map((r) => inert(r.sitemap_url)).join(', ')}`}. Submit them again if they are still wanted.` : '',
     outside.length ? `${plural(outside.length, 'sitemap')} outside ${site}${compact ? '' : `: ${outside.join(', ')}`}. ${OUTSIDE_NOTE}` : '',
   ].filter(Boolean);
   const structured = {
@@ -208,6 +216,7 @@ function batchReport(site: string, results: readonly SubmitResult[], duplicates:
     results: shown,
     submitted_count: ok.length,
     failed_count: failed.length,
+    ...(cancelled.length ? { cancelled_count: cancelled.length } : {}),
     ...(duplicates ? { duplicates_skipped: duplicates } : {}),
   };
   return toolOutput(structured, lines.join('\n'));

@@ -39,7 +39,7 @@ export class SitesTools {
       const lines = shown.map((s) => `- ${s.siteUrl} — ${describePermission(s.permissionLevel)}`);
       const head = kept.length === 0 ? 'No Search Console properties are available to this credential.' : `${plural(kept.length, 'property', 'properties')}:`;
       const notes = [
-        withheld ? `${withheld} more withheld: outside this server's allowed properties (GSC_ALLOWED_SITES).` : '',
+        withheld ? `${withheld} more withheld: outside the properties this caller may use (GSC_ALLOWED_SITES, narrowed by a policy rule where one applies).` : '',
         dropped ? `${dropped} not shown to stay within the size limit.` : '',
         kept.length === 0 && !withheld ? 'Add this credential as a user of a property in Search Console (Settings → Users and permissions), or add one with add_site.' : '',
       ].filter(Boolean);

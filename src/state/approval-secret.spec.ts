@@ -47,6 +47,14 @@ describe('approval secret kept by the embedded store', () => {
     expect((error as Error).message).not.toContain('tiny-secret-value');
   });
 
+  it('re-seeds a folder that lost its secret with the one a running process offers, and keeps an existing one over it', async () => {
+    const dir = join(root, 'reseed');
+    const kept = await loadOrCreateApprovalSecret({ kind: 'sqlite', dir }, { prefer: 'the-secret-already-in-use-0123456789abcdef' });
+    expect(kept).toMatchObject({ secret: 'the-secret-already-in-use-0123456789abcdef', created: true });
+    expect(await loadOrCreateApprovalSecret({ kind: 'sqlite', dir }, { prefer: 'another-secret-offered-later-0123456789abc' })).toMatchObject({ secret: kept.secret, created: false });
+    await expect(loadOrCreateApprovalSecret({ kind: 'sqlite', dir }, { prefer: 'short' })).rejects.toThrow(/shorter than 32 bytes/);
+  });
+
   it('throws StateUnavailableError when the folder cannot be created', async () => {
     const blocker = join(root, 'blocker');
     writeFileSync(blocker, 'a file');
@@ -70,6 +78,15 @@ describe('approval secret kept by Redis', () => {
     expect(first.location).toBe(`key ${APPROVAL_SECRET_KEY} in Redis at ${redis.url}`);
     expect(await store.get(APPROVAL_SECRET_KEY)).toBe(first.secret);
     expect(await loadOrCreateApprovalSecret({ kind: 'redis', url: redis.url })).toEqual({ ...first, created: false });
+    await store.close();
+  });
+
+  it('re-seeds a Redis that lost its key (restarted empty) with the secret a running process offers', async () => {
+    const store = createStateStore({ kind: 'redis', url: redis.url });
+    const first = await loadOrCreateApprovalSecret(store);
+    await store.delete(APPROVAL_SECRET_KEY);
+    expect((await loadOrCreateApprovalSecret(store, { prefer: first.secret })).secret).toBe(first.secret);
+    expect(await store.get(APPROVAL_SECRET_KEY)).toBe(first.secret);
     await store.close();
   });
 

@@ -16,7 +16,7 @@ const MIN_BYTES = 32;
 export interface ApprovalSecret {
   /** 64 hex characters when generated here (what `openssl rand -hex 32` prints). */
   readonly secret: string;
-  /** True when this call generated it; false when it was already kept (by an earlier run or a sibling process). */
+  /** True when this call stored it; false when it was already kept (by an earlier run or a sibling process). With `prefer`, a kept value equal to it may also count as stored. */
   readonly created: boolean;
   /** Where it is kept, for the start-up line: a file path or "key secret:approval in Redis at …" (never the value). */
   readonly location: string;
@@ -31,30 +31,41 @@ export interface ApprovalSecret {
  * The embedded store keeps it in a file beside the database, created with
  * O_EXCL; Redis keeps it in a key set only when absent.
  */
-export async function loadOrCreateApprovalSecret(target: StateStore | StateStoreOptions): Promise<ApprovalSecret> {
-  if (target instanceof SqliteStateStore) return fromFile(target.dir, target.description);
+export async function loadOrCreateApprovalSecret(target: StateStore | StateStoreOptions, options: LoadOptions = {}): Promise<ApprovalSecret> {
+  if (options.prefer !== undefined) check(options.prefer, 'the preferred secret');
+  if (target instanceof SqliteStateStore) return fromFile(target.dir, target.description, options.prefer);
   if ('kind' in target) {
-    if (target.kind === 'sqlite') return fromFile(target.dir, `SQLite in ${target.dir}`);
+    if (target.kind === 'sqlite') return fromFile(target.dir, `SQLite in ${target.dir}`, options.prefer);
     const store = createStateStore(target);
     try {
-      return await fromStore(store);
+      return await fromStore(store, options.prefer);
     } finally {
       await store.close();
     }
   }
-  return fromStore(target);
+  return fromStore(target, options.prefer);
 }
 
-async function fromStore(store: StateStore): Promise<ApprovalSecret> {
-  const fresh = generate();
+export interface LoadOptions {
+  /**
+   * The value to keep when none is kept yet, instead of a new random one: a
+   * running process that already uses a secret re-seeds a store that lost it
+   * (a Redis restarted empty, a deleted file), so that processes started
+   * afterwards agree with it rather than with a secret of their own.
+   */
+  readonly prefer?: string;
+}
+
+async function fromStore(store: StateStore, prefer?: string): Promise<ApprovalSecret> {
+  const fresh = prefer ?? generate();
   const secret = await store.putIfAbsent(APPROVAL_SECRET_KEY, fresh);
   check(secret, `key ${APPROVAL_SECRET_KEY} of ${store.description}`);
   return { secret, created: secret === fresh, location: `key ${APPROVAL_SECRET_KEY} in ${store.description}` };
 }
 
-async function fromFile(dir: string, description: string): Promise<ApprovalSecret> {
+async function fromFile(dir: string, description: string, prefer?: string): Promise<ApprovalSecret> {
   const file = join(dir, APPROVAL_SECRET_FILE);
-  const fresh = generate();
+  const fresh = prefer ?? generate();
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const fd = openSync(file, 'wx', 0o600);

@@ -253,6 +253,10 @@ export class RedisStateStore implements StateStore {
       client.on('ready', () => {
         this.lastError = undefined;
       });
+      // Until a reconnection attempt fails with a reason of its own, say what happened rather than "reconnecting".
+      client.on('close', () => {
+        this.lastError ??= 'the connection was lost';
+      });
       return client;
     });
     return this.connection;

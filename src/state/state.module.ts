@@ -1,10 +1,20 @@
-import { type DynamicModule, Global, Inject, Injectable, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { type DynamicModule, Global, Inject, Injectable, type InjectionToken, Module, type ModuleMetadata, type OnApplicationShutdown } from '@nestjs/common';
 import { createStateStore } from './create-state-store.js';
 import type { StateStore, StateStoreOptions } from './state-store.js';
 
 /** Injection token of the process's one StateStore. */
 export const STATE_STORE = Symbol('STATE_STORE');
 const OWNS_STORE = Symbol('OWNS_STORE');
+const SOURCE = Symbol('STATE_STORE_SOURCE');
+
+type Source = StateStoreOptions | { readonly store: StateStore };
+
+export interface StateModuleAsyncOptions {
+  readonly imports?: ModuleMetadata['imports'];
+  readonly inject?: InjectionToken[];
+  /** Names the store once its inputs are known, e.g. `(config: Config) => config.state` with `inject: [CONFIG]`. */
+  readonly useFactory: (...args: never[]) => Source | Promise<Source>;
+}
 
 /** Closes the store this module created when the application shuts down (Redis connection quit, SQLite handle closed). */
 @Injectable()
@@ -26,16 +36,24 @@ class StateStoreCloser implements OnApplicationShutdown {
 @Global()
 @Module({})
 export class StateModule {
-  static forRoot(source: StateStoreOptions | { readonly store: StateStore }): DynamicModule {
-    const given = 'store' in source;
+  static forRoot(source: Source): DynamicModule {
+    return StateModule.forRootAsync({ useFactory: () => source });
+  }
+
+  /** The same, from a factory: for configurations resolved by another provider (an embedding app's forRootAsync). */
+  static forRootAsync(options: StateModuleAsyncOptions): DynamicModule {
     return {
       module: StateModule,
+      imports: options.imports ?? [],
       providers: [
-        { provide: STATE_STORE, useFactory: () => (given ? source.store : createStateStore(source)) },
-        { provide: OWNS_STORE, useValue: !given },
+        { provide: SOURCE, useFactory: options.useFactory, inject: options.inject ?? [] },
+        { provide: STATE_STORE, useFactory: (source: Source) => ('store' in source ? source.store : createStateStore(source)), inject: [SOURCE] },
+        { provide: OWNS_STORE, useFactory: (source: Source) => !('store' in source), inject: [SOURCE] },
         StateStoreCloser,
       ],
       exports: [STATE_STORE],
     };
   }
+
+
 }

@@ -116,7 +116,7 @@ export class VerificationTools {
           : `${plural(kept.length, 'verified site')} or domain${kept.length === 1 ? '' : 's'} (owners as Google reports them):`;
       const lines = shown.map((r) => `- ${siteUrlOf(r)} — id ${r.id} — owners: ${r.owners.join(', ') || 'none listed'}`);
       const notes = [
-        withheld ? `${withheld} more withheld: outside this server's allowed properties (GSC_ALLOWED_SITES).` : '',
+        withheld ? `${withheld} more withheld: outside the properties this caller may use (GSC_ALLOWED_SITES, narrowed by a policy rule where one applies).` : '',
         dropped ? `${dropped} not shown to stay within the size limit; get_verified_site reads one resource by id.` : '',
         kept.length === 0 && !withheld ? 'setup_site shows how to verify a property.' : '',
       ].filter(Boolean);
@@ -203,7 +203,8 @@ function describeUpdateSiteOwners(args: z.infer<typeof OwnersInput>, { resource 
   const { gained, lost } = ownerDiff(resource.owners, args.owners);
   const subject = resource.property ?? 'the Site Verification resource quoted below';
   return {
-    target: [resource.id, args.owners.join('\n'), `gains:${[...gained].sort().join(',')}`, `loses:${[...lost].sort().join(',')}`].join('\n'),
+    target: [resource.id, ...args.owners].join('\n'),
+    effect: [`gains:${[...gained].map((o) => o.toLowerCase()).sort().join(',')}`, `loses:${[...lost].map((o) => o.toLowerCase()).sort().join(',')}`].join('\n'),
     summary: `This will replace the owner list of ${subject}.`,
     cost: 'Everyone not in the new list loses ownership, and nothing here can put them back.',
     supplied: [

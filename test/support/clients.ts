@@ -14,6 +14,8 @@ export interface ClientOptions {
   readonly revision: '2026-07-28' | '2025-11-25';
   /** Declares the elicitation capability and answers dialogs with this. */
   readonly elicit?: Elicit;
+  /** HTTP: the SDK's auth provider for the transport (v2: AuthProvider or OAuthClientProvider; v1: OAuthClientProvider). */
+  readonly authProvider?: unknown;
 }
 
 export interface ToolResult {
@@ -42,8 +44,8 @@ export async function connectStdio(env: Record<string, string>, options: ClientO
 }
 
 export async function connectHttp(url: string, options: ClientOptions, headers: Record<string, string> = {}): Promise<TestClient> {
-  const requestInit = { headers };
-  const transport = options.revision === '2026-07-28' ? new V2HttpTransport(new URL(url), { requestInit }) : new V1HttpTransport(new URL(url), { requestInit });
+  const transportOptions = { requestInit: { headers }, ...(options.authProvider ? { authProvider: options.authProvider as never } : {}) };
+  const transport = options.revision === '2026-07-28' ? new V2HttpTransport(new URL(url), transportOptions) : new V1HttpTransport(new URL(url), transportOptions);
   return connect(transport, options);
 }
 

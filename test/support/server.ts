@@ -29,6 +29,9 @@ export async function startInProcess(
   const moduleRef = await builder.compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false, logger: quietLogger() });
   await app.listen(0, '127.0.0.1');
+  // Longer than a client's own idle timeout (undici: 4 s), as the emulator does: otherwise, on a loaded
+  // machine, the server can close an idle keep-alive socket just as a client reuses it (ECONNRESET).
+  app.getHttpServer().keepAliveTimeout = 65_000;
   const { port } = app.getHttpServer().address() as { port: number };
   const origin = `http://127.0.0.1:${port}`;
   return { app, origin, url: `${origin}/mcp`, close: () => app.close() };

@@ -52,6 +52,10 @@ export class TestIssuer {
   /** What the metadata says `issuer` is (a mix-up test), and where it says the keys are. */
   advertisedIssuer: string | undefined;
   advertisedJwksUri: string | undefined;
+  /** Every token request the token endpoint answered: the client and the form it sent (RFC 8707 `resource` included). */
+  readonly tokenRequests: { clientId: string; form: Record<string, string> }[] = [];
+
+  private readonly clients = new Map<string, { secret: string; claims: Record<string, unknown> }>();
 
   private readonly published: SigningKey[] = [];
   private previousKey: SigningKey | undefined;
@@ -92,6 +96,20 @@ export class TestIssuer {
 
   get alg(): SigningAlg {
     return this.current.alg;
+  }
+
+  get tokenEndpoint(): string {
+    return `${this.origin}${this.path}/token`;
+  }
+
+  /**
+   * A confidential client for the client_credentials grant (client_secret_basic):
+   * the tokens it gets carry these claims (e.g. the person's `email` and `groups`),
+   * and `aud` is the RFC 8707 `resource` it asked for, as an identity provider with
+   * resource indicators does.
+   */
+  registerClient(clientId: string, secret: string, claims: Record<string, unknown>): void {
+    this.clients.set(clientId, { secret, claims });
   }
 
   /** How many requests went to paths starting with `prefix`. */
@@ -173,13 +191,19 @@ export class TestIssuer {
       this.hung.add(res);
       return;
     }
+    if (path === `${this.path}/token` && req.method === 'POST') {
+      void this.token(req, res);
+      return;
+    }
     if (req.method !== 'GET') return send(res, 405, { error: 'method not allowed' });
     if (this.metadataPaths().includes(path)) {
       return send(res, 200, {
         issuer: this.advertisedIssuer ?? this.issuer,
         jwks_uri: this.advertisedJwksUri ?? this.jwksUrl,
         authorization_endpoint: `${this.origin}${this.path}/authorize`,
-        token_endpoint: `${this.origin}${this.path}/token`,
+        token_endpoint: this.tokenEndpoint,
+        grant_types_supported: ['authorization_code', 'client_credentials'],
+        token_endpoint_auth_methods_supported: ['client_secret_basic'],
         response_types_supported: ['code'],
         code_challenge_methods_supported: ['S256'],
         id_token_signing_alg_values_supported: [this.alg],
@@ -190,6 +214,22 @@ export class TestIssuer {
       return send(res, 200, { keys: this.published.map((k) => k.publicJwk) });
     }
     send(res, 404, { error: 'not found' });
+  }
+
+  private async token(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let body = '';
+    for await (const chunk of req) body += String(chunk);
+    const form = Object.fromEntries(new URLSearchParams(body));
+    const basic = /^Basic (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
+    const [id, secret] = basic ? Buffer.from(basic, 'base64').toString('utf8').split(':').map(decodeURIComponent) : [form.client_id, form.client_secret];
+    const client = id === undefined ? undefined : this.clients.get(id);
+    if (!client || client.secret !== secret) return send(res, 401, { error: 'invalid_client' });
+    if (form.grant_type !== 'client_credentials') return send(res, 400, { error: 'unsupported_grant_type' });
+    this.tokenRequests.push({ clientId: id, form });
+    const claims: Record<string, unknown> = { ...client.claims, client_id: id };
+    if (form.resource) claims.aud = form.resource;
+    if (form.scope) claims.scope = form.scope;
+    send(res, 200, { access_token: await this.mint(claims), token_type: 'Bearer', expires_in: 600 });
   }
 }
 

@@ -8,6 +8,13 @@ import { fingerprint } from './approval-tokens.js';
 export interface ApprovalPlan {
   /** Canonical text of the exact target (for target sets: the exact list). Fingerprinted, never shown. */
   readonly target: string;
+  /**
+   * What the change would do that can drift between asking and executing
+   * (who gains and who loses ownership, read from Google now). Bound separately:
+   * when it changed, the person is asked again — a fresh question, or a fresh
+   * token — instead of the approval running on what they were not shown.
+   */
+  readonly effect?: string;
   /** First sentence, the server's own words: what will happen. May name only the normalised property. */
   readonly summary: string;
   /** Second sentence, the server's own words: what it costs. */
@@ -19,11 +26,15 @@ export interface ApprovalPlan {
 }
 
 /**
- * What an approval is bound to: the tool, the exact target (with its effect,
- * e.g. who loses ownership) and every other argument. A token or sealed answer
- * for one fingerprint never executes another.
+ * What an approval is bound to: the tool, the exact target and every other
+ * argument. A token or sealed answer for one fingerprint never executes another.
  */
 export function approvalFingerprint(tool: string, plan: ApprovalPlan, site: string | undefined, args: Record<string, unknown>): string {
   const { confirm_token: _token, site_url: _site, ...rest } = args;
   return fingerprint({ tool, target: plan.target, site, args: rest });
+}
+
+/** The fingerprint of a plan's effect (empty for tools whose effect cannot drift). */
+export function effectFingerprint(plan: ApprovalPlan): string {
+  return fingerprint({ effect: plan.effect ?? '' });
 }

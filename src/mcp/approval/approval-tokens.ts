@@ -1,68 +1,97 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { StateStore } from '../../state/state-store.js';
 
 export const TOKEN_TTL_SECONDS = 600;
 
-export type TokenCheck = { ok: true; nonce: string } | { ok: false; reason: 'malformed' | 'mismatch' | 'expired' | 'used' };
+export type TokenCheck = { ok: true; nonce: string } | { ok: false; reason: 'malformed' | 'other_secret' | 'mismatch' | 'expired' | 'used' | 'effect_changed' };
 
 /**
  * Where single use is recorded: a nonce claimed once is refused for its
- * lifetime. This default lives in the process; the state store replaces it so
- * that single use holds across restarts and replicas.
+ * lifetime, by every process sharing the state store. A claim that throws
+ * (the store cannot be reached) is not won.
  */
 export abstract class UsedNonces {
   /** True for the first claim of a nonce, false for every later one until ttlMs has passed. */
   abstract claim(nonce: string, ttlMs: number): Promise<boolean>;
 }
 
-export class InMemoryUsedNonces extends UsedNonces {
-  private readonly used = new Map<string, number>();
+/** Key prefix of used approval nonces (confirm tokens and sealed dialog answers) in the state store. */
+export const USED_NONCE_PREFIX = 'approval:used:';
+/**
+ * Kept this long past the approval's own expiry: another replica whose clock
+ * runs behind still sees the nonce as used while it still sees the approval
+ * as unexpired.
+ */
+export const CLOCK_SKEW_MS = 60_000;
 
-  constructor(private readonly clock: { now(): Date }) {
+/** Single use in the state store: one atomic claim of `approval:used:<nonce>`, so exactly one redeem wins across processes. */
+export class StoredUsedNonces extends UsedNonces {
+  constructor(private readonly store: Pick<StateStore, 'claim'>) {
     super();
   }
 
   claim(nonce: string, ttlMs: number): Promise<boolean> {
-    const now = this.clock.now().getTime();
-    for (const [key, expiry] of this.used) if (expiry < now) this.used.delete(key);
-    if (this.used.has(nonce)) return Promise.resolve(false);
-    this.used.set(nonce, now + Math.max(ttlMs, 0));
-    return Promise.resolve(true);
+    return this.store.claim(`${USED_NONCE_PREFIX}${nonce}`, Math.max(ttlMs, 0) + CLOCK_SKEW_MS);
   }
 }
 
 /**
- * The two-call fallback token: `<nonce>.<expiry>.<mac>`, where the MAC covers
- * the tool, the fingerprint of the exact target and arguments, the principal
- * and the expiry. The target is not in the token, so the second call proves
- * itself by recomputing it; any other instance sharing GSC_APPROVAL_SECRET can
- * check it. Single use is enforced by UsedNonces.
+ * A short public name for a secret: the first 48 bits of an HMAC keyed by it.
+ * Tokens and seals carry it so that one minted under another secret (another
+ * replica's, or this store's before it was replaced) is told apart from one
+ * that was altered. It reveals nothing usable about the secret.
+ */
+export function approvalSecretId(secret: string): string {
+  return createHmac('sha256', secret).update('google-search-console-mcp approval secret id').digest('base64url').slice(0, 8);
+}
+
+/**
+ * The two-call fallback token: `<secret id>.<nonce>.<expiry>.<mac>.<effect tag>`,
+ * where the MAC covers the tool, the fingerprint of the exact target and
+ * arguments, the principal and the expiry, and the tag the effect the call
+ * had when the token was issued (who would lose or gain ownership): a token
+ * whose effect drifted is told apart from one for other arguments. The target is not in the token, so the second call
+ * proves itself by recomputing it; any other instance using the same secret
+ * can check it. Single use is enforced by UsedNonces.
  */
 export class ApprovalTokens {
+  readonly secretId: string;
+
   constructor(
     private readonly secret: string,
     private readonly used: UsedNonces,
-  ) {}
-
-  issue(binding: string, now: number): { token: string; expiresAt: Date } {
-    const nonce = randomBytes(16).toString('base64url');
-    const expires = Math.floor(now / 1000) + TOKEN_TTL_SECONDS;
-    return { token: `${nonce}.${expires}.${this.mac(binding, nonce, expires)}`, expiresAt: new Date(expires * 1000) };
+  ) {
+    this.secretId = approvalSecretId(secret);
   }
 
-  async redeem(token: string, binding: string, now: number): Promise<TokenCheck> {
+  issue(binding: string, now: number, effect = ''): { token: string; expiresAt: Date } {
+    const nonce = randomBytes(16).toString('base64url');
+    const expires = Math.floor(now / 1000) + TOKEN_TTL_SECONDS;
+    const token = `${this.secretId}.${nonce}.${expires}.${this.mac(binding, nonce, expires)}.${this.tag(effect, nonce)}`;
+    return { token, expiresAt: new Date(expires * 1000) };
+  }
+
+  /** Checks the token and, when it holds, spends it; throws what UsedNonces throws (the store cannot be reached). */
+  async redeem(token: string, binding: string, now: number, effect = ''): Promise<TokenCheck> {
     const parts = token.trim().split('.');
-    if (parts.length !== 3 || !/^\d+$/.test(parts[1])) return { ok: false, reason: 'malformed' };
-    const [nonce, expiresText, mac] = parts;
+    if (parts.length !== 5 || !/^\d{1,12}$/.test(parts[2])) return { ok: false, reason: 'malformed' };
+    const [secretId, nonce, expiresText, mac, tag] = parts;
+    if (secretId !== this.secretId) return { ok: false, reason: 'other_secret' };
     const expected = Buffer.from(this.mac(binding, nonce, Number(expiresText)));
     const given = Buffer.from(mac);
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: 'mismatch' };
     if (Number(expiresText) * 1000 < now) return { ok: false, reason: 'expired' };
+    if (!sameText(tag, this.tag(effect, nonce))) return { ok: false, reason: 'effect_changed' };
     if (!(await this.used.claim(nonce, Number(expiresText) * 1000 - now))) return { ok: false, reason: 'used' };
     return { ok: true, nonce };
   }
 
+  private tag(effect: string, nonce: string): string {
+    return createHmac('sha256', this.secret).update(`confirm-effect\0${this.secretId}\0${effect}\0${nonce}`).digest('base64url').slice(0, 22);
+  }
+
   private mac(binding: string, nonce: string, expires: number): string {
-    return createHmac('sha256', this.secret).update(`confirm-token\0${binding}\0${nonce}\0${expires}`).digest('base64url');
+    return createHmac('sha256', this.secret).update(`confirm-token\0${this.secretId}\0${binding}\0${nonce}\0${expires}`).digest('base64url');
   }
 }
 
@@ -80,4 +109,10 @@ function canonicalJson(value: unknown): string {
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
   }
   return JSON.stringify(value ?? null);
+}
+
+function sameText(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
 }

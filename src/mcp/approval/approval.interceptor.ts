@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { type CallHandler, type ExecutionContext, Inject, Injectable, type NestInterceptor } from '@nestjs/common';
 import {
   CLIENT_CAPABILITIES_META_KEY,
@@ -14,14 +13,18 @@ import { from, lastValueFrom, type Observable } from 'rxjs';
 import * as z from 'zod';
 import { Clock } from '../../common/clock.js';
 import { SERVER_NAME } from '../../common/product.js';
+import { UserFacingError } from '../../common/user-facing-error.js';
 import { CONFIG, type Config } from '../../config/config.js';
 import { GoogleApiError } from '../../google/google-error.js';
+import { STATE_STORE } from '../../state/state.module.js';
+import { type StateStore, StateUnavailableError } from '../../state/state-store.js';
 import { callerOf } from '../caller.js';
 import type { ToolCall } from '../tool-call.js';
 import type { ApprovalDescriber } from '../tool.decorator.js';
 import { type ToolOutput, toolOutput } from '../tool-output.js';
-import { dialogMessage } from './approval-dialog.js';
-import { approvalFingerprint, type ApprovalPlan } from './approval-plan.js';
+import { dialogMessage, neutralise } from './approval-dialog.js';
+import { approvalFingerprint, type ApprovalPlan, effectFingerprint } from './approval-plan.js';
+import { type ApprovalKey, ApprovalSecrets } from './approval-secrets.service.js';
 import { ApprovalTokens, TOKEN_TTL_SECONDS, UsedNonces } from './approval-tokens.js';
 import { type AuditEntry, type AuditEvent, AuditTrail } from './audit-trail.service.js';
 
@@ -29,8 +32,21 @@ const ANSWER_KEY = 'approval';
 const Answer = z.object({ confirm: z.boolean().default(false).meta({ title: 'Approve this change', description: 'Leave unticked, or decline, to change nothing.' }) });
 
 /** What the sealed requestState carries: the question it answers, and when our own clock says it expires. */
-type Sealed = { tool: string; fp: string; nonce: string; exp: number; era: 'legacy' | 'modern' };
-type Context = { call: ToolCall; plan: ApprovalPlan; fp: string; audit: (event: AuditEvent, reason?: string) => void };
+type Sealed = { tool: string; fp: string; efp: string; nonce: string; exp: number; era: 'legacy' | 'modern' };
+type Context = { call: ToolCall; plan: ApprovalPlan; fp: string; efp: string; keys: Keys; audit: (event: AuditEvent, reason?: string) => Promise<void> };
+/** What one secret seals and signs with. */
+type Keys = { id: string; codec: RequestStateCodec<Sealed>; tokens: ApprovalTokens };
+
+/**
+ * The state store could not be reached before anything was executed. Raised
+ * only by this interceptor's own store steps (never by the tool), so the
+ * answer "nothing was changed" is always true.
+ */
+class StoreDown extends Error {
+  constructor(unavailable: StateUnavailableError) {
+    super(unavailable.message);
+  }
+}
 
 /**
  * Puts the four destructive tools to a person before they reach Google. It
@@ -45,24 +61,24 @@ type Context = { call: ToolCall; plan: ApprovalPlan; fp: string; audit: (event: 
  * Token path, when no dialog can be shown: the first call returns a
  * single-use confirm_token and changes nothing; a second call with identical
  * arguments must quote it.
+ *
+ * Single use is a claim in the state store, shared by every replica; so is the
+ * secret when GSC_APPROVAL_SECRET is unset. When the store cannot be reached
+ * the guard fails closed: nothing is asked, issued or executed, and the answer
+ * says why. Seals and tokens carry the id of the secret they were made with.
  */
 @Injectable()
 export class ApprovalInterceptor implements NestInterceptor {
-  private readonly codec: RequestStateCodec<Sealed>;
-  private readonly tokens: ApprovalTokens;
+  private readonly keys = new Map<string, Keys>();
 
   constructor(
     @Inject(CONFIG) private readonly config: Config,
     private readonly trail: AuditTrail,
     private readonly clock: Clock,
     private readonly used: UsedNonces,
-  ) {
-    // Without GSC_APPROVAL_SECRET the state store provides the shared secret; until it is
-    // wired in here, this process seals with a random secret of its own.
-    const secret = config.approval.secret ?? randomBytes(32).toString('hex');
-    this.codec = createRequestStateCodec<Sealed>({ key: secret, ttlSeconds: TOKEN_TTL_SECONDS, bind: (ctx) => principalOf(ctx) });
-    this.tokens = new ApprovalTokens(secret, used);
-  }
+    private readonly secrets: ApprovalSecrets,
+    @Inject(STATE_STORE) private readonly store: StateStore,
+  ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const [args, call] = context.getArgs<[Record<string, unknown>, ToolCall]>();
@@ -80,61 +96,132 @@ export class ApprovalInterceptor implements NestInterceptor {
     // The describer is typed by its tool's input; the guard has resolved exactly that target.
     const plan = describe(args, call.target as never);
     const fp = approvalFingerprint(call.tool.spec.name, plan, call.target.site, args);
+    const efp = effectFingerprint(plan);
     const whyNoDialog = this.whyNoDialog(call);
     const path = whyNoDialog ? 'token' : 'dialog';
-    const ctx: Context = { call, plan, fp, audit: (event, reason) => this.trail.record(this.entry(call, fp, path, event, reason)) };
+    const audit = (event: AuditEvent, reason?: string) => this.trail.record(this.entry(call, fp, path, event, reason));
     const token = typeof args.confirm_token === 'string' ? args.confirm_token : undefined;
-    return whyNoDialog ? this.tokenPath(ctx, token, whyNoDialog, execute) : this.dialogPath(ctx, execute);
+    try {
+      const ctx: Context = { call, plan, fp, efp, audit, keys: await this.currentKeys() };
+      return await (whyNoDialog ? this.tokenPath(ctx, token, whyNoDialog, execute) : this.dialogPath(ctx, execute));
+    } catch (error) {
+      if (!(error instanceof StoreDown)) throw error;
+      await audit('store_unavailable', 'state_store');
+      const again = token === undefined ? '' : ' without confirm_token (the token may already count as used)';
+      throw new UserFacingError(
+        `Nothing was changed: ${SERVER_NAME} did not ${plan.action}, because it records every approval in its state store so that each is used only once, ` +
+          `and ${error.message}. Read tools still work. Call ${call.tool.spec.name} again${again} once the state store is back.`,
+      );
+    }
+  }
+
+  /**
+   * Before anything is asked or issued: the store must answer (a question whose
+   * answer could not be spent would be wasted on the person), and the secret is
+   * the one it keeps now.
+   */
+  private async currentKeys(): Promise<Keys> {
+    let key: ApprovalKey;
+    try {
+      key = await this.secrets.load();
+      await this.store.ping();
+    } catch (error) {
+      if (error instanceof StateUnavailableError) throw new StoreDown(error);
+      throw error;
+    }
+    let keys = this.keys.get(key.id);
+    if (!keys) {
+      keys = {
+        id: key.id,
+        codec: createRequestStateCodec<Sealed>({ key: key.secret, ttlSeconds: TOKEN_TTL_SECONDS, bind: (ctx) => principalOf(ctx) }),
+        tokens: new ApprovalTokens(key.secret, this.used),
+      };
+      this.keys.set(key.id, keys);
+    }
+    return keys;
+  }
+
+  /** Spends a nonce; a claim the store could not answer is not won (and the nonce may be burned). */
+  private async spend<T>(claim: () => Promise<T>): Promise<T> {
+    try {
+      return await claim();
+    } catch (error) {
+      if (error instanceof StateUnavailableError) throw new StoreDown(error);
+      throw error;
+    }
   }
 
   private async dialogPath(ctx: Context, execute: () => Promise<ToolOutput>): Promise<ToolOutput | InputRequiredResult> {
-    const { call, plan, fp } = ctx;
+    const { call, plan, fp, keys } = ctx;
     const now = this.clock.now().getTime();
     const raw = call.sdk.mcpReq.requestState<string>();
     if (typeof raw === 'string') {
-      const sealed = await this.codec.verify(raw, call.sdk).catch((error: Error) => ctx.audit('seal_rejected', error.message));
-      if (sealed && (sealed.tool !== call.tool.spec.name || sealed.fp !== fp)) ctx.audit('seal_rejected', 'other_target');
+      const sealed = await this.open(ctx, raw);
+      if (sealed && (sealed.tool !== call.tool.spec.name || sealed.fp !== fp)) await ctx.audit('seal_rejected', 'other_target');
       // An answer sealed for the other revision is no answer: a 2025 caller is asked by push, never by a 2026 state it brings along.
-      else if (sealed && sealed.era !== call.era) ctx.audit('seal_rejected', 'other_revision');
-      else if (sealed && sealed.exp * 1000 < now) ctx.audit('seal_rejected', 'expired');
+      else if (sealed && sealed.era !== call.era) await ctx.audit('seal_rejected', 'other_revision');
+      // What the person was shown is no longer what would happen (an owner was added meanwhile): ask about what is true now.
+      else if (sealed && sealed.efp !== ctx.efp) await ctx.audit('seal_rejected', 'effect_changed');
+      else if (sealed && sealed.exp * 1000 < now) await ctx.audit('seal_rejected', 'expired');
       else if (sealed) {
         const answer = inputResponse(call.sdk.mcpReq.inputResponses, ANSWER_KEY);
         if (answer.kind === 'elicit') {
           // An answer spends its seal, whatever it says: one question, one answer.
-          if (!(await this.used.claim(sealed.nonce, sealed.exp * 1000 - now))) ctx.audit('seal_rejected', 'used');
+          if (!(await this.spend(() => this.used.claim(sealed.nonce, sealed.exp * 1000 - now)))) await ctx.audit('seal_rejected', 'used');
           else if (answer.action === 'accept' && answer.content?.confirm === true) {
-            ctx.audit('approved');
+            await ctx.audit('approved');
             return this.run(ctx, execute, 'A person approved it in the client’s dialog.');
           } else {
             const outcome = answer.action === 'cancel' ? 'cancelled' : 'declined';
-            ctx.audit(outcome);
+            await ctx.audit(outcome);
             const how = outcome === 'cancelled' ? 'The dialog was dismissed without an answer' : 'The person declined';
             return toolOutput({ executed: false, outcome }, `${how}, so nothing was changed: ${SERVER_NAME} did not ${plan.action}.`);
           }
         }
       }
     }
-    ctx.audit('asked');
+    await ctx.audit('asked');
     const exp = Math.floor(now / 1000) + TOKEN_TTL_SECONDS;
+    const sealed = await keys.codec.mint({ tool: call.tool.spec.name, fp, efp: ctx.efp, nonce: crypto.randomUUID(), exp, era: call.era }, call.sdk);
     return inputRequired({
       inputRequests: { [ANSWER_KEY]: inputRequired.elicit({ message: dialogMessage(plan), requestedSchema: Answer }) },
-      requestState: await this.codec.mint({ tool: call.tool.spec.name, fp, nonce: crypto.randomUUID(), exp, era: call.era }, call.sdk),
+      // The secret's id in front tells "sealed under another secret" apart from "altered".
+      requestState: `${keys.id}.${sealed}`,
     });
   }
 
+  /** The sealed payload of a requestState, or undefined (audited) when it does not open. */
+  private async open(ctx: Context, raw: string): Promise<Sealed | undefined> {
+    const dot = raw.indexOf('.');
+    const secretId = dot > 0 ? raw.slice(0, dot) : '';
+    if (secretId !== ctx.keys.id && /^[\w-]{8}$/.test(secretId)) {
+      await ctx.audit('seal_rejected', 'other_secret');
+      return undefined;
+    }
+    try {
+      return await ctx.keys.codec.verify(secretId === ctx.keys.id ? raw.slice(dot + 1) : raw, ctx.call.sdk);
+    } catch (error) {
+      await ctx.audit('seal_rejected', (error as Error).message);
+      return undefined;
+    }
+  }
+
   private async tokenPath(ctx: Context, token: string | undefined, whyNoDialog: string, execute: () => Promise<ToolOutput>): Promise<ToolOutput> {
-    const { call, plan, fp } = ctx;
+    const { call, fp, keys } = ctx;
     const name = call.tool.spec.name;
     const binding = `${name}\0${fp}\0${call.principal}`;
     if (token !== undefined) {
-      const check = await this.tokens.redeem(token, binding, this.clock.now().getTime());
+      const check = await this.spend(() => keys.tokens.redeem(token, binding, this.clock.now().getTime(), ctx.efp));
       if (check.ok) {
-        ctx.audit('token_redeemed');
+        await ctx.audit('token_redeemed');
         return this.run(ctx, execute, 'It was confirmed with the two-call token; no person was asked.');
       }
-      ctx.audit('token_refused', check.reason);
+      await ctx.audit('token_refused', check.reason);
+      if (check.reason === 'effect_changed') return this.issueToken(ctx, whyNoDialog, 'The change that token was issued for is no longer the change this call would make (what Google reports changed since), so it was not used. ');
       const why = {
         malformed: 'it is not a token this server issued',
+        other_secret:
+          'it was issued under a different approval secret than the one this server uses now (another server or replica with its own GSC_APPROVAL_SECRET or state store, or this store before its secret was replaced), so it cannot be checked here',
         mismatch: 'it was issued for a different tool, target or arguments',
         expired: 'it has expired',
         used: 'it has already been used',
@@ -142,23 +229,29 @@ export class ApprovalInterceptor implements NestInterceptor {
       const text = `The confirm_token was refused because ${why}. Nothing was changed. Call ${name} again without confirm_token to get a new one.`;
       return { ...toolOutput({ executed: false, outcome: 'token_rejected' }, text), isError: true };
     }
-    const { token: issued, expiresAt } = this.tokens.issue(binding, this.clock.now().getTime());
-    ctx.audit('token_issued');
+    return this.issueToken(ctx, whyNoDialog);
+  }
+
+  private async issueToken(ctx: Context, whyNoDialog: string, preface = ''): Promise<ToolOutput> {
+    const { call, plan, fp, keys } = ctx;
+    const name = call.tool.spec.name;
+    const { token: issued, expiresAt } = keys.tokens.issue(`${name}\0${fp}\0${call.principal}`, this.clock.now().getTime(), ctx.efp);
+    await ctx.audit('token_issued');
     const text =
-      `Nothing was changed yet. ${SERVER_NAME} did not ask a person ${whyNoDialog}. ` +
+      `${preface}Nothing was changed yet. ${SERVER_NAME} did not ask a person ${whyNoDialog}. ` +
       `To ${plan.action}, call ${name} again with identical arguments plus confirm_token "${issued}" before ${expiresAt.toISOString()}. ` +
       `This token proves only that the call was made twice with the same arguments — it does not show that a person approved it. ` +
-      `${plan.summary} ${plan.cost} If a person should decide, ask them before calling again.`;
+      `${plan.summary} ${plan.cost}${effectLine(plan)} If a person should decide, ask them before calling again.`;
     return toolOutput({ executed: false, outcome: 'token_issued', confirm_token: issued, expires_at: expiresAt.toISOString() }, text);
   }
 
   private async run(ctx: Context, execute: () => Promise<ToolOutput>, how: string): Promise<ToolOutput> {
     try {
       const output = await execute();
-      ctx.audit('executed');
+      await ctx.audit('executed');
       return toolOutput({ ...output.structured, executed: true, outcome: 'executed' }, `${output.text} ${how}`);
     } catch (error) {
-      ctx.audit('google_error', error instanceof GoogleApiError ? String(error.status ?? 'network') : 'internal');
+      await ctx.audit('google_error', error instanceof GoogleApiError ? String(error.status ?? 'network') : 'internal');
       throw error;
     }
   }
@@ -197,4 +290,12 @@ export class ApprovalInterceptor implements NestInterceptor {
 
 function principalOf(ctx: ServerContext): string {
   return callerOf(ctx.http?.authInfo).principal;
+}
+
+/** On the token path nobody sees a dialog, so the supplied facts the dialog would quote (who loses ownership) go into the text, quoted. */
+function effectLine(plan: ApprovalPlan): string {
+  const quoted = plan.supplied
+    .filter((s) => s.values.length > 0 && /gain|los/i.test(s.label))
+    .map((s) => `${s.label}: ${s.values.map((v) => `"${neutralise(v)}"`).join(', ')}.`);
+  return quoted.length ? ` ${quoted.join(' ')}` : '';
 }

@@ -3,18 +3,23 @@ import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { Clock } from '../../common/clock.js';
 import { OBSERVER, type Observer } from '../../common/observer.js';
 import { CONFIG, type Config } from '../../config/config.js';
+import { STATE_STORE } from '../../state/state.module.js';
+import { type StateStore, StateUnavailableError } from '../../state/state-store.js';
 
-export type AuditEvent =
-  | 'asked'
-  | 'approved'
-  | 'declined'
-  | 'cancelled'
-  | 'token_issued'
-  | 'token_redeemed'
-  | 'token_refused'
-  | 'seal_rejected'
-  | 'executed'
-  | 'google_error';
+export const AUDIT_EVENTS = [
+  'asked',
+  'approved',
+  'declined',
+  'cancelled',
+  'token_issued',
+  'token_redeemed',
+  'token_refused',
+  'seal_rejected',
+  'executed',
+  'google_error',
+  'store_unavailable',
+] as const;
+export type AuditEvent = (typeof AUDIT_EVENTS)[number];
 
 export interface AuditEntry {
   readonly time: string;
@@ -29,42 +34,154 @@ export interface AuditEntry {
   readonly reason?: string;
 }
 
-const KEPT_IN_MEMORY = 500;
+/** An entry as read back: with its stream id, which pages through history (`before`). */
+export type StoredAuditEntry = AuditEntry & { readonly id: string };
+
+export interface AuditQuery {
+  readonly limit?: number;
+  /** Only entries older than this entry id. */
+  readonly before?: string;
+  readonly tool?: string;
+  readonly outcome?: AuditEvent;
+  readonly principal?: string;
+}
+
+/** The state stream of the trail, and how many newest entries it keeps. */
+export const AUDIT_STREAM = 'audit';
+export const AUDIT_MAX_ENTRIES = 10_000;
+/** Entries recorded while the store cannot be reached wait in memory, at most this many, and are written once it is back. */
+const PENDING_MAX = 1_000;
+/** A filtered query reads the stream in pages of this many. */
+const SCAN_PAGE = 500;
+
+type Pending = { readonly seq: number; readonly line: string };
 
 /**
- * Every decision about a guarded call: kept in memory for /admin/audit and
- * appended as JSON lines to GSC_AUDIT_LOG. Entries carry fingerprints and
- * reason codes only — no tokens, seals, arguments or secrets.
+ * Every decision about a guarded call, appended to the `audit` stream of the
+ * state store (shared by every replica, bounded to its newest
+ * AUDIT_MAX_ENTRIES) and, as an export, as JSON lines to GSC_AUDIT_LOG.
+ * Entries carry fingerprints and reason codes only — no tokens, seals,
+ * arguments or secrets.
+ *
+ * Recording never fails a call: while the store cannot be reached, entries wait
+ * in memory and go out, in order, with the next write that succeeds; the
+ * export file and the log line are written at once either way.
  */
 @Injectable()
 export class AuditTrail {
   private readonly logger = new Logger('Audit');
-  private readonly entries: AuditEntry[] = [];
+  private pending: Pending[] = [];
+  private seq = 0;
+  private dropped = 0;
+  private storeDown = false;
+  private flushing: Promise<void> = Promise.resolve();
 
   constructor(
     @Inject(CONFIG) private readonly config: Config,
     private readonly clock: Clock,
+    @Inject(STATE_STORE) private readonly store: StateStore,
     @Optional() @Inject(OBSERVER) private readonly observer?: Observer,
   ) {}
 
-  record(entry: Omit<AuditEntry, 'time'>): void {
+  /** Resolves once the entry is in the export file and in the store (or waiting for it); never rejects. */
+  record(entry: Omit<AuditEntry, 'time'>): Promise<void> {
     const full: AuditEntry = { time: this.clock.now().toISOString(), ...entry };
-    this.entries.push(full);
+    const line = JSON.stringify(full);
     this.observer?.approval(full.event);
-    if (this.entries.length > KEPT_IN_MEMORY) this.entries.shift();
     this.logger.log(`${full.event} ${full.tool} via ${full.path}${full.reason ? ` (${full.reason})` : ''}`);
     if (this.config.auditLog) {
       try {
         // Synchronous on purpose: guarded calls are rare, and an entry must be on
         // disk before the result that it explains reaches the client.
-        appendFileSync(this.config.auditLog, `${JSON.stringify(full)}\n`);
+        appendFileSync(this.config.auditLog, `${line}\n`);
       } catch (error) {
         this.logger.error(`cannot append to GSC_AUDIT_LOG: ${(error as Error).message}`);
       }
     }
+    this.pending.push({ seq: ++this.seq, line });
+    if (this.pending.length > PENDING_MAX) {
+      this.pending.shift();
+      this.dropped++;
+    }
+    this.flushing = this.flushing.then(() => this.flush());
+    return this.flushing;
   }
 
-  recent(limit = 100): readonly AuditEntry[] {
-    return this.entries.slice(-limit).reverse();
+  /**
+   * Newest first. Filters apply while paging back through the stream, so a
+   * page has `limit` matching entries unless history runs out; `next_before`
+   * continues where this page stopped. Throws StateUnavailableError when the
+   * store cannot be reached.
+   */
+  async query(query: AuditQuery = {}): Promise<{ entries: StoredAuditEntry[]; next_before?: string }> {
+    const limit = query.limit ?? 100;
+    const filtered = query.tool !== undefined || query.outcome !== undefined || query.principal !== undefined;
+    const entries: StoredAuditEntry[] = [];
+    let cursor = query.before;
+    let scanned = 0;
+    while (entries.length < limit && scanned < AUDIT_MAX_ENTRIES) {
+      const want = filtered ? SCAN_PAGE : limit - entries.length;
+      const page = await this.store.readLatest(AUDIT_STREAM, { before: cursor, limit: want });
+      for (const { id, value } of page) {
+        scanned++;
+        cursor = id;
+        const entry = parse(value);
+        if (entry && matches(entry, query)) entries.push({ id, ...entry });
+        if (entries.length === limit) return { entries, next_before: id };
+      }
+      if (page.length < want) return { entries };
+    }
+    // Stopped scanning: AUDIT_MAX_ENTRIES examined for a filter that matches rarely.
+    return cursor === undefined ? { entries } : { entries, next_before: cursor };
   }
+
+  private async flush(): Promise<void> {
+    if (this.pending.length === 0) return;
+    const batch = this.pending.slice();
+    try {
+      await this.store.appendMany(
+        AUDIT_STREAM,
+        batch.map((p) => p.line),
+        { maxLength: AUDIT_MAX_ENTRIES },
+      );
+    } catch (error) {
+      if (!(error instanceof StateUnavailableError)) {
+        this.logger.error(`cannot write ${batch.length} audit entries to the state store, dropped: ${(error as Error).message}`);
+        this.remove(batch);
+        return;
+      }
+      if (!this.storeDown) this.logger.warn(`audit entries wait in memory (at most ${PENDING_MAX}): ${error.message}`);
+      this.storeDown = true;
+      return;
+    }
+    this.remove(batch);
+    if (this.storeDown) {
+      const lost = this.dropped ? `; ${this.dropped} older ones did not fit in memory and are only in the log${this.config.auditLog ? ' and GSC_AUDIT_LOG' : ''}` : '';
+      this.logger.log(`the state store is back; audit entries recorded meanwhile are written${lost}`);
+      this.storeDown = false;
+      this.dropped = 0;
+    }
+  }
+
+  private remove(batch: readonly Pending[]): void {
+    const last = batch[batch.length - 1].seq;
+    this.pending = this.pending.filter((p) => p.seq > last);
+  }
+}
+
+function parse(value: string): AuditEntry | undefined {
+  try {
+    const entry = JSON.parse(value) as AuditEntry;
+    return entry && typeof entry === 'object' && typeof entry.event === 'string' ? entry : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function matches(entry: AuditEntry, query: AuditQuery): boolean {
+  return (
+    (query.tool === undefined || entry.tool === query.tool) &&
+    (query.outcome === undefined || entry.event === query.outcome) &&
+    (query.principal === undefined || entry.principal === query.principal)
+  );
 }

@@ -1,0 +1,234 @@
+// all_rows: every row Google serves for a request, paged 25 000 at a time up
+// to its 50 000-row cap, written to the state store page by page as it comes
+// (so no more than one page is ever held) and kept 24 hours for the principal
+// who asked. Read back by ExportResources, in chunks, as CSV or NDJSON.
+
+import { randomBytes } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { UserFacingError } from '../common/user-facing-error.js';
+import { NOTHING_CHANGED } from '../common/sentences.js';
+import { STATE_STORE } from '../state/state.module.js';
+import { type StateStore, StateUnavailableError } from '../state/state-store.js';
+import { PAGE_ROWS, ROW_CAP, type ReportRequest } from './analytics-request.js';
+import { type Totals, TotalsSum } from './analytics-metrics.js';
+import { AnalyticsService, type AnalyticsRow, queryBody } from './analytics.service.js';
+import { type Freshness, freshnessFromAnswer, freshnessFromProbe, needsFreshnessQuery, type PropertyFigures, unattributedPlan } from './data-truth.js';
+import { decodeRow, encodeRow } from './export-format.js';
+import { describeError } from './analytics-format.js';
+
+export const EXPORT_TTL_MS = 24 * 3600_000;
+/** Exports listed per principal in resources/list. */
+const LISTED_EXPORTS = 50;
+/** Rows read from the store per step when an export is read back. */
+const READ_CHUNK = 5000;
+/** Rows of the export shown in the tool result itself. */
+export const PREVIEW_ROWS = 10;
+
+/** What the store keeps about an export, beside its rows. */
+export interface ExportRecord {
+  readonly id: string;
+  readonly principal: string;
+  readonly site: string;
+  readonly start_date: string;
+  readonly end_date: string;
+  readonly dimensions: readonly string[];
+  readonly type: string;
+  readonly data_state: string;
+  readonly rows: number;
+  readonly complete: boolean;
+  readonly row_cap_reached: boolean;
+  readonly created_at: string;
+  readonly expires_at: string;
+}
+
+/** Who asks and how to tell them how far it got; a ToolCall is one. */
+export interface ExportCaller {
+  readonly principal: string;
+  readonly signal: AbortSignal;
+  progress(progress: number, total: number, message?: string): Promise<void>;
+}
+
+export interface ExportOutcome {
+  readonly record?: ExportRecord;
+  readonly preview: AnalyticsRow[];
+  readonly totals: Totals;
+  readonly requests: number;
+  readonly aggregationType?: string;
+  /** Google's refusal of a later page, as a sentence: the export holds the pages before it. */
+  readonly stopped?: string;
+  readonly freshness: Freshness;
+  readonly property?: PropertyFigures;
+}
+
+interface SideFacts {
+  readonly freshness?: Freshness;
+  readonly property?: PropertyFigures;
+}
+
+const recordKey = (id: string) => `analytics:export:${id}`;
+const rowsKey = (id: string) => `analytics:export:${id}:rows`;
+const indexKey = (principal: string) => `analytics:exports:${principal}`;
+
+@Injectable()
+export class AnalyticsExports {
+  constructor(
+    private readonly analytics: AnalyticsService,
+    @Inject(STATE_STORE) private readonly store: StateStore,
+  ) {}
+
+  /**
+   * Pages one after another — whether to ask for the next depends on how full
+   * this one came back, and a page asked for in advance would cost load for
+   * nothing. Once the first page is in, the light side queries (freshness,
+   * the property total) run in the second lane.
+   */
+  async create(request: ReportRequest, caller: ExportCaller, now: Date): Promise<ExportOutcome> {
+    const id = randomBytes(12).toString('hex');
+    let side: Promise<SideFacts> | undefined;
+    const sum = new TotalsSum();
+    const preview: AnalyticsRow[] = [];
+    const maxPages = ROW_CAP / PAGE_ROWS;
+    let stored = 0;
+    let requests = 0;
+    let lastAppend = Date.now();
+    let aggregationType: string | undefined;
+    let firstIncompleteDate: string | undefined;
+    let stopped: string | undefined;
+    let capped = false;
+    for (let page = 0; page < maxPages; page++) {
+      if (caller.signal.aborted) {
+        await side;
+        await this.store.delete(rowsKey(id));
+        throw new UserFacingError(`The export was cancelled after ${stored} rows; nothing was kept. ${NOTHING_CHANGED}`);
+      }
+      let rows: AnalyticsRow[];
+      try {
+        requests++;
+        const answer = await this.analytics.send(request.site, queryBody({ ...request, rowLimit: PAGE_ROWS, startRow: page * PAGE_ROWS }), `export the search performance of ${request.site}`);
+        rows = answer.rows;
+        aggregationType ??= answer.aggregationType;
+        firstIncompleteDate ??= answer.firstIncompleteDate;
+      } catch (error) {
+        if (page === 0) throw error;
+        stopped = describeError(error);
+        break;
+      }
+      side ??= this.sideQueries(request, caller.signal);
+      if (rows.length) {
+        try {
+          await this.store.appendMany(rowsKey(id), rows.map(encodeRow), { ttlMs: EXPORT_TTL_MS });
+        } catch (error) {
+          await side;
+          throw await this.unstorable(id, error);
+        }
+        lastAppend = Date.now();
+      }
+      stored += rows.length;
+      sum.add(rows);
+      if (page === 0) preview.push(...rows.slice(0, PREVIEW_ROWS));
+      const last = rows.length < PAGE_ROWS || page === maxPages - 1;
+      capped = rows.length === PAGE_ROWS && page === maxPages - 1;
+      await caller.progress(page + 1, last ? page + 1 : maxPages, `${stored} rows stored (page ${page + 1} of at most ${maxPages})`);
+      if (last) break;
+    }
+    const { freshness, property } = (await side) ?? {};
+    if (caller.signal.aborted) {
+      // Nobody is waiting for this export any more: keep nothing half-announced.
+      await this.store.delete(rowsKey(id));
+      throw new UserFacingError(`The export was cancelled after ${stored} rows; nothing was kept. ${NOTHING_CHANGED}`);
+    }
+    const outcome = {
+      preview,
+      totals: sum.totals,
+      requests,
+      ...(aggregationType ? { aggregationType } : {}),
+      ...(stopped ? { stopped } : {}),
+      freshness: freshness ?? freshnessFromAnswer(request, { firstIncompleteDate }),
+      ...(property ? { property } : {}),
+    };
+    if (stored === 0) return outcome;
+    const ttl = Math.max(1, EXPORT_TTL_MS - (Date.now() - lastAppend));
+    const record: ExportRecord = {
+      id,
+      principal: caller.principal,
+      site: request.site,
+      start_date: request.range.start,
+      end_date: request.range.end,
+      dimensions: [...request.dimensions],
+      type: request.type,
+      data_state: request.dataState,
+      rows: stored,
+      complete: !stopped,
+      row_cap_reached: capped,
+      created_at: now.toISOString(),
+      expires_at: new Date(now.getTime() + ttl).toISOString(),
+    };
+    try {
+      await this.store.put(recordKey(id), JSON.stringify(record), ttl);
+      await this.store.append(indexKey(caller.principal), id, { ttlMs: EXPORT_TTL_MS, maxLength: LISTED_EXPORTS });
+    } catch (error) {
+      throw await this.unstorable(id, error);
+    }
+    return { ...outcome, record };
+  }
+
+  /** The store failed mid-export: drop what was written (if the store lets us) and say why in a sentence. */
+  private async unstorable(id: string, error: unknown): Promise<unknown> {
+    if (!(error instanceof StateUnavailableError)) return error;
+    await this.store.delete(rowsKey(id)).catch(() => undefined);
+    return new UserFacingError(
+      `all_rows keeps the rows in the state store for 24 hours, and ${error.message}, so no export was kept. ${NOTHING_CHANGED} Fix the store (GSC_STATE_DIR or GSC_REDIS_URL) or ask without all_rows (up to 25 000 rows in the answer itself).`,
+    );
+  }
+
+  /** The export, if it exists and belongs to this principal; undefined otherwise (never says which). */
+  async find(id: string, principal: string): Promise<ExportRecord | undefined> {
+    const value = await this.store.get(recordKey(id));
+    if (!value) return undefined;
+    const record = JSON.parse(value) as ExportRecord;
+    return record.principal === principal ? record : undefined;
+  }
+
+  /** The rows in Google's order, a chunk at a time. */
+  async *rows(id: string): AsyncGenerator<AnalyticsRow[]> {
+    let after: string | undefined;
+    for (;;) {
+      const entries = await this.store.read(rowsKey(id), { ...(after ? { after } : {}), limit: READ_CHUNK });
+      if (!entries.length) return;
+      after = entries[entries.length - 1].id;
+      yield entries.map((e) => decodeRow(e.value));
+    }
+  }
+
+  /** This principal's exports that still exist, newest first. */
+  async recent(principal: string): Promise<ExportRecord[]> {
+    const ids = await this.store.readLatest(indexKey(principal), { limit: LISTED_EXPORTS });
+    const records = await Promise.all(ids.map((entry) => this.find(entry.value, principal)));
+    return records.filter((r): r is ExportRecord => r !== undefined);
+  }
+
+  private async sideQueries(request: ReportRequest, signal: AbortSignal): Promise<SideFacts> {
+    let freshness: Freshness | undefined;
+    let property: PropertyFigures | undefined;
+    if (needsFreshnessQuery(request) && !signal.aborted) {
+      try {
+        freshness = freshnessFromProbe(await this.analytics.freshness(request));
+      } catch (error) {
+        freshness = { known: false, because: describeError(error) };
+      }
+    }
+    const plan = unattributedPlan(request);
+    if (plan?.measure) {
+      if (signal.aborted) property = { skipped: 'the export was cancelled first.' };
+      else {
+        try {
+          const answer = await this.analytics.propertyTotals(request);
+          property = { totals: new TotalsSum().add(answer.rows).totals, aggregationType: answer.aggregationType };
+        } catch (error) {
+          property = { error };
+        }
+      }
+    }
+    return { freshness, property };
+  }
+}

@@ -1,0 +1,116 @@
+// Which Google requests one analytics call makes, in what order and how many
+// at once, and what to do when a side request fails. The answers are shaped
+// by analytics-report.ts, analytics-compare.ts and export-report.ts, called
+// from the tool.
+
+import { Injectable } from '@nestjs/common';
+import { runBounded } from '../common/bounded-pool.js';
+import { NOTHING_CHANGED, NOTHING_SENT } from '../common/sentences.js';
+import { UserFacingError } from '../common/user-facing-error.js';
+import { COMPARE_FETCH_ROWS, type CompareInput } from './analytics-compare.js';
+import { AnalyticsExports, type ExportCaller, type ExportOutcome } from './analytics-export.service.js';
+import { dates, describeError } from './analytics-format.js';
+import { computeTotals } from './analytics-metrics.js';
+import type { ReportContext } from './analytics-report.js';
+import { ANALYTICS_CONCURRENCY, type ReportRequest } from './analytics-request.js';
+import { AnalyticsService, type AnalyticsResult } from './analytics.service.js';
+import { type CompareArg, laterWindow, pairWindows, retentionStart, trimPair } from './compare-windows.js';
+import { finalByAge, type Freshness, freshnessFromAnswer, freshnessFromProbe, needsFreshnessQuery, type PropertyFigures, unattributedPlan } from './data-truth.js';
+
+@Injectable()
+export class AnalyticsReports {
+  constructor(
+    private readonly analytics: AnalyticsService,
+    private readonly exports: AnalyticsExports,
+  ) {}
+
+  /**
+   * The rows first; once Google has answered them, the side questions — which
+   * days are final, and the whole-property figures — go out together (one
+   * row a day, one row). A call Google refuses therefore costs one request,
+   * and a failed side question costs only its fact, said so, never the answer.
+   */
+  async report(request: ReportRequest, signal: AbortSignal): Promise<{ result: AnalyticsResult; context: ReportContext }> {
+    const result = await this.analytics.query(request);
+    const [freshness, property] = await Promise.all([
+      needsFreshnessQuery(request) ? this.probe(request, signal) : undefined,
+      unattributedPlan(request)?.measure ? this.totals(request, signal) : undefined,
+    ]);
+    let truth: Freshness = freshness ?? freshnessFromAnswer(request, result);
+    // Hours come only with Google's own answer (grouped by hour); the days from the freshness query.
+    if (freshness?.known && result.firstIncompleteHour) truth = { ...freshness, firstIncompleteHour: result.firstIncompleteHour };
+    return { result, context: { freshness: truth, ...(property ? { property } : {}) } };
+  }
+
+  /**
+   * Freshness first (it decides the windows), then each window's rows and
+   * whole-property totals, two at a time. Any failure fails the comparison:
+   * half of one is not an answer.
+   */
+  async compare(request: ReportRequest, compare: CompareArg, signal: AbortSignal): Promise<CompareInput> {
+    if (request.dimensions.includes('hour')) {
+      throw new UserFacingError(`compare does not work with the hour dimension: hourly data covers only the last ~10 days, which are never all final. ${NOTHING_SENT} Group by date instead.`);
+    }
+    if (request.startRow) throw new UserFacingError(`start_row does not apply to compare, which ranks the joined rows itself (row_limit says how many). ${NOTHING_SENT}`);
+    const asked = pairWindows(request.range, compare);
+    // Both windows' days, up to the later end: the freshness query looks at the last week of that span.
+    const span = { start: asked.previous.start < asked.current.start ? asked.previous.start : asked.current.start, end: laterWindow(asked).end };
+    let freshness: Freshness = { known: true, source: 'age' };
+    if (!finalByAge({ ...request, range: span })) {
+      freshness = freshnessFromProbe(await this.analytics.freshness({ ...request, range: span }));
+    }
+    const until = (freshness.known && freshness.firstIncompleteDate) || request.today;
+    const trimmed = trimPair(asked, retentionStart(request.today), until);
+    if (!trimmed) {
+      throw new UserFacingError(
+        `Nothing is left to compare: every day of ${dates(asked.current)} or of ${dates(asked.previous)} is either still being collected by Google (from ${until}) or older than the ~16 months it keeps. ` +
+          `Only the freshness check was sent to Google; nothing was changed. Choose windows that end before ${until}.`,
+      );
+    }
+    const { pair, leftOut } = trimmed;
+    const current = { ...request, range: pair.current, rowLimit: COMPARE_FETCH_ROWS, startRow: 0 };
+    const previous = { ...current, range: pair.previous };
+    const withTotals = request.dimensions.length > 0;
+    const jobs: Array<() => Promise<AnalyticsResult>> = [() => this.analytics.query(current), () => this.analytics.query(previous)];
+    if (withTotals) jobs.push(() => this.analytics.propertyTotals(current), () => this.analytics.propertyTotals(previous));
+    const outcomes = await runBounded(jobs, ANALYTICS_CONCURRENCY, (job) => (signal.aborted ? Promise.reject(cancelled()) : job()), { stopOn: () => true });
+    const failed = outcomes.find((o) => o.state === 'failed');
+    if (failed && failed.state === 'failed') throw failed.error;
+    const [cur, prev, curTotals, prevTotals] = outcomes.map((o) => (o.state === 'done' ? o.value : undefined)) as AnalyticsResult[];
+    return {
+      request: { ...request, range: pair.current },
+      pair,
+      leftOut,
+      freshness,
+      current: { rows: cur, totals: computeTotals(withTotals ? curTotals.rows : cur.rows) },
+      previous: { rows: prev, totals: computeTotals(withTotals ? prevTotals.rows : prev.rows) },
+    };
+  }
+
+  async export(request: ReportRequest, caller: ExportCaller, now: Date): Promise<ExportOutcome> {
+    return this.exports.create(request, caller, now);
+  }
+
+  private async probe(request: ReportRequest, signal: AbortSignal): Promise<Freshness> {
+    if (signal.aborted) return { known: false, because: 'the call was cancelled first.' };
+    try {
+      return freshnessFromProbe(await this.analytics.freshness(request));
+    } catch (error) {
+      return { known: false, because: describeError(error) };
+    }
+  }
+
+  private async totals(request: ReportRequest, signal: AbortSignal): Promise<PropertyFigures> {
+    if (signal.aborted) return { skipped: 'the call was cancelled first.' };
+    try {
+      const answer = await this.analytics.propertyTotals(request);
+      return { totals: computeTotals(answer.rows), aggregationType: answer.aggregationType };
+    } catch (error) {
+      return { error };
+    }
+  }
+}
+
+function cancelled(): UserFacingError {
+  return new UserFacingError(`The comparison was cancelled; no further requests were sent. ${NOTHING_CHANGED}`);
+}

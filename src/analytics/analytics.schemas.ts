@@ -1,0 +1,110 @@
+import * as z from 'zod';
+import { SiteUrlArg } from '../mcp/tool-args.js';
+import { DataTruthSchema } from './data-truth.js';
+import { PERIODS } from './pacific-period.js';
+
+// Input descriptions are short on purpose: every character is paid for in the
+// model's context on every request (PRODUCT.md §10). Output schemas are not
+// listed per request, so they say more.
+
+const DIMENSIONS = ['date', 'hour', 'query', 'page', 'country', 'device', 'searchAppearance'] as const;
+const FILTER_DIMENSIONS = ['query', 'page', 'country', 'device', 'searchAppearance'] as const;
+const OPERATORS = ['equals', 'notEquals', 'contains', 'notContains', 'includingRegex', 'excludingRegex'] as const;
+
+export const AnalyticsInput = z.object({
+  site_url: SiteUrlArg,
+  period: z.enum(PERIODS).optional(),
+  start_date: z.string().optional().describe('YYYY-MM-DD'),
+  end_date: z.string().optional(),
+  dimensions: z.array(z.enum(DIMENSIONS)).optional(),
+  type: z.enum(['web', 'image', 'video', 'news', 'discover', 'googleNews']).optional(),
+  data_state: z.enum(['final', 'all', 'hourly_all']).optional(),
+  aggregation_type: z.enum(['auto', 'byPage', 'byProperty']).optional(),
+  // dimension and expression are checked by the server with a sentence (reportRequest), so the schema spends no characters on "required".
+  filters: z
+    .array(z.object({ dimension: z.enum(FILTER_DIMENSIONS).optional(), operator: z.enum(OPERATORS).optional(), expression: z.string().optional() }))
+    .optional()
+    .describe('country: ISO alpha-3, e.g. usa.'),
+  filter_type: z.enum(['and']).optional(),
+  row_limit: z.number().int().min(1, 'row_limit is at least 1.').max(25000, 'row_limit is at most 25000; page on with start_row, or use all_rows.').optional(),
+  start_row: z.number().int('start_row is a whole number: it counts rows from 0.').min(0, 'start_row is 0 or more.').optional(),
+  // Likewise both dates (pairWindows).
+  compare: z.union([z.enum(['previous_period', 'previous_year']), z.object({ start_date: z.string().optional(), end_date: z.string().optional() })]).optional(),
+  all_rows: z.boolean().optional(),
+});
+
+export type AnalyticsArgs = z.infer<typeof AnalyticsInput>;
+
+const Metrics = { clicks: z.number(), impressions: z.number(), ctr: z.number(), position: z.number() };
+const Totals = z.object(Metrics);
+const Delta = z.object({ clicks: z.number(), impressions: z.number(), ctr_points: z.number(), position: z.number() }).describe('current − previous; CTR in percentage points; negative position is better.');
+
+const Row = z.object({
+  keys: z.array(z.string()),
+  clicks: z.number().optional(),
+  impressions: z.number().optional(),
+  ctr: z.number().optional(),
+  position: z.number().optional(),
+  previous: z.object({ keys: z.array(z.string()).optional().describe('When they differ from keys (dates of the previous window).'), ...Metrics }).optional(),
+  delta: Delta.optional(),
+  only_in: z.enum(['current', 'previous']).optional().describe('The key has no row in the other window (never shown as zero).'),
+  not_listed_in: z.enum(['current', 'previous']).optional().describe('Not among the other window\'s rows, whose list was cut: it may be there below them.'),
+}).describe('Metrics are absent only on compare rows only in the previous window.');
+
+const Window = z.object({
+  start_date: z.string(),
+  end_date: z.string(),
+  days: z.number().int(),
+  rows: z.number().int().describe('Rows Google returned for the window.'),
+  rows_complete: z.boolean().describe('false: Google returned its maximum of 25 000, so more keys exist.'),
+  last_listed_clicks: z.number().optional().describe('rows_complete false: a key not listed had at most this many clicks.'),
+});
+
+const Compare = z.object({
+  with: z.enum(['previous_period', 'previous_year', 'custom']),
+  current: Window,
+  previous: Window,
+  left_out: z
+    .array(z.object({ window: z.enum(['current', 'previous']), start_date: z.string(), end_date: z.string(), reason: z.enum(['incomplete', 'before_retention']) }))
+    .optional()
+    .describe('Days dropped from both windows so that day i still matches day i.'),
+  totals: z
+    .object({ current: Totals, previous: Totals, delta: Delta, clicks_change_percent: z.number().optional(), impressions_change_percent: z.number().optional() })
+    .describe('From whole-property queries of each window (same filters), not from row sums.'),
+  keys: z.object({ total: z.number().int(), both: z.number().int(), only_in_current: z.number().int(), only_in_previous: z.number().int(), not_listed: z.number().int() }),
+  row_limit: z.number().int().describe('At most this many joined rows are in rows: the biggest movers.'),
+});
+
+const Export = z.object({
+  id: z.string(),
+  csv: z.string().describe('gsc://exports/<id>.csv, for resources/read.'),
+  ndjson: z.string(),
+  rows: z.number().int(),
+  requests: z.number().int(),
+  complete: z.boolean().describe('false: Google refused a later page (see stopped); the first pages are kept.'),
+  columns: z.array(z.string()),
+  expires_at: z.string(),
+  principal: z.string().describe('The only principal that can read it.'),
+  stopped: z.string().optional(),
+});
+
+export const AnalyticsOutput = z.object({
+  site_url: z.string(),
+  start_date: z.string(),
+  end_date: z.string(),
+  period: z.string().optional(),
+  dimensions: z.array(z.string()),
+  type: z.string(),
+  filters: z.array(z.object({ dimension: z.string(), operator: z.string(), expression: z.string() })).optional(),
+  aggregation_type: z.string().optional(),
+  rows: z.array(Row).describe('compare: the biggest movers, by clicks gained; all_rows: the first rows of the export.'),
+  totals: Totals.describe('Over every row Google returned (current window): ctr = Σclicks/Σimpressions, position impression-weighted; 0 when there are no impressions.'),
+  row_count: z.number().int().describe('Rows Google returned (all_rows: rows exported).'),
+  start_row: z.number().int(),
+  next_start_row: z.number().int().optional().describe('There may be more rows (or some were not shown): pass this as start_row.'),
+  rows_not_shown: z.number().int().optional().describe('Rows left out to stay under 100 kB.'),
+  compare: Compare.optional(),
+  export: Export.optional(),
+  data_truth: DataTruthSchema,
+  untrusted: z.literal(true),
+});

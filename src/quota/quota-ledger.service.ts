@@ -1,0 +1,359 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Clock } from '../common/clock.js';
+import { STATE_STORE } from '../state/state.module.js';
+import { type StateStore, StateUnavailableError } from '../state/state-store.js';
+import { QUOTA_LIMITS, type QuotaLimits } from './quota-limits.js';
+import { minuteWindow, pacificDayWindow, type QuotaWindow } from './quota-windows.js';
+
+// The server's own count of the Google quotas that answer with a body that
+// does not say which limit was hit (PRODUCT §9a): URL inspections per property
+// per minute and per Pacific day, Indexing publishes per Cloud project per
+// Pacific day. Counters live in the state store, so every process sharing it
+// (several stdio servers on one machine, replicas on one Redis) counts
+// together, atomically. They are a lower bound of Google's own count: other
+// clients of the same property or project spend the same quota, and only
+// requests Google answered with success are kept.
+//
+// Keys (all under quota:v1:):
+//   <kind>:<scope>:minute:<epoch minute>   counter, expires 60 s after its minute ends
+//   <kind>:<scope>:day:<Pacific date>      counter, expires 1 h after Pacific midnight
+//   <kind>:<scope>:refused:<Pacific date>  {at, likely_limit} of Google's latest refusal that day
+//   index:<Pacific date>                   stream of the scopes counted that day (for gsc://quota)
+//   indexed:<Pacific date>:<kind>:<scope>  claim: the scope is in that day's index
+
+export type QuotaScope = { readonly kind: 'inspection'; readonly property: string } | { readonly kind: 'publish'; readonly project: string };
+export type LimitWindow = 'minute' | 'day';
+
+export interface WindowUse {
+  /** Counted by this server (and every process sharing its store). */
+  readonly used: number;
+  readonly limit: number;
+  /** limit − used, never below 0; an upper bound of what Google still allows. */
+  readonly remaining: number;
+  readonly resetsAt: Date;
+}
+
+export interface QuotaRefusal {
+  readonly at: Date;
+  readonly likelyLimit: LimitWindow;
+}
+
+export interface QuotaSnapshot {
+  readonly scope: QuotaScope;
+  readonly now: Date;
+  /** Inspection only: Indexing publishes have no per-minute limit of their own. */
+  readonly minute?: WindowUse;
+  readonly day: WindowUse;
+  /** Google refused this scope earlier today (its answer did not say which limit). */
+  readonly refusedToday?: QuotaRefusal;
+}
+
+/** Why a refusal is thought to be one limit rather than the other. */
+export type VerdictBasis =
+  /** This server's own count fills the daily limit. */
+  | 'own_day_count'
+  /** This server's own count (nearly) fills the per-minute limit. */
+  | 'own_minute_count'
+  /** Google refused already in an earlier minute of this Pacific day. */
+  | 'refused_earlier'
+  /** Others would have to spend the per-minute limit within a minute, which uses up a day's budget within minutes. */
+  | 'rates';
+
+export interface QuotaVerdict {
+  readonly likely: LimitWindow;
+  readonly basis: VerdictBasis;
+  readonly snapshot: QuotaSnapshot;
+}
+
+/** Units taken from every window of a scope, to give back if Google did not count them. */
+export interface Reservation {
+  readonly taken: readonly Counter[];
+  /** How many units each counter holds for this reservation (1 for a single call). */
+  readonly units?: number;
+}
+
+/** What a batch may send: `granted` of the units it asked for (the rest would pass this server's own daily count). */
+export interface BatchReservation {
+  readonly granted: number;
+  /** undefined when the store was unavailable (nothing counted; the batch goes out uncounted). */
+  readonly reservation?: Reservation;
+}
+
+export type ReserveResult =
+  /** reservation undefined: the store was unavailable, so nothing is counted (the call still goes out). */
+  | { readonly ok: true; readonly reservation?: Reservation }
+  /** This server's own count says the window is full: nothing was taken, and the call should not go out. */
+  | { readonly ok: false; readonly window: LimitWindow; readonly resetsAt: Date; readonly snapshot: QuotaSnapshot };
+
+interface Counter {
+  readonly window: LimitWindow;
+  readonly key: string;
+  readonly limit: number;
+  /**
+   * Whether a full count refuses the call. Not for Indexing publishes: 200 is
+   * the default, and a project Google granted more to has more, so only Google
+   * can say no.
+   */
+  readonly enforced: boolean;
+  readonly ttlMs: number;
+  readonly endsAt: Date;
+}
+
+/** Our own minute count this close to the limit makes the per-minute limit the likely one. */
+export const MINUTE_MARGIN = 20;
+const PREFIX = 'quota:v1:';
+const DAY_GRACE_MS = 3_600_000;
+const MINUTE_GRACE_MS = 60_000;
+
+@Injectable()
+export class QuotaLedger {
+  private readonly logger = new Logger('QuotaLedger');
+  private warned = false;
+  /** Scopes this process has put in a day's index already: a memo that saves a write per call, never the record itself. */
+  private readonly indexed = new Set<string>();
+
+  constructor(
+    @Inject(STATE_STORE) private readonly store: StateStore,
+    private readonly clock: Clock,
+    @Inject(QUOTA_LIMITS) readonly limits: QuotaLimits,
+  ) {}
+
+  /**
+   * Takes one unit from every window of the scope before the call goes out,
+   * atomically across processes; for inspections, refuses (taking nothing) when
+   * this server's own count already fills a window, since Google's count is at
+   * least ours and the limit cannot be raised.
+   */
+  async reserve(scope: QuotaScope): Promise<ReserveResult> {
+    const now = this.clock.now();
+    const counters = this.counters(scope, now);
+    const taken: Counter[] = [];
+    try {
+      for (const counter of counters) {
+        const count = await this.store.increment(counter.key, 1, counter.ttlMs);
+        taken.push(counter);
+        if (counter.enforced && count > counter.limit) {
+          await this.giveBack(taken);
+          return { ok: false, window: counter.window, resetsAt: counter.endsAt, snapshot: await this.read(scope, now) };
+        }
+      }
+      await this.index(scope, now);
+      return { ok: true, reservation: { taken } };
+    } catch (error) {
+      this.unavailable(error);
+      if (taken.length) await this.giveBack(taken).catch(() => undefined);
+      return { ok: true };
+    }
+  }
+
+  /**
+   * For a batch: takes up to `units` at once (two writes however long the
+   * batch), granting what this server's own daily count leaves; the per-minute
+   * limit is counted but left to Google's answer (a batch is at most 20 of its
+   * 600). settle() gives back what was not used.
+   */
+  async reserveMany(scope: QuotaScope, units: number): Promise<BatchReservation> {
+    const now = this.clock.now();
+    const taken: Counter[] = [];
+    let granted = units;
+    try {
+      for (const counter of this.counters(scope, now)) {
+        const count = await this.store.increment(counter.key, granted, counter.ttlMs);
+        taken.push(counter);
+        const over = counter.window === 'day' && counter.enforced ? Math.min(granted, Math.max(0, count - counter.limit)) : 0;
+        if (over > 0) {
+          await this.store.increment(counter.key, -over, counter.ttlMs);
+          granted -= over;
+        }
+        if (granted === 0) break;
+      }
+      if (granted > 0) await this.index(scope, now);
+      return { granted, reservation: { taken: taken.slice(0, granted > 0 ? taken.length : 0), units: granted } };
+    } catch (error) {
+      this.unavailable(error);
+      if (taken.length) await this.giveBack(taken, granted).catch(() => undefined);
+      return { granted: units };
+    }
+  }
+
+  /** Keeps `used` units of a batch reservation (what Google answered) and gives the rest back. */
+  async settle(reservation: Reservation | undefined, used: number): Promise<void> {
+    const unused = (reservation?.units ?? 1) - used;
+    if (!reservation || unused <= 0) return;
+    try {
+      await this.giveBack(reservation.taken, unused);
+    } catch (error) {
+      this.unavailable(error);
+    }
+  }
+
+  /** Gives a reservation back: the call was not sent, or Google did not accept it (only successes are counted: a lower bound). */
+  async release(reservation: Reservation | undefined): Promise<void> {
+    await this.settle(reservation, 0);
+  }
+
+  /** What this server counted in the current minute and Pacific day; undefined when the store cannot be read. */
+  async snapshot(scope: QuotaScope): Promise<QuotaSnapshot | undefined> {
+    try {
+      return await this.read(scope, this.clock.now());
+    } catch (error) {
+      this.unavailable(error);
+      return undefined;
+    }
+  }
+
+  /**
+   * Which limit a refusal whose body does not say (Google's URL Inspection 429)
+   * most likely was, from this server's own counts. Reaching the per-minute
+   * limit takes others a burst that spends a large share of the daily limit
+   * (600 a minute against 2 000 a day), so unless our own minute count nearly
+   * fills the minute, the daily limit is the likely one.
+   */
+  async classify(scope: QuotaScope): Promise<QuotaVerdict | undefined> {
+    const snapshot = await this.snapshot(scope);
+    return snapshot && verdictOf(snapshot);
+  }
+
+  /** Remembers that Google refused the scope (for gsc://quota, and so the next batch probes first). */
+  async noteRefusal(scope: QuotaScope, likelyLimit: LimitWindow): Promise<void> {
+    const now = this.clock.now();
+    const day = pacificDayWindow(now);
+    try {
+      await this.store.put(this.key(scope, 'refused', day.id), JSON.stringify({ at: now.toISOString(), likely_limit: likelyLimit }), ttl(day, now, DAY_GRACE_MS));
+      await this.index(scope, now);
+    } catch (error) {
+      this.unavailable(error);
+    }
+  }
+
+  /** Google accepted the scope again after a refusal: the refusal no longer stands. */
+  async clearRefusal(scope: QuotaScope): Promise<void> {
+    try {
+      await this.store.delete(this.key(scope, 'refused', pacificDayWindow(this.clock.now()).id));
+    } catch (error) {
+      this.unavailable(error);
+    }
+  }
+
+  /** Every scope counted (or refused) in the current Pacific day, for gsc://quota and /admin/quota. */
+  async today(): Promise<{ now: Date; dayEndsAt: Date; scopes: QuotaSnapshot[] } | undefined> {
+    const now = this.clock.now();
+    const day = pacificDayWindow(now);
+    try {
+      const entries = await this.store.read(`${PREFIX}index:${day.id}`);
+      const seen = new Set<string>();
+      const scopes: QuotaSnapshot[] = [];
+      for (const entry of entries) {
+        if (seen.has(entry.value)) continue;
+        seen.add(entry.value);
+        const scope = parseScope(entry.value);
+        if (scope) scopes.push(await this.read(scope, now));
+      }
+      return { now, dayEndsAt: day.endsAt, scopes };
+    } catch (error) {
+      this.unavailable(error);
+      return undefined;
+    }
+  }
+
+  private async read(scope: QuotaScope, now: Date): Promise<QuotaSnapshot> {
+    const counters = this.counters(scope, now);
+    const values = await Promise.all(counters.map((c) => this.store.get(c.key)));
+    const use = (window: LimitWindow): WindowUse | undefined => {
+      const i = counters.findIndex((c) => c.window === window);
+      if (i < 0) return undefined;
+      const used = Math.max(0, Number.parseInt(values[i] ?? '0', 10) || 0);
+      return { used, limit: counters[i].limit, remaining: Math.max(0, counters[i].limit - used), resetsAt: counters[i].endsAt };
+    };
+    const refused = await this.store.get(this.key(scope, 'refused', pacificDayWindow(now).id));
+    const minute = use('minute');
+    return { scope, now, ...(minute ? { minute } : {}), day: use('day')!, ...(refused ? { refusedToday: parseRefusal(refused) } : {}) };
+  }
+
+  private counters(scope: QuotaScope, now: Date): Counter[] {
+    const day = pacificDayWindow(now);
+    const dayLimit = scope.kind === 'inspection' ? this.limits.inspectionPerDay : this.limits.publishPerDay;
+    const enforced = scope.kind === 'inspection';
+    const counters: Counter[] = [{ window: 'day', key: this.key(scope, 'day', day.id), limit: dayLimit, enforced, ttlMs: ttl(day, now, DAY_GRACE_MS), endsAt: day.endsAt }];
+    if (scope.kind === 'inspection') {
+      const minute = minuteWindow(now);
+      counters.push({
+        window: 'minute',
+        key: this.key(scope, 'minute', minute.id),
+        limit: this.limits.inspectionPerMinute,
+        enforced,
+        ttlMs: ttl(minute, now, MINUTE_GRACE_MS),
+        endsAt: minute.endsAt,
+      });
+    }
+    return counters;
+  }
+
+  private key(scope: QuotaScope, what: string, id: string): string {
+    return `${PREFIX}${scope.kind}:${scopeId(scope)}:${what}:${id}`;
+  }
+
+  private async giveBack(taken: readonly Counter[], units = 1): Promise<void> {
+    for (const counter of taken) await this.store.increment(counter.key, -units, counter.ttlMs);
+  }
+
+  private async index(scope: QuotaScope, now: Date): Promise<void> {
+    const day = pacificDayWindow(now);
+    const memo = `${day.id}:${scope.kind}:${scopeId(scope)}`;
+    if (this.indexed.has(memo)) return;
+    const ttlMs = ttl(day, now, DAY_GRACE_MS);
+    if (await this.store.claim(`${PREFIX}indexed:${memo}`, ttlMs)) {
+      await this.store.append(`${PREFIX}index:${day.id}`, JSON.stringify(scope), { ttlMs, maxLength: 10_000 });
+    }
+    if (this.indexed.size > 10_000) this.indexed.clear();
+    this.indexed.add(memo);
+  }
+
+  // Counting is a courtesy to the person, never a reason to fail a read: without
+  // the store, calls go out uncounted and results say the ledger is unavailable.
+  private unavailable(error: unknown): void {
+    if (!(error instanceof StateUnavailableError)) throw error;
+    if (!this.warned) this.logger.warn(`quota ledger not updated: ${error.message}`);
+    this.warned = true;
+  }
+}
+
+export function verdictOf(snapshot: QuotaSnapshot): QuotaVerdict {
+  const { day, minute, refusedToday, now } = snapshot;
+  if (day.used >= day.limit) return { likely: 'day', basis: 'own_day_count', snapshot };
+  if (minute && minute.used >= minute.limit - MINUTE_MARGIN) return { likely: 'minute', basis: 'own_minute_count', snapshot };
+  if (refusedToday && refusedToday.likelyLimit === 'day' && minuteWindow(refusedToday.at).id !== minuteWindow(now).id) {
+    return { likely: 'day', basis: 'refused_earlier', snapshot };
+  }
+  return { likely: 'day', basis: 'rates', snapshot };
+}
+
+export function scopeId(scope: QuotaScope): string {
+  return scope.kind === 'inspection' ? scope.property : scope.project;
+}
+
+function ttl(window: QuotaWindow, now: Date, grace: number): number {
+  return Math.max(1, window.endsAt.getTime() - now.getTime()) + grace;
+}
+
+function parseScope(text: string): QuotaScope | undefined {
+  try {
+    const value = JSON.parse(text) as Partial<{ kind: string; property: string; project: string }>;
+    if (value.kind === 'inspection' && typeof value.property === 'string') return { kind: 'inspection', property: value.property };
+    if (value.kind === 'publish' && typeof value.project === 'string') return { kind: 'publish', project: value.project };
+  } catch {
+    // an entry written by another version: skip it
+  }
+  return undefined;
+}
+
+function parseRefusal(text: string): QuotaRefusal | undefined {
+  try {
+    const value = JSON.parse(text) as { at?: string; likely_limit?: string };
+    const at = new Date(value.at ?? '');
+    if (Number.isNaN(at.getTime())) return undefined;
+    return { at, likelyLimit: value.likely_limit === 'minute' ? 'minute' : 'day' };
+  } catch {
+    return undefined;
+  }
+}
