@@ -18,7 +18,7 @@
 //
 // dist/cli-chunks/chunks.json records what each output imports and holds; a spec
 // checks from it that the stdio path never loads the HTTP-only packages.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire, isBuiltin } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -104,6 +104,29 @@ const rxjsAsModules = {
   },
 };
 
+/**
+ * Nest's ConsoleLogger and Logger each make an Intl.DateTimeFormat when their
+ * module loads, and the first Intl formatter of a process loads ICU: ~20 ms
+ * of every start, for timestamps our StderrLogger prints without Intl
+ * (src/common/stderr-logger.ts). Here they are made on first use instead. The
+ * build fails if Nest's code no longer reads as expected, rather than quietly
+ * bundling it as it is.
+ */
+const nestLazyDateFormat = {
+  name: 'nest-lazy-date-format',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]@nestjs[\\/]common[\\/]services[\\/](console-)?logger\.service\.js$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      const made = 'const dateTimeFormatter = new Intl.DateTimeFormat(';
+      if (source.split(made).length !== 2 || source.split('dateTimeFormatter.format(').length !== 2 || source.split('dateTimeFormatter').length !== 3) {
+        throw new Error(`${args.path}: expected one module-level dateTimeFormatter, used once with .format(); update nest-lazy-date-format in scripts/bundle.mjs`);
+      }
+      const lazy = 'function lazyDateTimeFormat(locales, options) { let f; return { format: (date) => (f ??= new Intl.DateTimeFormat(locales, options)).format(date) }; }';
+      return { contents: `${source.replace(made, 'const dateTimeFormatter = lazyDateTimeFormat(')}\n${lazy}\n`, loader: 'js' };
+    });
+  },
+};
+
 const result = await build({
   entryPoints: { 'cli.bundle': 'dist/cli.js' },
   outdir: 'dist',
@@ -122,7 +145,7 @@ const result = await build({
   legalComments: 'linked',
   metafile: true,
   define: { GSC_BUILT_TOOL_SCHEMAS: JSON.stringify(JSON.stringify(schemas)) },
-  plugins: [nestAdapterFallback, builtinsViaRequire, rxjsAsModules],
+  plugins: [nestAdapterFallback, builtinsViaRequire, rxjsAsModules, nestLazyDateFormat],
   external: [
     '@googleapis/*',
     'google-auth-library',
