@@ -7,19 +7,27 @@ import { cleanEnv, MAIN, ms, percentile, ROOT, startGoogle, verdict } from './co
 // 64 clients (2026-07-28) calling a mix of read tools, against our server and,
 // side by side in the same run, against the floor: a bare SDK v2 server doing
 // the same Google requests (bench/floor/floor-http.mjs). The two take turns in
-// slices (floor, ours, floor, ours), so that a change in the machine's load hits
-// both alike; the 64 connections of the idle one wait meanwhile.
+// slices after a warm-up (floor, ours, floor, ours, …), so that a change in the
+// machine's load hits both alike; the 64 connections of the idle one wait
+// meanwhile. BENCH_LOAD_SECONDS is the time each server is loaded.
 
 const CLIENTS = 64;
 const SITE = 'https://www.example.com/';
+// Our server counts URL inspections against Google's quota (600 a minute and
+// 2 000 a day per property) and refuses past it, as it should; spread over this
+// many properties, the load stays within it (the floor counts nothing).
+const INSPECTED = Array.from({ length: 32 }, (_, i) => `https://load-${i}.example.com/`);
 const CALLS = [
-  ['list_sites', {}],
-  ['get_site', { site_url: SITE }],
-  ['list_sitemaps', { site_url: SITE }],
-  ['query_search_analytics', { site_url: SITE, period: 'last7days', dimensions: ['query'], row_limit: 25 }],
-  ['inspect_url', { site_url: SITE, url: `${SITE}blog/hello-world` }],
+  () => ['list_sites', {}],
+  () => ['get_site', { site_url: SITE }],
+  () => ['list_sitemaps', { site_url: SITE }],
+  () => ['query_search_analytics', { site_url: SITE, period: 'last7days', dimensions: ['query'], row_limit: 25 }],
+  (n) => {
+    const site = INSPECTED[Math.floor(n / 5) % INSPECTED.length];
+    return ['inspect_url', { site_url: site, url: `${site}blog/hello-world` }];
+  },
 ];
-const ROUNDS = 2;
+const ROUNDS = 3;
 
 /** CPU time (user + system, all threads) a process has used so far, in ms. */
 const cpuMs = (pid) => {
@@ -58,7 +66,7 @@ async function loadOn(url, pid) {
         await new Promise((r) => (wake = chain(wake, r)));
         continue;
       }
-      const [name, args] = CALLS[n % CALLS.length];
+      const [name, args] = CALLS[n % CALLS.length](n);
       const current = open;
       const started = process.hrtime.bigint();
       try {
@@ -112,20 +120,23 @@ function merge(slices) {
 
 export async function httpLoad() {
   const seconds = Number(process.env.BENCH_LOAD_SECONDS ?? 30);
-  // The heap settles within ~10 s of continuous load (measured: 332 MB at 5 s, 396 at 10 s, 402 at 60 s).
+  // The heap settles within ~10 s of continuous load (measured: 293 MB at 5 s, 385 at 10 s, 400 at 60 s).
   const warmup = Math.min(10, Math.max(2, Math.round(seconds / 3)));
   const slice = (seconds - warmup) / ROUNDS;
   const google = await startGoogle({ unlimited: true });
+  for (const site of INSPECTED) google.emulator.state.sites.set(site, 'siteOwner');
   const ours = await serve([MAIN], cleanEnv({ ...google.env, GSC_TRANSPORT: 'http', GSC_HTTP_PORT: '0' }), /serving HTTP on (http:\/\/[^\s/]+\/mcp)/);
   const floor = await serve([join(ROOT, 'bench/floor/floor-http.mjs')], cleanEnv(google.env), /floor serving (\S+)/);
   const oursLoad = await loadOn(ours.url, ours.child.pid);
   const floorLoad = await loadOn(floor.url, floor.child.pid);
   const warm = [await floorLoad.run(warmup), await oursLoad.run(warmup)];
-  const rssAfterWarmup = rssKb(ours.child.pid);
   const measured = { floor: [], ours: [] };
+  let rssAfterWarmup = 0;
   for (let round = 0; round < ROUNDS; round++) {
     measured.floor.push(await floorLoad.run(slice));
     measured.ours.push(await oursLoad.run(slice));
+    // Ours idles while the floor runs, so its heap settles later than under continuous load: growth is counted from its first slice on.
+    if (round === 0) rssAfterWarmup = rssKb(ours.child.pid);
   }
   const rssEnd = rssKb(ours.child.pid);
   await Promise.all([oursLoad.stop(), floorLoad.stop()]);
@@ -144,7 +155,7 @@ export async function httpLoad() {
   const floorNote = f.errors ? ` (the floor had ${f.errors} errors: compare with care)` : '';
   return [
     { bar: `HTTP load: ${CLIENTS} clients, ${warmup} + ${time} s, mixed reads`, target: 'zero errors', measured: `${errors} errors in ${calls} calls (${oRate.toFixed(0)} calls/s)`, verdict: verdict(errors === 0) },
-    { bar: 'HTTP load: RSS growth after warm-up', target: '≤ 10 %', measured: `${growth.toFixed(1)} % (${(rssAfterWarmup / 1024).toFixed(0)} → ${(rssEnd / 1024).toFixed(0)} MB)`, verdict: verdict(growth <= 10) },
+    { bar: `HTTP load: RSS growth over the last ${ROUNDS - 1} slices`, target: '≤ 10 %', measured: `${growth.toFixed(1)} % (${(rssAfterWarmup / 1024).toFixed(0)} → ${(rssEnd / 1024).toFixed(0)} MB)`, verdict: verdict(growth <= 10) },
     { bar: '  bare SDK v2 HTTP server, same Google calls (floor)', target: '', measured: `${fRate.toFixed(0)} calls/s, p50 ${ms(fP50)}, p99 ${ms(fP99)}, ${(f.cpu / f.calls).toFixed(2)} ms server CPU a call${floorNote}`, verdict: '' },
     { bar: '  ours, same slices', target: '', measured: `${oRate.toFixed(0)} calls/s, p50 ${ms(oP50)}, p99 ${ms(oP99)}, ${(o.cpu / o.calls).toFixed(2)} ms server CPU a call`, verdict: '' },
     { bar: 'HTTP load vs floor: calls/s', target: '≥ 0.8×', measured: `${(oRate / fRate).toFixed(2)}×`, verdict: verdict(oRate / fRate >= 0.8) },
