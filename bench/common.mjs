@@ -71,6 +71,25 @@ export function stdioToolsListTime(command, args, env) {
   });
 }
 
+/** Spawns a server and resolves once its stderr names the /mcp URL (the first group of `ready`). */
+export async function spawnServer(args, env, ready) {
+  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  const url = await new Promise((resolve, reject) => {
+    child.stderr.on('data', (d) => {
+      log += d;
+      const m = ready.exec(log);
+      if (m) resolve(m[1]);
+    });
+    child.on('exit', () => reject(new Error(`server exited: ${log}`)));
+  });
+  return { child, url };
+}
+
+/** Our built server over HTTP (BENCH_MAIN's, if set) and the floor's, as child processes. */
+export const spawnOursHttp = (env) => spawnServer([MAIN], cleanEnv({ ...env, GSC_TRANSPORT: 'http', GSC_HTTP_PORT: '0' }), /serving HTTP on (http:\/\/[^\s/]+\/mcp)/);
+export const spawnFloorHttp = (env) => spawnServer([join(ROOT, 'bench/floor/floor-http.mjs')], cleanEnv(env), /floor serving (\S+)/);
+
 /** The real HTTP app in this process plus a 2026-07-28 client connected to it. */
 export async function serverWithClient(env = {}) {
   const { loadConfig } = await dist('config/config.js');

@@ -1,8 +1,6 @@
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { cleanEnv, MAIN, ms, percentile, ROOT, startGoogle, verdict } from './common.mjs';
+import { ms, percentile, spawnFloorHttp, spawnOursHttp, startGoogle, verdict } from './common.mjs';
 
 // 64 clients (2026-07-28) calling a mix of read tools, against our server and,
 // side by side in the same run, against the floor: a bare SDK v2 server doing
@@ -36,21 +34,6 @@ const cpuMs = (pid) => {
 };
 const rssKb = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
 const sleep = (s) => new Promise((r) => setTimeout(r, s * 1000));
-
-/** Spawns a server and waits for the line that names its /mcp URL. */
-async function serve(args, env, ready) {
-  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
-  let log = '';
-  const url = await new Promise((resolve, reject) => {
-    child.stderr.on('data', (d) => {
-      log += d;
-      const m = ready.exec(log);
-      if (m) resolve(m[1]);
-    });
-    child.on('exit', () => reject(new Error(`server exited: ${log}`)));
-  });
-  return { child, url };
-}
 
 /** 64 connected clients that call while a slice is open and wait otherwise. */
 async function loadOn(url, pid) {
@@ -125,8 +108,8 @@ export async function httpLoad() {
   const slice = (seconds - warmup) / ROUNDS;
   const google = await startGoogle({ unlimited: true });
   for (const site of INSPECTED) google.emulator.state.sites.set(site, 'siteOwner');
-  const ours = await serve([MAIN], cleanEnv({ ...google.env, GSC_TRANSPORT: 'http', GSC_HTTP_PORT: '0' }), /serving HTTP on (http:\/\/[^\s/]+\/mcp)/);
-  const floor = await serve([join(ROOT, 'bench/floor/floor-http.mjs')], cleanEnv(google.env), /floor serving (\S+)/);
+  const ours = await spawnOursHttp(google.env);
+  const floor = await spawnFloorHttp(google.env);
   const oursLoad = await loadOn(ours.url, ours.child.pid);
   const floorLoad = await loadOn(floor.url, floor.child.pid);
   const warm = [await floorLoad.run(warmup), await oursLoad.run(warmup)];
