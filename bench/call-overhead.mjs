@@ -1,10 +1,17 @@
 import { spawn } from 'node:child_process';
 import { searchconsole } from '@googleapis/searchconsole';
 import { JWT } from 'google-auth-library';
-import { cleanEnv, MAIN, ms, percentile, serverWithClient, startGoogle, verdict } from './common.mjs';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { cleanEnv, MAIN, ms, percentile, spawnFloorHttp, spawnOursHttp, startGoogle, verdict } from './common.mjs';
 
 const N = 400;
 const SITE = 'https://www.example.com/';
+
+async function connectHttp(url) {
+  const client = new Client({ name: 'bench', version: '0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  return client;
+}
 
 async function timed(n, fn) {
   const out = [];
@@ -43,7 +50,7 @@ async function stdioCaller(env) {
 }
 
 export async function callOverhead() {
-  const google = await startGoogle({ quotas: { otherPerMinutePerUser: 1e12 } });
+  const google = await startGoogle({ unlimited: true });
   try {
     // The baseline: the same client library the server uses, called directly.
     const jwt = new JWT({ email: google.key.client_email, key: google.key.private_key, scopes: ['https://www.googleapis.com/auth/webmasters'] });
@@ -61,9 +68,19 @@ export async function callOverhead() {
     const viaStdio = await timed(N, () => stdio.call('get_site', { site_url: SITE }));
     stdio.close();
 
-    const http = await serverWithClient(google.env);
-    const viaHttp = await timed(N, () => http.client.callTool({ name: 'get_site', arguments: { site_url: SITE } }));
-    await http.close();
+    // Over HTTP: our server and the floor (a bare SDK v2 server making the same
+    // sites.get), each in its own process, called in turns of 50.
+    const [ours, floor] = [await spawnOursHttp(google.env), await spawnFloorHttp(google.env)];
+    const [oursClient, floorClient] = await Promise.all([ours, floor].map((s) => connectHttp(s.url)));
+    const viaHttp = [];
+    const viaFloor = [];
+    for (let done = 0; done < N; done += 50) {
+      viaHttp.push(...(await timed(50, () => oursClient.callTool({ name: 'get_site', arguments: { site_url: SITE } }))));
+      viaFloor.push(...(await timed(50, () => floorClient.callTool({ name: 'get_site', arguments: { site_url: SITE } }))));
+    }
+    await Promise.all([oursClient.close(), floorClient.close()]);
+    ours.child.kill();
+    floor.child.kill();
 
     const over = (samples, p) => percentile(samples, p) - percentile(direct, p);
     return [
@@ -71,6 +88,7 @@ export async function callOverhead() {
       { bar: 'per-call overhead, stdio, p99', target: '≤ 5 ms', measured: ms(over(viaStdio, 99)), verdict: verdict(over(viaStdio, 99) <= 5) },
       { bar: 'per-call overhead, HTTP 2026-07-28 (incl. client), p50', target: '≤ 2 ms', measured: `${ms(over(viaHttp, 50))} (MCP ${ms(percentile(viaHttp, 50))})`, verdict: verdict(over(viaHttp, 50) <= 2) },
       { bar: 'per-call overhead, HTTP 2026-07-28 (incl. client), p99', target: '≤ 5 ms', measured: ms(over(viaHttp, 99)), verdict: verdict(over(viaHttp, 99) <= 5) },
+      { bar: '  the same for the floor (bare SDK v2 HTTP server), p50 / p99', target: '', measured: `${ms(over(viaFloor, 50))} / ${ms(over(viaFloor, 99))}`, verdict: '' },
     ];
   } finally {
     await google.emulator.close();

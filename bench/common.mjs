@@ -5,7 +5,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-export const MAIN = join(ROOT, 'dist/main.js');
+// BENCH_MAIN measures another build (e.g. the main branch's) with these same scripts.
+export const MAIN = process.env.BENCH_MAIN ?? join(ROOT, 'dist/main.js');
 export const dist = (path) => import(join(ROOT, 'dist', path));
 
 export function median(values) {
@@ -26,9 +27,15 @@ export function cleanEnv(extra = {}) {
   return { ...env, CLOUDSDK_CONFIG: mkdtempSync(join(tmpdir(), 'bench-gcloud-')), METADATA_SERVER_DETECTION: 'none', GSC_STATE_DIR: mkdtempSync(join(tmpdir(), 'bench-state-')), ...extra };
 }
 
-/** The emulator with a registered, freshly generated service-account key. */
-export async function startGoogle(options = {}) {
+/**
+ * The emulator with a registered, freshly generated service-account key.
+ * `unlimited: true` lifts every quota it enforces (a benchmark measures the
+ * server, not the emulator's Google-like limits, e.g. 20 requests a second per user).
+ */
+export async function startGoogle({ unlimited = false, ...options } = {}) {
   const { GoogleEmulator, generateServiceAccountKey } = await dist('emulator/google-emulator.js');
+  const { DEFAULT_QUOTAS } = await dist('emulator/emulator-types.js');
+  if (unlimited) options.quotas = { ...Object.fromEntries(Object.keys(DEFAULT_QUOTAS).map((k) => [k, Infinity])), ...options.quotas };
   const emulator = await GoogleEmulator.start(options);
   const clientEmail = 'bench@bench-project.iam.gserviceaccount.com';
   const { key, publicKeyPem } = generateServiceAccountKey(clientEmail);
@@ -63,6 +70,25 @@ export function stdioToolsListTime(command, args, env) {
     send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '0' } } });
   });
 }
+
+/** Spawns a server and resolves once its stderr names the /mcp URL (the first group of `ready`). */
+export async function spawnServer(args, env, ready) {
+  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  const url = await new Promise((resolve, reject) => {
+    child.stderr.on('data', (d) => {
+      log += d;
+      const m = ready.exec(log);
+      if (m) resolve(m[1]);
+    });
+    child.on('exit', () => reject(new Error(`server exited: ${log}`)));
+  });
+  return { child, url };
+}
+
+/** Our built server over HTTP (BENCH_MAIN's, if set) and the floor's, as child processes. */
+export const spawnOursHttp = (env) => spawnServer([MAIN], cleanEnv({ ...env, GSC_TRANSPORT: 'http', GSC_HTTP_PORT: '0' }), /serving HTTP on (http:\/\/[^\s/]+\/mcp)/);
+export const spawnFloorHttp = (env) => spawnServer([join(ROOT, 'bench/floor/floor-http.mjs')], cleanEnv(env), /floor serving (\S+)/);
 
 /** The real HTTP app in this process plus a 2026-07-28 client connected to it. */
 export async function serverWithClient(env = {}) {

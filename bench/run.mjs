@@ -1,9 +1,13 @@
 #!/usr/bin/env node
 // npm run bench — the bars of PRODUCT.md §10, measured on this machine and
 // printed as a table. Medians; compare ratios from one run, not absolute times
-// across runs. Optional: BENCH_PEERS=1 also times peer servers from npm
-// (installed into a temporary folder, never committed); BENCH_LOAD_SECONDS sets
-// the HTTP load duration (default 30).
+// across runs: cold start and HTTP load measure the floor (bench/floor/, a bare
+// SDK v2 server) side by side with ours, taking turns. Optional: BENCH_PEERS=1
+// also times peer servers from npm (installed into a temporary folder, never
+// committed); BENCH_LOAD_SECONDS sets the HTTP load time per server (default
+// 30); BENCH_COLD_RUNS the cold starts per server (default 15); BENCH_MAIN
+// measures another build's dist/main.js with these scripts; BENCH_DEBUG=1
+// prints the load's failed calls.
 import { coldStart } from './cold-start.mjs';
 import { inspectBatch } from './inspect-batch.mjs';
 import { httpLoad } from './http-load.mjs';

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import { StderrLogger } from './common/stderr-logger.js';
 import type { Config } from './config/config.js';
 import { HttpIdentity } from './http/http-identity.service.js';
@@ -22,7 +22,9 @@ export interface RunningHttpServer {
 
 /** Boots the Nest HTTP app: /mcp and /admin, bound to GSC_HTTP_HOST:GSC_HTTP_PORT. */
 export async function startHttpServer(config: Config, logger = new StderrLogger()): Promise<RunningHttpServer> {
-  const app = await NestFactory.create<NestExpressApplication>(SearchConsoleMcpModule.forConfig(config), {
+  // The adapter is handed over rather than left for Nest to require(): that keeps
+  // Express out of what the stdio server loads (scripts/bundle.mjs).
+  const app = await NestFactory.create<NestExpressApplication>(SearchConsoleMcpModule.forConfig(config), new ExpressAdapter(), {
     logger,
     bufferLogs: true,
     // Flushed once listening: a port in use is then one line from the CLI, not a log dump.

@@ -22,6 +22,8 @@ export interface RegisteredTool {
   readonly wire: { readonly input: StandardSchemaWithJSON; readonly output: StandardSchemaWithJSON };
   /** The method behind the guard → interceptor pipeline. */
   readonly invoke: (args: Record<string, unknown>, call: ToolCall) => Promise<unknown>;
+  /** GSC_SITE_URL, when it was made the default of this tool's site_url (the schemas then differ; see tool-catalog.ts). */
+  readonly defaultSite?: string;
 }
 
 /**
@@ -82,20 +84,20 @@ export class ToolRegistry implements OnApplicationBootstrap {
         if (!declared) continue;
         if (names.has(declared.name)) throw new Error(`Duplicate MCP tool name ${declared.name}`);
         names.add(declared.name);
-        const spec = this.serve(declared);
+        const { spec, defaultSite } = this.serve(declared);
         const invoke = creator.create(instance, prototype[method], method, undefined, undefined, undefined, undefined, {
           guards: true,
           interceptors: true,
           filters: false,
         }, 'mcp');
-        found.set(spec, { spec, wire: { input: wireSchema(spec.input), output: wireSchema(spec.output) }, invoke });
+        found.set(spec, { spec, wire: { input: wireSchema(spec.input), output: wireSchema(spec.output) }, invoke, ...(defaultSite ? { defaultSite } : {}) });
       }
     }
     return found;
   }
 
   /** The declaration as clients see it; what every tool of a kind shares is added here, not written in each tool. */
-  private serve(declared: ToolSpec): ToolSpec {
+  private serve(declared: ToolSpec): { spec: ToolSpec; defaultSite?: string } {
     let spec = declared;
     if (spec.access === 'destructive') {
       if (!spec.approval) throw new Error(`Destructive tool ${spec.name} declares no approval describer`);
@@ -105,7 +107,8 @@ export class ToolRegistry implements OnApplicationBootstrap {
     if (siteArg && this.config.siteUrl && !spec.newProperty) {
       const described = siteArg.optional().describe(`${siteArg.description ?? 'Search Console property'} Defaults to ${this.config.siteUrl}.`);
       spec = { ...spec, input: spec.input.extend({ site_url: described }) };
+      return { spec, defaultSite: this.config.siteUrl };
     }
-    return spec;
+    return { spec };
   }
 }
