@@ -48,6 +48,18 @@ describe('gsc://quota and GET /admin/quota', () => {
     await google?.emulator.close();
   });
 
+  it('is served beside the exports template by the shared resource handlers; unknown and malformed URIs are protocol errors', async () => {
+    for (const c of [client, legacy]) {
+      const { resources } = await c.raw.listResources();
+      expect(resources.find((r: any) => r.uri === 'gsc://quota')).toMatchObject({ name: 'quota', title: expect.any(String), description: expect.stringMatching(/quota/i), mimeType: 'application/json' });
+      const { resourceTemplates } = await c.raw.listResourceTemplates();
+      expect(resourceTemplates).toEqual([expect.objectContaining({ name: 'exports', uriTemplate: 'gsc://exports/{file}', title: expect.any(String) })]);
+      await expect(c.raw.readResource({ uri: 'gsc://nothing-here' })).rejects.toThrow(/not found/i);
+      await expect(c.raw.readResource({ uri: 'gsc://exports/0123abcd.csv' })).rejects.toThrow(/not found/i);
+      await expect(c.raw.readResource({ uri: 'not a uri' })).rejects.toThrow(/invalid/i);
+    }
+  });
+
   it('is listed as a resource, and counts what this server sent, per property and per project', async () => {
     for (const c of [client, legacy]) {
       const { resources } = await c.raw.listResources();

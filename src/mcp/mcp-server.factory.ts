@@ -8,15 +8,13 @@ import {
   type McpRequestContext,
   ProtocolError,
   ProtocolErrorCode,
-  ResourceTemplate,
   type ServerContext,
   type Tool as ListedTool,
-  type Variables,
 } from '@modelcontextprotocol/server';
 import { SERVER_NAME, serverVersion } from '../common/product.js';
 import { AccessPolicy } from './access-policy.service.js';
 import { callerOf } from './caller.js';
-import type { ResourceContext } from './resource.decorator.js';
+import { type ResourceCatalog, resourceCatalog, serveResources } from './resource-catalog.js';
 import { ResourceRegistry } from './resource-registry.service.js';
 import type { CallContext } from './tool-call.js';
 import { type CatalogEntry, catalogEntry, validate } from './tool-catalog.js';
@@ -34,8 +32,9 @@ const INSTRUCTIONS =
  * Builds an McpServer for one serving unit (one stdio connection, one modern
  * HTTP request, one legacy HTTP session). Both eras are served from here.
  * Tools are served by two shared handlers over one precomputed catalog
- * (tool-catalog.ts) rather than registered on every server: a server is cheap
- * to build, and an idle session holds almost nothing.
+ * (tool-catalog.ts), resources by three over another (resource-catalog.ts),
+ * rather than registered on every server: a server is cheap to build, and an
+ * idle session holds almost nothing.
  */
 @Injectable()
 export class McpServerFactory {
@@ -47,6 +46,7 @@ export class McpServerFactory {
   ) {}
 
   private catalog?: Map<string, CatalogEntry>;
+  private resourceEntries?: ResourceCatalog;
   private readonly listings = new Map<string, ListedTool[]>();
 
   readonly create = (context: McpRequestContext): McpServer => {
@@ -56,7 +56,7 @@ export class McpServerFactory {
     const serveTool = (request: CallToolRequest, sdk: ServerContext) => this.callTool(request.params, sdk, tools, { era: context.era, server, caller, sites });
     server.server.setRequestHandler('tools/list', () => ({ tools: this.listingFor(tools) }));
     server.server.setRequestHandler('tools/call', serveTool);
-    this.registerResources(server, { caller, sites });
+    serveResources(server, (this.resourceEntries ??= resourceCatalog(this.resources.resources)), { caller, sites });
     return server;
   };
 
@@ -100,22 +100,6 @@ export class McpServerFactory {
     }
     return listing;
   }
-
-  private registerResources(server: McpServer, context: ResourceContext): void {
-    for (const { spec, read, list } of this.resources.resources) {
-      const metadata = { title: spec.title, description: spec.description, ...(spec.mimeType ? { mimeType: spec.mimeType } : {}) };
-      if (spec.uri) {
-        server.registerResource(spec.name, spec.uri, metadata, (uri) => read(uri, {}, context));
-      } else {
-        const template = new ResourceTemplate(spec.template!, { list: list ? async () => ({ resources: await list(context) }) : undefined });
-        server.registerResource(spec.name, template, metadata, (uri, variables) => read(uri, flatten(variables), context));
-      }
-    }
-  }
-}
-
-function flatten(variables: Variables): Record<string, string> {
-  return Object.fromEntries(Object.entries(variables).map(([k, v]) => [k, Array.isArray(v) ? v.join('/') : String(v)]));
 }
 
 function toolError(text: string): CallToolResult {
