@@ -67,8 +67,10 @@ function installPeers() {
   writeFileSync(keyFile, JSON.stringify({ type: 'service_account', client_email: 'x@y.iam.gserviceaccount.com', private_key: 'dummy' }));
   return PEERS.map((peer) => {
     try {
-      const bin = join(dir, 'node_modules/.bin', peer.bin);
-      if (!existsSync(bin)) execFileSync('npm', ['install', '--prefix', dir, '--no-save', '--ignore-scripts', '--omit=dev', peer.pkg], { stdio: 'ignore' });
+      // One folder per peer: npm install --no-save prunes whatever else a shared folder holds.
+      const prefix = join(dir, peer.pkg.replace(/[^a-z0-9.@-]+/gi, '_'));
+      const bin = join(prefix, 'node_modules/.bin', peer.bin);
+      if (!existsSync(bin)) execFileSync('npm', ['install', '--prefix', prefix, '--no-save', '--ignore-scripts', '--omit=dev', peer.pkg], { stdio: 'ignore' });
       return { name: peer.name, args: [bin], env: cleanEnv({ GOOGLE_APPLICATION_CREDENTIALS: keyFile, GSC_CREDENTIALS_PATH: keyFile }) };
     } catch (error) {
       return { name: peer.name, error: error.message.split('\n')[0] };
