@@ -8,6 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import { StderrLogger } from '../src/common/stderr-logger.js';
 import { CONFIG, type Config, loadConfig } from '../src/config/config.js';
 import { SEED_PROPERTIES } from '../src/emulator/emulator-seed.js';
+import { serviceDisabledBody } from '../src/emulator/emulator-usage-limits.js';
 import { type RunningHttpServer, startHttpServer } from '../src/http-server.js';
 import { connectHttp, type TestClient, text } from './support/clients.js';
 import { isolatedEnv } from './support/env.js';
@@ -18,29 +19,8 @@ import { useStack } from './support/stack.js';
 const OWNED = SEED_PROPERTIES.owned; // https://www.example.com/
 const JOB = 'https://www.example.com/jobs/staff-engineer';
 
-const DISABLED_MESSAGE =
-  'Google Search Console API has not been used in project 123456789012 before or it is disabled. Enable it by visiting https://console.developers.google.com/apis/api/searchconsole.googleapis.com/overview?project=123456789012 then retry. If you enabled this API recently, wait a few minutes for the action to propagate to our systems and retry.';
-const SERVICE_DISABLED = {
-  error: {
-    code: 403,
-    message: DISABLED_MESSAGE,
-    errors: [{ message: DISABLED_MESSAGE, domain: 'usageLimits', reason: 'accessNotConfigured', extendedHelp: 'https://console.developers.google.com' }],
-    status: 'PERMISSION_DENIED',
-    details: [
-      {
-        '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
-        reason: 'SERVICE_DISABLED',
-        domain: 'googleapis.com',
-        metadata: {
-          consumer: 'projects/123456789012',
-          service: 'searchconsole.googleapis.com',
-          serviceTitle: 'Google Search Console API',
-          activationUrl: 'https://console.developers.google.com/apis/api/searchconsole.googleapis.com/overview?project=123456789012',
-        },
-      },
-    ],
-  },
-};
+// Google's SERVICE_DISABLED body as the emulator builds it (src/emulator/emulator-usage-limits.ts cites the captures).
+const SERVICE_DISABLED = serviceDisabledBody('classic', 'searchconsole.googleapis.com', '123456789012');
 const usageLimits = (reason: string, message: string) => ({ error: { code: 403, message, errors: [{ message, domain: 'usageLimits', reason }] } });
 
 describe('Google faults through the whole server', () => {

@@ -1,12 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SEED_PROPERTIES } from '../src/emulator/emulator-seed.js';
-import { startGoogle, type TestGoogle } from './support/google.js';
 import { acceptDialog, askDialog, issueToken, redeemToken, textOf } from './support/guarded-wire.js';
 import { type HttpBinary, spawnHttpBinary } from './support/http-binary.js';
-import { type RedisServer, startRedisServer } from './support/redis-server.js';
+import { useGoogleAndRedis } from './support/stack.js';
 
 // Single use across processes (issue 10): two spawned server binaries sharing a
 // store, driven on the 2026-07-28 wire; the emulator's request log is the witness.
@@ -15,19 +14,7 @@ const SECRET = 'one-secret-for-every-replica-0123456789abcdef';
 const SITE = SEED_PROPERTIES.blog;
 const RACERS = 12;
 
-let google: TestGoogle;
-let redis: RedisServer;
-beforeAll(async () => {
-  google = await startGoogle();
-  redis = await startRedisServer();
-});
-afterAll(async () => {
-  await redis?.stop();
-  await google?.emulator.close();
-});
-beforeEach(() => google.emulator.reset());
-
-const deletes = () => google.emulator.apiRequests().filter((r) => r.route === 'sites.delete');
+const { google, redis, deletes } = useGoogleAndRedis();
 
 /** How a replica is told about the shared store: one folder, or one Redis with a folder of its own. */
 const stores: [string, () => Record<string, string>][] = [

@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { SEED_PROPERTIES } from '../src/emulator/emulator-seed.js';
 import { connectHttp } from './support/clients.js';
 import { type CuttingProxy, startCuttingProxy } from './support/cutting-proxy.js';
-import { startGoogle, type TestGoogle } from './support/google.js';
 import { type HttpBinary, spawnHttpBinary } from './support/http-binary.js';
-import { type RedisServer, startRedisServer } from './support/redis-server.js';
+import { useGoogleAndRedis } from './support/stack.js';
 
 // Resumable 2025-11-25 streams (SEP-1699): the official v1 client, its SSE
 // stream cut by a proxy mid-dialog, reconnects with Last-Event-ID on its own.
@@ -13,19 +12,7 @@ const SITE = SEED_PROPERTIES.blog;
 const PRIMING = /^id: ([0-9a-f-]{36})\.0-0\nretry: 1000\ndata: \n\n$/;
 const isDeleteCall = (body: string) => body.includes('"tools/call"') && body.includes('"delete_site"');
 
-let google: TestGoogle;
-let redis: RedisServer;
-beforeAll(async () => {
-  google = await startGoogle();
-  redis = await startRedisServer();
-});
-afterAll(async () => {
-  await redis?.stop();
-  await google?.emulator.close();
-});
-beforeEach(() => google.emulator.reset());
-
-const deletes = () => google.emulator.apiRequests().filter((r) => r.route === 'sites.delete');
+const { google, redis, deletes } = useGoogleAndRedis();
 
 describe.each([
   ['SQLite', () => ({})],

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach } from '@jest/globals';
 import type { EmulatorOptions } from '../../src/emulator/google-emulator.js';
 import { connectHttp, type TestClient } from './clients.js';
 import { startGoogle, type TestGoogle } from './google.js';
+import { type RedisServer, startRedisServer } from './redis-server.js';
 import { type InProcessServer, startInProcess } from './server.js';
 
 export interface Stack {
@@ -38,6 +39,30 @@ export function useStack(options: { google?: EmulatorOptions; env?: Record<strin
     stack.google.emulator.reset();
   });
   return { google: late(() => stack.google), server: late(() => stack.server), client: late(() => stack.client), legacy: late(() => stack.legacy) };
+}
+
+/**
+ * The set-up of specs that spawn their own server processes on a shared store:
+ * the emulator and a redis-server of their own for the whole file, the emulator
+ * reset before every test, and the emulator's DELETEs of properties as the
+ * witness of what reached Google.
+ */
+export function useGoogleAndRedis(): { google: TestGoogle; redis: RedisServer; deletes: () => ReturnType<TestGoogle['emulator']['apiRequests']> } {
+  const started = {} as { google: TestGoogle; redis: RedisServer };
+  beforeAll(async () => {
+    started.google = await startGoogle();
+    started.redis = await startRedisServer();
+  });
+  afterAll(async () => {
+    await started.redis?.stop();
+    await started.google?.emulator.close();
+  });
+  beforeEach(() => started.google.emulator.reset());
+  return {
+    google: late(() => started.google),
+    redis: late(() => started.redis),
+    deletes: () => started.google.emulator.apiRequests().filter((r) => r.route === 'sites.delete'),
+  };
 }
 
 function late<T extends object>(resolve: () => T): T {
