@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { connectHttp, connectStdio } from './support/clients.js';
+import { connectStdio } from './support/clients.js';
 import { startGoogle, type TestGoogle } from './support/google.js';
-import { startInProcess } from './support/server.js';
+import { listToolsInProcess } from './support/server.js';
 
 // The binary serves tools/list from JSON Schemas converted when it was built
 // (scripts/bundle.mjs, src/mcp/tool-catalog.ts); the in-process server converts
@@ -23,16 +23,7 @@ async function fromBinary(env: Record<string, string>) {
   }
 }
 
-async function fromSchemas(env: Record<string, string>) {
-  const server = await startInProcess({ ...google.env, ...env });
-  const client = await connectHttp(server.url, { revision: '2026-07-28' });
-  try {
-    return await client.listTools();
-  } finally {
-    await client.close();
-    await server.close();
-  }
-}
+const fromSchemas = (env: Record<string, string>) => listToolsInProcess({ ...google.env, ...env });
 
 describe('tool schemas built into the binary', () => {
   it.each([

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { connectHttp } from './support/clients.js';
 import { startGoogle, type TestGoogle } from './support/google.js';
-import { startInProcess } from './support/server.js';
+import { listToolsInProcess } from './support/server.js';
 
 const ALL_TOOLS = [
   'add_site', 'delete_site', 'delete_sitemap', 'get_indexing_status', 'get_site', 'get_sitemap', 'get_verification_token',
@@ -17,16 +16,7 @@ beforeAll(async () => {
 });
 afterAll(() => google.emulator.close());
 
-async function listTools(env: Record<string, string> = {}) {
-  const server = await startInProcess({ ...google.env, ...env });
-  const client = await connectHttp(server.url, { revision: '2026-07-28' });
-  try {
-    return await client.listTools();
-  } finally {
-    await client.close();
-    await server.close();
-  }
-}
+const listTools = (env: Record<string, string> = {}) => listToolsInProcess({ ...google.env, ...env });
 
 /** Σ name + description + compact inputSchema: what every visible tool costs the model on every request. */
 export function toolListCost(tools: { name: string; description?: string; inputSchema: unknown }[]): number {

@@ -4,6 +4,7 @@ import { Test } from '@nestjs/testing';
 import { StderrLogger } from '../../src/common/stderr-logger.js';
 import { loadConfig } from '../../src/config/config.js';
 import { SearchConsoleMcpModule } from '../../src/search-console-mcp.module.js';
+import { connectHttp } from './clients.js';
 import { isolatedEnv } from './env.js';
 
 export interface InProcessServer {
@@ -41,4 +42,16 @@ function quietLogger() {
   const logger = new StderrLogger();
   logger.setLogLevels(process.env.GSC_TEST_LOGS ? ['log', 'warn', 'error'] : ['error']);
   return logger;
+}
+
+/** tools/list as a 2026-07-28 client sees it from a server started for this one question. */
+export async function listToolsInProcess(env: Record<string, string>) {
+  const server = await startInProcess(env);
+  const client = await connectHttp(server.url, { revision: '2026-07-28' });
+  try {
+    return await client.listTools();
+  } finally {
+    await client.close();
+    await server.close();
+  }
 }
