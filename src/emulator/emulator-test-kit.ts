@@ -11,7 +11,6 @@ import { SCOPES } from './emulator-routing.js';
 import type { EmulatorOptions, WebResource } from './emulator-types.js';
 import { GoogleEmulator } from './google-emulator.js';
 import { generateServiceAccountKey, type ServiceAccountKeyFile } from './service-account-key.js';
-import { afterAll, beforeAll, beforeEach } from '@jest/globals';
 
 export const ALL_SCOPES: string[] = Object.values(SCOPES);
 
@@ -104,19 +103,4 @@ export function rejection(call: Promise<unknown>): Promise<{ status: number; dat
     },
     (e: { status: number; response: { data: unknown } }) => ({ status: e.status, data: e.response.data }),
   );
-}
-
-/**
- * The usual set-up of an emulator spec: one kit for the file, reset before
- * every test. The returned object stands for the kit beforeAll starts, so a
- * spec can keep it in a const at the top.
- */
-export function useEmulatorKit(options: EmulatorOptions = {}): EmulatorKit {
-  let kit: EmulatorKit | undefined;
-  beforeAll(async () => {
-    kit = await startEmulatorKit(options);
-  });
-  afterAll(() => kit?.emulator.close());
-  beforeEach(() => kit!.emulator.reset());
-  return new Proxy({} as EmulatorKit, { get: (_, key) => Reflect.get(kit!, key) as unknown });
 }
