@@ -11,6 +11,8 @@ async function main(): Promise<void> {
   } catch (error) {
     return exitWith(error);
   }
+  // No transport exists yet, so stdout is still the terminal's: --help and --version answer there, as CLIs do
+  // (`gsc-mcp --version` in a script). Once a server runs, stdout carries only JSON-RPC.
   if (command.kind === 'help') return void process.stdout.write(usage());
   if (command.kind === 'version') return void process.stdout.write(`${serverVersion()}\n`);
 

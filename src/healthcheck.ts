@@ -80,4 +80,5 @@ if (problem) {
   process.stderr.write(`unhealthy: ${problem}\n`);
   process.exit(1);
 }
+// Its own process (Docker's HEALTHCHECK), never the MCP server's stdio: stdout is Docker's health log.
 process.stdout.write('healthy\n');
