@@ -295,7 +295,7 @@ function principalOf(ctx: ServerContext): string {
 /** On the token path nobody sees a dialog, so the supplied facts the dialog would quote (who loses ownership) go into the text, quoted. */
 function effectLine(plan: ApprovalPlan): string {
   const quoted = plan.supplied
-    .filter((s) => s.values.length > 0 && /gain|los/i.test(s.label))
+    .filter((s) => s.values.length > 0 && s.effect)
     .map((s) => `${s.label}: ${s.values.map((v) => `"${neutralise(v)}"`).join(', ')}.`);
   return quoted.length ? ` ${quoted.join(' ')}` : '';
 }
