@@ -6,7 +6,7 @@ import { MetricsController } from './admin/metrics.controller.js';
 import { MetricsModule } from './admin/metrics.module.js';
 import { QuotaController } from './admin/quota.controller.js';
 import { AppModule } from './app.module.js';
-import { PROTECTED_RESOURCE_WELL_KNOWN } from './auth/protected-resource.js';
+import { protectedResourcePaths } from './auth/protected-resource.js';
 import { AuthModule } from './auth/auth.module.js';
 import { CONFIG, type Config } from './config/config.js';
 import { MODULE_OPTIONS } from './config/config.module.js';
@@ -89,7 +89,7 @@ function mountedRoutes() {
       at(AdminEndpoints, mount.adminPath ? [mount.adminPath] : []);
       at(QuotaEndpoints, mount.adminPath ? [mount.adminPath] : []);
       at(MetricsEndpoint, mount.metricsPath ? [mount.metricsPath] : []);
-      at(ProtectedResourceEndpoints, config.auth ? [PROTECTED_RESOURCE_WELL_KNOWN.slice(1), `${PROTECTED_RESOURCE_WELL_KNOWN.slice(1)}/${mount.mcpPath}`] : []);
+      at(ProtectedResourceEndpoints, config.auth ? protectedResourcePaths(mount.mcpPath) : []);
       return mount;
     },
   };
