@@ -44,7 +44,7 @@ export class HttpIdentity {
 
   /** Whether the MCP endpoint demands a credential a DNS-rebinding page cannot have. */
   get credentialRequired(): boolean {
-    return !!(this.mount.principal || this.config.auth || this.config.http.token);
+    return this.mode !== 'local';
   }
 
   get mode(): 'host' | 'oauth' | 'token' | 'local' {
@@ -64,7 +64,7 @@ export class HttpIdentity {
       const groups = (await this.mount.groups?.(req)) ?? [];
       return authInfoFor({ principal: principal.trim(), groups: groups.filter((g) => typeof g === 'string') }, now + SESSIONLESS_TTL_SECONDS);
     }
-    if (this.verifier && this.config.auth) return this.verifyOAuth(req, mcpPath);
+    if (this.verifier) return this.verifyOAuth(req, mcpPath);
     if (this.config.http.token) {
       const presented = bearerTokenOf(req.headers.authorization);
       if (!('token' in presented) || !sameSecret(presented.token, this.config.http.token)) {
