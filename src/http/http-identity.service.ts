@@ -5,6 +5,7 @@ import type { AuthInfo } from '@modelcontextprotocol/server';
 import { AccessTokenError, AccessTokenVerifier } from '../auth/access-token-verifier.js';
 import { authFailure, bearerTokenOf, type ProtectedResourceSettings } from '../auth/protected-resource.js';
 import { Clock } from '../common/clock.js';
+import { SERVER_NAME } from '../common/product.js';
 import { CONFIG, type Config } from '../config/config.js';
 import { authInfoFor, LOCAL_PRINCIPAL } from '../mcp/caller.js';
 import { HTTP_MOUNT, type HttpMount } from './http-mount.js';
@@ -68,7 +69,7 @@ export class HttpIdentity {
     if (this.config.http.token) {
       const presented = bearerTokenOf(req.headers.authorization);
       if (!('token' in presented) || !sameSecret(presented.token, this.config.http.token)) {
-        return { status: 401, message: 'Missing or invalid bearer token (GSC_HTTP_TOKEN)', headers: { 'WWW-Authenticate': 'Bearer realm="google-search-console-mcp"' } };
+        return { status: 401, message: 'Missing or invalid bearer token (GSC_HTTP_TOKEN)', headers: { 'WWW-Authenticate': `Bearer realm="${SERVER_NAME}"` } };
       }
       return authInfoFor({ principal: TOKEN_PRINCIPAL, groups: [] }, now + SESSIONLESS_TTL_SECONDS);
     }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Redis, RedisOptions } from 'ioredis';
+import { SERVER_NAME } from '../common/product.js';
 import {
   type AppendOptions,
   checkIncrement,
@@ -244,7 +245,7 @@ export class RedisStateStore implements StateStore {
         retryStrategy: (times) => Math.min(times * 100, REDIS_TIMEOUTS.maxReconnectDelayMs),
         // RESP2 works with every Redis-speaking server and proxy; nothing here needs RESP3.
         protocol: 2,
-        connectionName: 'google-search-console-mcp',
+        connectionName: SERVER_NAME,
       };
       const client = new Client(this.url, options);
       client.on('error', (error: Error) => {
