@@ -18,7 +18,7 @@ export interface Refused {
 }
 
 /** The shared bearer token identifies one principal. */
-export const TOKEN_PRINCIPAL = 'token';
+const TOKEN_PRINCIPAL = 'token';
 
 const SESSIONLESS_TTL_SECONDS = 3600;
 

@@ -22,7 +22,7 @@ export const USED_NONCE_PREFIX = 'approval:used:';
  * runs behind still sees the nonce as used while it still sees the approval
  * as unexpired.
  */
-export const CLOCK_SKEW_MS = 60_000;
+const CLOCK_SKEW_MS = 60_000;
 
 /** Single use in the state store: one atomic claim of `approval:used:<nonce>`, so exactly one redeem wins across processes. */
 export class StoredUsedNonces extends UsedNonces {
