@@ -24,7 +24,7 @@ import type { ApprovalDescriber } from '../tool.decorator.js';
 import { type ToolOutput, toolOutput } from '../tool-output.js';
 import { dialogMessage, neutralise } from './approval-dialog.js';
 import { approvalFingerprint, type ApprovalPlan, effectFingerprint } from './approval-plan.js';
-import { type ApprovalKey, ApprovalSecrets } from './approval-secrets.service.js';
+import { ApprovalSecrets } from './approval-secrets.service.js';
 import { ApprovalTokens, TOKEN_TTL_SECONDS, UsedNonces } from './approval-tokens.js';
 import { type AuditEntry, type AuditEvent, AuditTrail } from './audit-trail.service.js';
 
@@ -121,14 +121,11 @@ export class ApprovalInterceptor implements NestInterceptor {
    * the one it keeps now.
    */
   private async currentKeys(): Promise<Keys> {
-    let key: ApprovalKey;
-    try {
-      key = await this.secrets.load();
+    const key = await this.storeStep(async () => {
+      const loaded = await this.secrets.load();
       await this.store.ping();
-    } catch (error) {
-      if (error instanceof StateUnavailableError) throw new StoreDown(error);
-      throw error;
-    }
+      return loaded;
+    });
     let keys = this.keys.get(key.id);
     if (!keys) {
       keys = {
@@ -141,10 +138,14 @@ export class ApprovalInterceptor implements NestInterceptor {
     return keys;
   }
 
-  /** Spends a nonce; a claim the store could not answer is not won (and the nonce may be burned). */
-  private async spend<T>(claim: () => Promise<T>): Promise<T> {
+  /**
+   * One of this interceptor's own store steps (loading the secret, spending a
+   * nonce): a store that does not answer becomes StoreDown. A claim the store
+   * could not answer is not won (and the nonce may be burned).
+   */
+  private async storeStep<T>(step: () => Promise<T>): Promise<T> {
     try {
-      return await claim();
+      return await step();
     } catch (error) {
       if (error instanceof StateUnavailableError) throw new StoreDown(error);
       throw error;
@@ -167,7 +168,7 @@ export class ApprovalInterceptor implements NestInterceptor {
         const answer = inputResponse(call.sdk.mcpReq.inputResponses, ANSWER_KEY);
         if (answer.kind === 'elicit') {
           // An answer spends its seal, whatever it says: one question, one answer.
-          if (!(await this.spend(() => this.used.claim(sealed.nonce, sealed.exp * 1000 - now)))) await ctx.audit('seal_rejected', 'used');
+          if (!(await this.storeStep(() => this.used.claim(sealed.nonce, sealed.exp * 1000 - now)))) await ctx.audit('seal_rejected', 'used');
           else if (answer.action === 'accept' && answer.content?.confirm === true) {
             await ctx.audit('approved');
             return this.run(ctx, execute, 'A person approved it in the client’s dialog.');
@@ -211,7 +212,7 @@ export class ApprovalInterceptor implements NestInterceptor {
     const name = call.tool.spec.name;
     const binding = `${name}\0${fp}\0${call.principal}`;
     if (token !== undefined) {
-      const check = await this.spend(() => keys.tokens.redeem(token, binding, this.clock.now().getTime(), ctx.efp));
+      const check = await this.storeStep(() => keys.tokens.redeem(token, binding, this.clock.now().getTime(), ctx.efp));
       if (check.ok) {
         await ctx.audit('token_redeemed');
         return this.run(ctx, execute, 'It was confirmed with the two-call token; no person was asked.');
