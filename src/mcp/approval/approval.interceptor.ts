@@ -210,6 +210,7 @@ export class ApprovalInterceptor implements NestInterceptor {
   private async tokenPath(ctx: Context, token: string | undefined, whyNoDialog: string, execute: () => Promise<ToolOutput>): Promise<ToolOutput> {
     const { call, fp, keys } = ctx;
     const name = call.tool.spec.name;
+    // Issued and redeemed under one binding: a token holds only for the tool, target and principal it was issued to.
     const binding = `${name}\0${fp}\0${call.principal}`;
     if (token !== undefined) {
       const check = await this.storeStep(() => keys.tokens.redeem(token, binding, this.clock.now().getTime(), ctx.efp));
@@ -218,7 +219,7 @@ export class ApprovalInterceptor implements NestInterceptor {
         return this.run(ctx, execute, 'It was confirmed with the two-call token; no person was asked.');
       }
       await ctx.audit('token_refused', check.reason);
-      if (check.reason === 'effect_changed') return this.issueToken(ctx, whyNoDialog, 'The change that token was issued for is no longer the change this call would make (what Google reports changed since), so it was not used. ');
+      if (check.reason === 'effect_changed') return this.issueToken(ctx, binding, whyNoDialog, 'The change that token was issued for is no longer the change this call would make (what Google reports changed since), so it was not used. ');
       const why = {
         malformed: 'it is not a token this server issued',
         other_secret:
@@ -230,13 +231,13 @@ export class ApprovalInterceptor implements NestInterceptor {
       const text = `The confirm_token was refused because ${why}. Nothing was changed. Call ${name} again without confirm_token to get a new one.`;
       return { ...toolOutput({ executed: false, outcome: 'token_rejected' }, text), isError: true };
     }
-    return this.issueToken(ctx, whyNoDialog);
+    return this.issueToken(ctx, binding, whyNoDialog);
   }
 
-  private async issueToken(ctx: Context, whyNoDialog: string, preface = ''): Promise<ToolOutput> {
-    const { call, plan, fp, keys } = ctx;
+  private async issueToken(ctx: Context, binding: string, whyNoDialog: string, preface = ''): Promise<ToolOutput> {
+    const { call, plan, keys } = ctx;
     const name = call.tool.spec.name;
-    const { token: issued, expiresAt } = keys.tokens.issue(`${name}\0${fp}\0${call.principal}`, this.clock.now().getTime(), ctx.efp);
+    const { token: issued, expiresAt } = keys.tokens.issue(binding, this.clock.now().getTime(), ctx.efp);
     await ctx.audit('token_issued');
     const text =
       `${preface}Nothing was changed yet. ${SERVER_NAME} did not ask a person ${whyNoDialog}. ` +
