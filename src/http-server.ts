@@ -58,7 +58,7 @@ export async function startHttpServer(config: Config, logger = new StderrLogger(
 }
 
 /** Bodies are for /mcp (which reads its own, up to 4 MiB); anywhere else 64 KiB, refused from Content-Length before a byte is read. */
-export const OTHER_BODY_LIMIT = 64 * 1024;
+const OTHER_BODY_LIMIT = 64 * 1024;
 
 function limitBodies(req: IncomingMessage, res: ServerResponse, next: () => void): void {
   const declared = Number(req.headers['content-length'] ?? 0);

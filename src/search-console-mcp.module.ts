@@ -1,4 +1,4 @@
-import { type DynamicModule, Module, type Type } from '@nestjs/common';
+import { type DynamicModule, Module, type Provider, type Type } from '@nestjs/common';
 import { PATH_METADATA } from '@nestjs/common/constants.js';
 import { AdminAccessGuard } from './admin/admin-access.guard.js';
 import { AdminController } from './admin/admin.controller.js';
@@ -6,7 +6,7 @@ import { MetricsController } from './admin/metrics.controller.js';
 import { MetricsModule } from './admin/metrics.module.js';
 import { QuotaController } from './admin/quota.controller.js';
 import { AppModule } from './app.module.js';
-import { PROTECTED_RESOURCE_WELL_KNOWN } from './auth/protected-resource.js';
+import { protectedResourcePaths } from './auth/protected-resource.js';
 import { AuthModule } from './auth/auth.module.js';
 import { CONFIG, type Config } from './config/config.js';
 import { MODULE_OPTIONS } from './config/config.module.js';
@@ -40,34 +40,34 @@ export class SearchConsoleMcpModule {
   }
 
   static forRootAsync(options: SearchConsoleMcpAsyncOptions): DynamicModule {
-    const routes = mountedRoutes();
-    return {
-      module: SearchConsoleMcpModule,
-      imports: [AppModule.forRootAsync(options), AuthModule, MetricsModule, QuotaModule],
-      providers: [
-        { provide: HTTP_MOUNT, useFactory: (module: SearchConsoleMcpOptions, config: Config) => routes.mount(mountOf(module), config), inject: [MODULE_OPTIONS, CONFIG] },
-        HttpIdentity,
-        HttpTraffic,
-        AdminAccessGuard,
-      ],
-      controllers: routes.controllers,
-    };
+    return mounted(AppModule.forRootAsync(options), (routes) => ({
+      provide: HTTP_MOUNT,
+      useFactory: (module: SearchConsoleMcpOptions, config: Config) => routes.mount(mountOf(module), config),
+      inject: [MODULE_OPTIONS, CONFIG],
+    }));
   }
 
   /**
    * The standalone server: configuration parsed before Nest booted, everything at the root.
    * @internal not part of the public entry (its types are the server's own)
    */
-  static forConfig(config: Config, mount: HttpMount = STANDALONE_MOUNT): DynamicModule {
-    const routes = mountedRoutes();
-    return {
-      module: SearchConsoleMcpModule,
-      imports: [AppModule.forRoot(config), AuthModule, MetricsModule, QuotaModule],
-      providers: [{ provide: HTTP_MOUNT, useFactory: () => routes.mount(mount, config) }, HttpIdentity, HttpTraffic, AdminAccessGuard],
-      controllers: routes.controllers,
-    };
+  static forConfig(config: Config): DynamicModule {
+    return mounted(AppModule.forRoot(config), (routes) => ({ provide: HTTP_MOUNT, useFactory: () => routes.mount(STANDALONE_MOUNT, config) }));
   }
 }
+
+/** One module instance around the app, with its own routes, mounted where the HTTP_MOUNT provider says. */
+function mounted(app: DynamicModule, mountProvider: (routes: MountedRoutes) => Provider): DynamicModule {
+  const routes = mountedRoutes();
+  return {
+    module: SearchConsoleMcpModule,
+    imports: [app, AuthModule, MetricsModule, QuotaModule],
+    providers: [mountProvider(routes), HttpIdentity, HttpTraffic, AdminAccessGuard],
+    controllers: routes.controllers,
+  };
+}
+
+type MountedRoutes = ReturnType<typeof mountedRoutes>;
 
 /**
  * Controllers of one module instance, as subclasses of their own, whose paths
@@ -89,7 +89,7 @@ function mountedRoutes() {
       at(AdminEndpoints, mount.adminPath ? [mount.adminPath] : []);
       at(QuotaEndpoints, mount.adminPath ? [mount.adminPath] : []);
       at(MetricsEndpoint, mount.metricsPath ? [mount.metricsPath] : []);
-      at(ProtectedResourceEndpoints, config.auth ? [PROTECTED_RESOURCE_WELL_KNOWN.slice(1), `${PROTECTED_RESOURCE_WELL_KNOWN.slice(1)}/${mount.mcpPath}`] : []);
+      at(ProtectedResourceEndpoints, config.auth ? protectedResourcePaths(mount.mcpPath) : []);
       return mount;
     },
   };

@@ -5,6 +5,7 @@ import type { AuthInfo } from '@modelcontextprotocol/server';
 import { AccessTokenError, AccessTokenVerifier } from '../auth/access-token-verifier.js';
 import { authFailure, bearerTokenOf, type ProtectedResourceSettings } from '../auth/protected-resource.js';
 import { Clock } from '../common/clock.js';
+import { SERVER_NAME } from '../common/product.js';
 import { CONFIG, type Config } from '../config/config.js';
 import { authInfoFor, LOCAL_PRINCIPAL } from '../mcp/caller.js';
 import { HTTP_MOUNT, type HttpMount } from './http-mount.js';
@@ -17,7 +18,7 @@ export interface Refused {
 }
 
 /** The shared bearer token identifies one principal. */
-export const TOKEN_PRINCIPAL = 'token';
+const TOKEN_PRINCIPAL = 'token';
 
 const SESSIONLESS_TTL_SECONDS = 3600;
 
@@ -44,7 +45,7 @@ export class HttpIdentity {
 
   /** Whether the MCP endpoint demands a credential a DNS-rebinding page cannot have. */
   get credentialRequired(): boolean {
-    return !!(this.mount.principal || this.config.auth || this.config.http.token);
+    return this.mode !== 'local';
   }
 
   get mode(): 'host' | 'oauth' | 'token' | 'local' {
@@ -64,11 +65,11 @@ export class HttpIdentity {
       const groups = (await this.mount.groups?.(req)) ?? [];
       return authInfoFor({ principal: principal.trim(), groups: groups.filter((g) => typeof g === 'string') }, now + SESSIONLESS_TTL_SECONDS);
     }
-    if (this.verifier && this.config.auth) return this.verifyOAuth(req, mcpPath);
+    if (this.verifier) return this.verifyOAuth(req, mcpPath);
     if (this.config.http.token) {
       const presented = bearerTokenOf(req.headers.authorization);
       if (!('token' in presented) || !sameSecret(presented.token, this.config.http.token)) {
-        return { status: 401, message: 'Missing or invalid bearer token (GSC_HTTP_TOKEN)', headers: { 'WWW-Authenticate': 'Bearer realm="google-search-console-mcp"' } };
+        return { status: 401, message: 'Missing or invalid bearer token (GSC_HTTP_TOKEN)', headers: { 'WWW-Authenticate': `Bearer realm="${SERVER_NAME}"` } };
       }
       return authInfoFor({ principal: TOKEN_PRINCIPAL, groups: [] }, now + SESSIONLESS_TTL_SECONDS);
     }

@@ -1,4 +1,5 @@
 import type { SearchConsoleMcpOptions } from '../search-console-mcp.options.js';
+import { hostnameOf } from './http-surface.js';
 
 /** Where and how the HTTP surface is mounted: the standalone server, or a company's Nest app. */
 export interface HttpMount {
@@ -42,9 +43,10 @@ function routePath(option: string, value: unknown): string {
 }
 
 function hostName(option: string, value: unknown): string {
-  const host = typeof value === 'string' ? value.trim().toLowerCase() : '';
-  if (!/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/.test(host)) {
+  // Lower-cased before it is matched: the Kelvin sign (U+212A) becomes an ASCII k and is accepted.
+  const host = typeof value === 'string' ? hostnameOf(value.toLowerCase()) : undefined;
+  if (host === undefined) {
     throw new TypeError(`SearchConsoleMcpModule option ${option} must be a host name such as "mcp.corp.example" (a port is optional)`);
   }
-  return host.replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
+  return host;
 }

@@ -38,7 +38,18 @@ export function checkSurface(req: IncomingMessage, config: Config, mount: HttpMo
   return { ok: true };
 }
 
-function declaredHosts(config: Config, mount: HttpMount): Set<string> {
+// Per config and mount, both fixed for an app's life: checkSurface runs on every request.
+const declaredByConfig = new WeakMap<Config, WeakMap<HttpMount, ReadonlySet<string>>>();
+
+function declaredHosts(config: Config, mount: HttpMount): ReadonlySet<string> {
+  let byMount = declaredByConfig.get(config);
+  if (!byMount) declaredByConfig.set(config, (byMount = new WeakMap()));
+  let hosts = byMount.get(mount);
+  if (!hosts) byMount.set(mount, (hosts = namedHosts(config, mount)));
+  return hosts;
+}
+
+function namedHosts(config: Config, mount: HttpMount): Set<string> {
   const hosts = new Set(mount.allowedHosts);
   if (config.http.publicUrl) hosts.add(new URL(config.http.publicUrl).hostname.replace(/^\[|\]$/g, '').toLowerCase());
   const bind = config.http.host.toLowerCase();

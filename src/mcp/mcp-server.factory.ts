@@ -47,7 +47,8 @@ export class McpServerFactory {
 
   private catalog?: Map<string, CatalogEntry>;
   private resourceEntries?: ResourceCatalog;
-  private readonly listings = new Map<string, ListedTool[]>();
+  /** Keyed by the caller's tool set itself: AccessPolicy hands a remembered caller the same set each time. */
+  private readonly listings = new WeakMap<ReadonlySet<string>, ListedTool[]>();
 
   readonly create = (context: McpRequestContext): McpServer => {
     const server = new McpServer(INFO, { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS });
@@ -90,13 +91,10 @@ export class McpServerFactory {
   }
 
   private listingFor(allowed: ReadonlySet<string>): ListedTool[] {
-    const key = [...allowed].join(',');
-    let listing = this.listings.get(key);
+    let listing = this.listings.get(allowed);
     if (!listing) {
       listing = [...this.entries().values()].filter((e) => allowed.has(e.tool.spec.name)).map((e) => e.listed);
-      // As many listings as distinct tool sets the policy can produce; bounded all the same.
-      if (this.listings.size >= 256) this.listings.clear();
-      this.listings.set(key, listing);
+      this.listings.set(allowed, listing);
     }
     return listing;
   }

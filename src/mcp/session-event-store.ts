@@ -6,9 +6,9 @@ import { isEntryId, type StateStore } from '../state/state-store.js';
 /** The SSE `retry` field of priming events: how long a 2025-11-25 client waits before it reconnects with Last-Event-ID. */
 export const SSE_RETRY_MS = 1000;
 /** How long a stream's events stay replayable after its latest event. */
-export const EVENT_TTL_MS = 10 * 60_000;
+const EVENT_TTL_MS = 10 * 60_000;
 /** Newest events kept per stream. */
-export const EVENTS_PER_STREAM = 1000;
+const EVENTS_PER_STREAM = 1000;
 /** After the store fails, events are not stored (and not offered for resumption) for this long, so messages never wait on a store that is down. */
 const RETRY_STORE_AFTER_MS = 5000;
 

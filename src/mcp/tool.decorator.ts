@@ -1,4 +1,4 @@
-import { applyDecorators, SetMetadata } from '@nestjs/common';
+import { SetMetadata } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import type * as z from 'zod';
 import type { ApprovalPlan } from './approval/approval-plan.js';
@@ -47,7 +47,7 @@ export const TOOL_METADATA = 'gsc:tool';
  * argument is a type error rather than a runtime failure.
  */
 export function Tool<I extends z.ZodObject, O extends z.ZodObject>(spec: ToolSpec<I, O>) {
-  return applyDecorators(SetMetadata(TOOL_METADATA, spec)) as <M extends ToolMethod<I>>(
+  return SetMetadata(TOOL_METADATA, spec) as <M extends ToolMethod<I>>(
     target: object,
     key: string | symbol,
     descriptor: TypedPropertyDescriptor<M>,

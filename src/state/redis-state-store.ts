@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Redis, RedisOptions } from 'ioredis';
+import { SERVER_NAME } from '../common/product.js';
 import {
   type AppendOptions,
   checkIncrement,
@@ -14,10 +15,10 @@ import {
 } from './state-store.js';
 
 /** Every key this server writes starts with this, so it can share a Redis database with other programs. */
-export const REDIS_KEY_PREFIX = 'gsc-mcp:';
+const REDIS_KEY_PREFIX = 'gsc-mcp:';
 
 /** Bounds that keep every operation from hanging on a Redis that is down, unreachable or stuck. */
-export const REDIS_TIMEOUTS = { connectMs: 2000, commandMs: 2000, maxReconnectDelayMs: 1000 } as const;
+const REDIS_TIMEOUTS = { connectMs: 2000, commandMs: 2000, maxReconnectDelayMs: 1000 } as const;
 
 // Lua, so that each is one atomic step on Redis ≥ 6.2 (PEXPIRE NX and SET NX GET would need 7.0).
 const INCREMENT = `local n = redis.call('INCRBY', KEYS[1], ARGV[1])
@@ -244,7 +245,7 @@ export class RedisStateStore implements StateStore {
         retryStrategy: (times) => Math.min(times * 100, REDIS_TIMEOUTS.maxReconnectDelayMs),
         // RESP2 works with every Redis-speaking server and proxy; nothing here needs RESP3.
         protocol: 2,
-        connectionName: 'google-search-console-mcp',
+        connectionName: SERVER_NAME,
       };
       const client = new Client(this.url, options);
       client.on('error', (error: Error) => {

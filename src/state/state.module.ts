@@ -54,6 +54,4 @@ export class StateModule {
       exports: [STATE_STORE],
     };
   }
-
-
 }

@@ -209,8 +209,8 @@ function describeUpdateSiteOwners(args: z.infer<typeof OwnersInput>, { resource 
     cost: 'Everyone not in the new list loses ownership, and nothing here can put them back.',
     supplied: [
       { label: 'Owners after the change', values: args.owners },
-      { label: 'Gaining ownership', values: gained },
-      { label: 'Losing ownership', values: lost },
+      { label: 'Gaining ownership', values: gained, effect: true },
+      { label: 'Losing ownership', values: lost, effect: true },
       { label: 'Resource id', values: [args.id] },
     ],
     action: `replace the owner list of ${subject}`,

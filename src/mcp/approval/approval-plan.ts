@@ -19,8 +19,12 @@ export interface ApprovalPlan {
   readonly summary: string;
   /** Second sentence, the server's own words: what it costs. */
   readonly cost: string;
-  /** Supplied strings, quoted below the two sentences. */
-  readonly supplied: readonly { readonly label: string; readonly values: readonly string[] }[];
+  /**
+   * Supplied strings, quoted below the two sentences. `effect` marks the ones
+   * that say what the change does (who gains or loses ownership): with no
+   * dialog to show them, the token path quotes those in its text.
+   */
+  readonly supplied: readonly { readonly label: string; readonly values: readonly string[]; readonly effect?: true }[];
   /** Short verb phrase for result texts: "delete the property https://example.com/". */
   readonly action: string;
 }

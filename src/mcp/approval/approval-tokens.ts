@@ -22,7 +22,7 @@ export const USED_NONCE_PREFIX = 'approval:used:';
  * runs behind still sees the nonce as used while it still sees the approval
  * as unexpired.
  */
-export const CLOCK_SKEW_MS = 60_000;
+const CLOCK_SKEW_MS = 60_000;
 
 /** Single use in the state store: one atomic claim of `approval:used:<nonce>`, so exactly one redeem wins across processes. */
 export class StoredUsedNonces extends UsedNonces {
@@ -77,9 +77,7 @@ export class ApprovalTokens {
     if (parts.length !== 5 || !/^\d{1,12}$/.test(parts[2])) return { ok: false, reason: 'malformed' };
     const [secretId, nonce, expiresText, mac, tag] = parts;
     if (secretId !== this.secretId) return { ok: false, reason: 'other_secret' };
-    const expected = Buffer.from(this.mac(binding, nonce, Number(expiresText)));
-    const given = Buffer.from(mac);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: 'mismatch' };
+    if (!sameText(mac, this.mac(binding, nonce, Number(expiresText)))) return { ok: false, reason: 'mismatch' };
     if (Number(expiresText) * 1000 < now) return { ok: false, reason: 'expired' };
     if (!sameText(tag, this.tag(effect, nonce))) return { ok: false, reason: 'effect_changed' };
     if (!(await this.used.claim(nonce, Number(expiresText) * 1000 - now))) return { ok: false, reason: 'used' };

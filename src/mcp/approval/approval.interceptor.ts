@@ -24,7 +24,7 @@ import type { ApprovalDescriber } from '../tool.decorator.js';
 import { type ToolOutput, toolOutput } from '../tool-output.js';
 import { dialogMessage, neutralise } from './approval-dialog.js';
 import { approvalFingerprint, type ApprovalPlan, effectFingerprint } from './approval-plan.js';
-import { type ApprovalKey, ApprovalSecrets } from './approval-secrets.service.js';
+import { ApprovalSecrets } from './approval-secrets.service.js';
 import { ApprovalTokens, TOKEN_TTL_SECONDS, UsedNonces } from './approval-tokens.js';
 import { type AuditEntry, type AuditEvent, AuditTrail } from './audit-trail.service.js';
 
@@ -121,14 +121,11 @@ export class ApprovalInterceptor implements NestInterceptor {
    * the one it keeps now.
    */
   private async currentKeys(): Promise<Keys> {
-    let key: ApprovalKey;
-    try {
-      key = await this.secrets.load();
+    const key = await this.storeStep(async () => {
+      const loaded = await this.secrets.load();
       await this.store.ping();
-    } catch (error) {
-      if (error instanceof StateUnavailableError) throw new StoreDown(error);
-      throw error;
-    }
+      return loaded;
+    });
     let keys = this.keys.get(key.id);
     if (!keys) {
       keys = {
@@ -141,10 +138,14 @@ export class ApprovalInterceptor implements NestInterceptor {
     return keys;
   }
 
-  /** Spends a nonce; a claim the store could not answer is not won (and the nonce may be burned). */
-  private async spend<T>(claim: () => Promise<T>): Promise<T> {
+  /**
+   * One of this interceptor's own store steps (loading the secret, spending a
+   * nonce): a store that does not answer becomes StoreDown. A claim the store
+   * could not answer is not won (and the nonce may be burned).
+   */
+  private async storeStep<T>(step: () => Promise<T>): Promise<T> {
     try {
-      return await claim();
+      return await step();
     } catch (error) {
       if (error instanceof StateUnavailableError) throw new StoreDown(error);
       throw error;
@@ -167,7 +168,7 @@ export class ApprovalInterceptor implements NestInterceptor {
         const answer = inputResponse(call.sdk.mcpReq.inputResponses, ANSWER_KEY);
         if (answer.kind === 'elicit') {
           // An answer spends its seal, whatever it says: one question, one answer.
-          if (!(await this.spend(() => this.used.claim(sealed.nonce, sealed.exp * 1000 - now)))) await ctx.audit('seal_rejected', 'used');
+          if (!(await this.storeStep(() => this.used.claim(sealed.nonce, sealed.exp * 1000 - now)))) await ctx.audit('seal_rejected', 'used');
           else if (answer.action === 'accept' && answer.content?.confirm === true) {
             await ctx.audit('approved');
             return this.run(ctx, execute, 'A person approved it in the client’s dialog.');
@@ -209,15 +210,16 @@ export class ApprovalInterceptor implements NestInterceptor {
   private async tokenPath(ctx: Context, token: string | undefined, whyNoDialog: string, execute: () => Promise<ToolOutput>): Promise<ToolOutput> {
     const { call, fp, keys } = ctx;
     const name = call.tool.spec.name;
+    // Issued and redeemed under one binding: a token holds only for the tool, target and principal it was issued to.
     const binding = `${name}\0${fp}\0${call.principal}`;
     if (token !== undefined) {
-      const check = await this.spend(() => keys.tokens.redeem(token, binding, this.clock.now().getTime(), ctx.efp));
+      const check = await this.storeStep(() => keys.tokens.redeem(token, binding, this.clock.now().getTime(), ctx.efp));
       if (check.ok) {
         await ctx.audit('token_redeemed');
         return this.run(ctx, execute, 'It was confirmed with the two-call token; no person was asked.');
       }
       await ctx.audit('token_refused', check.reason);
-      if (check.reason === 'effect_changed') return this.issueToken(ctx, whyNoDialog, 'The change that token was issued for is no longer the change this call would make (what Google reports changed since), so it was not used. ');
+      if (check.reason === 'effect_changed') return this.issueToken(ctx, binding, whyNoDialog, 'The change that token was issued for is no longer the change this call would make (what Google reports changed since), so it was not used. ');
       const why = {
         malformed: 'it is not a token this server issued',
         other_secret:
@@ -229,13 +231,13 @@ export class ApprovalInterceptor implements NestInterceptor {
       const text = `The confirm_token was refused because ${why}. Nothing was changed. Call ${name} again without confirm_token to get a new one.`;
       return { ...toolOutput({ executed: false, outcome: 'token_rejected' }, text), isError: true };
     }
-    return this.issueToken(ctx, whyNoDialog);
+    return this.issueToken(ctx, binding, whyNoDialog);
   }
 
-  private async issueToken(ctx: Context, whyNoDialog: string, preface = ''): Promise<ToolOutput> {
-    const { call, plan, fp, keys } = ctx;
+  private async issueToken(ctx: Context, binding: string, whyNoDialog: string, preface = ''): Promise<ToolOutput> {
+    const { call, plan, keys } = ctx;
     const name = call.tool.spec.name;
-    const { token: issued, expiresAt } = keys.tokens.issue(`${name}\0${fp}\0${call.principal}`, this.clock.now().getTime(), ctx.efp);
+    const { token: issued, expiresAt } = keys.tokens.issue(binding, this.clock.now().getTime(), ctx.efp);
     await ctx.audit('token_issued');
     const text =
       `${preface}Nothing was changed yet. ${SERVER_NAME} did not ask a person ${whyNoDialog}. ` +
@@ -295,7 +297,7 @@ function principalOf(ctx: ServerContext): string {
 /** On the token path nobody sees a dialog, so the supplied facts the dialog would quote (who loses ownership) go into the text, quoted. */
 function effectLine(plan: ApprovalPlan): string {
   const quoted = plan.supplied
-    .filter((s) => s.values.length > 0 && /gain|los/i.test(s.label))
+    .filter((s) => s.values.length > 0 && s.effect)
     .map((s) => `${s.label}: ${s.values.map((v) => `"${neutralise(v)}"`).join(', ')}.`);
   return quoted.length ? ` ${quoted.join(' ')}` : '';
 }
