@@ -4,7 +4,7 @@ import { UserFacingError } from '../common/user-facing-error.js';
 import { CallCancelledError, GoogleApiError } from '../google/google-error.js';
 import { GoogleService } from '../google/google.service.js';
 import { type PoolOutcome, runBounded } from '../common/bounded-pool.js';
-import { QuotaLedger, type QuotaScope, type QuotaSnapshot, type QuotaVerdict } from '../quota/quota-ledger.service.js';
+import { QuotaLedger, type QuotaScope, type QuotaSnapshot, type QuotaVerdict, scopeId } from '../quota/quota-ledger.service.js';
 import { figure, refusalExplanation } from '../quota/quota-report.js';
 import { inAbout } from '../quota/quota-windows.js';
 import { QuotaGate, type StopReason } from './quota-gate.js';
@@ -197,7 +197,7 @@ export function isQuota(error: unknown): error is GoogleApiError {
 /** Why nothing was sent: this server alone has used up a window of the property's quota. */
 export function budgetSentence(snapshot: QuotaSnapshot, window: 'minute' | 'day', action: string): string {
   const use = window === 'day' ? snapshot.day : snapshot.minute!;
-  const scope = snapshot.scope.kind === 'inspection' ? snapshot.scope.property : snapshot.scope.project;
+  const scope = scopeId(snapshot.scope);
   const when = window === 'day' ? `at midnight Pacific Time (${use.resetsAt.toISOString()}, ${inAbout(use.resetsAt, snapshot.now)})` : `at ${use.resetsAt.toISOString()}, within a minute`;
   return (
     `Did not ${action}: this server has already sent ${figure(use.used)} URL inspections of ${scope} ${window === 'day' ? 'today (Pacific Time)' : 'this minute'}, ` +
