@@ -7,7 +7,6 @@ import type { UrlNotificationMetadata } from '../google/indexing.client.js';
 import { QuotaLedger, type QuotaScope, type QuotaSnapshot } from '../quota/quota-ledger.service.js';
 import { GOOGLE_QUOTA_LIMITS } from '../quota/quota-limits.js';
 import { quotaProjectOf, type QuotaProject } from '../quota/quota-project.js';
-import { refusalExplanation } from '../quota/quota-report.js';
 import { IndexingRecord, type NotificationType, type SentNotification } from './indexing-record.service.js';
 
 export type { NotificationType } from './indexing-record.service.js';
@@ -98,7 +97,9 @@ export class IndexingService {
         );
       }
       await this.ledger.release(reservation);
-      throw await this.explainQuota(explain(error), scope);
+      const explained = explain(error);
+      if (scope && explained instanceof GoogleApiError && explained.kind === 'quota') throw await this.ledger.explainRefusal(explained, scope, 'day');
+      throw explained;
     }
   }
 
@@ -110,15 +111,6 @@ export class IndexingService {
   private async quotaOf(scope: QuotaScope | undefined): Promise<{ quota?: QuotaSnapshot; project?: QuotaProject }> {
     const quota = scope ? await this.ledger.snapshot(scope) : undefined;
     return { ...(quota ? { quota } : {}), ...(this.project ? { project: this.project } : {}) };
-  }
-
-  /** A quota refusal: remembered, and told with this server's count when Google's answer does not say which limit. */
-  private async explainQuota(error: unknown, scope: QuotaScope | undefined): Promise<unknown> {
-    if (!scope || !(error instanceof GoogleApiError) || error.kind !== 'quota') return error;
-    const verdict = await this.ledger.classify(scope);
-    await this.ledger.noteRefusal(scope, error.quotaWindow ?? verdict?.likely ?? 'day');
-    if (error.quotaWindow || !verdict) return error;
-    return error.rephrased(`${error.message} ${refusalExplanation(verdict, { resets: false })}`);
   }
 }
 
