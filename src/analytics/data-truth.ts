@@ -217,6 +217,6 @@ export function capReached(startRow: number, returned: number): boolean {
 }
 
 /** Whether a list of rows holds every row the request matches: fewer than asked for, from the first row, under the cap. */
-export function listComplete(request: ReportRequest, returned: number, limit = request.rowLimit): boolean {
-  return request.startRow === 0 && returned < Math.min(limit, PAGE_ROWS) && !capReached(0, returned);
+export function listComplete(request: ReportRequest, returned: number): boolean {
+  return request.startRow === 0 && returned < Math.min(request.rowLimit, PAGE_ROWS) && !capReached(0, returned);
 }
