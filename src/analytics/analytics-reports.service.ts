@@ -33,13 +33,11 @@ export class AnalyticsReports {
   async report(request: ReportRequest, signal: AbortSignal): Promise<{ result: AnalyticsResult; context: ReportContext }> {
     const result = await this.analytics.query(request);
     const [freshness, property] = await Promise.all([
-      needsFreshnessQuery(request) ? this.probe(request, signal) : undefined,
+      // Hours come only with Google's own answer (grouped by hour); the days from the freshness query.
+      needsFreshnessQuery(request) ? this.probe(request, signal, result) : undefined,
       unattributedPlan(request)?.measure ? this.totals(request, signal) : undefined,
     ]);
-    let truth: Freshness = freshness ?? freshnessFromAnswer(request, result);
-    // Hours come only with Google's own answer (grouped by hour); the days from the freshness query.
-    if (freshness?.known && result.firstIncompleteHour) truth = { ...freshness, firstIncompleteHour: result.firstIncompleteHour };
-    return { result, context: { freshness: truth, ...(property ? { property } : {}) } };
+    return { result, context: { freshness: freshness ?? freshnessFromAnswer(request, result), ...(property ? { property } : {}) } };
   }
 
   /**
@@ -91,10 +89,10 @@ export class AnalyticsReports {
     return this.exports.create(request, caller, now);
   }
 
-  private async probe(request: ReportRequest, signal: AbortSignal): Promise<Freshness> {
+  private async probe(request: ReportRequest, signal: AbortSignal, answer: AnalyticsResult): Promise<Freshness> {
     if (signal.aborted) return { known: false, because: 'the call was cancelled first.' };
     try {
-      return freshnessFromProbe(await this.analytics.freshness(request));
+      return freshnessFromProbe(await this.analytics.freshness(request), answer);
     } catch (error) {
       return { known: false, because: describeError(error) };
     }
