@@ -9,13 +9,13 @@ import { NOTHING_CHANGED, NOTHING_SENT } from '../common/sentences.js';
 import { UserFacingError } from '../common/user-facing-error.js';
 import { COMPARE_FETCH_ROWS, type CompareInput } from './analytics-compare.js';
 import { AnalyticsExports, type ExportCaller, type ExportOutcome } from './analytics-export.service.js';
-import { dates, describeError } from './analytics-format.js';
+import { dates } from './analytics-format.js';
 import { computeTotals } from './analytics-metrics.js';
 import type { ReportContext } from './analytics-report.js';
 import { ANALYTICS_CONCURRENCY, type ReportRequest } from './analytics-request.js';
 import { AnalyticsService, type AnalyticsResult } from './analytics.service.js';
 import { type CompareArg, laterWindow, pairWindows, retentionStart, trimPair } from './compare-windows.js';
-import { finalByAge, type Freshness, freshnessFromAnswer, freshnessFromProbe, needsFreshnessQuery, type PropertyFigures, unattributedPlan } from './data-truth.js';
+import { finalByAge, type Freshness, freshnessFromAnswer, freshnessFromProbe, needsFreshnessQuery, probeFreshness, propertyFigures, unattributedPlan } from './data-truth.js';
 
 @Injectable()
 export class AnalyticsReports {
@@ -34,8 +34,8 @@ export class AnalyticsReports {
     const result = await this.analytics.query(request);
     const [freshness, property] = await Promise.all([
       // Hours come only with Google's own answer (grouped by hour); the days from the freshness query.
-      needsFreshnessQuery(request) ? this.probe(request, signal, result) : undefined,
-      unattributedPlan(request)?.measure ? this.totals(request, signal) : undefined,
+      needsFreshnessQuery(request) ? probeFreshness(this.analytics, request, signal, result) : undefined,
+      unattributedPlan(request)?.measure ? propertyFigures(this.analytics, request, signal) : undefined,
     ]);
     return { result, context: { freshness: freshness ?? freshnessFromAnswer(request, result), ...(property ? { property } : {}) } };
   }
@@ -87,25 +87,6 @@ export class AnalyticsReports {
 
   async export(request: ReportRequest, caller: ExportCaller, now: Date): Promise<ExportOutcome> {
     return this.exports.create(request, caller, now);
-  }
-
-  private async probe(request: ReportRequest, signal: AbortSignal, answer: AnalyticsResult): Promise<Freshness> {
-    if (signal.aborted) return { known: false, because: 'the call was cancelled first.' };
-    try {
-      return freshnessFromProbe(await this.analytics.freshness(request), answer);
-    } catch (error) {
-      return { known: false, because: describeError(error) };
-    }
-  }
-
-  private async totals(request: ReportRequest, signal: AbortSignal): Promise<PropertyFigures> {
-    if (signal.aborted) return { skipped: 'the call was cancelled first.' };
-    try {
-      const answer = await this.analytics.propertyTotals(request);
-      return { totals: computeTotals(answer.rows), aggregationType: answer.aggregationType };
-    } catch (error) {
-      return { error };
-    }
   }
 }
 
