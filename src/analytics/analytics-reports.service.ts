@@ -1,14 +1,13 @@
 // Which Google requests one analytics call makes, in what order and how many
 // at once, and what to do when a side request fails. The answers are shaped
-// by analytics-report.ts, analytics-compare.ts and export-report.ts, called
-// from the tool.
+// by analytics-report.ts and analytics-compare.ts, called from the tool;
+// all_rows is AnalyticsExports' own.
 
 import { Injectable } from '@nestjs/common';
 import { runBounded } from '../common/bounded-pool.js';
 import { NOTHING_CHANGED, NOTHING_SENT } from '../common/sentences.js';
 import { UserFacingError } from '../common/user-facing-error.js';
 import { COMPARE_FETCH_ROWS, type CompareInput } from './analytics-compare.js';
-import { AnalyticsExports, type ExportCaller, type ExportOutcome } from './analytics-export.service.js';
 import { dates } from './analytics-format.js';
 import { computeTotals } from './analytics-metrics.js';
 import type { ReportContext } from './analytics-report.js';
@@ -19,10 +18,7 @@ import { finalByAge, type Freshness, freshnessFromAnswer, freshnessFromProbe, ne
 
 @Injectable()
 export class AnalyticsReports {
-  constructor(
-    private readonly analytics: AnalyticsService,
-    private readonly exports: AnalyticsExports,
-  ) {}
+  constructor(private readonly analytics: AnalyticsService) {}
 
   /**
    * The rows first; once Google has answered them, the side questions — which
@@ -83,12 +79,7 @@ export class AnalyticsReports {
       current: { rows: cur, totals: computeTotals(withTotals ? curTotals.rows : cur.rows) },
       previous: { rows: prev, totals: computeTotals(withTotals ? prevTotals.rows : prev.rows) },
     };
-  }
-
-  async export(request: ReportRequest, caller: ExportCaller, now: Date): Promise<ExportOutcome> {
-    return this.exports.create(request, caller, now);
-  }
-}
+  }}
 
 function cancelled(): UserFacingError {
   return new UserFacingError(`The comparison was cancelled; no further requests were sent. ${NOTHING_CHANGED}`);
