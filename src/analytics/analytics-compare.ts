@@ -103,13 +103,14 @@ export function buildComparison(input: CompareInput): ToolOutput {
   const joined = joinRows(dims, current.rows.rows, previous.rows.rows, pair.offsetDays, complete);
   const ranked = byImportance(joined).slice(0, request.rowLimit);
   const listedTotals = computeTotals(current.rows.rows);
+  // The whole-property figures are already in hand: a comparison's totals queries are the ones the data truth needs.
   const property: PropertyFigures | undefined = dims.includes('query') ? { totals: current.totals, aggregationType: current.rows.aggregationType } : undefined;
   const truth = buildDataTruth({
     request,
     freshness: input.freshness,
     rowCapReached: false,
     listed: { totals: listedTotals, complete: complete.current, count: current.rows.rows.length, aggregationType: current.rows.aggregationType },
-    property: property && aggregationOfTotals(property, input),
+    property,
   });
   const counts = {
     total: joined.length,
@@ -155,11 +156,6 @@ export function buildComparison(input: CompareInput): ToolOutput {
     const text = [...lead, ...moverTables(dims, shown), keysLine(counts, joined.length, shown.length, dropped, request.rowLimit), ...truncationLines(complete, previous, current), ...truth.lines];
     return toolOutput({ ...structuredBase, rows: shown.map(rowFacts), ...(dropped ? { rows_not_shown: dropped } : {}) }, text.join('\n'));
   });
-}
-
-/** The whole-property figures are already in hand: a comparison's totals queries are the ones the data truth needs. */
-function aggregationOfTotals(property: { totals: Totals; aggregationType?: string }, input: CompareInput): PropertyFigures {
-  return { totals: property.totals, aggregationType: input.current.rows.aggregationType ?? property.aggregationType };
 }
 
 function pct(name: string, value: number | undefined) {

@@ -12,7 +12,7 @@ import { type StateStore, StateUnavailableError } from '../state/state-store.js'
 import { PAGE_ROWS, ROW_CAP, type ReportRequest } from './analytics-request.js';
 import { type Totals, TotalsSum } from './analytics-metrics.js';
 import { AnalyticsService, type AnalyticsRow, queryBody } from './analytics.service.js';
-import { type Freshness, freshnessFromAnswer, freshnessFromProbe, needsFreshnessQuery, type PropertyFigures, unattributedPlan } from './data-truth.js';
+import { type Freshness, freshnessFromAnswer, needsFreshnessQuery, probeFreshness, propertyFigures, type PropertyFigures, unattributedPlan } from './data-truth.js';
 import { decodeRow, encodeRow } from './export-format.js';
 import { describeError } from './analytics-format.js';
 
@@ -207,28 +207,10 @@ export class AnalyticsExports {
     return records.filter((r): r is ExportRecord => r !== undefined);
   }
 
+  /** One after the other: they share the second lane beside the pages. */
   private async sideQueries(request: ReportRequest, signal: AbortSignal): Promise<SideFacts> {
-    let freshness: Freshness | undefined;
-    let property: PropertyFigures | undefined;
-    if (needsFreshnessQuery(request) && !signal.aborted) {
-      try {
-        freshness = freshnessFromProbe(await this.analytics.freshness(request));
-      } catch (error) {
-        freshness = { known: false, because: describeError(error) };
-      }
-    }
-    const plan = unattributedPlan(request);
-    if (plan?.measure) {
-      if (signal.aborted) property = { skipped: 'the export was cancelled first.' };
-      else {
-        try {
-          const answer = await this.analytics.propertyTotals(request);
-          property = { totals: new TotalsSum().add(answer.rows).totals, aggregationType: answer.aggregationType };
-        } catch (error) {
-          property = { error };
-        }
-      }
-    }
+    const freshness = needsFreshnessQuery(request) ? await probeFreshness(this.analytics, request, signal) : undefined;
+    const property = unattributedPlan(request)?.measure ? await propertyFigures(this.analytics, request, signal) : undefined;
     return { freshness, property };
   }
 }

@@ -1,28 +1,24 @@
 // Which Google requests one analytics call makes, in what order and how many
 // at once, and what to do when a side request fails. The answers are shaped
-// by analytics-report.ts, analytics-compare.ts and export-report.ts, called
-// from the tool.
+// by analytics-report.ts and analytics-compare.ts, called from the tool;
+// all_rows is AnalyticsExports' own.
 
 import { Injectable } from '@nestjs/common';
 import { runBounded } from '../common/bounded-pool.js';
 import { NOTHING_CHANGED, NOTHING_SENT } from '../common/sentences.js';
 import { UserFacingError } from '../common/user-facing-error.js';
 import { COMPARE_FETCH_ROWS, type CompareInput } from './analytics-compare.js';
-import { AnalyticsExports, type ExportCaller, type ExportOutcome } from './analytics-export.service.js';
-import { dates, describeError } from './analytics-format.js';
+import { dates } from './analytics-format.js';
 import { computeTotals } from './analytics-metrics.js';
 import type { ReportContext } from './analytics-report.js';
 import { ANALYTICS_CONCURRENCY, type ReportRequest } from './analytics-request.js';
 import { AnalyticsService, type AnalyticsResult } from './analytics.service.js';
 import { type CompareArg, laterWindow, pairWindows, retentionStart, trimPair } from './compare-windows.js';
-import { finalByAge, type Freshness, freshnessFromAnswer, freshnessFromProbe, needsFreshnessQuery, type PropertyFigures, unattributedPlan } from './data-truth.js';
+import { finalByAge, type Freshness, freshnessFromAnswer, freshnessFromProbe, needsFreshnessQuery, probeFreshness, propertyFigures, unattributedPlan } from './data-truth.js';
 
 @Injectable()
 export class AnalyticsReports {
-  constructor(
-    private readonly analytics: AnalyticsService,
-    private readonly exports: AnalyticsExports,
-  ) {}
+  constructor(private readonly analytics: AnalyticsService) {}
 
   /**
    * The rows first; once Google has answered them, the side questions — which
@@ -33,13 +29,11 @@ export class AnalyticsReports {
   async report(request: ReportRequest, signal: AbortSignal): Promise<{ result: AnalyticsResult; context: ReportContext }> {
     const result = await this.analytics.query(request);
     const [freshness, property] = await Promise.all([
-      needsFreshnessQuery(request) ? this.probe(request, signal) : undefined,
-      unattributedPlan(request)?.measure ? this.totals(request, signal) : undefined,
+      // Hours come only with Google's own answer (grouped by hour); the days from the freshness query.
+      needsFreshnessQuery(request) ? probeFreshness(this.analytics, request, signal, result) : undefined,
+      unattributedPlan(request)?.measure ? propertyFigures(this.analytics, request, signal) : undefined,
     ]);
-    let truth: Freshness = freshness ?? freshnessFromAnswer(request, result);
-    // Hours come only with Google's own answer (grouped by hour); the days from the freshness query.
-    if (freshness?.known && result.firstIncompleteHour) truth = { ...freshness, firstIncompleteHour: result.firstIncompleteHour };
-    return { result, context: { freshness: truth, ...(property ? { property } : {}) } };
+    return { result, context: { freshness: freshness ?? freshnessFromAnswer(request, result), ...(property ? { property } : {}) } };
   }
 
   /**
@@ -85,31 +79,7 @@ export class AnalyticsReports {
       current: { rows: cur, totals: computeTotals(withTotals ? curTotals.rows : cur.rows) },
       previous: { rows: prev, totals: computeTotals(withTotals ? prevTotals.rows : prev.rows) },
     };
-  }
-
-  async export(request: ReportRequest, caller: ExportCaller, now: Date): Promise<ExportOutcome> {
-    return this.exports.create(request, caller, now);
-  }
-
-  private async probe(request: ReportRequest, signal: AbortSignal): Promise<Freshness> {
-    if (signal.aborted) return { known: false, because: 'the call was cancelled first.' };
-    try {
-      return freshnessFromProbe(await this.analytics.freshness(request));
-    } catch (error) {
-      return { known: false, because: describeError(error) };
-    }
-  }
-
-  private async totals(request: ReportRequest, signal: AbortSignal): Promise<PropertyFigures> {
-    if (signal.aborted) return { skipped: 'the call was cancelled first.' };
-    try {
-      const answer = await this.analytics.propertyTotals(request);
-      return { totals: computeTotals(answer.rows), aggregationType: answer.aggregationType };
-    } catch (error) {
-      return { error };
-    }
-  }
-}
+  }}
 
 function cancelled(): UserFacingError {
   return new UserFacingError(`The comparison was cancelled; no further requests were sent. ${NOTHING_CHANGED}`);

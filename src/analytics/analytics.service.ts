@@ -30,8 +30,8 @@ export class AnalyticsService {
   constructor(private readonly google: GoogleService) {}
 
   /** A read-only POST, so it is retried like a GET. An empty answer (`{}`) is zero rows, not an error. */
-  async query(request: ReportRequest, filterType = 'and'): Promise<AnalyticsResult> {
-    return this.send(request.site, queryBody(request, filterType), `query the search performance of ${request.site}`);
+  async query(request: ReportRequest): Promise<AnalyticsResult> {
+    return this.send(request.site, queryBody(request), `query the search performance of ${request.site}`);
   }
 
   /** Any body, for the side questions below and the pages of an export. */
@@ -76,7 +76,7 @@ export function readResponse(data: searchconsole_v1.Schema$SearchAnalyticsQueryR
 }
 
 /** The searchanalytics.query body for a resolved request, in the discovery document's field names. */
-export function queryBody(request: ReportRequest, filterType = 'and'): SearchAnalyticsRequest {
+export function queryBody(request: ReportRequest): SearchAnalyticsRequest {
   return {
     startDate: request.range.start,
     endDate: request.range.end,
@@ -84,7 +84,7 @@ export function queryBody(request: ReportRequest, filterType = 'and'): SearchAna
     type: request.type,
     dataState: request.dataState,
     ...(request.aggregationType ? { aggregationType: request.aggregationType } : {}),
-    ...(request.filters.length ? { dimensionFilterGroups: [{ groupType: filterType, filters: request.filters.map((f) => ({ ...f })) }] } : {}),
+    ...(request.filters.length ? { dimensionFilterGroups: [{ groupType: 'and', filters: request.filters.map((f) => ({ ...f })) }] } : {}),
     rowLimit: request.rowLimit,
     startRow: request.startRow,
   };

@@ -8,6 +8,7 @@ import type { ToolOutput } from '../mcp/tool-output.js';
 import { buildComparison } from './analytics-compare.js';
 import { buildReport } from './analytics-report.js';
 import type { ReportRequest } from './analytics-request.js';
+import { AnalyticsExports } from './analytics-export.service.js';
 import { AnalyticsReports } from './analytics-reports.service.js';
 import { buildExportReport } from './export-report.js';
 import { type AnalyticsArgs, AnalyticsInput, AnalyticsOutput } from './analytics.schemas.js';
@@ -18,6 +19,7 @@ import { type DateRange, isCalendarDate, pacificDate, type Period, resolvePeriod
 export class AnalyticsTools {
   constructor(
     private readonly reports: AnalyticsReports,
+    private readonly exports: AnalyticsExports,
     private readonly clock: Clock,
   ) {}
 
@@ -37,7 +39,7 @@ export class AnalyticsTools {
     const request = reportRequest(args, call.target.site, now);
     if (args.all_rows) {
       refuseWithAllRows(args);
-      return buildExportReport(request, await this.reports.export(request, call, now));
+      return buildExportReport(request, await this.exports.create(request, call, now));
     }
     if (args.compare !== undefined) return buildComparison(await this.reports.compare(request, args.compare, call.signal));
     const { result, context } = await this.reports.report(request, call.signal);

@@ -7,8 +7,8 @@
 import * as z from 'zod';
 import { describeError, formatCount, formatCtr, round } from './analytics-format.js';
 import { involves, PAGE_ROWS, ROW_CAP, type ReportRequest } from './analytics-request.js';
-import type { Totals } from './analytics-metrics.js';
-import { FRESHNESS_DAYS } from './analytics.service.js';
+import { computeTotals, type Totals } from './analytics-metrics.js';
+import { type AnalyticsService, FRESHNESS_DAYS } from './analytics.service.js';
 import { addDays, daysInRange } from './pacific-period.js';
 
 export const TIME_ZONE = 'America/Los_Angeles';
@@ -84,6 +84,30 @@ export function freshnessFromAnswer(request: ReportRequest, answer: { firstIncom
 
 export function freshnessFromProbe(probe: { firstIncompleteDate?: string }, answer: { firstIncompleteHour?: string } = {}): Freshness {
   return { known: true, ...pick({ firstIncompleteDate: probe.firstIncompleteDate, firstIncompleteHour: answer.firstIncompleteHour }), source: 'probe' };
+}
+
+/**
+ * The freshness query, beside an answer whose hours it keeps. A failure costs
+ * only this fact, said so, never the answer; once cancelled it is not sent.
+ */
+export async function probeFreshness(analytics: AnalyticsService, request: ReportRequest, signal: AbortSignal, answer: { firstIncompleteHour?: string } = {}): Promise<Freshness> {
+  if (signal.aborted) return { known: false, because: 'the call was cancelled first.' };
+  try {
+    return freshnessFromProbe(await analytics.freshness(request), answer);
+  } catch (error) {
+    return { known: false, because: describeError(error) };
+  }
+}
+
+/** The whole-property query, on the same terms as probeFreshness. */
+export async function propertyFigures(analytics: AnalyticsService, request: ReportRequest, signal: AbortSignal): Promise<PropertyFigures> {
+  if (signal.aborted) return { skipped: 'the call was cancelled first.' };
+  try {
+    const answer = await analytics.propertyTotals(request);
+    return { totals: computeTotals(answer.rows), aggregationType: answer.aggregationType };
+  } catch (error) {
+    return { error };
+  }
 }
 
 function pick(m: { firstIncompleteDate?: string; firstIncompleteHour?: string }) {
@@ -217,6 +241,6 @@ export function capReached(startRow: number, returned: number): boolean {
 }
 
 /** Whether a list of rows holds every row the request matches: fewer than asked for, from the first row, under the cap. */
-export function listComplete(request: ReportRequest, returned: number, limit = request.rowLimit): boolean {
-  return request.startRow === 0 && returned < Math.min(limit, PAGE_ROWS) && !capReached(0, returned);
+export function listComplete(request: ReportRequest, returned: number): boolean {
+  return request.startRow === 0 && returned < Math.min(request.rowLimit, PAGE_ROWS) && !capReached(0, returned);
 }

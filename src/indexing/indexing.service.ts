@@ -5,13 +5,11 @@ import { GoogleApiError } from '../google/google-error.js';
 import { GoogleService } from '../google/google.service.js';
 import type { UrlNotificationMetadata } from '../google/indexing.client.js';
 import { QuotaLedger, type QuotaScope, type QuotaSnapshot } from '../quota/quota-ledger.service.js';
+import { GOOGLE_QUOTA_LIMITS } from '../quota/quota-limits.js';
 import { quotaProjectOf, type QuotaProject } from '../quota/quota-project.js';
-import { refusalExplanation } from '../quota/quota-report.js';
 import { IndexingRecord, type NotificationType, type SentNotification } from './indexing-record.service.js';
 
 export type { NotificationType } from './indexing-record.service.js';
-
-export const PUBLISH_QUOTA_PER_DAY = 200;
 
 const OWNER_NEEDED =
   'The Indexing API accepts calls only from a verified Owner of a Search Console property that contains the URL (a Full or Restricted user is not enough).';
@@ -94,12 +92,14 @@ export class IndexingService {
         // Google may have counted and recorded it: keep the reservation and the record.
         const kept = await this.keep({ url, type, principal, outcome: 'unknown' });
         throw error.rephrased(
-          `${unknownOutcome(error)} while sending the ${type} notification for ${url}, so Google may or may not have recorded it. It was sent once and not retried, because a duplicate counts against the ${PUBLISH_QUOTA_PER_DAY}-per-day publish quota. ` +
+          `${unknownOutcome(error)} while sending the ${type} notification for ${url}, so Google may or may not have recorded it. It was sent once and not retried, because a duplicate counts against the ${GOOGLE_QUOTA_LIMITS.publishPerDay}-per-day publish quota. ` +
             `${kept ? 'This server recorded the attempt. ' : ''}Check with get_indexing_status (a notify time from just now means it was recorded) before sending it again.`,
         );
       }
       await this.ledger.release(reservation);
-      throw await this.explainQuota(explain(error), scope);
+      const explained = explain(error);
+      if (scope && explained instanceof GoogleApiError && explained.kind === 'quota') throw await this.ledger.explainRefusal(explained, scope, 'day');
+      throw explained;
     }
   }
 
@@ -111,15 +111,6 @@ export class IndexingService {
   private async quotaOf(scope: QuotaScope | undefined): Promise<{ quota?: QuotaSnapshot; project?: QuotaProject }> {
     const quota = scope ? await this.ledger.snapshot(scope) : undefined;
     return { ...(quota ? { quota } : {}), ...(this.project ? { project: this.project } : {}) };
-  }
-
-  /** A quota refusal: remembered, and told with this server's count when Google's answer does not say which limit. */
-  private async explainQuota(error: unknown, scope: QuotaScope | undefined): Promise<unknown> {
-    if (!scope || !(error instanceof GoogleApiError) || error.kind !== 'quota') return error;
-    const verdict = await this.ledger.classify(scope);
-    await this.ledger.noteRefusal(scope, error.quotaWindow ?? verdict?.likely ?? 'day');
-    if (error.quotaWindow || !verdict) return error;
-    return error.rephrased(`${error.message} ${refusalExplanation(verdict, { resets: false })}`);
   }
 }
 

@@ -6,9 +6,10 @@ import { PageUrlArg } from '../mcp/tool-args.js';
 import type { TargetOf, ToolCall } from '../mcp/tool-call.js';
 import { Tool, ToolProvider } from '../mcp/tool.decorator.js';
 import { type ToolOutput, toolOutput } from '../mcp/tool-output.js';
+import { GOOGLE_QUOTA_LIMITS } from '../quota/quota-limits.js';
 import { QuotaRemainingOut, quotaRemaining, quotaRemainingLine } from '../quota/quota-report.js';
 import type { SentNotification } from './indexing-record.service.js';
-import { IndexingService, PUBLISH_QUOTA_PER_DAY } from './indexing.service.js';
+import { IndexingService } from './indexing.service.js';
 
 const Notification = z.object({ type: z.string(), notify_time: z.string() });
 const Latest = Notification.extend({
@@ -121,7 +122,7 @@ export class IndexingTools {
       own?.source === 'google' ? '' : "Google's answer did not echo the notification (it often does not); this server keeps its own record, which get_indexing_status shows.",
       record ? '' : 'This server could not record it: its state store cannot be reached.',
       'Google acts on Indexing API notifications only for pages with JobPosting or BroadcastEvent (in a VideoObject) structured data; for other pages use a sitemap (submit_sitemap) instead.',
-      `The API needs Owner access on the property, and each notification counts against the ${PUBLISH_QUOTA_PER_DAY}-per-day publish quota.`,
+      `The API needs Owner access on the property, and each notification counts against the ${GOOGLE_QUOTA_LIMITS.publishPerDay}-per-day publish quota.`,
       quotaRemainingLine(published.quota, published.project?.label),
       'A notification is not a promise to index: get_indexing_status shows what was sent, inspect_url whether the page is indexed.',
     ].filter(Boolean);

@@ -50,6 +50,11 @@ const FETCH: Record<string, string> = {
 
 export const INDEXED_STATE = "This is Google's indexed state from its last crawl, not a live test of the page as it is now.";
 
+/** The index verdict alone, for a progress note that needs no more of the result. */
+export function indexVerdict(result: UrlInspectionResult): string {
+  return result.indexStatusResult?.verdict ?? 'VERDICT_UNSPECIFIED';
+}
+
 export function inspectionFacts(site: string, url: string, result: UrlInspectionResult): InspectionFacts {
   const index = result.indexStatusResult ?? {};
   const referring = index.referringUrls ?? [];
@@ -61,7 +66,7 @@ export function inspectionFacts(site: string, url: string, result: UrlInspection
   return {
     site_url: site,
     url,
-    verdict: index.verdict ?? 'VERDICT_UNSPECIFIED',
+    verdict: indexVerdict(result),
     ...opt('coverage_state', index.coverageState),
     ...opt('last_crawl_time', index.lastCrawlTime),
     ...opt('crawled_as', index.crawledAs),

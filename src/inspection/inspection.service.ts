@@ -4,8 +4,8 @@ import { UserFacingError } from '../common/user-facing-error.js';
 import { CallCancelledError, GoogleApiError } from '../google/google-error.js';
 import { GoogleService } from '../google/google.service.js';
 import { type PoolOutcome, runBounded } from '../common/bounded-pool.js';
-import { QuotaLedger, type QuotaScope, type QuotaSnapshot, type QuotaVerdict } from '../quota/quota-ledger.service.js';
-import { figure, refusalExplanation } from '../quota/quota-report.js';
+import { QuotaLedger, type QuotaScope, type QuotaSnapshot, type QuotaVerdict, scopeId } from '../quota/quota-ledger.service.js';
+import { figure } from '../quota/quota-report.js';
 import { inAbout } from '../quota/quota-windows.js';
 import { QuotaGate, type StopReason } from './quota-gate.js';
 
@@ -75,7 +75,7 @@ export class InspectionService {
       return await this.send(property, url, languageCode, {});
     } catch (error) {
       await this.ledger.release(reserved.reservation);
-      throw await this.explainQuota(error, scope);
+      throw isQuota(error) ? await this.ledger.explainRefusal(error, scope) : error;
     }
   }
 
@@ -178,16 +178,6 @@ export class InspectionService {
     // GoogleService has checked that the answer carries an inspectionResult.
     return data.inspectionResult!;
   }
-
-  /** A quota refusal whose body did not say which limit gets the ledger's counts and its most likely limit. */
-  private async explainQuota(error: unknown, scope: QuotaScope): Promise<unknown> {
-    if (!isQuota(error)) return error;
-    const verdict = await this.ledger.classify(scope);
-    if (!verdict) return error;
-    await this.ledger.noteRefusal(scope, error.quotaWindow ?? verdict.likely);
-    if (error.quotaWindow) return error;
-    return error.rephrased(`${error.message} ${refusalExplanation(verdict, { resets: false })}`);
-  }
 }
 
 export function isQuota(error: unknown): error is GoogleApiError {
@@ -197,7 +187,7 @@ export function isQuota(error: unknown): error is GoogleApiError {
 /** Why nothing was sent: this server alone has used up a window of the property's quota. */
 export function budgetSentence(snapshot: QuotaSnapshot, window: 'minute' | 'day', action: string): string {
   const use = window === 'day' ? snapshot.day : snapshot.minute!;
-  const scope = snapshot.scope.kind === 'inspection' ? snapshot.scope.property : snapshot.scope.project;
+  const scope = scopeId(snapshot.scope);
   const when = window === 'day' ? `at midnight Pacific Time (${use.resetsAt.toISOString()}, ${inAbout(use.resetsAt, snapshot.now)})` : `at ${use.resetsAt.toISOString()}, within a minute`;
   return (
     `Did not ${action}: this server has already sent ${figure(use.used)} URL inspections of ${scope} ${window === 'day' ? 'today (Pacific Time)' : 'this minute'}, ` +

@@ -4,7 +4,7 @@ import { PageUrlArg, SiteUrlArg } from '../mcp/tool-args.js';
 import type { TargetOf, ToolCall } from '../mcp/tool-call.js';
 import { Tool, ToolProvider } from '../mcp/tool.decorator.js';
 import { fitToBudget, type ToolOutput, toolOutput } from '../mcp/tool-output.js';
-import { condense, condensedLine, describeInspection, INDEXED_STATE, inspectionFacts } from './inspection-report.js';
+import { condense, condensedLine, describeInspection, INDEXED_STATE, indexVerdict, inspectionFacts } from './inspection-report.js';
 import { BatchOutput, type CondensedVerdict, InspectionOutput } from './inspection.schemas.js';
 import { type BatchItem, type BatchResult, InspectionService } from './inspection.service.js';
 import { inert } from '../common/inert-text.js';
@@ -64,7 +64,7 @@ export class InspectionTools {
     const batch = await this.inspection.inspectMany(site, urls, {
       languageCode: args.language_code,
       signal: call.signal,
-      onSettled: (url, item, settled) => void call.progress(settled, urls.length, progressNote(site, url, item)),
+      onSettled: (url, item, settled) => void call.progress(settled, urls.length, progressNote(url, item)),
     });
 
     const results: CondensedVerdict[] = [];
@@ -110,9 +110,9 @@ export class InspectionTools {
 }
 
 /** A few words per URL for notifications/progress: the verdict, or that it failed. */
-function progressNote(site: string, url: string, item: BatchItem): string {
+function progressNote(url: string, item: BatchItem): string {
   if (item.state === 'done') {
-    const verdict = inspectionFacts(site, url, item.value).verdict;
+    const verdict = indexVerdict(item.value);
     return `${inert(url, 200)}: ${verdict}${VERDICT_WORDS[verdict] ? ` (${VERDICT_WORDS[verdict]})` : ''}`;
   }
   return `${inert(url, 200)}: failed`;

@@ -40,10 +40,6 @@ export class QuotaGate {
     return this.#waitedMs;
   }
 
-  get stopped(): boolean {
-    return this.state === 'stopped';
-  }
-
   /** Resolves when this lane may send: at once while open; after the wait and the probe otherwise. */
   async pass(): Promise<Pass> {
     for (;;) {

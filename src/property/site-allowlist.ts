@@ -33,3 +33,8 @@ export function partitionAllowed<T>(items: readonly T[], propertyOf: (item: T) =
   });
   return { kept, withheld: items.length - kept.length };
 }
+
+/** How a listing says it left entries out, the same in every listing. */
+export function withheldNote(withheld: number): string {
+  return `${withheld} more withheld: outside the properties this caller may use (GSC_ALLOWED_SITES, narrowed by a policy rule where one applies).`;
+}

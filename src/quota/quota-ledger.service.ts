@@ -1,8 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../common/clock.js';
+import type { GoogleApiError } from '../google/google-error.js';
 import { STATE_STORE } from '../state/state.module.js';
 import { type StateStore, StateUnavailableError } from '../state/state-store.js';
 import { QUOTA_LIMITS, type QuotaLimits } from './quota-limits.js';
+import { refusalExplanation } from './quota-report.js';
 import { minuteWindow, pacificDayWindow, type QuotaWindow } from './quota-windows.js';
 
 // The server's own count of the Google quotas that answer with a body that
@@ -224,6 +226,20 @@ export class QuotaLedger {
     } catch (error) {
       this.unavailable(error);
     }
+  }
+
+  /**
+   * Google's quota refusal of the scope: remembered, and, when its answer does
+   * not say which limit, told with this server's counts and the likely one.
+   * `unread` is the limit to remember when the ledger cannot be read; without
+   * it, nothing is remembered then.
+   */
+  async explainRefusal(error: GoogleApiError, scope: QuotaScope, unread?: LimitWindow): Promise<GoogleApiError> {
+    const verdict = await this.classify(scope);
+    const likely = verdict?.likely ?? unread;
+    if (likely) await this.noteRefusal(scope, error.quotaWindow ?? likely);
+    if (error.quotaWindow || !verdict) return error;
+    return error.rephrased(`${error.message} ${refusalExplanation(verdict, { resets: false })}`);
   }
 
   /** Google accepted the scope again after a refusal: the refusal no longer stands. */

@@ -5,7 +5,7 @@ import { NoArgs, SiteUrlArg } from '../mcp/tool-args.js';
 import type { TargetOf, ToolCall } from '../mcp/tool-call.js';
 import { Tool, ToolProvider } from '../mcp/tool.decorator.js';
 import { fitToBudget, type ToolOutput, toolOutput } from '../mcp/tool-output.js';
-import { partitionAllowed } from '../property/site-allowlist.js';
+import { partitionAllowed, withheldNote } from '../property/site-allowlist.js';
 import { MethodOut, RecordOut } from '../verification/verification.schemas.js';
 import { SETUP_STEPS, setupNextStep, setupSteps } from './setup-status.js';
 import { describePermission, type SiteEntry, SitesService } from './sites.service.js';
@@ -39,7 +39,7 @@ export class SitesTools {
       const lines = shown.map((s) => `- ${s.siteUrl} — ${describePermission(s.permissionLevel)}`);
       const head = kept.length === 0 ? 'No Search Console properties are available to this credential.' : `${plural(kept.length, 'property', 'properties')}:`;
       const notes = [
-        withheld ? `${withheld} more withheld: outside the properties this caller may use (GSC_ALLOWED_SITES, narrowed by a policy rule where one applies).` : '',
+        withheld ? withheldNote(withheld) : '',
         dropped ? `${dropped} not shown to stay within the size limit.` : '',
         kept.length === 0 && !withheld ? 'Add this credential as a user of a property in Search Console (Settings → Users and permissions), or add one with add_site.' : '',
       ].filter(Boolean);

@@ -8,7 +8,7 @@ import type { TargetOf, ToolCall } from '../mcp/tool-call.js';
 import { Tool, ToolProvider } from '../mcp/tool.decorator.js';
 import { fitToBudget, type ToolOutput, toolOutput } from '../mcp/tool-output.js';
 import { decodeResourceId } from '../property/resource-id.js';
-import { partitionAllowed } from '../property/site-allowlist.js';
+import { partitionAllowed, withheldNote } from '../property/site-allowlist.js';
 import type { VerifiedResource } from '../property/verification-resource.js';
 import { describePlacement, VERIFICATION_METHODS } from './verification-methods.js';
 import { MethodOut, RecordOut } from './verification.schemas.js';
@@ -116,7 +116,7 @@ export class VerificationTools {
           : `${plural(kept.length, 'verified site')} or domain${kept.length === 1 ? '' : 's'} (owners as Google reports them):`;
       const lines = shown.map((r) => `- ${siteUrlOf(r)} — id ${r.id} — owners: ${r.owners.join(', ') || 'none listed'}`);
       const notes = [
-        withheld ? `${withheld} more withheld: outside the properties this caller may use (GSC_ALLOWED_SITES, narrowed by a policy rule where one applies).` : '',
+        withheld ? withheldNote(withheld) : '',
         dropped ? `${dropped} not shown to stay within the size limit; get_verified_site reads one resource by id.` : '',
         kept.length === 0 && !withheld ? 'setup_site shows how to verify a property.' : '',
       ].filter(Boolean);
