@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { describeState, loadConfig } from './config.js';
+import { defaultStateDir } from './server-settings.js';
+import { fromEnvironment } from './setting-source.js';
 
 const base = () => ({ CLOUDSDK_CONFIG: mkdtempSync(join(tmpdir(), 'gcloud-')), HOME: '/home/someone' });
 const ISSUER = { GSC_AUTH_ISSUER: 'https://login.corp.example/realms/staff', GSC_AUTH_AUDIENCE: 'https://mcp.corp.example/mcp' };
@@ -40,6 +42,16 @@ describe('new settings', () => {
     expect(loadConfig({ ...base(), XDG_STATE_HOME: 'relative/ignored' }).state).toMatchObject({ dir: '/home/someone/.local/state/google-search-console-mcp' });
     const dir = mkdtempSync(join(tmpdir(), 'state-'));
     expect(loadConfig({ ...base(), GSC_STATE_DIR: dir }).state).toEqual({ kind: 'sqlite', dir });
+  });
+
+  it.each([
+    [{ XDG_STATE_HOME: '/xdg/state' }, '/xdg/state/google-search-console-mcp'],
+    [{ XDG_STATE_HOME: '  /xdg/state  ' }, '/xdg/state/google-search-console-mcp'],
+    [{}, '/home/u/.local/state/google-search-console-mcp'],
+    [{ XDG_STATE_HOME: '' }, '/home/u/.local/state/google-search-console-mcp'],
+    [{ XDG_STATE_HOME: 'relative/state' }, '/home/u/.local/state/google-search-console-mcp'],
+  ])('defaultStateDir: %j → %s', (env, expected) => {
+    expect(defaultStateDir(fromEnvironment({ ...env, HOME: '/home/u' }))).toBe(expected);
   });
 
   it('uses Redis when GSC_REDIS_URL is set, even beside GSC_STATE_DIR, and masks its password in descriptions', () => {

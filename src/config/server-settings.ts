@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
+import { SERVER_NAME } from '../common/product.js';
 import { ConfigError } from './config-error.js';
 import { maskUrl, quote } from './quote.js';
 import type { SettingSource } from './setting-source.js';
@@ -97,7 +98,7 @@ export function defaultStateDir(source: SettingSource): string {
   const xdg = source.ambient.XDG_STATE_HOME;
   // The XDG spec says a relative value is invalid and to be ignored.
   const base = xdg && isAbsolute(xdg) ? xdg : join(source.ambient.HOME ?? homedir(), '.local', 'state');
-  return join(base, 'google-search-console-mcp');
+  return join(base, SERVER_NAME);
 }
 
 function checkStateDir(dir: string): void {
