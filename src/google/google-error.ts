@@ -1,4 +1,5 @@
 import { inert } from '../common/inert-text.js';
+import { plural } from '../common/sentences.js';
 import { UserFacingError } from '../common/user-facing-error.js';
 import type { CredentialProblem, DisabledApi, Failure, GoogleErrorKind, QuotaFacts, QuotaWindow } from './google-failure.js';
 import { neverSent } from './google-failure.js';
@@ -268,8 +269,4 @@ function quote(text: string): string {
 function seconds(ms: number): string {
   const s = ms / 1000;
   return `${Number.isInteger(s) ? s : s.toFixed(1)} s`;
-}
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
