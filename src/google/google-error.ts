@@ -5,7 +5,7 @@ import type { CredentialProblem, DisabledApi, Failure, GoogleErrorKind, QuotaFac
 import { neverSent } from './google-failure.js';
 import { type GoogleMethod, methodSpec } from './google-methods.js';
 
-export type { CredentialProblem, GoogleErrorKind, QuotaFacts, QuotaWindow } from './google-failure.js';
+export type { GoogleErrorKind } from './google-failure.js';
 
 /** What a Google call was for, so that a failure can be told as a sentence. */
 export interface GoogleOperation {
