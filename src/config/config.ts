@@ -1,5 +1,4 @@
 import { closeSync, openSync } from 'node:fs';
-import { inert } from '../common/inert-text.js';
 import { normalizeProperty, PropertyError } from '../property/property.js';
 import { isPropertyAllowed } from '../property/site-allowlist.js';
 import { ConfigError, rememberSecrets } from './config-error.js';
@@ -190,11 +189,8 @@ function parseProperty(variable: string, value: string | undefined, what = varia
     return normalizeProperty(value);
   } catch (error) {
     if (!(error instanceof PropertyError)) throw error;
-    // property.ts opens its messages with the value quoted its own way; the
-    // configuration's quote() replaces that, so every config message quotes alike.
-    const own = `"${inert(value.trim(), 120)}" `;
-    const reason = error.message.startsWith(own) ? error.message.slice(own.length) : error.message;
-    throw new ConfigError(`${what} ${quote(value)} ${reason}`);
+    // The configuration's quote() stands in for property.ts's own quoting, so every config message quotes alike.
+    throw new ConfigError(`${what} ${quote(value)} ${error.reason ?? error.message}`);
   }
 }
 
