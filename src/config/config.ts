@@ -52,9 +52,6 @@ export interface Config {
     | { readonly secret?: undefined; readonly secretSource: 'store' };
   readonly auditLog?: string;
   readonly state: StateConfig;
-  /** GSC_POLICY_FILE, resolved, and its text (parsed by the policy module, not here). */
-  readonly policyFile?: string;
-  readonly policyText?: string;
   /** Per-principal rules (GSC_POLICY_FILE or the embedded module's `policy`), parsed and checked for shape; tool names are checked at bootstrap. */
   readonly policy?: Policy;
   readonly google: {
@@ -135,13 +132,13 @@ function buildConfig(source: SettingSource, options: LoadOptions | SettingsOptio
   if (auditLog) assertAppendable(auditLog);
 
   const secret = vars.GSC_APPROVAL_SECRET;
-  const policyFile = readPolicyFile(source);
+  const policyText = readPolicyFile(source);
   const policySource = (options as SettingsOptions).policy;
-  if (policySource !== undefined && policyFile.policyText !== undefined) {
+  if (policySource !== undefined && policyText !== undefined) {
     throw new ConfigError('GSC_POLICY_FILE and the module option policy are both set; give the rules in one place');
   }
   const policy =
-    policySource !== undefined ? parsePolicy(policySource, 'policy') : policyFile.policyText !== undefined ? parsePolicy(policyFile.policyText, 'GSC_POLICY_FILE') : undefined;
+    policySource !== undefined ? parsePolicy(policySource, 'policy') : policyText !== undefined ? parsePolicy(policyText, 'GSC_POLICY_FILE') : undefined;
   if (policy) checkPolicySites(policy, allowedSites);
   return deepFreeze({
     credential,
@@ -166,7 +163,6 @@ function buildConfig(source: SettingSource, options: LoadOptions | SettingsOptio
     approval: secret ? { secret, secretSource: 'GSC_APPROVAL_SECRET' } : { secretSource: 'store' },
     auditLog,
     state: parseState(source),
-    ...policyFile,
     policy,
     google: {
       apiRootUrl: apiRoot(source.get('GSC_API_ROOT_URL')),

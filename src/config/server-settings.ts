@@ -133,10 +133,10 @@ function parseRedisUrl(value: string): string {
 /** A policy file is a handful of rules; anything larger is not one. */
 export const POLICY_FILE_MAX_BYTES = 1024 * 1024;
 
-/** GSC_POLICY_FILE: its path and text. The rules themselves are parsed by the policy module. */
-export function readPolicyFile(source: SettingSource): { policyFile?: string; policyText?: string } {
+/** GSC_POLICY_FILE: its text. The rules themselves are parsed by the policy module. */
+export function readPolicyFile(source: SettingSource): string | undefined {
   const path = source.get('GSC_POLICY_FILE');
-  if (!path) return {};
+  if (!path) return undefined;
   assertPath('GSC_POLICY_FILE', path);
   let text: string;
   try {
@@ -150,5 +150,5 @@ export function readPolicyFile(source: SettingSource): { policyFile?: string; po
     const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
     throw new ConfigError(`GSC_POLICY_FILE points at ${quote(path)}, which cannot be read (${code}); fix the path or unset it`);
   }
-  return { policyFile: resolve(path), policyText: text };
+  return text;
 }
