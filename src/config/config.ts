@@ -15,7 +15,7 @@ import { checkPolicySites } from '../policy/policy-checks.js';
 import { parsePolicy, type Policy } from '../policy/policy.js';
 
 export { isLoopback } from './urls.js';
-export { maskUrl, redactUrl } from './quote.js';
+export { maskUrl } from './quote.js';
 export { describeState, type AuthConfig, type StateConfig } from './server-settings.js';
 
 export const CONFIG = Symbol('CONFIG');

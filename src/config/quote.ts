@@ -103,9 +103,6 @@ export function maskUrl(url: string): string {
   return parsed.href;
 }
 
-/** Alias of maskUrl, for readers who look for the other word. */
-export const redactUrl = maskUrl;
-
 /**
  * Masks the user info of every URL inside a text. The span runs to the last @
  * before white space, so an unencoded @ or / inside a password is covered too
