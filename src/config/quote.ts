@@ -1,4 +1,4 @@
-import { escapeInvisible, hasInvisible } from '../common/inert-text.js';
+import { escapeInvisible } from '../common/inert-text.js';
 // Every configuration message that shows a value gets it from quote(): a short,
 // escaped, one-line prefix in double quotes, or — when the value looks like key
 // material — a bracketed description and nothing of the value itself. People
@@ -75,11 +75,6 @@ function maskUserInfo(value: string): string {
 /** Escapes what would break a one-line, double-quoted rendering. */
 export function escapeText(value: string): string {
   return escapeInvisible(value.replace(/[\\"]/g, (ch) => `\\${ch}`));
-}
-
-/** C0/C1 controls, DEL, soft hyphen, bidi marks, zero-width and line separators: what inert() escapes. */
-export function hasControlCharacters(value: string): boolean {
-  return hasInvisible(value);
 }
 
 /**
