@@ -67,7 +67,6 @@ describe('AccessTokenVerifier: a good token', () => {
     for (let i = 0; i < 5; i++) await verifier.verify(await issuer.mint({ sub: `user-${i}` }));
     expect(issuer.jwksRequests).toBe(1);
     expect(issuer.count('/.well-known/')).toBe(1);
-    expect(verifier.jwksUrl).toBe(issuer.jwksUrl);
   });
 });
 
@@ -291,14 +290,6 @@ describe('AccessTokenVerifier: discovery', () => {
     issuer.advertisedJwksUri = 'http://keys.example.com/jwks';
     expect((await failure(verifier.verify(await issuer.mint()))).reason).toBe('keys_unavailable');
     expect(warnings[0]).toMatch(/neither https nor http to a loopback host/);
-  });
-
-  it('prefetch surfaces a misconfigured issuer at start-up', async () => {
-    const { issuer, verifier } = await setUp({ metadata: [] });
-    const error = await failure(verifier.prefetch());
-    expect(error.reason).toBe('keys_unavailable');
-    expect(String((error.cause as Error).message)).toMatch(/no usable issuer metadata .*HTTP 404.*set GSC_AUTH_JWKS_URL/);
-    expect(issuer.count('/.well-known/')).toBe(2);
   });
 });
 

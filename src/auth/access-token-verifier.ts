@@ -137,20 +137,6 @@ export class AccessTokenVerifier {
     });
   }
 
-  /** The key-set URL in use (configured, or discovered once the keys were fetched). */
-  get jwksUrl(): string | undefined {
-    return this.keys.keySetUrl;
-  }
-
-  /** Discovers and fetches the keys now. Throws AccessTokenError('keys_unavailable') with the cause in `cause`. */
-  async prefetch(): Promise<void> {
-    try {
-      await this.keys.prefetch();
-    } catch (error) {
-      throw Object.assign(new AccessTokenError('keys_unavailable'), { cause: error });
-    }
-  }
-
   /** Throws AccessTokenError. */
   async verify(token: string): Promise<VerifiedAccessToken> {
     if (typeof token !== 'string' || token.length > MAX_TOKEN_LENGTH || !COMPACT_JWS.test(token)) throw new AccessTokenError('malformed');

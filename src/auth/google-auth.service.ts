@@ -31,8 +31,13 @@ export interface CredentialSummary {
 export class GoogleAuthService {
   private scopes: readonly string[] = [];
   private client?: Promise<OAuth2Client>;
+  /** GSC_OAUTH_TOKEN_URL as isTokenUrl compares it: parsed once, not on each of its two calls per Google request. */
+  private readonly configuredTokenUrl?: string;
 
-  constructor(@Inject(CONFIG) private readonly config: Config) {}
+  constructor(@Inject(CONFIG) private readonly config: Config) {
+    const tokenUrl = config.google.oauthTokenUrl;
+    if (tokenUrl !== undefined) this.configuredTokenUrl = new URL(tokenUrl).href.split('?')[0];
+  }
 
   /** Called once by the tool registry after filtering. */
   useScopes(scopes: readonly string[]): void {
@@ -69,7 +74,7 @@ export class GoogleAuthService {
   /** Whether a request URL is the OAuth token endpoint (Google's, or GSC_OAUTH_TOKEN_URL). */
   isTokenUrl(url: string): boolean {
     const bare = url.split('?')[0];
-    return bare === GOOGLE_TOKEN_URL || (this.config.google.oauthTokenUrl !== undefined && bare === new URL(this.config.google.oauthTokenUrl).href.split('?')[0]);
+    return bare === GOOGLE_TOKEN_URL || (this.configuredTokenUrl !== undefined && bare === this.configuredTokenUrl);
   }
 
   hasCredential(): boolean {

@@ -87,11 +87,6 @@ export class IssuerKeys {
     this.jwksUrl = configuredJwksUrl;
   }
 
-  /** The key-set URL in use, once known. */
-  get keySetUrl(): string | undefined {
-    return this.jwksUrl;
-  }
-
   /** A jose key resolver: the key the token's header names. */
   readonly resolve = async (header: JWSHeaderParameters): Promise<CryptoKey> => {
     if (!this.local || this.age() >= this.options.maxAgeMs) await this.refresh();
@@ -112,12 +107,6 @@ export class IssuerKeys {
       }
     }
   };
-
-  /** Fetches the keys now (at start-up, to surface a misconfiguration early). Throws IssuerKeysUnavailable. */
-  async prefetch(): Promise<void> {
-    await this.refresh();
-    if (!this.local) throw new IssuerKeysUnavailable(this.lastFailure ?? 'the signing keys could not be fetched');
-  }
 
   private age(): number {
     return this.now() - this.fetchedAt;

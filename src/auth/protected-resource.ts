@@ -16,7 +16,6 @@ export interface ProtectedResourceSettings {
   readonly mcpPath?: string;
   /** `scopes_supported`; omitted from the document when empty (RFC 9728 §3.2). */
   readonly scopes?: readonly string[];
-  readonly resourceName?: string;
 }
 
 export interface ProtectedResourceMetadata {
@@ -24,7 +23,6 @@ export interface ProtectedResourceMetadata {
   readonly authorization_servers: readonly string[];
   readonly bearer_methods_supported: readonly ['header'];
   readonly scopes_supported?: readonly string[];
-  readonly resource_name?: string;
 }
 
 /**
@@ -70,7 +68,6 @@ export function protectedResourceMetadata(settings: ProtectedResourceSettings, r
     authorization_servers: [settings.issuer],
     bearer_methods_supported: ['header'],
     ...(scopes.length > 0 ? { scopes_supported: scopes } : {}),
-    ...(settings.resourceName ? { resource_name: settings.resourceName } : {}),
   };
 }
 
@@ -97,7 +94,7 @@ export function wellKnownUrlFor(resource: string): string {
 export interface ChallengeOptions {
   readonly resourceMetadataUrl: string;
   /** Set when a token was sent and refused (RFC 6750 §3.1): `invalid_token`; `invalid_request` for a malformed header. */
-  readonly error?: 'invalid_token' | 'invalid_request' | 'insufficient_scope';
+  readonly error?: 'invalid_token' | 'invalid_request';
   readonly description?: string;
   /** Scopes the request needs (the MCP specification SHOULDs one on the challenge). */
   readonly scopes?: readonly string[];

@@ -30,7 +30,8 @@ export async function runBounded<T, R>(
 ): Promise<PoolOutcome<R>[]> {
   if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`concurrency limit must be a positive integer, got ${limit}`);
   const { signal } = options;
-  const outcomes: PoolOutcome<R>[] = items.map(() => (signal?.aborted ? { state: 'cancelled' } : { state: 'skipped' }));
+  // Aborted already, the first lane marks every item cancelled before any work starts.
+  const outcomes: PoolOutcome<R>[] = items.map(() => ({ state: 'skipped' }));
   let next = 0;
   let stopped = false;
 

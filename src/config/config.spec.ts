@@ -22,7 +22,7 @@ describe('loadConfig', () => {
     expect(c.http.maxSessions).toBe(1000);
     expect(c.google.timeoutMs).toBe(30000);
     expect(c.auth).toBeUndefined();
-    expect(c.policyFile).toBeUndefined();
+    expect(c.policy).toBeUndefined();
   });
 
   it('is deeply frozen', () => {

@@ -1,5 +1,4 @@
 import { closeSync, openSync } from 'node:fs';
-import { inert } from '../common/inert-text.js';
 import { normalizeProperty, PropertyError } from '../property/property.js';
 import { isPropertyAllowed } from '../property/site-allowlist.js';
 import { ConfigError, rememberSecrets } from './config-error.js';
@@ -16,7 +15,7 @@ import { checkPolicySites } from '../policy/policy-checks.js';
 import { parsePolicy, type Policy } from '../policy/policy.js';
 
 export { isLoopback } from './urls.js';
-export { maskUrl, redactUrl } from './quote.js';
+export { maskUrl } from './quote.js';
 export { describeState, type AuthConfig, type StateConfig } from './server-settings.js';
 
 export const CONFIG = Symbol('CONFIG');
@@ -53,9 +52,6 @@ export interface Config {
     | { readonly secret?: undefined; readonly secretSource: 'store' };
   readonly auditLog?: string;
   readonly state: StateConfig;
-  /** GSC_POLICY_FILE, resolved, and its text (parsed by the policy module, not here). */
-  readonly policyFile?: string;
-  readonly policyText?: string;
   /** Per-principal rules (GSC_POLICY_FILE or the embedded module's `policy`), parsed and checked for shape; tool names are checked at bootstrap. */
   readonly policy?: Policy;
   readonly google: {
@@ -136,13 +132,13 @@ function buildConfig(source: SettingSource, options: LoadOptions | SettingsOptio
   if (auditLog) assertAppendable(auditLog);
 
   const secret = vars.GSC_APPROVAL_SECRET;
-  const policyFile = readPolicyFile(source);
+  const policyText = readPolicyFile(source);
   const policySource = (options as SettingsOptions).policy;
-  if (policySource !== undefined && policyFile.policyText !== undefined) {
+  if (policySource !== undefined && policyText !== undefined) {
     throw new ConfigError('GSC_POLICY_FILE and the module option policy are both set; give the rules in one place');
   }
   const policy =
-    policySource !== undefined ? parsePolicy(policySource, 'policy') : policyFile.policyText !== undefined ? parsePolicy(policyFile.policyText, 'GSC_POLICY_FILE') : undefined;
+    policySource !== undefined ? parsePolicy(policySource, 'policy') : policyText !== undefined ? parsePolicy(policyText, 'GSC_POLICY_FILE') : undefined;
   if (policy) checkPolicySites(policy, allowedSites);
   return deepFreeze({
     credential,
@@ -167,7 +163,6 @@ function buildConfig(source: SettingSource, options: LoadOptions | SettingsOptio
     approval: secret ? { secret, secretSource: 'GSC_APPROVAL_SECRET' } : { secretSource: 'store' },
     auditLog,
     state: parseState(source),
-    ...policyFile,
     policy,
     google: {
       apiRootUrl: apiRoot(source.get('GSC_API_ROOT_URL')),
@@ -190,11 +185,8 @@ function parseProperty(variable: string, value: string | undefined, what = varia
     return normalizeProperty(value);
   } catch (error) {
     if (!(error instanceof PropertyError)) throw error;
-    // property.ts opens its messages with the value quoted its own way; the
-    // configuration's quote() replaces that, so every config message quotes alike.
-    const own = `"${inert(value.trim(), 120)}" `;
-    const reason = error.message.startsWith(own) ? error.message.slice(own.length) : error.message;
-    throw new ConfigError(`${what} ${quote(value)} ${reason}`);
+    // The configuration's quote() stands in for property.ts's own quoting, so every config message quotes alike.
+    throw new ConfigError(`${what} ${quote(value)} ${error.reason ?? error.message}`);
   }
 }
 

@@ -1,4 +1,4 @@
-import { escapeInvisible, hasInvisible } from '../common/inert-text.js';
+import { escapeInvisible } from '../common/inert-text.js';
 // Every configuration message that shows a value gets it from quote(): a short,
 // escaped, one-line prefix in double quotes, or — when the value looks like key
 // material — a bracketed description and nothing of the value itself. People
@@ -77,11 +77,6 @@ export function escapeText(value: string): string {
   return escapeInvisible(value.replace(/[\\"]/g, (ch) => `\\${ch}`));
 }
 
-/** C0/C1 controls, DEL, soft hyphen, bidi marks, zero-width and line separators: what inert() escapes. */
-export function hasControlCharacters(value: string): boolean {
-  return hasInvisible(value);
-}
-
 /**
  * A URL with its user info masked: `redis://user:***@host:6379/0`, or
  * `https://***@host/` when only a user name (often a token) is given. Text that
@@ -102,9 +97,6 @@ export function maskUrl(url: string): string {
   }
   return parsed.href;
 }
-
-/** Alias of maskUrl, for readers who look for the other word. */
-export const redactUrl = maskUrl;
 
 /**
  * Masks the user info of every URL inside a text. The span runs to the last @

@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { describeState, loadConfig } from './config.js';
+import { defaultStateDir } from './server-settings.js';
+import { fromEnvironment } from './setting-source.js';
 
 const base = () => ({ CLOUDSDK_CONFIG: mkdtempSync(join(tmpdir(), 'gcloud-')), HOME: '/home/someone' });
 const ISSUER = { GSC_AUTH_ISSUER: 'https://login.corp.example/realms/staff', GSC_AUTH_AUDIENCE: 'https://mcp.corp.example/mcp' };
@@ -42,6 +44,16 @@ describe('new settings', () => {
     expect(loadConfig({ ...base(), GSC_STATE_DIR: dir }).state).toEqual({ kind: 'sqlite', dir });
   });
 
+  it.each([
+    [{ XDG_STATE_HOME: '/xdg/state' }, '/xdg/state/google-search-console-mcp'],
+    [{ XDG_STATE_HOME: '  /xdg/state  ' }, '/xdg/state/google-search-console-mcp'],
+    [{}, '/home/u/.local/state/google-search-console-mcp'],
+    [{ XDG_STATE_HOME: '' }, '/home/u/.local/state/google-search-console-mcp'],
+    [{ XDG_STATE_HOME: 'relative/state' }, '/home/u/.local/state/google-search-console-mcp'],
+  ])('defaultStateDir: %j → %s', (env, expected) => {
+    expect(defaultStateDir(fromEnvironment({ ...env, HOME: '/home/u' }))).toBe(expected);
+  });
+
   it('uses Redis when GSC_REDIS_URL is set, even beside GSC_STATE_DIR, and masks its password in descriptions', () => {
     const c = loadConfig({ ...base(), GSC_REDIS_URL: 'rediss://:s3cret-pass@redis.internal:6380/2', GSC_STATE_DIR: mkdtempSync(join(tmpdir(), 'state-')) });
     expect(c.state).toEqual({ kind: 'redis', url: 'rediss://:s3cret-pass@redis.internal:6380/2' });
@@ -66,10 +78,8 @@ describe('new settings', () => {
 
   it('reads the policy file and parses its rules before Nest boots', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'policy-')), 'policy.json');
-    const text = '{ "rules": [{ "principals": ["alice@corp.example"], "tools": ["essential"] }] }';
-    writeFileSync(file, text);
+    writeFileSync(file, '{ "rules": [{ "principals": ["alice@corp.example"], "tools": ["essential"] }] }');
     const config = loadConfig({ ...base(), GSC_POLICY_FILE: file });
-    expect(config).toMatchObject({ policyFile: file, policyText: text });
     expect(config.policy?.rules.map((r) => r.number)).toEqual([1]);
     writeFileSync(file, '{ "rules": [] }');
     expect(() => loadConfig({ ...base(), GSC_POLICY_FILE: file })).toThrow(/GSC_POLICY_FILE/);

@@ -1,8 +1,9 @@
 import { readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
+import { SERVER_NAME } from '../common/product.js';
 import { ConfigError } from './config-error.js';
-import { maskUrl, quote } from './quote.js';
+import { maskUrl, quote, strongSecretShape } from './quote.js';
 import type { SettingSource } from './setting-source.js';
 import { parseHttpUrl } from './urls.js';
 import { assertPath, assertPlainText } from './values.js';
@@ -58,8 +59,8 @@ export function parseAuth(source: SettingSource): AuthConfig | undefined {
   const principalClaim = source.get('GSC_AUTH_PRINCIPAL_CLAIM');
   const groupsClaim = source.get('GSC_AUTH_GROUPS_CLAIM') ?? 'groups';
   for (const [name, value] of [['GSC_AUTH_PRINCIPAL_CLAIM', principalClaim], ['GSC_AUTH_GROUPS_CLAIM', groupsClaim]] as const) {
-    if (value !== undefined && !/^[\x21-\x7e]{1,256}$/.test(value)) throw new ConfigError(`${name} must be ${CLAIM_FORMS} (got ${quote(value)})`);
-    if (value !== undefined) assertPlainText(name, value, CLAIM_FORMS, 256);
+    // Printable ASCII up to 256 already rules out what else assertPlainText refuses, bar key material.
+    if (value !== undefined && (!/^[\x21-\x7e]{1,256}$/.test(value) || strongSecretShape(value))) throw new ConfigError(`${name} must be ${CLAIM_FORMS} (got ${quote(value)})`);
   }
   return { issuer, audience, jwksUrl, principalClaim, groupsClaim };
 }
@@ -97,7 +98,7 @@ export function defaultStateDir(source: SettingSource): string {
   const xdg = source.ambient.XDG_STATE_HOME;
   // The XDG spec says a relative value is invalid and to be ignored.
   const base = xdg && isAbsolute(xdg) ? xdg : join(source.ambient.HOME ?? homedir(), '.local', 'state');
-  return join(base, 'google-search-console-mcp');
+  return join(base, SERVER_NAME);
 }
 
 function checkStateDir(dir: string): void {
@@ -132,10 +133,10 @@ function parseRedisUrl(value: string): string {
 /** A policy file is a handful of rules; anything larger is not one. */
 export const POLICY_FILE_MAX_BYTES = 1024 * 1024;
 
-/** GSC_POLICY_FILE: its path and text. The rules themselves are parsed by the policy module. */
-export function readPolicyFile(source: SettingSource): { policyFile?: string; policyText?: string } {
+/** GSC_POLICY_FILE: its text. The rules themselves are parsed by the policy module. */
+export function readPolicyFile(source: SettingSource): string | undefined {
   const path = source.get('GSC_POLICY_FILE');
-  if (!path) return {};
+  if (!path) return undefined;
   assertPath('GSC_POLICY_FILE', path);
   let text: string;
   try {
@@ -149,5 +150,5 @@ export function readPolicyFile(source: SettingSource): { policyFile?: string; po
     const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
     throw new ConfigError(`GSC_POLICY_FILE points at ${quote(path)}, which cannot be read (${code}); fix the path or unset it`);
   }
-  return { policyFile: resolve(path), policyText: text };
+  return text;
 }

@@ -1,10 +1,11 @@
 import { inert } from '../common/inert-text.js';
+import { plural } from '../common/sentences.js';
 import { UserFacingError } from '../common/user-facing-error.js';
 import type { CredentialProblem, DisabledApi, Failure, GoogleErrorKind, QuotaFacts, QuotaWindow } from './google-failure.js';
 import { neverSent } from './google-failure.js';
 import { type GoogleMethod, methodSpec } from './google-methods.js';
 
-export type { CredentialProblem, GoogleErrorKind, QuotaFacts, QuotaWindow } from './google-failure.js';
+export type { GoogleErrorKind } from './google-failure.js';
 
 /** What a Google call was for, so that a failure can be told as a sentence. */
 export interface GoogleOperation {
@@ -268,8 +269,4 @@ function quote(text: string): string {
 function seconds(ms: number): string {
   const s = ms / 1000;
   return `${Number.isInteger(s) ? s : s.toFixed(1)} s`;
-}
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }

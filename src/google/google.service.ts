@@ -79,9 +79,10 @@ export class GoogleService {
     const { signal } = options;
     if (signal?.aborted) throw new CallCancelledError(op);
     const clients = await this.load();
+    // The first load imports the clients (~100 ms); the caller may have cancelled meanwhile.
+    if (signal?.aborted) throw new CallCancelledError(op);
     let suspect = 0;
     for (let attempt = 1; ; attempt++) {
-      if (attempt === 1 && signal?.aborted) throw new CallCancelledError(op);
       let failure: Failure;
       try {
         const { data } = await request(clients);

@@ -20,14 +20,11 @@ const SCOPE = 'https://www.googleapis.com/auth/';
  * are configuration errors: an ignored entry would leave an absence nobody traces.
  */
 export function selectTools(declared: readonly ToolSpec[], filters: Filters): ToolSelection {
-  const names = declared.map((t) => t.name).sort();
   const essential = new Set(declared.filter((t) => t.essential).map((t) => t.name));
   const isWrite = (t: ToolSpec) => t.access !== 'read';
   const matching = (variable: string, pattern: ToolPattern) => {
-    const hits = declared.filter((t) => patternMatches(pattern, t.name, essential));
-    if (hits.length === 0) {
-      throw new ConfigError(`${variable} entry "${pattern.text}" matches no tool; the tools are: ${names.join(', ')}`);
-    }
+    const hits = matchingTools(pattern, declared, essential);
+    if (hits.length === 0) throw new ConfigError(`${variable} ${matchesNoTool(pattern, declared)}`);
     return hits;
   };
 
@@ -38,9 +35,8 @@ export function selectTools(declared: readonly ToolSpec[], filters: Filters): To
     for (const pattern of filters.allowTools) {
       const hits = matching('GSC_ALLOW_TOOLS', pattern);
       if (filters.readOnly && hits.every(isWrite)) {
-        const what = pattern.kind === 'exact' ? `${pattern.text}, a write tool` : `"${pattern.text}", which matches only write tools (${hits.map((t) => t.name).join(', ')})`;
         throw new ConfigError(
-          `GSC_ALLOW_TOOLS names ${what}, but GSC_READ_ONLY=true never registers write tools; remove the entry or set GSC_READ_ONLY=false`,
+          `GSC_ALLOW_TOOLS names ${describeWriteOnly(pattern, hits)}, but GSC_READ_ONLY=true never registers write tools; remove the entry or set GSC_READ_ONLY=false`,
         );
       }
       hits.forEach((t) => chosen.add(t));
@@ -65,6 +61,21 @@ export function selectTools(declared: readonly ToolSpec[], filters: Filters): To
     throw new ConfigError('GSC_ALLOW_TOOLS and GSC_DENY_TOOLS together leave no tool registered; loosen one of them');
   }
   return { registered, excluded: excluded.sort(byName), scopes: scopesFor(registered) };
+}
+
+/** The declared tools an allow or deny entry matches (GSC_*_TOOLS, or a policy rule's). */
+export function matchingTools(pattern: ToolPattern, declared: readonly ToolSpec[], essential: ReadonlySet<string>): ToolSpec[] {
+  return declared.filter((t) => patternMatches(pattern, t.name, essential));
+}
+
+/** The rest of the sentence for an entry that matches nothing: the real names, so a typo is plain to see. */
+export function matchesNoTool(pattern: ToolPattern, declared: readonly ToolSpec[]): string {
+  return `entry "${pattern.text}" matches no tool; the tools are: ${declared.map((t) => t.name).sort().join(', ')}`;
+}
+
+/** An allow entry whose every match is a write tool, as the read-only refusal names it. */
+export function describeWriteOnly(pattern: ToolPattern, hits: readonly ToolSpec[]): string {
+  return pattern.kind === 'exact' ? `${pattern.text}, a write tool` : `"${pattern.text}", which matches only write tools (${hits.map((t) => t.name).join(', ')})`;
 }
 
 /**

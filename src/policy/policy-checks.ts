@@ -1,6 +1,6 @@
 import { ConfigError } from '../config/config-error.js';
-import { patternMatches, type ToolPattern } from '../config/tool-patterns.js';
 import type { ToolSpec } from '../mcp/tool.decorator.js';
+import { describeWriteOnly, matchesNoTool, matchingTools } from '../mcp/tool-selection.js';
 import { isPropertyAllowed } from '../property/site-allowlist.js';
 import type { Policy, PolicyRule } from './policy.js';
 
@@ -13,15 +13,14 @@ import type { Policy, PolicyRule } from './policy.js';
  * as it is for GSC_DENY_TOOLS.
  */
 export function checkPolicyTools(policy: Policy, declared: readonly ToolSpec[], options: { readonly readOnly: boolean }): void {
-  const names = declared.map((t) => t.name).sort();
   const essential = new Set(declared.filter((t) => t.essential).map((t) => t.name));
   for (const rule of policy.rules) {
     for (const [key, patterns] of [['tools', rule.tools], ['deny_tools', rule.denyTools]] as const) {
       for (const pattern of patterns) {
-        const hits = declared.filter((t) => patternMatches(pattern, t.name, essential));
-        if (hits.length === 0) fail(policy, rule, `"${key}" entry "${pattern.text}" matches no tool; the tools are: ${names.join(', ')}`);
+        const hits = matchingTools(pattern, declared, essential);
+        if (hits.length === 0) fail(policy, rule, `"${key}" ${matchesNoTool(pattern, declared)}`);
         if (key === 'tools' && options.readOnly && hits.every((t) => t.access !== 'read')) {
-          fail(policy, rule, `"tools" names ${describeWrite(pattern, hits)}, but GSC_READ_ONLY=true never registers write tools; remove the entry or set GSC_READ_ONLY=false`);
+          fail(policy, rule, `"tools" names ${describeWriteOnly(pattern, hits)}, but GSC_READ_ONLY=true never registers write tools; remove the entry or set GSC_READ_ONLY=false`);
         }
       }
     }
@@ -44,10 +43,6 @@ export function checkPolicySites(policy: Policy, allowedSites: readonly string[]
       }
     }
   }
-}
-
-function describeWrite(pattern: ToolPattern, hits: readonly ToolSpec[]): string {
-  return pattern.kind === 'exact' ? `${pattern.text}, a write tool` : `"${pattern.text}", which matches only write tools (${hits.map((t) => t.name).join(', ')})`;
 }
 
 function fail(policy: Policy, rule: PolicyRule, what: string): never {

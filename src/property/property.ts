@@ -3,7 +3,15 @@ import { inert } from '../common/inert-text.js';
 // The one place that knows how Search Console spells a property, how a page URL
 // belongs to one, and how a property maps onto a Site Verification resource.
 
-export class PropertyError extends Error {}
+export class PropertyError extends Error {
+  /** The message without the quoted value it opens with, for callers that quote the value their own way. */
+  constructor(
+    message: string,
+    readonly reason?: string,
+  ) {
+    super(message);
+  }
+}
 
 export type VerificationSite = { type: 'SITE' | 'INET_DOMAIN'; identifier: string };
 
@@ -21,14 +29,15 @@ export function normalizeProperty(input: string): string {
   if (DOMAIN_PREFIX.test(raw)) return `sc-domain:${normalizeDomain(raw.replace(DOMAIN_PREFIX, '').trim(), raw)}`;
   if (!HAS_SCHEME.test(raw)) {
     const host = raw.split(/[/?#]/)[0].toLowerCase();
-    throw new PropertyError(
-      `"${inertShort(raw)}" is a bare hostname; Search Console has two different properties for it: ` +
+    throw refused(
+      raw,
+      'is a bare hostname; Search Console has two different properties for it: ' +
         `"sc-domain:${host}" (the Domain property) or "https://${host}/" (a URL-prefix property) — use the one you added`,
     );
   }
   const url = parseHttpUrl(raw);
   if (url.search || url.hash || raw.includes('?') || raw.includes('#')) {
-    throw new PropertyError(`"${inertShort(raw)}" has a query or fragment; a URL-prefix property is a scheme, host and path only`);
+    throw refused(raw, 'has a query or fragment; a URL-prefix property is a scheme, host and path only');
   }
   const path = url.pathname.endsWith('/') ? url.pathname : `${url.pathname}/`;
   return `${url.protocol}//${url.host}${path}`;
@@ -84,17 +93,17 @@ export function propertyHost(property: string): string {
 
 function normalizeDomain(domain: string, raw: string): string {
   if (!domain || /[/?#@:\s\\]/.test(domain)) {
-    throw new PropertyError(`"${inertShort(raw)}" is not a domain property; write sc-domain: followed by a bare domain, e.g. sc-domain:example.com`);
+    throw refused(raw, 'is not a domain property; write sc-domain: followed by a bare domain, e.g. sc-domain:example.com');
   }
   let host: string;
   try {
     host = new URL(`http://${domain}/`).hostname;
   } catch {
-    throw new PropertyError(`"${inertShort(raw)}" does not contain a valid domain name`);
+    throw refused(raw, 'does not contain a valid domain name');
   }
-  if (host.endsWith('.')) throw new PropertyError(`"${inertShort(raw)}" ends in a dot; write the domain without it`);
+  if (host.endsWith('.')) throw refused(raw, 'ends in a dot; write the domain without it');
   if (!host.includes('.') || host.startsWith('[') || /^\d+(\.\d+){3}$/.test(host)) {
-    throw new PropertyError(`"${inertShort(raw)}" is not a registrable domain name`);
+    throw refused(raw, 'is not a registrable domain name');
   }
   return host;
 }
@@ -104,16 +113,16 @@ function parseHttpUrl(raw: string): URL {
   try {
     url = new URL(raw);
   } catch {
-    throw new PropertyError(`"${inertShort(raw)}" is not a valid URL`);
+    throw refused(raw, 'is not a valid URL');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new PropertyError(`"${inertShort(raw)}" uses ${url.protocol.replace(':', '')}; only http and https URLs belong to Search Console properties`);
+    throw refused(raw, `uses ${url.protocol.replace(':', '')}; only http and https URLs belong to Search Console properties`);
   }
   if (url.username || url.password || /^[a-z]+:\/\/[^/?#]*@/i.test(raw)) {
-    throw new PropertyError(`"${inertShort(raw)}" carries a user name or password before the host; remove it`);
+    throw refused(raw, 'carries a user name or password before the host; remove it');
   }
-  if (!url.hostname) throw new PropertyError(`"${inertShort(raw)}" has no host`);
-  if (url.hostname.endsWith('.')) throw new PropertyError(`"${inertShort(raw)}" has a trailing dot after the host; write the host without it`);
+  if (!url.hostname) throw refused(raw, 'has no host');
+  if (url.hostname.endsWith('.')) throw refused(raw, 'has a trailing dot after the host; write the host without it');
   return url;
 }
 
@@ -126,5 +135,8 @@ function canonicalPath(path: string): string {
   });
 }
 
-
 const inertShort = (value: string) => inert(value, 120);
+
+function refused(raw: string, reason: string): PropertyError {
+  return new PropertyError(`"${inertShort(raw)}" ${reason}`, reason);
+}

@@ -1,19 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { createStateStore, defaultStateDir } from './create-state-store.js';
+import { createStateStore } from './create-state-store.js';
 import { parseRedisUrl, RedisStateStore } from './redis-state-store.js';
 import { SqliteStateStore } from './sqlite-state-store.js';
-
-describe('defaultStateDir', () => {
-  it.each([
-    [{ XDG_STATE_HOME: '/xdg/state' }, '/xdg/state/google-search-console-mcp'],
-    [{ XDG_STATE_HOME: '  /xdg/state  ' }, '/xdg/state/google-search-console-mcp'],
-    [{}, '/home/u/.local/state/google-search-console-mcp'],
-    [{ XDG_STATE_HOME: '' }, '/home/u/.local/state/google-search-console-mcp'],
-    [{ XDG_STATE_HOME: 'relative/state' }, '/home/u/.local/state/google-search-console-mcp'],
-  ])('%j → %s', (env, expected) => {
-    expect(defaultStateDir(env, '/home/u')).toBe(expected);
-  });
-});
 
 describe('createStateStore', () => {
   it('makes the store the options name, opening nothing yet', () => {
