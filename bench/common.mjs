@@ -71,9 +71,12 @@ export function stdioToolsListTime(command, args, env) {
   });
 }
 
-/** Spawns a server and resolves once its stderr names the /mcp URL (the first group of `ready`). */
-export async function spawnServer(args, env, ready) {
-  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
+/**
+ * Spawns a server and resolves once its stderr names the /mcp URL (the first group of `ready`).
+ * `nodeArgs` go before the script (e.g. --expose-gc); `stdio` must keep stderr a pipe.
+ */
+export async function spawnServer(args, env, ready, { nodeArgs = [], stdio = ['ignore', 'ignore', 'pipe'] } = {}) {
+  const child = spawn(process.execPath, [...nodeArgs, ...args], { env, stdio });
   let log = '';
   const url = await new Promise((resolve, reject) => {
     child.stderr.on('data', (d) => {
@@ -87,7 +90,8 @@ export async function spawnServer(args, env, ready) {
 }
 
 /** Our built server over HTTP (BENCH_MAIN's, if set) and the floor's, as child processes. */
-export const spawnOursHttp = (env) => spawnServer([MAIN], cleanEnv({ ...env, GSC_TRANSPORT: 'http', GSC_HTTP_PORT: '0' }), /serving HTTP on (http:\/\/[^\s/]+\/mcp)/);
+export const spawnOursHttp = (env, options) =>
+  spawnServer([MAIN], cleanEnv({ ...env, GSC_TRANSPORT: 'http', GSC_HTTP_PORT: '0' }), /serving HTTP on (http:\/\/[^\s/]+\/mcp)/, options);
 export const spawnFloorHttp = (env) => spawnServer([join(ROOT, 'bench/floor/floor-http.mjs')], cleanEnv(env), /floor serving (\S+)/);
 
 /** The real HTTP app in this process plus a 2026-07-28 client connected to it. */
