@@ -28,8 +28,7 @@ function pacificDate(offsetDays) {
 }
 
 export async function exportBench() {
-  const big = 1e12;
-  const google = await startGoogle({ quotas: { analyticsPerMinutePerSite: big, analyticsPerMinutePerUser: big } });
+  const google = await startGoogle({ unlimited: true });
   const { child, url } = await spawnOursHttp(google.env);
   const client = new Client({ name: 'bench-export', version: '0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
   await client.connect(new StreamableHTTPClientTransport(new URL(url)));

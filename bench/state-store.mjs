@@ -51,7 +51,7 @@ async function measure(label, store) {
  * claims the token, appends two audit entries and sends the DELETE.
  */
 async function guardedRedeem(label, env) {
-  const google = await startGoogle({ quotas: { otherPerMinutePerUser: 1e12, otherPerSecondPerUser: 1e12 } });
+  const google = await startGoogle({ unlimited: true });
   const server = await serverWithClient({ ...google.env, ...env });
   const site = 'https://blog.example.net/';
   try {
@@ -79,7 +79,7 @@ async function guardedRedeem(label, env) {
  * calling a read tool, through the real HTTP server.
  */
 async function legacySessionRead(label, env) {
-  const google = await startGoogle({ quotas: { otherPerMinutePerUser: 1e12, otherPerSecondPerUser: 1e12 } });
+  const google = await startGoogle({ unlimited: true });
   const { loadConfig } = await dist('config/config.js');
   const { startHttpServer } = await dist('http-server.js');
   const { StderrLogger } = await dist('common/stderr-logger.js');
