@@ -94,17 +94,23 @@ export const spawnOursHttp = (env, options) =>
   spawnServer([MAIN], cleanEnv({ ...env, GSC_TRANSPORT: 'http', GSC_HTTP_PORT: '0' }), /serving HTTP on (http:\/\/[^\s/]+\/mcp)/, options);
 export const spawnFloorHttp = (env) => spawnServer([join(ROOT, 'bench/floor/floor-http.mjs')], cleanEnv(env), /floor serving (\S+)/);
 
+/** A 2026-07-28 client (named `name`) connected to an /mcp URL. */
+export async function connectHttp(url, name = 'bench') {
+  const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
+  const client = new Client({ name, version: '0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  return client;
+}
+
 /** The real HTTP app in this process plus a 2026-07-28 client connected to it. */
 export async function serverWithClient(env = {}) {
   const { loadConfig } = await dist('config/config.js');
   const { startHttpServer } = await dist('http-server.js');
   const { StderrLogger } = await dist('common/stderr-logger.js');
-  const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
   const logger = new StderrLogger();
   logger.setLogLevels(['error']);
   const { app, origin } = await startHttpServer(loadConfig(cleanEnv({ ...env, GSC_HTTP_PORT: '0', GSC_TRANSPORT: 'http' })), logger);
-  const client = new Client({ name: 'bench', version: '0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${origin}/mcp`)));
+  const client = await connectHttp(`${origin}/mcp`);
   return {
     client,
     close: async () => {

@@ -5,8 +5,7 @@
 // RSS (VmHWM, reset before each step) is the export's alone; the emulator
 // runs here. Target: RSS growth ≤ 100 MB over the idle server.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { median, ms, spawnOursHttp, startGoogle, verdict } from './common.mjs';
+import { connectHttp, median, ms, spawnOursHttp, startGoogle, verdict } from './common.mjs';
 
 const RUNS = 3;
 const LARGE = 'https://www.example.net/';
@@ -30,8 +29,7 @@ function pacificDate(offsetDays) {
 export async function exportBench() {
   const google = await startGoogle({ unlimited: true });
   const { child, url } = await spawnOursHttp(google.env);
-  const client = new Client({ name: 'bench-export', version: '0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  const client = await connectHttp(url, 'bench-export');
   // 27 final days ending four days back: the large property has ~2 850 rows a day by date and query.
   const window = { start_date: pacificDate(-30), end_date: pacificDate(-4) };
   const exportArgs = { site_url: LARGE, ...window, dimensions: ['date', 'query'], all_rows: true };
