@@ -102,14 +102,19 @@ export async function connectHttp(url, name = 'bench') {
   return client;
 }
 
-/** The real HTTP app in this process plus a 2026-07-28 client connected to it. */
-export async function serverWithClient(env = {}) {
+/** The real HTTP app in this process, logging errors only, on a free port: `{ app, origin }`. */
+export async function startInProcess(env = {}) {
   const { loadConfig } = await dist('config/config.js');
   const { startHttpServer } = await dist('http-server.js');
   const { StderrLogger } = await dist('common/stderr-logger.js');
   const logger = new StderrLogger();
   logger.setLogLevels(['error']);
-  const { app, origin } = await startHttpServer(loadConfig(cleanEnv({ ...env, GSC_HTTP_PORT: '0', GSC_TRANSPORT: 'http' })), logger);
+  return startHttpServer(loadConfig(cleanEnv({ ...env, GSC_HTTP_PORT: '0', GSC_TRANSPORT: 'http' })), logger);
+}
+
+/** The real HTTP app in this process plus a 2026-07-28 client connected to it. */
+export async function serverWithClient(env = {}) {
+  const { app, origin } = await startInProcess(env);
   const client = await connectHttp(`${origin}/mcp`);
   return {
     client,
