@@ -49,8 +49,6 @@ export type {
   RecordedRequest,
   TokenGrant,
 } from './emulator-types.js';
-export { SEED_PROPERTIES } from './emulator-seed.js';
-export { ROW_CAP } from './search-analytics-query.js';
 export { EmulatorState } from './emulator-state.js';
 export { generateServiceAccountKey } from './service-account-key.js';
 
