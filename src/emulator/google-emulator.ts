@@ -94,9 +94,7 @@ export class GoogleEmulator {
     this.state = new EmulatorState(now);
     this.quotaLimits = { ...DEFAULT_QUOTAS, ...options.quotas };
     this.analytics = new SearchAnalyticsData(options.analytics);
-    this.indexingOptions = { ...options.indexing };
-    this.indexing = resolveIndexingBehaviour(this.indexingOptions);
-    for (const service of options.disabledServices ?? []) this.disabled.add(service);
+    this.restoreStartBehaviour();
   }
 
   static async start(options: EmulatorOptions = {}): Promise<GoogleEmulator> {
@@ -136,6 +134,11 @@ export class GoogleEmulator {
     this.clearLog();
     this.clearFaults();
     this.quotas.clear();
+    this.restoreStartBehaviour();
+  }
+
+  /** The Indexing behaviour and disabled services of the start options, which setIndexingBehaviour and setServiceEnabled change until reset(). */
+  private restoreStartBehaviour(): void {
     this.indexingOptions = { ...this.options.indexing };
     this.indexing = resolveIndexingBehaviour(this.indexingOptions);
     this.disabled.clear();
