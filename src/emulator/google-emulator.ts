@@ -8,14 +8,7 @@ import { handleControlRequest } from './emulator-control.js';
 import { parseTokenForm, readBody, writeAnswer } from './emulator-http.js';
 import { EmulatorCredentials } from './emulator-credentials.js';
 import { googleErrorBody, GoogleApiError, scopeInsufficient, unauthenticated } from './emulator-errors.js';
-import {
-  FaultRegistry,
-  faultApplies,
-  garbageAnswer,
-  statusFaultAnswer,
-  tokenFaultAnswer,
-  type Answer,
-} from './emulator-faults.js';
+import { answerUnderFault, FaultRegistry, statusFaultAnswer, tokenFaultAnswer, type Answer } from './emulator-faults.js';
 import { QuotaTracker } from './emulator-quotas.js';
 import { matchRoute, styleForPath, type RouteDef } from './emulator-routing.js';
 import { EmulatorState } from './emulator-state.js';
@@ -277,9 +270,7 @@ export class GoogleEmulator {
     await this.delay('token', true);
     const fault = this.faults.take('token', true);
     if (fault?.kind === 'status') return tokenFaultAnswer(fault);
-    if (fault && !faultApplies(fault)) return garbageAnswer(fault);
-    const real = this.runToken(method, form, record);
-    return fault ? garbageAnswer(fault, real) : real;
+    return answerUnderFault(fault, () => this.runToken(method, form, record));
   }
 
   private async api(method: string, req: IncomingMessage, raw: Buffer, record: RecordedRequest): Promise<Answer> {
@@ -321,9 +312,7 @@ export class GoogleEmulator {
         limits: this.quotaLimits,
       });
     }
-    if (fault && !faultApplies(fault)) return garbageAnswer(fault);
-    const real = this.runRoute(route, params, record, body, bodyValid, holder);
-    return fault ? garbageAnswer(fault, real) : real;
+    return answerUnderFault(fault, () => this.runRoute(route, params, record, body, bodyValid, holder));
   }
 
   private runRoute(
