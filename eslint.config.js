@@ -48,6 +48,22 @@ export default tseslint.config(
     files: ['test/**/*.ts', 'src/**/*.spec.ts', 'src/**/*.fake.ts', 'src/emulator/emulator-test-kit.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
+  {
+    // What is built into dist (tsconfig.build.json leaves out specs and fakes) runs without jest, e.g.
+    // node dist/emulator/emulator-analytics-timing.js. no-restricted-syntax, because the layer blocks
+    // below each replace no-restricted-imports for their files; no other block sets this rule.
+    files: ['src/**/*.ts'],
+    ignores: ['src/**/*.spec.ts', 'src/**/*.fake.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: ":matches(ImportDeclaration, ImportExpression, ExportAllDeclaration, ExportNamedDeclaration)[source.value='@jest/globals']",
+          message: 'Only specs and fakes may import @jest/globals: this file is built into dist and must load without jest (test helpers go in test/support/).',
+        },
+      ],
+    },
+  },
   // The layers. Flat config keeps only the last matching setting of a rule, so
   // each block repeats the rules of the wider ones it narrows.
   {

@@ -1,17 +1,10 @@
 import { spawn } from 'node:child_process';
 import { searchconsole } from '@googleapis/searchconsole';
 import { JWT } from 'google-auth-library';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { cleanEnv, MAIN, ms, percentile, spawnFloorHttp, spawnOursHttp, startGoogle, verdict } from './common.mjs';
+import { cleanEnv, connectHttp, MAIN, ms, percentile, spawnFloorHttp, spawnOursHttp, startGoogle, verdict } from './common.mjs';
 
 const N = 400;
 const SITE = 'https://www.example.com/';
-
-async function connectHttp(url) {
-  const client = new Client({ name: 'bench', version: '0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-  return client;
-}
 
 async function timed(n, fn) {
   const out = [];

@@ -71,9 +71,12 @@ export function stdioToolsListTime(command, args, env) {
   });
 }
 
-/** Spawns a server and resolves once its stderr names the /mcp URL (the first group of `ready`). */
-export async function spawnServer(args, env, ready) {
-  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
+/**
+ * Spawns a server and resolves once its stderr names the /mcp URL (the first group of `ready`).
+ * `nodeArgs` go before the script (e.g. --expose-gc); `stdio` must keep stderr a pipe.
+ */
+export async function spawnServer(args, env, ready, { nodeArgs = [], stdio = ['ignore', 'ignore', 'pipe'] } = {}) {
+  const child = spawn(process.execPath, [...nodeArgs, ...args], { env, stdio });
   let log = '';
   const url = await new Promise((resolve, reject) => {
     child.stderr.on('data', (d) => {
@@ -87,20 +90,32 @@ export async function spawnServer(args, env, ready) {
 }
 
 /** Our built server over HTTP (BENCH_MAIN's, if set) and the floor's, as child processes. */
-export const spawnOursHttp = (env) => spawnServer([MAIN], cleanEnv({ ...env, GSC_TRANSPORT: 'http', GSC_HTTP_PORT: '0' }), /serving HTTP on (http:\/\/[^\s/]+\/mcp)/);
+export const spawnOursHttp = (env, options) =>
+  spawnServer([MAIN], cleanEnv({ ...env, GSC_TRANSPORT: 'http', GSC_HTTP_PORT: '0' }), /serving HTTP on (http:\/\/[^\s/]+\/mcp)/, options);
 export const spawnFloorHttp = (env) => spawnServer([join(ROOT, 'bench/floor/floor-http.mjs')], cleanEnv(env), /floor serving (\S+)/);
 
-/** The real HTTP app in this process plus a 2026-07-28 client connected to it. */
-export async function serverWithClient(env = {}) {
+/** A 2026-07-28 client (named `name`) connected to an /mcp URL. */
+export async function connectHttp(url, name = 'bench') {
+  const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
+  const client = new Client({ name, version: '0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  return client;
+}
+
+/** The real HTTP app in this process, logging errors only, on a free port: `{ app, origin }`. */
+export async function startInProcess(env = {}) {
   const { loadConfig } = await dist('config/config.js');
   const { startHttpServer } = await dist('http-server.js');
   const { StderrLogger } = await dist('common/stderr-logger.js');
-  const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
   const logger = new StderrLogger();
   logger.setLogLevels(['error']);
-  const { app, origin } = await startHttpServer(loadConfig(cleanEnv({ ...env, GSC_HTTP_PORT: '0', GSC_TRANSPORT: 'http' })), logger);
-  const client = new Client({ name: 'bench', version: '0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${origin}/mcp`)));
+  return startHttpServer(loadConfig(cleanEnv({ ...env, GSC_HTTP_PORT: '0', GSC_TRANSPORT: 'http' })), logger);
+}
+
+/** The real HTTP app in this process plus a 2026-07-28 client connected to it. */
+export async function serverWithClient(env = {}) {
+  const { app, origin } = await startInProcess(env);
+  const client = await connectHttp(`${origin}/mcp`);
   return {
     client,
     close: async () => {

@@ -4,10 +4,8 @@
 // with resources/read. The server is a child process of its own, so its peak
 // RSS (VmHWM, reset before each step) is the export's alone; the emulator
 // runs here. Target: RSS growth ≤ 100 MB over the idle server.
-import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { cleanEnv, median, MAIN, ms, startGoogle, verdict } from './common.mjs';
+import { connectHttp, median, ms, spawnOursHttp, startGoogle, verdict } from './common.mjs';
 
 const RUNS = 3;
 const LARGE = 'https://www.example.net/';
@@ -29,20 +27,9 @@ function pacificDate(offsetDays) {
 }
 
 export async function exportBench() {
-  const big = 1e12;
-  const google = await startGoogle({ quotas: { analyticsPerMinutePerSite: big, analyticsPerMinutePerUser: big } });
-  const child = spawn(process.execPath, [MAIN], { env: cleanEnv({ ...google.env, GSC_TRANSPORT: 'http', GSC_HTTP_PORT: '0' }), stdio: ['ignore', 'ignore', 'pipe'] });
-  let log = '';
-  const origin = await new Promise((resolve, reject) => {
-    child.stderr.on('data', (d) => {
-      log += d;
-      const m = /serving HTTP on (http:\/\/[^\s/]+)\/mcp/.exec(log);
-      if (m) resolve(m[1]);
-    });
-    child.on('exit', () => reject(new Error(`server exited: ${log}`)));
-  });
-  const client = new Client({ name: 'bench-export', version: '0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${origin}/mcp`)));
+  const google = await startGoogle({ unlimited: true });
+  const { child, url } = await spawnOursHttp(google.env);
+  const client = await connectHttp(url, 'bench-export');
   // 27 final days ending four days back: the large property has ~2 850 rows a day by date and query.
   const window = { start_date: pacificDate(-30), end_date: pacificDate(-4) };
   const exportArgs = { site_url: LARGE, ...window, dimensions: ['date', 'query'], all_rows: true };

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { ms, percentile, spawnFloorHttp, spawnOursHttp, startGoogle, verdict } from './common.mjs';
+import { connectHttp, ms, percentile, spawnFloorHttp, spawnOursHttp, startGoogle, verdict } from './common.mjs';
 
 // 64 clients (2026-07-28) calling a mix of read tools, against our server and,
 // side by side in the same run, against the floor: a bare SDK v2 server doing
@@ -42,8 +41,7 @@ async function loadOn(url, pid) {
   let stopped = false;
   const slice = { calls: 0, errors: 0, latencies: [] };
   const worker = async (i) => {
-    const client = new Client({ name: `load-${i}`, version: '0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
-    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    const client = await connectHttp(url, `load-${i}`);
     for (let n = i; !stopped; n++) {
       if (!open) {
         await new Promise((r) => (wake = chain(wake, r)));

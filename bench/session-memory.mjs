@@ -5,8 +5,7 @@
 // counted over the third round: the second also pays, once, for heap pages V8
 // first touches as its heap grows past the warm-up's (~37 MiB of RSS here),
 // which later sessions do not add again; that round is printed beside.
-import { spawn } from 'node:child_process';
-import { cleanEnv, MAIN, verdict } from './common.mjs';
+import { spawnOursHttp, verdict } from './common.mjs';
 
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 1000);
 
@@ -20,29 +19,17 @@ function memory(child) {
 }
 
 export async function sessionMemory() {
-  const child = spawn(process.execPath, ['--expose-gc', '--import', PROBE, MAIN], {
-    env: cleanEnv({ GSC_TRANSPORT: 'http', GSC_HTTP_PORT: '0', GSC_HTTP_MAX_SESSIONS: String(SESSIONS * 4) }),
-    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-  });
-  let log = '';
-  const origin = await new Promise((resolve, reject) => {
-    child.stderr.on('data', (d) => {
-      log += d;
-      const m = /serving HTTP on (http:\/\/[^\s/]+)\/mcp/.exec(log);
-      if (m) resolve(m[1]);
-    });
-    child.on('exit', () => reject(new Error(`server exited: ${log}`)));
-  });
+  const { child, url } = await spawnOursHttp({ GSC_HTTP_MAX_SESSIONS: String(SESSIONS * 4) }, { nodeArgs: ['--expose-gc', '--import', PROBE], stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
   const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
   const open = async (i) => {
-    const init = await fetch(`${origin}/mcp`, {
+    const init = await fetch(url, {
       method: 'POST',
       headers,
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: `s${i}`, version: '0' } } }),
     });
     const id = init.headers.get('mcp-session-id');
     await init.text();
-    await (await fetch(`${origin}/mcp`, { method: 'POST', headers: { ...headers, 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' }, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' })).text();
+    await (await fetch(url, { method: 'POST', headers: { ...headers, 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' }, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' })).text();
   };
   try {
     const batch = async (tag) => {

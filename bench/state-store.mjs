@@ -8,7 +8,7 @@ import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { cleanEnv, dist, ms, percentile, serverWithClient, startGoogle } from './common.mjs';
+import { dist, ms, percentile, serverWithClient, startGoogle, startInProcess } from './common.mjs';
 
 const CLAIMS = 2000;
 const WARM_UP = 100;
@@ -51,7 +51,7 @@ async function measure(label, store) {
  * claims the token, appends two audit entries and sends the DELETE.
  */
 async function guardedRedeem(label, env) {
-  const google = await startGoogle({ quotas: { otherPerMinutePerUser: 1e12, otherPerSecondPerUser: 1e12 } });
+  const google = await startGoogle({ unlimited: true });
   const server = await serverWithClient({ ...google.env, ...env });
   const site = 'https://blog.example.net/';
   try {
@@ -79,15 +79,10 @@ async function guardedRedeem(label, env) {
  * calling a read tool, through the real HTTP server.
  */
 async function legacySessionRead(label, env) {
-  const google = await startGoogle({ quotas: { otherPerMinutePerUser: 1e12, otherPerSecondPerUser: 1e12 } });
-  const { loadConfig } = await dist('config/config.js');
-  const { startHttpServer } = await dist('http-server.js');
-  const { StderrLogger } = await dist('common/stderr-logger.js');
+  const google = await startGoogle({ unlimited: true });
   const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
   const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
-  const logger = new StderrLogger();
-  logger.setLogLevels(['error']);
-  const { app, origin } = await startHttpServer(loadConfig(cleanEnv({ ...google.env, ...env, GSC_HTTP_PORT: '0', GSC_TRANSPORT: 'http' })), logger);
+  const { app, origin } = await startInProcess({ ...google.env, ...env });
   const client = new Client({ name: 'bench', version: '0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${origin}/mcp`)));
   try {

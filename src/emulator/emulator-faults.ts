@@ -187,3 +187,13 @@ export function garbageAnswer(fault: ActiveFault, real?: Answer): Answer {
       throw new Error(`not a garbage fault: ${fault.kind}`);
   }
 }
+
+/**
+ * The answer under a non-status fault, or none: garbage, carrying out the
+ * request first (`run`) when the fault does, so its effect and answer are real.
+ */
+export function answerUnderFault(fault: ActiveFault | undefined, run: () => Answer): Answer {
+  if (fault && !faultApplies(fault)) return garbageAnswer(fault);
+  const real = run();
+  return fault ? garbageAnswer(fault, real) : real;
+}

@@ -8,14 +8,7 @@ import { handleControlRequest } from './emulator-control.js';
 import { parseTokenForm, readBody, writeAnswer } from './emulator-http.js';
 import { EmulatorCredentials } from './emulator-credentials.js';
 import { googleErrorBody, GoogleApiError, scopeInsufficient, unauthenticated } from './emulator-errors.js';
-import {
-  FaultRegistry,
-  faultApplies,
-  garbageAnswer,
-  statusFaultAnswer,
-  tokenFaultAnswer,
-  type Answer,
-} from './emulator-faults.js';
+import { answerUnderFault, FaultRegistry, statusFaultAnswer, tokenFaultAnswer, type Answer } from './emulator-faults.js';
 import { QuotaTracker } from './emulator-quotas.js';
 import { matchRoute, styleForPath, type RouteDef } from './emulator-routing.js';
 import { EmulatorState } from './emulator-state.js';
@@ -49,8 +42,6 @@ export type {
   RecordedRequest,
   TokenGrant,
 } from './emulator-types.js';
-export { SEED_PROPERTIES } from './emulator-seed.js';
-export { ROW_CAP } from './search-analytics-query.js';
 export { EmulatorState } from './emulator-state.js';
 export { generateServiceAccountKey } from './service-account-key.js';
 
@@ -96,9 +87,7 @@ export class GoogleEmulator {
     this.state = new EmulatorState(now);
     this.quotaLimits = { ...DEFAULT_QUOTAS, ...options.quotas };
     this.analytics = new SearchAnalyticsData(options.analytics);
-    this.indexingOptions = { ...options.indexing };
-    this.indexing = resolveIndexingBehaviour(this.indexingOptions);
-    for (const service of options.disabledServices ?? []) this.disabled.add(service);
+    this.restoreStartBehaviour();
   }
 
   static async start(options: EmulatorOptions = {}): Promise<GoogleEmulator> {
@@ -138,6 +127,11 @@ export class GoogleEmulator {
     this.clearLog();
     this.clearFaults();
     this.quotas.clear();
+    this.restoreStartBehaviour();
+  }
+
+  /** The Indexing behaviour and disabled services of the start options, which setIndexingBehaviour and setServiceEnabled change until reset(). */
+  private restoreStartBehaviour(): void {
     this.indexingOptions = { ...this.options.indexing };
     this.indexing = resolveIndexingBehaviour(this.indexingOptions);
     this.disabled.clear();
@@ -276,9 +270,7 @@ export class GoogleEmulator {
     await this.delay('token', true);
     const fault = this.faults.take('token', true);
     if (fault?.kind === 'status') return tokenFaultAnswer(fault);
-    if (fault && !faultApplies(fault)) return garbageAnswer(fault);
-    const real = this.runToken(method, form, record);
-    return fault ? garbageAnswer(fault, real) : real;
+    return answerUnderFault(fault, () => this.runToken(method, form, record));
   }
 
   private async api(method: string, req: IncomingMessage, raw: Buffer, record: RecordedRequest): Promise<Answer> {
@@ -320,9 +312,7 @@ export class GoogleEmulator {
         limits: this.quotaLimits,
       });
     }
-    if (fault && !faultApplies(fault)) return garbageAnswer(fault);
-    const real = this.runRoute(route, params, record, body, bodyValid, holder);
-    return fault ? garbageAnswer(fault, real) : real;
+    return answerUnderFault(fault, () => this.runRoute(route, params, record, body, bodyValid, holder));
   }
 
   private runRoute(

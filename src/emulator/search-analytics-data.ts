@@ -19,8 +19,6 @@ import { hashString, mulberry32 } from './emulator-random.js';
 import { SEED_PROPERTIES } from './emulator-seed.js';
 import type { AnalyticsOptions } from './emulator-types.js';
 
-export { hashString, mulberry32 } from './emulator-random.js';
-
 export type SearchType = 'web' | 'image' | 'video' | 'news' | 'discover' | 'googleNews';
 
 export interface PageHit {

@@ -11,16 +11,13 @@ import { runAnalyticsQuery } from './search-analytics-query.js';
 import { parseAnalyticsQuery, type AnalyticsQuery } from './search-analytics-request.js';
 import { requireReadable } from './search-console.routes.js';
 
-export type { AnalyticsResponse, AnalyticsRow, AnalyticsSummaryQuery } from './search-analytics-query.js';
-export { runAnalyticsQuery } from './search-analytics-query.js';
-
 const SERVICE = 'searchconsole.googleapis.com';
 
 /**
  * The emulator's own load units: days in range, × 2 when grouped or filtered
  * by page or by query, × 5 by both ("page AND query string are the most expensive").
  */
-export function analyticsLoad(q: AnalyticsQuery): number {
+function analyticsLoad(q: AnalyticsQuery): number {
   const involves = (d: 'page' | 'query') => q.dimensions.includes(d) || q.filters.some((f) => f.dimension === d);
   const weight = involves('page') && involves('query') ? 5 : involves('page') || involves('query') ? 2 : 1;
   return (daysBetween(q.startDate, q.endDate) + 1) * weight;

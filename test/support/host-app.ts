@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
 import { join, resolve } from 'node:path';
 import { CLEAN_PATH, npm } from './npm.js';
+import { rawRequest } from './raw-http.js';
 
 // The example host app (examples/company-backend) as a company would run it:
 // copied out of this checkout, installed from the packed tarball, built with
@@ -117,19 +117,9 @@ export interface HostAnswer {
 }
 
 /** One HTTP request with full control of the headers (Host included, which fetch does not let us set). */
-export function hostRequest(origin: string, path: string, options: { method?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<HostAnswer> {
+export async function hostRequest(origin: string, path: string, options: { method?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<HostAnswer> {
+  // Always JSON, even a string: rawRequest would send a string body as it is.
   const body = options.body === undefined ? undefined : JSON.stringify(options.body);
-  const headers: Record<string, string> = { ...(body !== undefined ? { 'content-type': 'application/json', accept: 'application/json, text/event-stream' } : {}), ...options.headers };
-  return new Promise((resolvePromise, reject) => {
-    const req = request(new URL(path, origin), { method: options.method ?? (body === undefined ? 'GET' : 'POST'), headers }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () =>
-        resolvePromise({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), text, json: () => JSON.parse(text) }),
-      );
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
+  const { status, headers, text } = await rawRequest(new URL(path, origin).href, { ...options, body });
+  return { status, contentType: String(headers['content-type'] ?? ''), text, json: () => JSON.parse(text) };
 }

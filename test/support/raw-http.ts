@@ -48,7 +48,11 @@ function parse(text: string): unknown {
 /** A port nothing listens on right now (for a server whose own URL must be known before it starts, e.g. as its audience). */
 export async function freePort(): Promise<number> {
   const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    // A failed listen rejects, for the caller to report, instead of an unhandled 'error' event.
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
   const { port } = server.address() as { port: number };
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;

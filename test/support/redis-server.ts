@@ -1,9 +1,10 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from './raw-http.js';
 
 export interface RedisServer {
   /** redis://127.0.0.1:<port>/0 */
@@ -111,17 +112,6 @@ function answersPing(port: number): Promise<boolean> {
       reply += d.toString();
       // -NOAUTH: up, but wants a password (a test started it with --requirepass).
       if (reply.includes('\r\n')) finish(reply.startsWith('+PONG') || reply.startsWith('-NOAUTH'));
-    });
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
     });
   });
 }
