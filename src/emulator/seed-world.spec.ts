@@ -8,7 +8,7 @@ let now = NOW;
 const kit = useEmulatorKit({ now: () => now });
 const OWNED = SEED_PROPERTIES.owned;
 
-const inspect = async (inspectionUrl: string, siteUrl = OWNED) =>
+const inspect = async (inspectionUrl: string, siteUrl: string = OWNED) =>
   (await kit.sc.urlInspection.index.inspect({ requestBody: { inspectionUrl, siteUrl } })).data.inspectionResult!.indexStatusResult!;
 
 async function clicksByPage(siteUrl: string, startDate: string, endDate: string, type = 'web'): Promise<Map<string, number>> {

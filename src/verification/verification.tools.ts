@@ -26,7 +26,7 @@ const TokenOut = z.object({
   token: z.string(),
   record: RecordOut,
   next_step: z.string(),
-  verified_through: z.string().optional().describe('Set when already verified (the covering site or domain): the token is then only for re-verification.'),
+  verified_through: z.string().optional().describe('Already verified through this site or domain; the token only re-verifies.'),
 });
 
 // eslint-disable-next-line no-control-regex -- an address must not carry control characters
@@ -78,7 +78,8 @@ export class VerificationTools {
   })
   async getVerificationToken(args: z.infer<typeof TokenInput>, call: ToolCall<TargetOf<typeof TokenInput>>): Promise<ToolOutput> {
     const { site } = call.target;
-    const [t, verifiedBy] = await Promise.all([this.verification.token(site, args.method), this.verification.verifiedBy(site)]);
+    const method = this.verification.checkMethod(site, args.method); // a method that cannot fit sends nothing at all
+    const [t, verifiedBy] = await Promise.all([this.verification.token(site, method), this.verification.verifiedBy(site)]);
     if (verifiedBy) {
       // The same verdict as setup_site: already verified, so nothing needs placing; the token serves only to re-verify.
       const through = siteUrlOf(verifiedBy);
