@@ -11,7 +11,6 @@
 import { hashString } from './emulator-random.js';
 import { SEED_PROPERTIES, SEED_SITES, type InspectionKind } from './emulator-seed.js';
 import { pacificDate } from './pacific-time.js';
-import { urlInProperty } from './property-scope.js';
 
 const DAY_MS = 86_400_000;
 
@@ -172,11 +171,6 @@ export class SeedWorld {
 
   page(url: string): WorldPage | undefined {
     return this.pages.get(url);
-  }
-
-  /** Every modelled page of a property (its own and those of the properties it covers). */
-  pagesOf(property: string): WorldPage[] {
-    return [...this.pages.values()].filter((p) => urlInProperty(p.url, property));
   }
 
   /** The first Pacific date on which a page has no traffic any more, for pages that left the index. */
