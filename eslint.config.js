@@ -85,13 +85,13 @@ export default tseslint.config(
     files: ['src/property/**/*.ts'],
     ignores: ['src/property/**/*.spec.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [NO_EMULATOR, forbid([...DOMAINS, 'mcp', 'google', 'auth', 'admin'], 'src/property is the property algebra: it imports no domain, transport or Google code.')] }],
+      'no-restricted-imports': ['error', { patterns: [NO_EMULATOR, forbid([...DOMAINS, 'mcp', 'google', 'identity', 'admin'], 'src/property is the property algebra: it imports no domain, transport or Google code.')] }],
     },
   },
   {
     files: ['src/emulator/**/*.ts'],
     // The test kit drives the emulator through the product's own Google clients, as a spec would.
     ignores: ['src/emulator/**/*.spec.ts', 'src/emulator/emulator-test-kit.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [forbid(['mcp', 'google', 'auth', 'admin', 'config', 'property', ...DOMAINS], 'The emulator stands in for Google: it must not share code with the product it tests.')] }] },
+    rules: { 'no-restricted-imports': ['error', { patterns: [forbid(['mcp', 'google', 'identity', 'admin', 'config', 'property', ...DOMAINS], 'The emulator stands in for Google: it must not share code with the product it tests.')] }] },
   },
 );

@@ -1,7 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { ConfigModule } from './config/config.module.js';
 import { CONFIG, type Config } from './config/config.js';
-import type { SearchConsoleMcpAsyncOptions } from './search-console-mcp.options.js';
+import type { SearchConsoleMcpAsyncOptions } from './config/search-console-mcp.options.js';
 import { AnalyticsModule } from './analytics/analytics.module.js';
 import { IndexingModule } from './indexing/indexing.module.js';
 import { InspectionModule } from './inspection/inspection.module.js';

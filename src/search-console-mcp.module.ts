@@ -6,8 +6,8 @@ import { MetricsController } from './admin/metrics.controller.js';
 import { MetricsModule } from './admin/metrics.module.js';
 import { QuotaController } from './admin/quota.controller.js';
 import { AppModule } from './app.module.js';
-import { protectedResourcePaths } from './auth/protected-resource.js';
-import { AuthModule } from './auth/auth.module.js';
+import { protectedResourcePaths } from './identity/protected-resource.js';
+import { GoogleAuthModule } from './google/google-auth.module.js';
 import { CONFIG, type Config } from './config/config.js';
 import { MODULE_OPTIONS } from './config/config.module.js';
 import { HttpIdentity } from './http/http-identity.service.js';
@@ -16,10 +16,10 @@ import { HTTP_MOUNT, type HttpMount, mountOf, STANDALONE_MOUNT } from './http/ht
 import { ProtectedResourceController } from './http/protected-resource.controller.js';
 import { McpHttpController } from './mcp/mcp-http.controller.js';
 import { QuotaModule } from './quota/quota.module.js';
-import type { SearchConsoleMcpAsyncOptions, SearchConsoleMcpOptions } from './search-console-mcp.options.js';
+import type { SearchConsoleMcpAsyncOptions, SearchConsoleMcpOptions } from './config/search-console-mcp.options.js';
 
 // The public entry, google-search-console-mcp/nest, is this file: the option types are part of it.
-export type { HostRequest, SearchConsoleMcpAsyncOptions, SearchConsoleMcpOptions } from './search-console-mcp.options.js';
+export type { HostRequest, SearchConsoleMcpAsyncOptions, SearchConsoleMcpOptions } from './config/search-console-mcp.options.js';
 
 /**
  * Google Search Console as an MCP endpoint inside a Nest app (PRODUCT §8a):
@@ -61,7 +61,7 @@ function mounted(app: DynamicModule, mountProvider: (routes: MountedRoutes) => P
   const routes = mountedRoutes();
   return {
     module: SearchConsoleMcpModule,
-    imports: [app, AuthModule, MetricsModule, QuotaModule],
+    imports: [app, GoogleAuthModule, MetricsModule, QuotaModule],
     providers: [mountProvider(routes), HttpIdentity, HttpTraffic, AdminAccessGuard],
     controllers: routes.controllers,
   };

@@ -1,6 +1,6 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { Clock } from '../common/clock.js';
-import type { SearchConsoleMcpAsyncOptions, SearchConsoleMcpOptions } from '../search-console-mcp.options.js';
+import type { SearchConsoleMcpAsyncOptions, SearchConsoleMcpOptions } from './search-console-mcp.options.js';
 import { CONFIG, type Config, loadSettings } from './config.js';
 
 /** The embedded module's options as the host's factory produced them. */

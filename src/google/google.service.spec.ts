@@ -5,7 +5,7 @@
 // what kind of failure it became, and what the sentence must say.
 
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { GoogleAuthService } from '../auth/google-auth.service.js';
+import { GoogleAuthService } from './google-auth.service.js';
 import { Clock } from '../common/clock.js';
 import { type Config, loadConfig } from '../config/config.js';
 import { generateServiceAccountKey } from '../emulator/service-account-key.js';

@@ -1,10 +1,11 @@
 import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { AuthModule } from '../auth/auth.module.js';
+import { GoogleAuthModule } from '../google/google-auth.module.js';
 import { GoogleModule } from '../google/google.module.js';
 import { STATE_STORE } from '../state/state.module.js';
 import type { StateStore } from '../state/state-store.js';
-import { AccessPolicy } from './access-policy.service.js';
+import { AccessPolicy } from '../policy/access-policy.service.js';
+import { RegisteredTools } from '../policy/registered-tools.js';
 import { ApprovalInterceptor } from './approval/approval.interceptor.js';
 import { APPROVAL_SECRETS_PROVIDER } from './approval/approval-secrets.service.js';
 import { StoredUsedNonces, UsedNonces } from './approval/approval-tokens.js';
@@ -25,9 +26,10 @@ import { ToolRegistry } from './tool-registry.service.js';
  * stream events live in the state store (STATE_STORE, from StateModule).
  */
 @Module({
-  imports: [DiscoveryModule, AuthModule, GoogleModule],
+  imports: [DiscoveryModule, GoogleAuthModule, GoogleModule],
   providers: [
     ToolRegistry,
+    { provide: RegisteredTools, useExisting: ToolRegistry },
     AccessPolicy,
     ToolDispatcher,
     McpServerFactory,
