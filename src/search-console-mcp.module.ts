@@ -6,6 +6,7 @@ import { MetricsController } from './admin/metrics.controller.js';
 import { MetricsModule } from './admin/metrics.module.js';
 import { QuotaController } from './admin/quota.controller.js';
 import { AppModule } from './app.module.js';
+import type { ModuleGraph } from './common/module-graph.js';
 import { protectedResourcePaths } from './identity/protected-resource.js';
 import { GoogleAuthModule } from './google/google-auth.module.js';
 import { CONFIG, type Config } from './config/config.js';
@@ -40,7 +41,7 @@ export class SearchConsoleMcpModule {
   }
 
   static forRootAsync(options: SearchConsoleMcpAsyncOptions): DynamicModule {
-    return mounted(AppModule.forRootAsync(options), (routes) => ({
+    return mounted(AppModule.graphAsync(options, [MetricsModule]), (routes) => ({
       provide: HTTP_MOUNT,
       useFactory: (module: SearchConsoleMcpOptions, config: Config) => routes.mount(mountOf(module), config),
       inject: [MODULE_OPTIONS, CONFIG],
@@ -52,16 +53,19 @@ export class SearchConsoleMcpModule {
    * @internal not part of the public entry (its types are the server's own)
    */
   static forConfig(config: Config): DynamicModule {
-    return mounted(AppModule.forRoot(config), (routes) => ({ provide: HTTP_MOUNT, useFactory: () => routes.mount(STANDALONE_MOUNT, config) }));
+    return mounted(AppModule.graph(config, [MetricsModule]), (routes) => ({ provide: HTTP_MOUNT, useFactory: () => routes.mount(STANDALONE_MOUNT, config) }));
   }
 }
 
-/** One module instance around the app, with its own routes, mounted where the HTTP_MOUNT provider says. */
-function mounted(app: DynamicModule, mountProvider: (routes: MountedRoutes) => Provider): DynamicModule {
+/**
+ * One module instance around the app, with its own routes, mounted where the HTTP_MOUNT provider says.
+ * Nothing in it is @Global: the host's modules see none of its providers (ModuleGraph).
+ */
+function mounted(graph: ModuleGraph, mountProvider: (routes: MountedRoutes) => Provider): DynamicModule {
   const routes = mountedRoutes();
   return {
     module: SearchConsoleMcpModule,
-    imports: [app, GoogleAuthModule, MetricsModule, QuotaModule],
+    imports: [graph.shared, AppModule.in(graph), GoogleAuthModule.in(graph), QuotaModule.in(graph)],
     providers: [mountProvider(routes), HttpIdentity, HttpTraffic, AdminAccessGuard],
     controllers: routes.controllers,
   };

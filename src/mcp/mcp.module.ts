@@ -1,4 +1,5 @@
-import { Module } from '@nestjs/common';
+import { type DynamicModule, Module } from '@nestjs/common';
+import type { ModuleGraph } from '../common/module-graph.js';
 import { DiscoveryModule } from '@nestjs/core';
 import { GoogleAuthModule } from '../google/google-auth.module.js';
 import { GoogleModule } from '../google/google.module.js';
@@ -26,7 +27,7 @@ import { ToolRegistry } from './tool-registry.service.js';
  * stream events live in the state store (STATE_STORE, from StateModule).
  */
 @Module({
-  imports: [DiscoveryModule, GoogleAuthModule, GoogleModule],
+  imports: [DiscoveryModule],
   providers: [
     ToolRegistry,
     { provide: RegisteredTools, useExisting: ToolRegistry },
@@ -43,4 +44,8 @@ import { ToolRegistry } from './tool-registry.service.js';
   ],
   exports: [ToolRegistry, AccessPolicy, ResourceRegistry, McpServerFactory, ToolDispatcher, AuditTrail, SessionEventStores, APPROVAL_SECRETS_PROVIDER.provide],
 })
-export class McpModule {}
+export class McpModule {
+  static in(graph: ModuleGraph): DynamicModule {
+    return graph.module(McpModule, () => [GoogleAuthModule.in(graph), GoogleModule.in(graph)]);
+  }
+}
