@@ -26,7 +26,8 @@ const TokenOut = z.object({
   token: z.string(),
   record: RecordOut,
   next_step: z.string(),
-  verified_through: z.string().optional().describe('Already verified through this site or domain; the token only re-verifies.'),
+  // Set when already verified (the covering site or domain): the token then only re-verifies.
+  verified_through: z.string().optional(),
 });
 
 // eslint-disable-next-line no-control-regex -- an address must not carry control characters
