@@ -183,7 +183,9 @@ describe('compare: a window of your own', () => {
   const refused: Array<[string, unknown, RegExp]> = [
     ['windows of different lengths', { start_date: '2026-01-01', end_date: '2026-01-31' }, /has 31 days and the current window 2026-02-01 to 2026-02-28 has 28.*\{"start_date":"2026-01-04","end_date":"2026-01-31"\}/],
     ['overlapping windows', { start_date: '2026-02-15', end_date: '2026-03-14' }, /overlaps the current window/],
-    ['half a window', { start_date: '2026-01-01' }, /needs both start_date and end_date/],
+    // The schema requires both dates; the refusal names the field and every valid form, never "Invalid input".
+    ['half a window', { start_date: '2026-01-01' }, /compare: use "previous_period", "previous_year" or \{"start_date":"YYYY-MM-DD","end_date":"YYYY-MM-DD"\} \(both dates/],
+    ['an unknown mode', 'last_month', /compare: use "previous_period", "previous_year" or/],
     ['an impossible date', { start_date: '2026-01-01', end_date: '2026-01-32' }, /"2026-01-32" is not a calendar date/],
   ];
   it.each(refused)('refuses %s before sending anything', async (_what, compare, message) => {

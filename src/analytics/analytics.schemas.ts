@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { NOTHING_SENT } from '../common/sentences.js';
 import { SiteUrlArg } from '../mcp/tool-args.js';
 import { DataTruthSchema } from './data-truth.js';
 import { PERIODS } from './pacific-period.js';
@@ -20,16 +21,25 @@ export const AnalyticsInput = z.object({
   type: z.enum(['web', 'image', 'video', 'news', 'discover', 'googleNews']).optional(),
   data_state: z.enum(['final', 'all', 'hourly_all']).optional(),
   aggregation_type: z.enum(['auto', 'byPage', 'byProperty']).optional(),
-  // dimension and expression are checked by the server with a sentence (reportRequest), so the schema spends no characters on "required".
   filters: z
-    .array(z.object({ dimension: z.enum(FILTER_DIMENSIONS).optional(), operator: z.enum(OPERATORS).optional(), expression: z.string().optional() }))
+    .array(
+      z.object({
+        dimension: z.enum(FILTER_DIMENSIONS, { error: `each filter needs a dimension: ${FILTER_DIMENSIONS.join(', ')}. ${NOTHING_SENT}` }),
+        operator: z.enum(OPERATORS, { error: `operator is one of ${OPERATORS.join(', ')} (default equals). ${NOTHING_SENT}` }).optional(),
+        expression: z.string({ error: `each filter needs an expression (a string), e.g. {"dimension":"query","operator":"contains","expression":"shoes"}. ${NOTHING_SENT}` }),
+      }),
+    )
     .optional()
     .describe('country: ISO alpha-3, e.g. usa.'),
   filter_type: z.enum(['and']).optional(),
   row_limit: z.number().int().min(1, 'row_limit is at least 1.').max(25000, 'row_limit is at most 25000; page on with start_row, or use all_rows.').optional(),
-  start_row: z.number().int('start_row is a whole number: it counts rows from 0.').min(0, 'start_row is 0 or more.').optional(),
-  // Likewise both dates (pairWindows).
-  compare: z.union([z.enum(['previous_period', 'previous_year']), z.object({ start_date: z.string().optional(), end_date: z.string().optional() })]).optional(),
+  // No minimum in the schema (characters on every request); the server refuses a negative start_row with a sentence.
+  start_row: z.number().int('start_row is a whole number: it counts rows from 0.').refine((n) => n >= 0, 'start_row is 0 or more: it counts rows from 0.').optional(),
+  compare: z
+    .union([z.enum(['previous_period', 'previous_year']), z.object({ start_date: z.string(), end_date: z.string() })], {
+      error: `use "previous_period", "previous_year" or {"start_date":"YYYY-MM-DD","end_date":"YYYY-MM-DD"} (both dates, as many days as the current window). ${NOTHING_SENT}`,
+    })
+    .optional(),
   all_rows: z.boolean().optional(),
 });
 

@@ -27,7 +27,7 @@ export class AnalyticsTools {
     name: 'query_search_analytics',
     title: 'Query search performance',
     description:
-      'Search clicks, impressions, CTR, position. Pacific Time dates; lastNdays/lastNmonths end yesterday. compare: two windows; all_rows: every row as a resource.',
+      'Clicks, impressions, CTR, position. Pacific dates; lastN periods end yesterday. compare: vs an earlier window; all_rows: every row as a file.',
     input: AnalyticsInput,
     output: AnalyticsOutput,
     access: 'read',
@@ -79,12 +79,7 @@ export function reportRequest(args: AnalyticsArgs, site: string, now: Date): Rep
     type: args.type ?? 'web',
     dataState,
     aggregationType: args.aggregation_type,
-    filters: (args.filters ?? []).map((f, i) => {
-      if (!f.dimension || f.expression === undefined) {
-        throw new UserFacingError(`filters[${i}] needs a dimension and an expression, e.g. {"dimension":"query","operator":"contains","expression":"shoes"}. ${NOTHING_SENT}`);
-      }
-      return { dimension: f.dimension, operator: f.operator ?? 'equals', expression: f.expression };
-    }),
+    filters: (args.filters ?? []).map((f) => ({ dimension: f.dimension, operator: f.operator ?? 'equals', expression: f.expression })),
     rowLimit: args.row_limit ?? 100,
     startRow: args.start_row ?? 0,
   };
