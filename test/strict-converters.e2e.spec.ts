@@ -95,4 +95,19 @@ describe.each([
     expect(outside).toEqual([]);
     for (const d of declared) expect(d.responseJsonSchema).toMatchObject({ type: 'object' });
   });
+
+  it('answers what the schema lets through but the server refuses with a sentence naming the field and its valid forms', async () => {
+    const refusals: Array<[string, Record<string, unknown>, RegExp]> = [
+      ['submit_sitemap', { site_url: 'https://www.example.com/', sitemap_url: '' }, /sitemap_url: sitemap_url is empty: give the full sitemap URL, e\.g\. https:\/\/www\.example\.com\/sitemap\.xml\./],
+      ['get_verified_site', { id: '' }, /id: id is empty: give an id from list_verified_sites/],
+      ['query_search_analytics', { site_url: 'https://www.example.com/', start_row: -1 }, /start_row: start_row is 0 or more/],
+      ['query_search_analytics', { site_url: 'https://www.example.com/', compare: { end_date: '2026-01-01' } }, /compare: use "previous_period", "previous_year" or \{"start_date"/],
+    ];
+    for (const [name, args, sentence] of refusals) {
+      const result = await client.call(name, args);
+      expect(result.isError).toBe(true);
+      expect(result.content.map((c) => c.text).join('\n')).toMatch(sentence);
+      expect(result.content.map((c) => c.text).join('\n')).not.toMatch(/Invalid input/);
+    }
+  });
 });
