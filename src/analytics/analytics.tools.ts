@@ -29,6 +29,7 @@ export class AnalyticsTools {
     description:
       'Search clicks, impressions, CTR, position. Pacific Time dates; lastNdays/lastNmonths end yesterday. compare: two windows; all_rows: every row as a resource.',
     input: AnalyticsInput,
+    target: ['site'],
     output: AnalyticsOutput,
     access: 'read',
     apis: ['searchconsole'],

@@ -45,6 +45,7 @@ export class IndexingTools {
     description:
       "When the Indexing API was last notified of an update or removal of a URL: Google's history beside this server's own record. Not index status: use inspect_url for that.",
     input: StatusInput,
+    target: ['page'],
     output: z.object({
       url: z.string(),
       notified: z.boolean().describe("Whether a notification is known to have been sent: in Google's history or this server's own record."),
@@ -94,6 +95,7 @@ export class IndexingTools {
     description:
       'Tell the Indexing API a URL was updated or removed. Google acts on it only for JobPosting or BroadcastEvent pages; needs Owner access; 200/day quota. Other pages: use sitemaps.',
     input: PublishInput,
+    target: ['page'],
     output: z.object({
       url: z.string(),
       type: z.enum(['URL_UPDATED', 'URL_DELETED']),

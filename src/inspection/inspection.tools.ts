@@ -36,6 +36,7 @@ export class InspectionTools {
     description:
       "Google's indexed state of a URL as of its last crawl (not a live test): verdict, coverage, crawl, canonicals, rich results.",
     input: InspectInput,
+    target: ['site', 'page'],
     output: InspectionOutput,
     access: 'read',
     apis: ['searchconsole'],
@@ -53,6 +54,7 @@ export class InspectionTools {
     title: 'Inspect URLs',
     description: `inspect_url verdicts for up to ${MAX_BATCH} URLs, in parallel, within the quota left; lists what it did not inspect.`,
     input: BatchInput,
+    target: ['site', 'pages'],
     output: BatchOutput,
     access: 'read',
     apis: ['searchconsole'],

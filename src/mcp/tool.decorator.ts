@@ -2,7 +2,7 @@ import { SetMetadata } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import type * as z from 'zod';
 import type { ApprovalPlan } from './approval/approval-plan.js';
-import type { ToolCall, TargetOf } from './tool-call.js';
+import type { TargetKindsOf, TargetOf, ToolCall } from './tool-call.js';
 import type { ToolOutput } from './tool-output.js';
 
 /** What a call can do to the world. Annotations, read-only filtering and the approval guard all follow from it. */
@@ -22,6 +22,14 @@ export interface ToolSpec<I extends z.ZodObject = z.ZodObject, O extends z.ZodOb
   readonly output: O;
   readonly access: ToolAccess;
   readonly apis: readonly GoogleApi[];
+  /**
+   * What SiteAccessGuard checks before the call and hands the method as
+   * `call.target`: `site` (the site_url argument, a property), `page` (url),
+   * `pages` (urls), `resource` (id, a Site Verification resource). Only kinds
+   * whose argument the input has type-check; a tool that has one of those
+   * arguments and leaves its kind out fails at start-up.
+   */
+  readonly target?: readonly TargetKindsOf<I>[];
   /** Writes only: whether repeating the call has no further effect (default false: say so where it holds). */
   readonly idempotent?: boolean;
   /** Part of the `essential` preset of GSC_ALLOW_TOOLS. */

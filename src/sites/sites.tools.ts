@@ -52,6 +52,7 @@ export class SitesTools {
     title: 'Get property',
     description: 'Check one property: whether this credential can use it, and with which permission level.',
     input: SiteInput,
+    target: ['site'],
     output: SiteOut,
     access: 'read',
     apis: ['searchconsole'],
@@ -68,6 +69,7 @@ export class SitesTools {
     description:
       'Add a property to this account in Search Console. It stays unverified (no data) until ownership is proven: use setup_site for the steps. Never uses the default property.',
     input: SiteInput,
+    target: ['site'],
     output: SiteOut.extend({ added: z.boolean() }),
     access: 'write',
     apis: ['searchconsole'],
@@ -91,6 +93,7 @@ export class SitesTools {
     title: 'Remove property',
     description: 'Remove a property from this account in Search Console. Asks a person first; its performance history is no longer available.',
     input: SiteInput,
+    target: ['site'],
     output: z.object({ site_url: z.string(), deleted: z.boolean() }),
     access: 'destructive',
     apis: ['searchconsole'],
@@ -108,6 +111,7 @@ export class SitesTools {
     title: 'Setup status',
     description: 'Which setup step a property lacks (token, place it, verify, add to Search Console), with the exact DNS record or meta tag. Changes nothing.',
     input: SiteInput,
+    target: ['site'],
     output: z.object({
       site_url: z.string(),
       steps: z.array(SetupStep),
