@@ -24,6 +24,10 @@ import { SiteAccessGuard } from '../../src/mcp/site-access.guard.js';
 import { ToolDispatcher } from '../../src/mcp/tool-dispatcher.service.js';
 import type { RegisteredTool } from '../../src/mcp/tool-registry.service.js';
 import { TOOL_METADATA, type ToolSpec } from '../../src/mcp/tool.decorator.js';
+import { InspectionService } from '../../src/inspection/inspection.service.js';
+import { InspectionTools } from '../../src/inspection/inspection.tools.js';
+import { GOOGLE_QUOTA_LIMITS } from '../../src/quota/quota-limits.js';
+import { QuotaLedger } from '../../src/quota/quota-ledger.service.js';
 import { resolvePolicy } from '../../src/policy/policy-resolution.js';
 import { SitemapsService } from '../../src/sitemaps/sitemaps.service.js';
 import { SitemapsTools } from '../../src/sitemaps/sitemaps.tools.js';
@@ -71,18 +75,26 @@ export class ToolCallKit {
   private readonly dispatcher = new ToolDispatcher();
   private readonly tools = new Map<string, { spec: ToolSpec; method: (args: unknown, call: unknown) => Promise<unknown> }>();
 
+  /** settings: as the embedded module's `settings` (GSC_ALLOWED_SITES, ELICITATION, …); policy: as its `policy`. */
   constructor(
     settings: Record<string, unknown> = {},
+    policy?: unknown,
     private readonly dir = mkdtempSync(join(tmpdir(), 'gsc-tool-call-')),
   ) {
-    this.config = loadSettings({ GSC_STATE_DIR: dir, ...settings });
+    this.config = loadSettings({ GSC_STATE_DIR: dir, ...settings }, policy === undefined ? {} : { policy });
     this.store = createStateStore({ kind: 'sqlite', dir });
     this.trail = new AuditTrail(this.config, this.clock, this.store);
     this.guard = new SiteAccessGuard(this.config, this.google.service);
     const used = new StoredUsedNonces(this.store);
     this.approval = new ApprovalInterceptor(this.config, this.trail, this.clock, used, new ApprovalSecrets(this.config, this.store), this.store);
     const verification = new VerificationService(this.google.service);
-    for (const instance of [new SitesTools(new SitesService(this.google.service, verification)), new SitemapsTools(new SitemapsService(this.google.service)), new VerificationTools(verification)]) {
+    const inspection = new InspectionService(this.google.service, new QuotaLedger(this.store, this.clock, GOOGLE_QUOTA_LIMITS));
+    for (const instance of [
+      new SitesTools(new SitesService(this.google.service, verification)),
+      new SitemapsTools(new SitemapsService(this.google.service)),
+      new VerificationTools(verification),
+      new InspectionTools(inspection),
+    ]) {
       const prototype = Object.getPrototypeOf(instance) as Record<string, (args: unknown, call: unknown) => Promise<unknown>>;
       for (const name of Object.getOwnPropertyNames(prototype)) {
         const spec = typeof prototype[name] === 'function' ? new Reflector().get<ToolSpec | undefined>(TOOL_METADATA, prototype[name]) : undefined;
