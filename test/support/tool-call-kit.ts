@@ -19,7 +19,7 @@ import { ApprovalInterceptor } from '../../src/mcp/approval/approval.interceptor
 import { ApprovalSecrets } from '../../src/mcp/approval/approval-secrets.service.js';
 import { StoredUsedNonces } from '../../src/mcp/approval/approval-tokens.js';
 import { AuditTrail, type AuditEvent } from '../../src/mcp/approval/audit-trail.service.js';
-import { authInfoFor } from '../../src/mcp/caller.js';
+import { authInfoFor } from '../../src/identity/caller.js';
 import { SiteAccessGuard } from '../../src/mcp/site-access.guard.js';
 import { ToolDispatcher } from '../../src/mcp/tool-dispatcher.service.js';
 import type { RegisteredTool } from '../../src/mcp/tool-registry.service.js';
