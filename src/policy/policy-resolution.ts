@@ -44,7 +44,7 @@ export function resolvePolicy(policy: Policy | undefined, caller: Caller, server
   };
 }
 
-export function matchingRule(policy: Policy, caller: Caller): PolicyRule | undefined {
+function matchingRule(policy: Policy, caller: Caller): PolicyRule | undefined {
   const principal = caller.principal.toLowerCase();
   const groups = new Set(caller.groups);
   return policy.rules.find(
