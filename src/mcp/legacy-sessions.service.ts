@@ -5,7 +5,7 @@ import { type AuthInfo, isInitializeRequest, type McpServer } from '@modelcontex
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { Clock } from '../common/clock.js';
 import { CONFIG, type Config } from '../config/config.js';
-import { callerOf } from './caller.js';
+import { callerOf } from '../identity/caller.js';
 import { rpcError, send } from './json-rpc-reply.js';
 import { McpServerFactory } from './mcp-server.factory.js';
 import { SessionEventStores, SSE_RETRY_MS } from './session-event-store.js';
