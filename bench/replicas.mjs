@@ -305,6 +305,7 @@ function withTimeout(promise) {
 
 async function spawnReplica(env) {
   const child = spawn(process.execPath, [...binNodeFlags(MAIN), MAIN], { env: cleanEnv({ ...env, GSC_TRANSPORT: 'http', GSC_HTTP_PORT: '0' }), stdio: ['ignore', 'ignore', 'pipe'] });
+  killOnExit(child);
   let log = '';
   const origin = await new Promise((resolve, reject) => {
     child.stderr.on('data', (d) => {
@@ -324,6 +325,13 @@ async function spawnReplica(env) {
   };
 }
 
+/** A child of this run never outlives it, even when the run itself fails. */
+function killOnExit(child) {
+  const kill = () => child.kill('SIGKILL');
+  process.once('exit', kill);
+  child.once('exit', () => process.off('exit', kill));
+}
+
 async function freePort() {
   const server = createServer();
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
@@ -338,6 +346,7 @@ async function startRedis() {
   const dir = mkdtempSync(join(tmpdir(), 'replica-redis-'));
   const port = await freePort();
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
+  killOnExit(child);
   const { Redis } = await import('ioredis');
   const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => 50 });
   await probe.connect();
