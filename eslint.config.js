@@ -10,6 +10,12 @@ const DOMAINS = ['sites', 'sitemaps', 'analytics', 'inspection', 'indexing', 've
 /** A no-restricted-imports entry for files under src/<dir>/ that must not reach into the given folders. */
 const forbid = (groups, message) => ({ group: groups.flatMap((g) => [`../${g}/*`, `../../${g}/*`, `./${g}/*`]), message });
 const NO_EMULATOR = forbid(['emulator'], 'The Google emulator is for tests, the demo and benchmarks; product code never imports it.');
+/** ext-apps is a devDependency: its types check our MCP Apps declarations; its code (the App class bundles the MCP SDK and zod, ~400 KB) is never loaded. */
+const EXT_APPS_TYPES_ONLY = {
+  name: '@modelcontextprotocol/ext-apps',
+  allowTypeImports: true,
+  message: 'Types only: ext-apps is a devDependency, and its App class would bundle the MCP SDK and zod into a view (see src/views/app/view-bridge.ts).',
+};
 
 export default tseslint.config(
   { ignores: ['dist/**', 'coverage/**', 'node_modules/**', 'examples/**/dist/**', 'scratch/**'] },
@@ -69,7 +75,27 @@ export default tseslint.config(
   {
     files: ['src/**/*.ts'],
     ignores: ['src/emulator/**', 'src/demo.ts', 'src/**/*.spec.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [NO_EMULATOR] }] },
+    rules: { 'no-restricted-imports': ['error', { paths: [EXT_APPS_TYPES_ONLY], patterns: [NO_EMULATOR] }] },
+  },
+  {
+    // The ui:// resources: they read built files and know no domain (the domains link them by URI, view-uris.ts).
+    files: ['src/views/*.ts'],
+    ignores: ['src/views/*.spec.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [EXT_APPS_TYPES_ONLY], patterns: [NO_EMULATOR, forbid([...DOMAINS, 'google', 'auth', 'identity', 'admin'], 'src/views serves the views; the data they show comes from tools, through the MCP pipeline.')] }],
+    },
+  },
+  {
+    // Browser code of the views, bundled into their HTML by scripts/build-views.mjs and typed by its own
+    // tsconfig (DOM library). It runs in the host's sandboxed iframe and talks to the server only through the host.
+    files: ['src/views/app/**/*.ts'],
+    languageOptions: { globals: globals.browser },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { paths: [EXT_APPS_TYPES_ONLY], patterns: [{ group: ['../*', 'node:*', '@nestjs/*', '@modelcontextprotocol/server', '@modelcontextprotocol/client'], message: 'View code imports only its own folder (and ext-apps types): it runs in the browser.' }] },
+      ],
+    },
   },
   {
     files: DOMAINS.map((d) => `src/${d}/*.service.ts`),

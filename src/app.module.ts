@@ -10,6 +10,7 @@ import { SitemapsModule } from './sitemaps/sitemaps.module.js';
 import { SitesModule } from './sites/sites.module.js';
 import { StateModule } from './state/state.module.js';
 import { VerificationModule } from './verification/verification.module.js';
+import { ViewsModule } from './views/views.module.js';
 
 const DOMAINS = [SitesModule, SitemapsModule, AnalyticsModule, InspectionModule, IndexingModule, VerificationModule];
 
@@ -17,12 +18,12 @@ const DOMAINS = [SitesModule, SitemapsModule, AnalyticsModule, InspectionModule,
 @Module({})
 export class AppModule {
   static forRoot(config: Config): DynamicModule {
-    return { module: AppModule, imports: [ConfigModule.forRoot(config), StateModule.forRoot(config.state), McpModule, ...DOMAINS], exports: [McpModule] };
+    return { module: AppModule, imports: [ConfigModule.forRoot(config), StateModule.forRoot(config.state), McpModule, ...DOMAINS, ViewsModule], exports: [McpModule] };
   }
 
   /** The same, configured by a host app's factory (SearchConsoleMcpModule.forRootAsync). */
   static forRootAsync(options: SearchConsoleMcpAsyncOptions): DynamicModule {
     const state = StateModule.forRootAsync({ inject: [CONFIG], useFactory: (config: Config) => config.state });
-    return { module: AppModule, imports: [ConfigModule.forRootAsync(options), state, McpModule, ...DOMAINS], exports: [McpModule] };
+    return { module: AppModule, imports: [ConfigModule.forRootAsync(options), state, McpModule, ...DOMAINS, ViewsModule], exports: [McpModule] };
   }
 }

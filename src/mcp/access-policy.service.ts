@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CONFIG, type Config } from '../config/config.js';
 import { type Access, resolvePolicy } from '../policy/policy-resolution.js';
+import { withAppOnly } from './app-visibility.js';
 import type { Caller } from './caller.js';
 import { ToolRegistry } from './tool-registry.service.js';
 
@@ -26,7 +27,10 @@ export class AccessPolicy {
     const key = `${caller.principal}\0${[...caller.groups].sort().join('\0')}`;
     let access = this.remembered.get(key);
     if (!access) {
-      access = resolvePolicy(this.config.policy, caller, { registered: this.registry.tools.map((t) => t.spec), allowedSites: this.config.allowedSites });
+      const specs = this.registry.tools.map((t) => t.spec);
+      // Rules name the model's tools; a view's app-only tool is allowed with the tool whose view calls it.
+      const resolved = resolvePolicy(this.config.policy, caller, { registered: specs.filter((s) => !s.appOnlyFor), allowedSites: this.config.allowedSites });
+      access = { ...resolved, tools: withAppOnly(resolved.tools, specs) };
       if (this.remembered.size >= REMEMBERED_CALLERS) this.remembered.delete(this.remembered.keys().next().value!);
       this.remembered.set(key, access);
     }

@@ -30,6 +30,14 @@ export interface ToolSpec<I extends z.ZodObject = z.ZodObject, O extends z.ZodOb
   readonly newProperty?: boolean;
   /** Destructive tools (required for them): what the call will do, for the approval dialog and the binding. */
   readonly approval?: ApprovalDescriber<I>;
+  /** MCP Apps: the ui:// view a client that renders views shows this tool's result in (`_meta.ui.resourceUri`). */
+  readonly view?: string;
+  /**
+   * MCP Apps: called only by the view of the named tool (`_meta.ui.visibility: ["app"]`), never listed for the
+   * model. Read tools only. It is registered and allowed exactly when that tool is: tool filters and policy rules
+   * name model-visible tools.
+   */
+  readonly appOnlyFor?: string;
 }
 
 /** A tool method: arguments typed by the input schema, the target resolved by SiteAccessGuard. */
