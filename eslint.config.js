@@ -86,6 +86,11 @@ export default tseslint.config(
     },
   },
   {
+    // The test host page runs in the browser too.
+    files: ['test/support/views-host/*.ts'],
+    languageOptions: { globals: globals.browser },
+  },
+  {
     // Browser code of the views, bundled into their HTML by scripts/build-views.mjs and typed by its own
     // tsconfig (DOM library). It runs in the host's sandboxed iframe and talks to the server only through the host.
     files: ['src/views/app/**/*.ts'],

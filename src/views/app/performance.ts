@@ -118,9 +118,9 @@ function drawCharts(box: HTMLElement): void {
   const legend = el(
     'p',
     { class: 'legend' },
-    el('span', { class: 'key current' }, `${s.current.start_date} – ${s.current.end_date}`),
-    s.previous ? el('span', { class: 'key previous' }, `compared with ${s.previous.start_date} – ${s.previous.end_date}`) : null,
-    s.first_incomplete_date ? el('span', { class: 'key incomplete' }, `from ${s.first_incomplete_date}: incomplete, Google is still collecting`) : null,
+    el('span', { class: 'legend-key current' }, `${s.current.start_date} – ${s.current.end_date}`),
+    s.previous ? el('span', { class: 'legend-key previous' }, `compared with ${s.previous.start_date} – ${s.previous.end_date}`) : null,
+    s.first_incomplete_date ? el('span', { class: 'legend-key incomplete' }, `from ${s.first_incomplete_date}: incomplete, Google is still collecting`) : null,
   );
   show(box, legend, ...(metrics === 'volume' ? [chart('clicks', 'Clicks per day'), chart('impressions', 'Impressions per day')] : [chart('ctr', 'CTR per day'), chart('position', 'Average position per day')]));
 }
