@@ -12,7 +12,7 @@ import { AnalyticsExports } from './analytics-export.service.js';
 import { AnalyticsReports } from './analytics-reports.service.js';
 import { buildExportReport } from './export-report.js';
 import { type AnalyticsArgs, AnalyticsInput, AnalyticsOutput } from './analytics.schemas.js';
-import { PERFORMANCE_VIEW } from '../views/view-uris.js';
+import { PERFORMANCE_VIEW } from '../mcp/view-uris.js';
 import { type DateRange, isCalendarDate, pacificDate, type Period, resolvePeriod } from './pacific-period.js';
 
 @ToolProvider()

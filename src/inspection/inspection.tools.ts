@@ -11,7 +11,7 @@ import { inert } from '../common/inert-text.js';
 import type { QuotaVerdict } from '../quota/quota-ledger.service.js';
 import { figure, quotaRemaining, quotaRemainingLine, refusalExplanation } from '../quota/quota-report.js';
 import { NOTHING_SENT, plural } from '../common/sentences.js';
-import { INDEX_HEALTH_VIEW } from '../views/view-uris.js';
+import { INDEX_HEALTH_VIEW } from '../mcp/view-uris.js';
 
 export const MAX_BATCH = 20;
 

@@ -42,9 +42,3 @@ export function rendersViews(sdk: ServerContext, era: 'modern' | 'legacy', decla
   return extensions?.[UI_EXTENSION] !== undefined;
 }
 
-/** The tools a view may call besides those of the set: the app-only companions of the tools in it. */
-export function withAppOnly(names: ReadonlySet<string>, declared: readonly ToolSpec[]): Set<string> {
-  const all = new Set(names);
-  for (const spec of declared) if (spec.appOnlyFor && names.has(spec.appOnlyFor)) all.add(spec.name);
-  return all;
-}

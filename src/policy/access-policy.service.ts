@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CONFIG, type Config } from '../config/config.js';
-import { type Access, resolvePolicy } from '../policy/policy-resolution.js';
-import { withAppOnly } from './app-visibility.js';
-import type { Caller } from './caller.js';
-import { ToolRegistry } from './tool-registry.service.js';
+import { type Access, resolvePolicy } from './policy-resolution.js';
+import type { Caller } from '../identity/caller.js';
+import { RegisteredTools } from './registered-tools.js';
+import { withAppOnly } from './tool-declaration.js';
 
 const REMEMBERED_CALLERS = 1_000;
 
@@ -20,17 +20,17 @@ export class AccessPolicy {
 
   constructor(
     @Inject(CONFIG) private readonly config: Config,
-    private readonly registry: ToolRegistry,
+    private readonly registry: RegisteredTools,
   ) {}
 
   accessFor(caller: Caller): Access {
     const key = `${caller.principal}\0${[...caller.groups].sort().join('\0')}`;
     let access = this.remembered.get(key);
     if (!access) {
-      const specs = this.registry.tools.map((t) => t.spec);
+      const declared = this.registry.tools.map((t) => t.spec);
       // Rules name the model's tools; a view's app-only tool is allowed with the tool whose view calls it.
-      const resolved = resolvePolicy(this.config.policy, caller, { registered: specs.filter((s) => !s.appOnlyFor), allowedSites: this.config.allowedSites });
-      access = { ...resolved, tools: withAppOnly(resolved.tools, specs) };
+      const resolved = resolvePolicy(this.config.policy, caller, { registered: declared.filter((t) => !t.appOnlyFor), allowedSites: this.config.allowedSites });
+      access = { ...resolved, tools: withAppOnly(resolved.tools, declared) };
       if (this.remembered.size >= REMEMBERED_CALLERS) this.remembered.delete(this.remembered.keys().next().value!);
       this.remembered.set(key, access);
     }
