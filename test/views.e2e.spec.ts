@@ -95,6 +95,19 @@ describe('declarations', () => {
     expect(legacy.find((t) => t.name === SERIES_TOOL)?._meta).toEqual({ ui: { visibility: ['app'] } });
   });
 
+  it('registers and allows the app-only tool exactly with the tool whose view calls it', async () => {
+    const names = async (env: Record<string, string>) => {
+      const scoped = await startInProcess({ ...google.env, ...env });
+      closers.push(() => scoped.close());
+      return (await (await uiClient(scoped.url)).listTools()).tools.map((t) => t.name);
+    };
+    expect(await names({ GSC_ALLOW_TOOLS: 'essential' })).toContain(SERIES_TOOL);
+    expect(await names({ GSC_ALLOW_TOOLS: 'list_sites,inspect_urls' })).not.toContain(SERIES_TOOL);
+    expect(await names({ GSC_DENY_TOOLS: 'query_search_analytics' })).not.toContain(SERIES_TOOL);
+    // Filters name the model's tools only: the app-only tool cannot be chosen on its own.
+    await expect(startInProcess({ ...google.env, GSC_ALLOW_TOOLS: SERIES_TOOL })).rejects.toThrow(/matches no tool/);
+  });
+
   it('serves each view as one self-contained HTML document of at most 200 KB', async () => {
     const client = await uiClient(server.url);
     for (const uri of [PERFORMANCE_VIEW, INDEX_HEALTH_VIEW]) {

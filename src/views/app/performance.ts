@@ -185,7 +185,13 @@ function truthNotes(data: Analytics): HTMLElement {
   const t = data.data_truth;
   const notes: string[] = [`Window ${t.start_date} – ${t.end_date}, ${t.time_zone} days; data_state ${t.data_state}.`];
   if (t.freshness === 'final') notes.push('Every day shown is final.');
-  if (t.first_incomplete_date) notes.push(`From ${t.first_incomplete_date} Google is still collecting: those days are incomplete (drawn hollow on the dashed stretch of the line).`);
+  if (t.first_incomplete_date) {
+    notes.push(
+      data.compare
+        ? `From ${t.first_incomplete_date} Google is still collecting: those days are left out of the comparison.`
+        : `From ${t.first_incomplete_date} Google is still collecting: those days are incomplete (drawn hollow on the dotted stretch of the line).`,
+    );
+  }
   if (t.freshness_unknown) notes.push(`Freshness unknown: ${t.freshness_unknown}`);
   if (t.row_cap_reached) notes.push(`Google's row cap (${count(t.row_cap)}) was reached: rows below it are not listed.`);
   if (t.row_sum_caveats.includes('anonymised_queries_left_out')) notes.push('Rows grouped by query leave out anonymised queries, so they do not add up to the property total.');
@@ -193,6 +199,6 @@ function truthNotes(data: Analytics): HTMLElement {
   const u = t.unattributed;
   if (u?.click_share !== undefined) notes.push(`Not attributed to any listed query: ${percent(u.click_share)} of clicks, ${percent(u.impression_share ?? 0)} of impressions.`);
   if (u?.not_measured) notes.push(`Share of anonymised queries not measured: ${u.not_measured}`);
-  for (const left of data.compare?.left_out ?? []) notes.push(`Left out of the ${left.window} window: ${left.start_date} – ${left.end_date} (${left.reason === 'incomplete' ? 'not final yet' : 'older than Google keeps'}).`);
+  for (const left of data.compare?.left_out ?? []) notes.push(`Left out of the ${left.window} window: ${left.start_date} – ${left.end_date} (${left.reason === 'before_retention' ? 'older than Google keeps' : left.window === 'current' ? 'not final yet' : 'so that day i still matches day i of the current window'}).`);
   return el('section', { class: 'truth' }, el('h2', {}, 'About these numbers'), el('ul', {}, ...notes.map((n) => el('li', {}, n))));
 }
