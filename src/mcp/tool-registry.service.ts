@@ -65,7 +65,7 @@ export class ToolRegistry implements OnApplicationBootstrap {
     const selected = withAppOnly(new Set(this.selection.registered.map((spec) => spec.name)), specs);
     this.served = specs.filter((spec) => selected.has(spec.name)).sort((a, b) => (a.name < b.name ? -1 : 1)).map((spec) => declared.get(spec)!);
     this.auth.useScopes(this.selection.scopes);
-    this.logger.log(`${this.served.length} tools registered; scopes: ${this.selection.scopes.join(' ') || 'none'}`);
+    this.logger.log(`${this.served.length} tools registered (${this.served.filter((t) => t.spec.appOnlyFor).length} app-only); scopes: ${this.selection.scopes.join(' ') || 'none'}`);
   }
 
   get tools(): readonly RegisteredTool[] {
