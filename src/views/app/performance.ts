@@ -32,19 +32,23 @@ interface Analytics extends Window {
   dimensions: string[];
   filters?: { dimension: string; operator: string; expression: string }[];
   rows: Row[];
-  totals: Metrics;
+  /** The property's totals (absent when not queried); rows_sum is the rows' own sum. */
+  totals?: Metrics;
+  rows_sum?: Metrics;
   compare?: {
     with: string;
     current: Window;
     previous: Window;
-    left_out?: { window: string; start_date: string; end_date: string; reason: string }[];
-    totals: { current: Metrics; previous: Metrics; delta: Row['delta'] };
+    left_out?: { window: string; start_date: string; end_date: string; reason: 'not_final' | 'outside_retention' | 'not_in_other_window' }[];
+    previous_totals: Metrics;
+    change: NonNullable<Row['delta']>;
   };
   data_truth: {
     start_date: string;
     end_date: string;
     time_zone: string;
     data_state: string;
+    data_state_note?: string;
     freshness: string;
     first_incomplete_date?: string;
     freshness_unknown?: string;
@@ -135,13 +139,14 @@ function header(data: Analytics): HTMLElement {
   );
 }
 
-function totals(data: Analytics): HTMLElement {
-  const t = data.compare?.totals.current ?? data.totals;
-  const d = data.compare?.totals.delta;
+function totals(data: Analytics): HTMLElement | null {
+  const t = data.totals ?? data.rows_sum;
+  if (!t) return null;
+  const d = data.compare?.change;
   const tile = (label: string, value: string, delta?: HTMLElement) => el('div', { class: 'tile' }, el('span', { class: 'label' }, label), el('strong', {}, value), delta ?? null);
   return el(
     'section',
-    { class: 'totals', 'aria-label': 'Totals' },
+    { class: 'totals', 'aria-label': data.totals ? 'Property totals' : 'Totals of the rows returned' },
     tile('Clicks', count(t.clicks), d && signed(d.clicks)),
     tile('Impressions', count(t.impressions), d && signed(d.impressions)),
     tile('CTR', percent(t.ctr), d && signed(d.ctr_points, 2)),
@@ -179,11 +184,19 @@ function movers(data: Analytics): HTMLElement | null {
   );
 }
 
+const LEFT_OUT: Record<string, string> = {
+  not_final: 'not final yet',
+  outside_retention: 'older than Google keeps',
+  not_in_other_window: 'so that day i still matches day i of the other window',
+};
+
 const num = (n: number | undefined) => el('td', { class: 'num' }, n === undefined ? '—' : count(n));
 
 function truthNotes(data: Analytics): HTMLElement {
   const t = data.data_truth;
   const notes: string[] = [`Window ${t.start_date} – ${t.end_date}, ${t.time_zone} days; data_state ${t.data_state}.`];
+  if (t.data_state_note) notes.push(t.data_state_note);
+  if (!data.totals && data.rows_sum) notes.push('The totals are the sum of the rows returned, not the property total.');
   if (t.freshness === 'final') notes.push('Every day shown is final.');
   if (t.first_incomplete_date) {
     notes.push(
@@ -199,6 +212,6 @@ function truthNotes(data: Analytics): HTMLElement {
   const u = t.unattributed;
   if (u?.click_share !== undefined) notes.push(`Not attributed to any listed query: ${percent(u.click_share)} of clicks, ${percent(u.impression_share ?? 0)} of impressions.`);
   if (u?.not_measured) notes.push(`Share of anonymised queries not measured: ${u.not_measured}`);
-  for (const left of data.compare?.left_out ?? []) notes.push(`Left out of the ${left.window} window: ${left.start_date} – ${left.end_date} (${left.reason === 'before_retention' ? 'older than Google keeps' : left.window === 'current' ? 'not final yet' : 'so that day i still matches day i of the current window'}).`);
+  for (const left of data.compare?.left_out ?? []) notes.push(`Left out of the ${left.window} window: ${left.start_date} – ${left.end_date} (${LEFT_OUT[left.reason] ?? left.reason}).`);
   return el('section', { class: 'truth' }, el('h2', {}, 'About these numbers'), el('ul', {}, ...notes.map((n) => el('li', {}, n))));
 }
