@@ -36,12 +36,21 @@ const LAYERS = {
   // setup_site builds on verification.
   sites: ['common', 'config', 'property', 'identity', 'state', 'google', 'mcp', 'quota', 'verification'],
   admin: ['common', 'config', 'property', 'identity', 'state', 'google', 'policy', 'http', 'mcp', 'quota'],
+  // The ui:// resources of MCP Apps; their browser code (views/app/) has its own block below.
+  views: ['common', 'mcp'],
   // The emulator stands in for Google and shares no code with the product it tests.
   emulator: [],
 };
 const WHY = {
   emulator: 'The emulator stands in for Google: it must not share code with the product it tests.',
   domainService: 'A domain service holds the Google logic and knows nothing of MCP; shape answers in its *.tools.ts.',
+};
+
+/** ext-apps is a devDependency: its types check our MCP Apps declarations; its code (the App class bundles the MCP SDK and zod, ~400 KB) is never loaded. */
+const EXT_APPS_TYPES_ONLY = {
+  name: '@modelcontextprotocol/ext-apps',
+  allowTypeImports: true,
+  message: 'Types only: ext-apps is a devDependency, and its App class would bundle the MCP SDK and zod into a view (see src/views/app/view-bridge.ts).',
 };
 
 const SRC = new URL('./src/', import.meta.url);
@@ -78,7 +87,7 @@ function onlyFrom(folder, allowed, depth, message) {
  */
 function layerBlocks() {
   const rule = (folder, allowed, message, depths = [1, 2, 3]) => ({
-    'no-restricted-imports': ['error', { patterns: depths.flatMap((d) => onlyFrom(folder, allowed, d, message)) }],
+    'no-restricted-imports': ['error', { paths: [EXT_APPS_TYPES_ONLY], patterns: depths.flatMap((d) => onlyFrom(folder, allowed, d, message)) }],
   });
   const said = (folder, allowed) =>
     WHY[folder] ?? `src/${folder}/ may import only ${allowed.length ? allowed.map((a) => `src/${a}`).join(', ') : 'packages'} (the layers: README, "## Development"; eslint.config.js LAYERS).`;
@@ -98,6 +107,26 @@ function layerBlocks() {
       files: [`src/${domain}/*.service.ts`],
       rules: rule(domain, LAYERS[domain].filter((f) => f !== 'mcp'), WHY.domainService),
     })),
+    {
+      // Browser code of the views, bundled into their HTML by scripts/build-views.mjs and typed by its own
+      // tsconfig (DOM library). It runs in the host's sandboxed iframe and reaches the server only through the host.
+      files: ['src/views/app/**/*.ts'],
+      languageOptions: { globals: globals.browser },
+      rules: {
+        'no-restricted-imports': [
+          'error',
+          {
+            paths: [EXT_APPS_TYPES_ONLY],
+            patterns: [{ group: ['../*', 'node:*', '@nestjs/*', '@modelcontextprotocol/server', '@modelcontextprotocol/client'], message: 'View code imports only its own folder (and ext-apps types): it runs in the browser.' }],
+          },
+        ],
+      },
+    },
+    {
+      // The test host page of the view tests runs in the browser too.
+      files: ['test/support/views-host/*.ts'],
+      languageOptions: { globals: globals.browser },
+    },
   ];
 }
 

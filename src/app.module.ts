@@ -11,6 +11,7 @@ import { SitemapsModule } from './sitemaps/sitemaps.module.js';
 import { SitesModule } from './sites/sites.module.js';
 import { StateModule } from './state/state.module.js';
 import { VerificationModule } from './verification/verification.module.js';
+import { ViewsModule } from './views/views.module.js';
 
 type Imports = (DynamicModule | Type)[];
 
@@ -37,6 +38,6 @@ export class AppModule {
 
   static in(graph: ModuleGraph): DynamicModule {
     const mcp = McpModule.in(graph);
-    return { module: AppModule, imports: [graph.shared, mcp, ...DOMAINS.map((domain) => domain.in(graph))], exports: [mcp] };
+    return { module: AppModule, imports: [graph.shared, mcp, ...DOMAINS.map((domain) => domain.in(graph)), ViewsModule.in(graph)], exports: [mcp] };
   }
 }

@@ -37,5 +37,8 @@ export function logStartup(app: Pick<INestApplicationContext, 'get'>, config: Co
       ? 'no credential (tools answer with setup instructions)'
       : `${credential.kind} ${credential.principal} from ${credential.origin}${credential.subject ? `, acting as ${credential.subject}` : ''}`;
   const state = `state: ${describeState(config.state)}, ${app.get(ApprovalSecrets).describe()}`;
-  new Logger('Startup').log(`${SERVER_NAME} serving ${where}; credential: ${who}; ${registry.tools.length} tools${config.readOnly ? ' (read-only)' : ''}; ${state}`);
+  // The model's tools; the views' app-only tools are counted apart.
+  const appOnly = registry.tools.filter((t) => t.spec.appOnlyFor).length;
+  const tools = `${registry.tools.length - appOnly} tools${appOnly ? ` (+${appOnly} app-only for views)` : ''}`;
+  new Logger('Startup').log(`${SERVER_NAME} serving ${where}; credential: ${who}; ${tools}${config.readOnly ? ' (read-only)' : ''}; ${state}`);
 }

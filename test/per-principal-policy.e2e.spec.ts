@@ -339,7 +339,9 @@ describe('the admin API shows the policy as the callers meet it', () => {
     const query = `principal=${encodeURIComponent(person.email)}${person.groups ? `&groups=${person.groups.join(',')}` : ''}`;
     const shown = await admin(`tools?${query}`);
     const listed = await as(person, '2026-07-28', async (c) => names(await c.listTools()));
-    expect(names(shown.tools)).toEqual(listed);
+    // The admin view also names the views' app-only tools, allowed exactly with the tool whose view calls them.
+    expect(names(shown.tools.filter((t: any) => !t.app_only_for))).toEqual(listed);
+    expect(shown.tools.filter((t: any) => t.app_only_for).map((t: any) => t.app_only_for)).toEqual(listed.filter((n: string) => n === 'query_search_analytics'));
     expect(shown.principal).toBe(person.email);
     expect(shown.decided_by).toBe(person === mallory ? 'no_match' : 'rule');
   });

@@ -75,6 +75,7 @@ export class AdminController {
       access: spec.access,
       guarded: spec.access === 'destructive',
       annotations: annotationsFor(spec),
+      ...(spec.appOnlyFor ? { app_only_for: spec.appOnlyFor } : {}),
     });
     if (principal === undefined) return { registered: this.registry.tools.map(describe), excluded: this.registry.excluded };
     const caller = { principal, groups: (groups ?? '').split(',').map((g) => g.trim()).filter(Boolean) };

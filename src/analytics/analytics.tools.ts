@@ -12,6 +12,7 @@ import { AnalyticsExports } from './analytics-export.service.js';
 import { AnalyticsReports } from './analytics-reports.service.js';
 import { buildExportReport } from './export-report.js';
 import { type AnalyticsArgs, AnalyticsInput, AnalyticsOutput } from './analytics.schemas.js';
+import { PERFORMANCE_VIEW } from '../mcp/view-uris.js';
 import { type DateRange, isCalendarDate, pacificDate, type Period, resolvePeriod } from './pacific-period.js';
 
 @ToolProvider()
@@ -34,6 +35,7 @@ export class AnalyticsTools {
     access: 'read',
     apis: ['searchconsole'],
     essential: true,
+    view: PERFORMANCE_VIEW,
   })
   async querySearchAnalytics(args: AnalyticsArgs, call: ToolCall<TargetOf<typeof AnalyticsInput>>): Promise<ToolOutput> {
     const now = this.clock.now();

@@ -75,6 +75,10 @@ const QUERIES: Array<[string, number]> = [
   ['contact {brand}', 11],
 ];
 
+/** The query of the blog property that carries markup (see smallCatalog), and the slot of QUERIES it takes. */
+export const MARKUP_QUERY = 'widget <img src=x onerror="window.__gscInjected=1"> review';
+const MARKUP_QUERY_SLOT = 3;
+
 // The large property: a shop whose vocabulary is every adjective × product × intent.
 const ADJECTIVES = [
   'cheap', 'best', 'organic', 'wooden', 'steel', 'vintage', 'compact', 'foldable', 'waterproof', 'handmade',
@@ -166,6 +170,9 @@ function smallCatalog(property: string): Omit<Catalog, 'anonymizedShare'> {
   const { brand } = siteBases(property);
   const pages = trafficPages(property);
   const queries = QUERIES.map(([q, page]): [string, number] => [q.replace('{brand}', brand), page]);
+  // Search Console reports what people typed, markup included: the blog property has one query carrying an
+  // HTML payload, in place of a popular one (no random draw changes), so every view and text is tried with it.
+  if (property === SEED_PROPERTIES.blog) queries[MARKUP_QUERY_SLOT] = [MARKUP_QUERY, queries[MARKUP_QUERY_SLOT][1]];
   return { pages, queries, scale: 0.6 + (hashString(property) % 1000) / 700, groupsPerDay: 34, skew: 2.2 };
 }
 

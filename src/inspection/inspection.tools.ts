@@ -11,6 +11,7 @@ import { inert } from '../common/inert-text.js';
 import type { QuotaVerdict } from '../quota/quota-ledger.service.js';
 import { figure, quotaRemaining, quotaRemainingLine, refusalExplanation } from '../quota/quota-report.js';
 import { NOTHING_SENT, plural } from '../common/sentences.js';
+import { INDEX_HEALTH_VIEW } from '../mcp/view-uris.js';
 
 export const MAX_BATCH = 20;
 
@@ -58,6 +59,7 @@ export class InspectionTools {
     output: BatchOutput,
     access: 'read',
     apis: ['searchconsole'],
+    view: INDEX_HEALTH_VIEW,
   })
   async inspectUrls(args: z.infer<typeof BatchInput>, call: ToolCall<TargetOf<typeof BatchInput>>): Promise<ToolOutput> {
     const { site, pages } = call.target;

@@ -14,6 +14,7 @@ import {
 import { SERVER_NAME, serverVersion } from '../common/product.js';
 import { AccessPolicy } from '../policy/access-policy.service.js';
 import { callerOf } from '../identity/caller.js';
+import { rendersViews } from './app-visibility.js';
 import { type ResourceCatalog, resourceCatalog, serveResources } from './resource-catalog.js';
 import { ResourceRegistry } from './resource-registry.service.js';
 import type { CallContext } from './tool-call.js';
@@ -47,8 +48,8 @@ export class McpServerFactory {
 
   private catalog?: Map<string, CatalogEntry>;
   private resourceEntries?: ResourceCatalog;
-  /** Keyed by the caller's tool set itself: AccessPolicy hands a remembered caller the same set each time. */
-  private readonly listings = new WeakMap<ReadonlySet<string>, ListedTool[]>();
+  /** Keyed by the caller's tool set itself: AccessPolicy hands a remembered caller the same set each time. [model's listing, with app-only tools] */
+  private readonly listings = new WeakMap<ReadonlySet<string>, [ListedTool[]?, ListedTool[]?]>();
 
   readonly create = (context: McpRequestContext): McpServer => {
     const server = new McpServer(INFO, { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS });
@@ -56,7 +57,10 @@ export class McpServerFactory {
     const access = this.access.accessFor(caller);
     const { tools, sites } = access;
     const serveTool = (request: CallToolRequest, sdk: ServerContext) => this.callTool(request.params, sdk, tools, { era: context.era, server, caller, access });
-    server.server.setRequestHandler('tools/list', () => ({ tools: this.listingFor(tools) }));
+    // App-only tools are listed only to a client that renders views (it keeps them from its model); every other client gets the model's listing.
+    server.server.setRequestHandler('tools/list', (_request, sdk) => ({
+      tools: this.listingFor(tools, rendersViews(sdk, context.era, () => server.server.getClientCapabilities())),
+    }));
     server.server.setRequestHandler('tools/call', serveTool);
     serveResources(server, (this.resourceEntries ??= resourceCatalog(this.resources.resources)), { caller, sites });
     return server;
@@ -91,13 +95,11 @@ export class McpServerFactory {
     return (this.catalog ??= new Map(this.registry.tools.map((tool) => [tool.spec.name, catalogEntry(tool)])));
   }
 
-  private listingFor(allowed: ReadonlySet<string>): ListedTool[] {
-    let listing = this.listings.get(allowed);
-    if (!listing) {
-      listing = [...this.entries().values()].filter((e) => allowed.has(e.tool.spec.name)).map((e) => e.listed);
-      this.listings.set(allowed, listing);
-    }
-    return listing;
+  private listingFor(allowed: ReadonlySet<string>, withAppOnly: boolean): ListedTool[] {
+    let cached = this.listings.get(allowed);
+    if (!cached) this.listings.set(allowed, (cached = []));
+    const slot = withAppOnly ? 1 : 0;
+    return (cached[slot] ??= [...this.entries().values()].filter((e) => allowed.has(e.tool.spec.name) && (withAppOnly || !e.tool.spec.appOnlyFor)).map((e) => e.listed));
   }
 }
 

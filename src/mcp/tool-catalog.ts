@@ -1,5 +1,6 @@
 import type { StandardSchemaWithJSON, Tool as ListedTool } from '@modelcontextprotocol/server';
 import type { RegisteredTool } from './tool-registry.service.js';
+import { toolUiMeta } from './app-visibility.js';
 import { annotationsFor } from './tool.decorator.js';
 
 // What tools/list says about each tool, computed once: the same JSON the SDK's
@@ -50,6 +51,7 @@ export interface CatalogEntry {
 
 export function catalogEntry(tool: RegisteredTool, schemas: ToolSchemas = prebuilt(tool) ?? convert(tool)): CatalogEntry {
   const { spec } = tool;
+  const meta = toolUiMeta(spec);
   return {
     tool,
     outputJson: schemas.output,
@@ -60,6 +62,7 @@ export function catalogEntry(tool: RegisteredTool, schemas: ToolSchemas = prebui
       inputSchema: schemas.input as ListedTool['inputSchema'],
       annotations: annotationsFor(spec),
       outputSchema: schemas.output,
+      ...(meta ? { _meta: meta } : {}),
     },
   };
 }

@@ -5,6 +5,8 @@ import type * as z from 'zod';
 import { GoogleAuthService } from '../google/google-auth.service.js';
 import { checkPolicyTools } from '../policy/policy-checks.js';
 import { CONFIG, type Config } from '../config/config.js';
+import { assertAppVisibility } from './app-visibility.js';
+import { withAppOnly } from '../policy/tool-declaration.js';
 import { ApprovalInterceptor } from './approval/approval.interceptor.js';
 import { GUARDED_OUTPUT } from './approval/guarded-output.js';
 import { SiteAccessGuard } from './site-access.guard.js';
@@ -52,11 +54,18 @@ export class ToolRegistry implements OnApplicationBootstrap {
 
   onApplicationBootstrap(): void {
     const declared = this.discover();
-    this.selection = selectTools([...declared.keys()], this.config);
-    if (this.config.policy) checkPolicyTools(this.config.policy, [...declared.keys()], { readOnly: this.config.readOnly });
-    this.served = this.selection.registered.map((spec) => declared.get(spec)!);
+    // Filters and policy rules name the model's tools; a view's app-only tool follows the tool whose view calls it.
+    const specs = [...declared.keys()];
+    const modelTools = specs.filter((spec) => !spec.appOnlyFor);
+    for (const spec of specs) {
+      if (spec.appOnlyFor && !modelTools.some((t) => t.name === spec.appOnlyFor && t.view)) throw new Error(`App-only tool ${spec.name} names ${spec.appOnlyFor}, which has no view`);
+    }
+    this.selection = selectTools(modelTools, this.config);
+    if (this.config.policy) checkPolicyTools(this.config.policy, modelTools, { readOnly: this.config.readOnly });
+    const selected = withAppOnly(new Set(this.selection.registered.map((spec) => spec.name)), specs);
+    this.served = specs.filter((spec) => selected.has(spec.name)).sort((a, b) => (a.name < b.name ? -1 : 1)).map((spec) => declared.get(spec)!);
     this.auth.useScopes(this.selection.scopes);
-    this.logger.log(`${this.served.length} tools registered; scopes: ${this.selection.scopes.join(' ') || 'none'}`);
+    this.logger.log(`${this.served.length} tools registered (${this.served.filter((t) => t.spec.appOnlyFor).length} app-only); scopes: ${this.selection.scopes.join(' ') || 'none'}`);
   }
 
   get tools(): readonly RegisteredTool[] {
@@ -84,6 +93,7 @@ export class ToolRegistry implements OnApplicationBootstrap {
         if (!declared) continue;
         if (names.has(declared.name)) throw new Error(`Duplicate MCP tool name ${declared.name}`);
         names.add(declared.name);
+        assertAppVisibility(declared);
         const { spec, defaultSite } = this.serve(declared);
         const invoke = wrap(instance, method);
         found.set(spec, { spec, wire: { input: wireSchema(spec.input), output: wireSchema(spec.output) }, invoke, ...(defaultSite ? { defaultSite } : {}) });

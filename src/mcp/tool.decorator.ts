@@ -28,6 +28,8 @@ export interface ToolSpec<I extends z.ZodObject = z.ZodObject, O extends z.ZodOb
   readonly newProperty?: boolean;
   /** Destructive tools (required for them): what the call will do, for the approval dialog and the binding. */
   readonly approval?: ApprovalDescriber<I>;
+  /** MCP Apps: the ui:// view a client that renders views shows this tool's result in (`_meta.ui.resourceUri`). */
+  readonly view?: string;
 }
 
 /** A tool method: arguments typed by the input schema, the target resolved by SiteAccessGuard. */

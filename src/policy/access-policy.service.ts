@@ -3,6 +3,7 @@ import { CONFIG, type Config } from '../config/config.js';
 import { type Access, resolvePolicy } from './policy-resolution.js';
 import type { Caller } from '../identity/caller.js';
 import { RegisteredTools } from './registered-tools.js';
+import { withAppOnly } from './tool-declaration.js';
 
 const REMEMBERED_CALLERS = 1_000;
 
@@ -26,7 +27,10 @@ export class AccessPolicy {
     const key = `${caller.principal}\0${[...caller.groups].sort().join('\0')}`;
     let access = this.remembered.get(key);
     if (!access) {
-      access = resolvePolicy(this.config.policy, caller, { registered: this.registry.tools.map((t) => t.spec), allowedSites: this.config.allowedSites });
+      const declared = this.registry.tools.map((t) => t.spec);
+      // Rules name the model's tools; a view's app-only tool is allowed with the tool whose view calls it.
+      const resolved = resolvePolicy(this.config.policy, caller, { registered: declared.filter((t) => !t.appOnlyFor), allowedSites: this.config.allowedSites });
+      access = { ...resolved, tools: withAppOnly(resolved.tools, declared) };
       if (this.remembered.size >= REMEMBERED_CALLERS) this.remembered.delete(this.remembered.keys().next().value!);
       this.remembered.set(key, access);
     }

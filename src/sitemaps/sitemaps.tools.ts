@@ -9,6 +9,7 @@ import { Tool, ToolProvider } from '../mcp/tool.decorator.js';
 import { fitToBudget, outputBytes, RESULT_BUDGET_BYTES, type ToolOutput, toolOutput } from '../mcp/tool-output.js';
 import { ERRORS_WHERE, outsideProperty, parseSitemapUrl, PENDING_MEANING, planSubmissions, SitemapSchema, sitemapLine, toSitemapOut } from './sitemap-format.js';
 import { type SubmitResult, SitemapsService } from './sitemaps.service.js';
+import { INDEX_HEALTH_VIEW } from '../mcp/view-uris.js';
 
 export const MAX_BATCH = 50;
 
@@ -52,6 +53,7 @@ export class SitemapsTools {
     access: 'read',
     apis: ['searchconsole'],
     essential: true,
+    view: INDEX_HEALTH_VIEW,
   })
   async listSitemaps(args: z.infer<typeof ListInput>, call: ToolCall<TargetOf<typeof ListInput>>): Promise<ToolOutput> {
     const { site } = call.target;

@@ -1,0 +1,101 @@
+import { Injectable } from '@nestjs/common';
+import * as z from 'zod';
+import { Clock } from '../common/clock.js';
+import { plural } from '../common/sentences.js';
+import type { TargetOf, ToolCall } from '../mcp/tool-call.js';
+import { Tool, ToolProvider } from '../mcp/tool.decorator.js';
+import { SiteUrlArg } from '../mcp/tool-args.js';
+import { type ToolOutput, toolOutput } from '../mcp/tool-output.js';
+import { AnalyticsInput } from './analytics.schemas.js';
+import { AnalyticsService } from './analytics.service.js';
+import { reportRequest } from './analytics.tools.js';
+import { round } from './analytics-format.js';
+
+// The daily series behind the Performance view (PRODUCT.md §5d): the view of
+// query_search_analytics asks for it with the window(s) the tool answered
+// for. App-only: never in the model's tools/list, yet it runs through the same
+// guard (allowlist, per-principal policy), Google account and quota as every tool.
+
+const SeriesInput = z.object({
+  site_url: SiteUrlArg,
+  start_date: z.string(),
+  end_date: z.string(),
+  type: AnalyticsInput.shape.type,
+  filters: AnalyticsInput.shape.filters,
+  previous: z.object({ start_date: z.string(), end_date: z.string() }).optional().describe('The comparison window, drawn over the current one.'),
+});
+
+const Day = z.object({
+  date: z.string(),
+  clicks: z.number(),
+  impressions: z.number(),
+  ctr: z.number(),
+  position: z.number(),
+  incomplete: z.literal(true).optional().describe('On or after first_incomplete_date: Google is still collecting this day.'),
+});
+const Series = z.object({ start_date: z.string(), end_date: z.string(), days: z.array(Day).describe('Days with data only, oldest first.') });
+
+const SeriesOutput = z.object({
+  site_url: z.string(),
+  type: z.string(),
+  current: Series,
+  previous: Series.optional(),
+  first_incomplete_date: z.string().optional(),
+  untrusted: z.literal(true),
+});
+
+type Args = z.infer<typeof SeriesInput>;
+
+@ToolProvider()
+@Injectable()
+export class PerformanceSeriesTools {
+  constructor(
+    private readonly analytics: AnalyticsService,
+    private readonly clock: Clock,
+  ) {}
+
+  @Tool({
+    name: 'performance_daily_series',
+    title: 'Daily performance series',
+    description: 'For the Performance view: clicks, impressions, CTR and position per day (data_state all; days still being collected are marked).',
+    input: SeriesInput,
+    output: SeriesOutput,
+    access: 'read',
+    apis: ['searchconsole'],
+    appOnlyFor: 'query_search_analytics',
+  })
+  async dailySeries(args: Args, call: ToolCall<TargetOf<typeof SeriesInput>>): Promise<ToolOutput> {
+    const site = call.target.site;
+    const now = this.clock.now();
+    const windows = [{ start_date: args.start_date, end_date: args.end_date }, ...(args.previous ? [args.previous] : [])];
+    // Grouped by date with data_state all: Google's answer itself says from which day data is incomplete.
+    const requests = windows.map((w) => reportRequest({ site_url: site, ...w, type: args.type, filters: args.filters, dimensions: ['date'], data_state: 'all', row_limit: 25_000 }, site, now));
+    const results = await Promise.all(requests.map((request) => this.analytics.query(request)));
+    const firstIncomplete = results.map((r) => r.firstIncompleteDate).find((d) => d !== undefined);
+    const series = (i: number) => ({
+      start_date: requests[i].range.start,
+      end_date: requests[i].range.end,
+      days: results[i].rows
+        .map((row) => ({
+          date: row.keys[0],
+          clicks: row.clicks,
+          impressions: row.impressions,
+          ctr: round(row.ctr, 4),
+          position: round(row.position, 1),
+          ...(firstIncomplete !== undefined && row.keys[0] >= firstIncomplete ? { incomplete: true as const } : {}),
+        }))
+        .sort((a, b) => (a.date < b.date ? -1 : 1)),
+    });
+    const current = series(0);
+    const previous = args.previous ? series(1) : undefined;
+    const incompleteDays = current.days.filter((d) => d.incomplete).length;
+    const text =
+      `Daily series of ${site}, ${current.start_date} to ${current.end_date}: ${plural(current.days.length, 'day')} with data` +
+      (previous ? `; comparison window ${previous.start_date} to ${previous.end_date}: ${plural(previous.days.length, 'day')}` : '') +
+      (incompleteDays ? `; ${plural(incompleteDays, 'day')} from ${firstIncomplete} still being collected by Google.` : '.');
+    return toolOutput(
+      { site_url: site, type: requests[0].type, current, ...(previous ? { previous } : {}), ...(firstIncomplete ? { first_incomplete_date: firstIncomplete } : {}), untrusted: true as const },
+      text,
+    );
+  }
+}
