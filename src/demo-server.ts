@@ -1,10 +1,15 @@
 import 'reflect-metadata';
-import { ELICITATION_OFF_LINE } from './common/product.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ELICITATION_OFF_LINE, SERVER_NAME } from './common/product.js';
 import { ConfigError } from './config/config-error.js';
-import { loadConfig, scrubSecrets } from './config/config.js';
+import { type Config, loadConfig, scrubSecrets } from './config/config.js';
+import { listenError } from './config/listen-error.js';
 import { SEED_PROPERTIES } from './emulator/emulator-seed.js';
 import { generateServiceAccountKey, GoogleEmulator } from './emulator/google-emulator.js';
 import { startHttpServer } from './http-server.js';
+import { ToolRegistry } from './mcp/tool-registry.service.js';
 import { exitOnSignals } from './server-lifecycle.js';
 
 /**
@@ -13,15 +18,31 @@ import { exitOnSignals } from './server-lifecycle.js';
  * Google account. Honours GSC_HTTP_HOST / GSC_HTTP_PORT and every other setting
  * (GSC_READ_ONLY, GSC_ALLOW_TOOLS, ELICITATION, …); only the credential and the
  * Google endpoints are the emulator's.
+ *
+ * Its state (approval secret, audit trail, quota ledger, exports) goes to a
+ * throw-away folder removed on exit unless GSC_STATE_DIR names one: a demo's
+ * approvals and quota ledger must never be inherited by a later real server
+ * in the default state folder.
  */
 async function demo(): Promise<void> {
+  const throwAway = process.env.GSC_STATE_DIR?.trim() ? undefined : mkdtempSync(join(tmpdir(), 'gsc-demo-state-'));
+  const removeState = () => {
+    if (throwAway) rmSync(throwAway, { recursive: true, force: true });
+  };
   const emulator = await GoogleEmulator.start({ port: Number(process.env.EMULATOR_PORT ?? 0) });
+  const fail = async (error: unknown): Promise<never> => {
+    process.stderr.write(`${SERVER_NAME}: ${error instanceof ConfigError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    await emulator.close();
+    removeState();
+    process.exit(1);
+  };
   const clientEmail = 'gsc-demo@demo-project.iam.gserviceaccount.com';
   const { key, publicKeyPem } = generateServiceAccountKey(clientEmail);
   emulator.registerServiceAccount({ clientEmail, publicKeyPem });
 
   const env = {
     ...process.env,
+    ...(throwAway ? { GSC_STATE_DIR: throwAway } : {}),
     GSC_TRANSPORT: 'http',
     GSC_API_ROOT_URL: emulator.url,
     GSC_OAUTH_TOKEN_URL: emulator.tokenUrl,
@@ -31,17 +52,22 @@ async function demo(): Promise<void> {
     GSC_CLIENT_SECRET: '',
     GSC_REFRESH_TOKEN: '',
   };
-  let config;
+  let config: Config;
   try {
     config = loadConfig(env);
   } catch (error) {
-    process.stderr.write(`google-search-console-mcp demo: ${error instanceof ConfigError ? error.message : String(error)}\n`);
-    await emulator.close();
-    process.exit(1);
+    return fail(error);
   }
   scrubSecrets(process.env);
   if (!config.elicitation) process.stderr.write(`${ELICITATION_OFF_LINE}\n`);
-  const { origin, stop } = await startHttpServer(config);
+  let server: Awaited<ReturnType<typeof startHttpServer>>;
+  try {
+    server = await startHttpServer(config);
+  } catch (error) {
+    return fail(listenError(error, config.http) ?? error);
+  }
+  const { app, origin, stop } = server;
+  const tools = new Set(app.get(ToolRegistry).tools.map((t) => t.spec.name));
   const url = `${origin}/mcp`;
   const auth = config.http.token ? ' --header "Authorization: Bearer $GSC_HTTP_TOKEN"' : '';
   process.stderr.write(
@@ -52,13 +78,14 @@ async function demo(): Promise<void> {
       `  MCP endpoint (Streamable HTTP, 2025-11-25 and 2026-07-28):  ${url}`,
       `  Google emulator:  ${emulator.url}  (seeded properties such as ${SEED_PROPERTIES.owned} and ${SEED_PROPERTIES.domain})`,
       `  Admin:            ${origin}/admin/health, /admin/tools, /admin/config, /admin/audit`,
+      `  State:            ${throwAway ? `${throwAway} (throw-away, removed on exit; set GSC_STATE_DIR to keep it)` : config.state.kind === 'sqlite' ? config.state.dir : 'Redis (GSC_REDIS_URL)'}`,
       '',
       'Connect a client:',
       `  Claude Code:      claude mcp add --transport http gsc-demo ${url}${auth}`,
       `  MCP Inspector:    npx @modelcontextprotocol/inspector, then Streamable HTTP → ${url}`,
       '  Any client:       point its Streamable HTTP / "remote MCP server" setting at the URL above',
       '',
-      `Try: list_sites, then query_search_analytics with site_url "${SEED_PROPERTIES.owned}", inspect_url, or delete_sitemap (it asks first).`,
+      tryLine(tools),
       'Press Ctrl+C to stop.',
       '',
     ].join('\n'),
@@ -66,7 +93,23 @@ async function demo(): Promise<void> {
   exitOnSignals(async () => {
     await stop();
     await emulator.close();
+    removeState();
   });
+}
+
+/** What to try first, among the tools this server actually registered (GSC_READ_ONLY, GSC_ALLOW_TOOLS and GSC_DENY_TOOLS apply). */
+function tryLine(registered: ReadonlySet<string>): string {
+  const reads: [string, string][] = [
+    ['list_sites', 'list_sites'],
+    ['query_search_analytics', `query_search_analytics with site_url "${SEED_PROPERTIES.owned}"`],
+    ['inspect_url', 'inspect_url'],
+    ['list_sitemaps', 'list_sitemaps'],
+  ];
+  const asking = ['delete_sitemap', 'delete_site', 'unverify_site', 'update_site_owners'].find((name) => registered.has(name));
+  const picked = [...reads.filter(([name]) => registered.has(name)).slice(0, 3).map(([, hint]) => hint), ...(asking ? [`${asking} (it asks first)`] : [])];
+  const shown = picked.length > 0 ? picked : [...registered].slice(0, 3);
+  if (shown.length === 0) return 'No tools are registered: check GSC_ALLOW_TOOLS and GSC_DENY_TOOLS.';
+  return `Try: ${shown.slice(0, -1).join(', ')}${shown.length > 1 ? ', or ' : ''}${shown[shown.length - 1]}.`;
 }
 
 await demo();
