@@ -31,7 +31,7 @@ const [{ loadConfig }, { AppModule }, { ToolRegistry }, { catalogEntry }, { scop
   dist('app.module.js'),
   dist('mcp/tool-registry.service.js'),
   dist('mcp/tool-catalog.js'),
-  dist('mcp/tool-selection.js'),
+  dist('policy/tool-selection.js'),
   dist('config/settings-table.js'),
 ]);
 

@@ -2,7 +2,6 @@ import { readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { SERVER_NAME } from '../common/product.js';
-import type { StateStoreOptions } from '../state/state-store.js';
 import { ConfigError } from './config-error.js';
 import { maskUrl, quote, strongSecretShape } from './quote.js';
 import type { SettingSource } from './setting-source.js';
@@ -24,8 +23,8 @@ export interface AuthConfig {
   readonly groupsClaim: string;
 }
 
-/** The state store's one shape is the store's own (src/state/state-store.ts). */
-export type StateConfig = StateStoreOptions;
+/** Where state lives (`config.state`); the one shape the state store is opened with too (src/state/). */
+export type StateConfig = { readonly kind: 'sqlite'; readonly dir: string } | { readonly kind: 'redis'; readonly url: string };
 
 const AUTH_EXTRAS = ['GSC_AUTH_JWKS_URL', 'GSC_AUTH_PRINCIPAL_CLAIM', 'GSC_AUTH_GROUPS_CLAIM'] as const;
 const ISSUER_FORMS = 'an https:// URL such as https://login.corp.example/realms/staff, written exactly as the tokens’ iss claim';

@@ -1,13 +1,14 @@
-import { type DynamicModule, Global, Inject, Injectable, type InjectionToken, Module, type ModuleMetadata, type OnApplicationShutdown } from '@nestjs/common';
+import { type DynamicModule, Inject, Injectable, type InjectionToken, Module, type ModuleMetadata, type OnApplicationShutdown } from '@nestjs/common';
 import { createStateStore } from './create-state-store.js';
-import type { StateStore, StateStoreOptions } from './state-store.js';
+import type { StateConfig } from '../config/server-settings.js';
+import type { StateStore } from './state-store.js';
 
 /** Injection token of the process's one StateStore. */
 export const STATE_STORE = Symbol('STATE_STORE');
 const OWNS_STORE = Symbol('OWNS_STORE');
 const SOURCE = Symbol('STATE_STORE_SOURCE');
 
-type Source = StateStoreOptions | { readonly store: StateStore };
+type Source = StateConfig | { readonly store: StateStore };
 
 export interface StateModuleAsyncOptions {
   readonly imports?: ModuleMetadata['imports'];
@@ -30,10 +31,10 @@ class StateStoreCloser implements OnApplicationShutdown {
 }
 
 /**
- * Provides STATE_STORE to every module: a store built from `config.state`, or
+ * Provides STATE_STORE to the modules that import it (ModuleGraph.shared; not
+ * @Global, so a host app's modules never see it): a store built from `config.state`, or
  * one the caller made (a test, an embedding app), which the caller then closes.
  */
-@Global()
 @Module({})
 export class StateModule {
   static forRoot(source: Source): DynamicModule {
