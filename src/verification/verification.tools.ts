@@ -15,7 +15,8 @@ import { MethodOut, RecordOut } from './verification.schemas.js';
 import { VerificationService } from './verification.service.js';
 
 const MethodArg = z.enum(VERIFICATION_METHODS);
-const IdArg = z.string().min(1).describe('Id from list_verified_sites (dns%3A%2F%2Fexample.com).');
+// Not .min(1): minLength is outside Gemini's declaration subset; the refusal is a sentence instead.
+const IdArg = z.string().refine((id) => id.length > 0, 'id is empty: give an id from list_verified_sites, e.g. dns%3A%2F%2Fexample.com.').describe('Id from list_verified_sites (dns%3A%2F%2Fexample.com).');
 
 const Owners = z.array(z.string()).describe('Verified owners (e-mail addresses, supplied by Google).');
 const SiteUrlOut = z.string().describe('The property it stands for, or the raw identifier when there is none.');
