@@ -4,7 +4,7 @@
 //   tools      every registered tool: title, access, annotations, whether it asks
 //              a person, the Google scope it needs, its arguments with their
 //              descriptions (from the tool registry and the JSON Schemas served)
-//   tools-size the whole tools/list as the built server sends it over stdio
+//   tools-size the whole tools/list result as the built server sends it over stdio
 //              (output schemas included), all tools and the `essential` preset
 //   config     the configuration table (src/config/settings-table.ts)
 //
@@ -56,7 +56,7 @@ async function registeredTools() {
   }
 }
 
-/** The bytes of the tools/list answer the built bin writes on stdout (one JSON-RPC line). */
+/** The size of the tools/list result the built bin writes on stdout (one JSON-RPC line). */
 function toolsListBytes(env = {}) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [join(ROOT, 'dist/main.js')], { env: cleanEnv(env), stdio: ['pipe', 'pipe', 'ignore'] });
@@ -72,8 +72,9 @@ function toolsListBytes(env = {}) {
       if (!line) return;
       clearTimeout(timer);
       child.kill();
-      const message = JSON.parse(line);
-      resolve({ bytes: Buffer.byteLength(line, 'utf8'), tools: message.result.tools.length });
+      const { result } = JSON.parse(line);
+      // Characters of the result's compact JSON, as the bench's tool-list row counts them.
+      resolve({ chars: JSON.stringify(result).length, tools: result.tools.length });
     });
     child.on('error', reject);
     const send = (message) => child.stdin.write(`${JSON.stringify(message)}\n`);
@@ -147,11 +148,10 @@ function configTable() {
 }
 
 function sizeLine(all, essential) {
-  const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
+  const n = (value) => value.toLocaleString('en-US');
   return (
-    `The whole \`tools/list\` answer as the server sends it (names, titles, descriptions, input and output schemas, annotations) is ` +
-    `${all.bytes.toLocaleString('en-US')} bytes (${kib(all.bytes)}) for all ${all.tools} tools, and ${essential.bytes.toLocaleString('en-US')} bytes (${kib(essential.bytes)}) ` +
-    `for the ${essential.tools} of \`GSC_ALLOW_TOOLS=essential\`.`
+    `The whole \`tools/list\` result as the server sends it (names, titles, descriptions, input and output schemas, annotations) is ` +
+    `${n(all.chars)} characters of JSON for all ${all.tools} tools, and ${n(essential.chars)} for the ${essential.tools} of \`GSC_ALLOW_TOOLS=essential\`.`
   );
 }
 
