@@ -9,6 +9,7 @@ import { listenError } from './config/listen-error.js';
 import { SEED_PROPERTIES } from './emulator/emulator-seed.js';
 import { generateServiceAccountKey, GoogleEmulator } from './emulator/google-emulator.js';
 import { startHttpServer } from './http-server.js';
+import { IndexingRecord } from './indexing/indexing-record.service.js';
 import { ToolRegistry } from './mcp/tool-registry.service.js';
 import { exitOnSignals } from './server-lifecycle.js';
 
@@ -67,6 +68,7 @@ async function demo(): Promise<void> {
     return fail(listenError(error, config.http) ?? error);
   }
   const { app, origin, stop } = server;
+  await seedIndexingRecord(app.get(IndexingRecord, { strict: false }), emulator);
   const tools = new Set(app.get(ToolRegistry).tools.map((t) => t.spec.name));
   const url = `${origin}/mcp`;
   const auth = config.http.token ? ' --header "Authorization: Bearer $GSC_HTTP_TOKEN"' : '';
@@ -103,13 +105,35 @@ function tryLine(registered: ReadonlySet<string>): string {
     ['list_sites', 'list_sites'],
     ['query_search_analytics', `query_search_analytics with site_url "${SEED_PROPERTIES.owned}"`],
     ['inspect_url', 'inspect_url'],
+    ['get_indexing_status', `get_indexing_status for ${SEED_PROPERTIES.owned}jobs/senior-engineer`],
     ['list_sitemaps', 'list_sitemaps'],
   ];
   const asking = ['delete_sitemap', 'delete_site', 'unverify_site', 'update_site_owners'].find((name) => registered.has(name));
-  const picked = [...reads.filter(([name]) => registered.has(name)).slice(0, 3).map(([, hint]) => hint), ...(asking ? [`${asking} (it asks first)`] : [])];
+  const picked = [...reads.filter(([name]) => registered.has(name)).slice(0, 4).map(([, hint]) => hint), ...(asking ? [`${asking} (it asks first)`] : [])];
   const shown = picked.length > 0 ? picked : [...registered].slice(0, 3);
   if (shown.length === 0) return 'No tools are registered: check GSC_ALLOW_TOOLS and GSC_DENY_TOOLS.';
   return `Try: ${shown.slice(0, -1).join(', ')}${shown.length > 1 ? ', or ' : ''}${shown[shown.length - 1]}.`;
+}
+
+/**
+ * The demo world's Indexing history is this server's own: the notifications
+ * the emulator is seeded with are recorded as sent by this server (principal
+ * "local", the loopback caller), so get_indexing_status shows them beside
+ * Google's answer. Google's getMetadata itself keeps "forgetting" them (404),
+ * as it is widely reported to do (PRODUCT §9a) — which is exactly why the
+ * server keeps a record. Idempotent across restarts on the same state folder.
+ */
+async function seedIndexingRecord(record: IndexingRecord, emulator: GoogleEmulator): Promise<void> {
+  for (const entry of emulator.state.notifications.values()) {
+    const sent = (await record.of(entry.url, 50)) ?? [];
+    const notes = [entry.latestUpdate, entry.latestRemove]
+      .filter((n) => n !== undefined)
+      .sort((a, b) => Date.parse(a.notifyTime) - Date.parse(b.notifyTime));
+    for (const n of notes) {
+      if (sent.some((s) => s.type === n.type && s.google_notify_time === n.notifyTime)) continue;
+      await record.add({ url: n.url, type: n.type, sent_at: n.notifyTime, principal: 'local', outcome: 'accepted', google_notify_time: n.notifyTime });
+    }
+  }
 }
 
 await demo();

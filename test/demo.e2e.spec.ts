@@ -51,7 +51,7 @@ describe('npm run demo, with an empty HOME and no GSC_STATE_DIR', () => {
   });
 
   it('suggests a guarded tool among the registered ones', () => {
-    expect(demo.stderr()).toMatch(/^Try: list_sites, query_search_analytics with site_url "[^"]+", inspect_url, or delete_sitemap \(it asks first\)\.$/m);
+    expect(demo.stderr()).toMatch(/^Try: list_sites, query_search_analytics with site_url "[^"]+", inspect_url, get_indexing_status for \S+, or delete_sitemap \(it asks first\)\.$/m);
   });
 
   it.each(['2025-11-25', '2026-07-28'] as const)('lets a %s client list the seeded properties', async (revision) => {
