@@ -1,11 +1,14 @@
 # syntax=docker/dockerfile:1
 # Multi-stage: build with dev dependencies, run on Node 24 slim as the non-root
 # `node` user with production dependencies only. Serves Streamable HTTP on
-# GSC_HTTP_PORT (3000 unless overridden), bound to 0.0.0.0, which makes
-# GSC_HTTP_TOKEN mandatory (the server refuses to start without it).
+# GSC_HTTP_PORT (3000 unless overridden), bound to 0.0.0.0 inside the
+# container, which makes GSC_HTTP_TOKEN mandatory (the server refuses to start
+# without it). Publish it on the host's loopback unless other machines should
+# reach it, and keep the token: clients send it as a bearer token.
 #
+#   export GSC_HTTP_TOKEN=$(openssl rand -hex 24)
 #   docker build -t google-search-console-mcp .
-#   docker run -p 3000:3000 -e GSC_HTTP_TOKEN=… -e GSC_SERVICE_ACCOUNT_KEY=… google-search-console-mcp
+#   docker run -p 127.0.0.1:3000:3000 -e GSC_HTTP_TOKEN -e GSC_SERVICE_ACCOUNT_KEY=… google-search-console-mcp
 #
 # test/dockerfile.e2e.spec.ts replays this file without a Docker engine; it
 # refuses instructions it does not understand, so keep to the ones it knows.

@@ -99,7 +99,7 @@ function layerBlocks() {
     {
       // The composition root (main, the module, the transports) wires every layer; only the demo runs the emulator.
       files: ['src/*.ts'],
-      ignores: ['src/demo.ts'],
+      ignores: ['src/demo.ts', 'src/demo-server.ts'],
       rules: rule('', SRC_FOLDERS.filter((f) => f !== 'emulator'), WHY.emulator, [0]),
     },
     ...byFolder,

@@ -3,6 +3,7 @@ import { type Command, parseCommandLine, usage } from './config/command-line.js'
 import { ConfigError } from './config/config-error.js';
 import { ELICITATION_OFF_LINE, SERVER_NAME, serverVersion } from './common/product.js';
 import { type Config, loadConfig, scrubSecrets } from './config/config.js';
+import { listenError } from './config/listen-error.js';
 
 async function main(): Promise<void> {
   let command: Command;
@@ -34,27 +35,7 @@ async function main(): Promise<void> {
       await (await import('./stdio-server.js')).startStdioServer(config);
     }
   } catch (error) {
-    exitWith(listenError(error, config) ?? error);
-  }
-}
-
-/** A bind that fails is a configuration problem with a one-line answer, not a stack. */
-function listenError(error: unknown, config: Config): ConfigError | undefined {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  const { host, port } = config.http;
-  // Both were validated (a port number, an IP address or host name), so they are shown as they are.
-  const where = `GSC_HTTP_PORT ${port} on ${host}`;
-  switch (code) {
-    case 'EADDRINUSE':
-      return new ConfigError(`${where} is already in use; stop the other server or choose another port (GSC_HTTP_PORT=0 picks a free one)`);
-    case 'EACCES':
-      return new ConfigError(`${where} cannot be bound without privileges (EACCES); choose a port above 1023`);
-    case 'EADDRNOTAVAIL':
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-      return new ConfigError(`GSC_HTTP_HOST ${host} is not an address of this machine (${code}); bind 127.0.0.1, 0.0.0.0 or one of its own addresses`);
-    default:
-      return undefined;
+    exitWith(listenError(error, config.http) ?? error);
   }
 }
 

@@ -10,6 +10,9 @@
  * in `docker inspect`'s health log).
  */
 import { request } from 'node:http';
+import { exitOnOldNode } from './common/node-version.js';
+
+exitOnOldNode();
 
 const TIMEOUT_MS = 2500;
 

@@ -1,3 +1,5 @@
+// First: on an older Node the host gets one clear Error before anything else loads.
+import './common/node-version-gate.js';
 import { type DynamicModule, Module, type Provider, type Type } from '@nestjs/common';
 import { PATH_METADATA } from '@nestjs/common/constants.js';
 import { AdminAccessGuard } from './admin/admin-access.guard.js';

@@ -51,6 +51,9 @@ describe('the packed tarball, installed into an empty folder', () => {
     const files = packed.files.map((f) => f.path);
     expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'SECURITY.md', 'dist/main.js', 'dist/cli.bundle.mjs', 'dist/healthcheck.js']));
     expect(files.filter((f) => /^(src|test|bench|scripts)\/|^node_modules\/|\.spec\.|^\.env/.test(f))).toEqual([]);
+    // Nothing the installed server never loads: source maps, the Google emulator, the demo, test kits.
+    expect(files.filter((f) => /\.map$|^dist\/emulator\/|^dist\/demo|test-kit|\.fake\./.test(f))).toEqual([]);
+    expect(files).toEqual(expect.arrayContaining(['dist/search-console-mcp.module.js', 'dist/search-console-mcp.module.d.ts', 'dist/common/node-version-gate.js']));
   });
 
   it('installs its Nest peers beside it, one copy each, so the bin and a host app share them', () => {

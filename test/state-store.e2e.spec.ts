@@ -7,7 +7,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { APPROVAL_SECRET_FILE, APPROVAL_SECRET_KEY, loadOrCreateApprovalSecret } from '../src/state/approval-secret.js';
 import { createStateStore } from '../src/state/create-state-store.js';
 import { SQLITE_FILE } from '../src/state/sqlite-state-store.js';
-import { compareEntryIds, type StateStore, type StateStoreOptions, StateUnavailableError } from '../src/state/state-store.js';
+import type { StateConfig } from '../src/config/server-settings.js';
+import { compareEntryIds, type StateStore, StateUnavailableError } from '../src/state/state-store.js';
 import { type RedisServer, startRedisServer } from './support/redis-server.js';
 
 // Real processes on one store: children spawned with this Node, importing the built code from dist/.
@@ -15,7 +16,7 @@ const CHILD = resolve(import.meta.dirname, 'support/state-child.mjs');
 const PROCESSES = 16;
 
 /** Starts n children on the store, waits until every one has it open, then lets all go at once; resolves with their answers. */
-async function race<T>(n: number, options: StateStoreOptions, task: string, ...args: string[]): Promise<T[]> {
+async function race<T>(n: number, options: StateConfig, task: string, ...args: string[]): Promise<T[]> {
   const children: ChildProcess[] = [];
   const answers: Promise<T>[] = [];
   const ready: Promise<void>[] = [];
@@ -70,7 +71,7 @@ describe('state store across real processes', () => {
     rmSync(sqliteDir, { recursive: true, force: true });
   });
 
-  const stores = (): [string, StateStoreOptions][] => [
+  const stores = (): [string, StateConfig][] => [
     ['SQLite sharing one folder', { kind: 'sqlite', dir: sqliteDir }],
     ['Redis sharing one server', { kind: 'redis', url: redis.url }],
   ];

@@ -1,7 +1,8 @@
 import { Controller, Get, HttpStatus, Inject, Query, Req, Res, UseGuards, ValidationPipe } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GoogleAuthService } from '../google/google-auth.service.js';
-import { CONFIG, type Config, describeState, maskUrl } from '../config/config.js';
+import { CONFIG, type Config, describeState } from '../config/config.js';
+import { configView } from '../config/config-view.js';
 import { HttpIdentity } from '../http/http-identity.service.js';
 import { HTTP_MOUNT, type HttpMount } from '../http/http-mount.js';
 import { AccessPolicy } from '../policy/access-policy.service.js';
@@ -93,55 +94,18 @@ export class AdminController {
   @Get('config')
   @AdminRoute({ summary: 'Effective configuration, secrets redacted: credential kind and principal, scopes, mount, auth mode, policy, state store' })
   effectiveConfig() {
-    const c = this.config;
+    // Every setting from its row of the configuration table; beside them what no one setting decides.
+    const view = configView(this.config) as { http?: object; auth?: object };
     return {
       credential: this.auth.summary(),
       scopes: this.registry.scopes,
-      site_url: c.siteUrl ?? null,
-      allowed_sites: c.allowedSites ?? null,
-      read_only: c.readOnly,
-      allow_tools: c.allowTools?.map((p) => p.text) ?? null,
-      deny_tools: c.denyTools.map((p) => p.text),
-      elicitation: c.elicitation,
-      transport: c.transport,
+      ...view,
       http: {
-        host: c.http.host,
-        port: c.http.port,
-        token: c.http.token ? 'set' : 'unset',
-        admin_token: c.http.adminToken ? 'set' : 'unset',
-        allowed_origins: c.http.allowedOrigins,
-        public_url: c.http.publicUrl ? maskUrl(c.http.publicUrl) : null,
-        max_sessions: c.http.maxSessions,
+        ...view.http,
         mount: { mcp: `/${this.mount.mcpPath}`, admin: this.mount.adminPath ? `/${this.mount.adminPath}` : null, metrics: this.mount.metricsPath ? `/${this.mount.metricsPath}` : null },
         allowed_hosts: this.mount.allowedHosts,
       },
-      auth: {
-        mode: this.identity.mode,
-        ...(c.auth
-          ? { issuer: maskUrl(c.auth.issuer), audience: c.auth.audience, jwks_url: c.auth.jwksUrl ? maskUrl(c.auth.jwksUrl) : 'discovered', principal_claim: c.auth.principalClaim ?? 'email, else sub', groups_claim: c.auth.groupsClaim }
-          : {}),
-      },
-      policy: c.policy
-        ? {
-            source: c.policy.source,
-            rules: c.policy.rules.map((r) => ({
-              rule: r.number,
-              principals: r.principals?.map((p) => p.text) ?? [],
-              groups: r.groups ?? [],
-              tools: r.tools.map((p) => p.text),
-              deny_tools: r.denyTools.map((p) => p.text),
-              sites: r.sites ?? null,
-            })),
-          }
-        : null,
-      approval_secret: c.approval.secretSource === 'store' ? 'kept in the state store' : 'set',
-      audit_log: c.auditLog ?? null,
-      state: describeState(c.state),
-      google: {
-        api_root_url: c.google.apiRootUrl ? maskUrl(c.google.apiRootUrl) : 'Google',
-        oauth_token_url: c.google.oauthTokenUrl ? maskUrl(c.google.oauthTokenUrl) : 'Google',
-        timeout_ms: c.google.timeoutMs,
-      },
+      auth: { mode: this.identity.mode, ...view.auth },
     };
   }
 

@@ -23,6 +23,7 @@ export interface AuthConfig {
   readonly groupsClaim: string;
 }
 
+/** Where state lives (`config.state`); the one shape the state store is opened with too (src/state/). */
 export type StateConfig = { readonly kind: 'sqlite'; readonly dir: string } | { readonly kind: 'redis'; readonly url: string };
 
 const AUTH_EXTRAS = ['GSC_AUTH_JWKS_URL', 'GSC_AUTH_PRINCIPAL_CLAIM', 'GSC_AUTH_GROUPS_CLAIM'] as const;

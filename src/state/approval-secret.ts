@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createStateStore } from './create-state-store.js';
 import { SqliteStateStore } from './sqlite-state-store.js';
-import { type StateStore, type StateStoreOptions, StateUnavailableError } from './state-store.js';
+import type { StateConfig } from '../config/server-settings.js';
+import { type StateStore, StateUnavailableError } from './state-store.js';
 
 /** The file in GSC_STATE_DIR that keeps the generated secret (mode 0600). */
 export const APPROVAL_SECRET_FILE = 'approval-secret';
@@ -31,7 +32,7 @@ export interface ApprovalSecret {
  * The embedded store keeps it in a file beside the database, created with
  * O_EXCL; Redis keeps it in a key set only when absent.
  */
-export async function loadOrCreateApprovalSecret(target: StateStore | StateStoreOptions, options: LoadOptions = {}): Promise<ApprovalSecret> {
+export async function loadOrCreateApprovalSecret(target: StateStore | StateConfig, options: LoadOptions = {}): Promise<ApprovalSecret> {
   if (options.prefer !== undefined) check(options.prefer, 'the preferred secret');
   if (target instanceof SqliteStateStore) return fromFile(target.dir, target.description, options.prefer);
   if ('kind' in target) {

@@ -1,12 +1,13 @@
 import { RedisStateStore } from './redis-state-store.js';
 import { SqliteStateStore } from './sqlite-state-store.js';
-import type { StateStore, StateStoreOptions } from './state-store.js';
+import type { StateConfig } from '../config/server-settings.js';
+import type { StateStore } from './state-store.js';
 
 /**
  * The store the configuration names. Nothing is opened or connected here:
  * the first operation does that, and a store that cannot be reached makes
  * operations throw StateUnavailableError rather than this function.
  */
-export function createStateStore(options: StateStoreOptions): StateStore {
+export function createStateStore(options: StateConfig): StateStore {
   return options.kind === 'redis' ? new RedisStateStore(options.url) : new SqliteStateStore(options.dir);
 }

@@ -1,6 +1,6 @@
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
-import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import type { DatabaseSync as Database, StatementSync } from 'node:sqlite';
 import {
   type AppendOptions,
   checkIncrement,
@@ -25,6 +25,12 @@ const PURGE_EVERY_MS = 60_000;
 const MAX_ID: [number, number] = [Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER];
 const MIN_ID: [number, number] = [-1, -1];
 const SCHEMA_VERSION = 1;
+
+// Fetched when the module runs, not linked by an import statement: on a Node
+// without node:sqlite the graph still links, so the library entry's version
+// gate (src/common/node-version-gate.ts) can say so in one line first.
+const { DatabaseSync } = process.getBuiltinModule('node:sqlite');
+type DatabaseSync = Database;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS records (key TEXT PRIMARY KEY, value TEXT NOT NULL, expires_at INTEGER);

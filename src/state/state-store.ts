@@ -9,8 +9,6 @@
  * without Nest; StateModule only adds a token and a shutdown hook.
  */
 
-/** How the configuration names the store (`config.state`). */
-export type StateStoreOptions = { readonly kind: 'sqlite'; readonly dir: string } | { readonly kind: 'redis'; readonly url: string };
 
 /** One entry of an append-only stream. */
 export interface StreamEntry {

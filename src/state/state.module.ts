@@ -1,13 +1,14 @@
 import { type DynamicModule, Inject, Injectable, type InjectionToken, Module, type ModuleMetadata, type OnApplicationShutdown } from '@nestjs/common';
 import { createStateStore } from './create-state-store.js';
-import type { StateStore, StateStoreOptions } from './state-store.js';
+import type { StateConfig } from '../config/server-settings.js';
+import type { StateStore } from './state-store.js';
 
 /** Injection token of the process's one StateStore. */
 export const STATE_STORE = Symbol('STATE_STORE');
 const OWNS_STORE = Symbol('OWNS_STORE');
 const SOURCE = Symbol('STATE_STORE_SOURCE');
 
-type Source = StateStoreOptions | { readonly store: StateStore };
+type Source = StateConfig | { readonly store: StateStore };
 
 export interface StateModuleAsyncOptions {
   readonly imports?: ModuleMetadata['imports'];
