@@ -61,6 +61,7 @@ export class PerformanceSeriesTools {
     input: SeriesInput,
     output: SeriesOutput,
     access: 'read',
+    target: ['site'],
     apis: ['searchconsole'],
     appOnlyFor: 'query_search_analytics',
   })
