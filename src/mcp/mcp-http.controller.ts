@@ -74,10 +74,7 @@ export class McpHttpController implements OnModuleDestroy {
       req.body = parsed.body;
       this.traffic.track(res);
     }
-    if (isModernRequest(req)) {
-      dropMalformedRequestState(req.body);
-      return this.modernNode(req, res, req.body);
-    }
+    if (isModernRequest(req)) return this.modernNode(req, res, req.body);
     return this.serveLegacy(req, res, session);
   }
 
@@ -188,12 +185,6 @@ export function isModernRequest(req: Request): boolean {
 }
 
 type Message = { method?: unknown; params?: Record<string, unknown> } | undefined;
-
-/** A requestState that is not a string is no answer at all: the call goes on as a first one and asks again, instead of failing validation. */
-function dropMalformedRequestState(body: unknown): void {
-  const params = (body as Message)?.params;
-  if (params && 'requestState' in params && typeof params.requestState !== 'string') delete params.requestState;
-}
 
 function cancelledRequestId(body: unknown): string | number | undefined {
   const message = body as Message;
