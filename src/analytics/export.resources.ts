@@ -19,7 +19,7 @@ export class ExportResources {
   @McpResource({
     name: 'exports',
     title: 'Search performance exports',
-    description: `Every row of a query_search_analytics all_rows export, as CSV or NDJSON; kept 24 hours, readable only by the principal who asked. ${FORMATS_NOTE}`,
+    description: `Every row of a query_search_analytics all_rows export, as CSV or NDJSON; kept 24 hours, readable only by the principal who asked, and bounded per person in number and bytes (the oldest removed first). ${FORMATS_NOTE}`,
     template: 'gsc://exports/{file}',
   })
   async read(uri: URL, variables: Record<string, string>, context: ResourceContext): Promise<ReadResourceResult> {

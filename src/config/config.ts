@@ -3,7 +3,7 @@ import { normalizeProperty, PropertyError } from '../property/property.js';
 import { isPropertyAllowed } from '../property/site-allowlist.js';
 import { ConfigError, rememberSecrets } from './config-error.js';
 import { type Credential, resolveCredential } from './credentials.js';
-import { GOOGLE_TIMEOUT_MS, HTTP_MAX_SESSIONS, validateScalars } from './environment.js';
+import { EXPORT_MAX_BYTES_PER_PRINCIPAL, EXPORT_MAX_PER_PRINCIPAL, GOOGLE_TIMEOUT_MS, HTTP_MAX_SESSIONS, validateScalars } from './environment.js';
 import { quote, strongSecretShape, notShown } from './quote.js';
 import { type AuthConfig, parseAuth, parsePublicUrl, parseState, readPolicyFile, type StateConfig } from './server-settings.js';
 import { fromEnvironment, fromSettingsObject, type SettingSource } from './setting-source.js';
@@ -54,6 +54,11 @@ export interface Config {
   readonly state: StateConfig;
   /** Per-principal rules (GSC_POLICY_FILE or the embedded module's `policy`), parsed and checked for shape; tool names are checked at bootstrap. */
   readonly policy?: Policy;
+  /** The bound on each principal's all_rows exports in the state store; the oldest goes first. */
+  readonly exports: {
+    readonly maxPerPrincipal: number;
+    readonly maxBytesPerPrincipal: number;
+  };
   readonly google: {
     readonly apiRootUrl?: string;
     readonly oauthTokenUrl?: string;
@@ -164,6 +169,10 @@ function buildConfig(source: SettingSource, options: LoadOptions | SettingsOptio
     auditLog,
     state: parseState(source),
     policy,
+    exports: {
+      maxPerPrincipal: vars.GSC_EXPORT_MAX_PER_PRINCIPAL ?? EXPORT_MAX_PER_PRINCIPAL.default,
+      maxBytesPerPrincipal: vars.GSC_EXPORT_MAX_BYTES_PER_PRINCIPAL ?? EXPORT_MAX_BYTES_PER_PRINCIPAL.default,
+    },
     google: {
       apiRootUrl: apiRoot(source.get('GSC_API_ROOT_URL')),
       oauthTokenUrl: tokenUrl(source.get('GSC_OAUTH_TOKEN_URL')),

@@ -33,6 +33,10 @@ const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i;
 /** Timeout bounds: under a second is no deadline for a real Google call, over ten minutes is no deadline at all. */
 export const GOOGLE_TIMEOUT_MS = { min: 1000, max: 600_000, default: 30_000 } as const;
 export const HTTP_MAX_SESSIONS = { min: 1, max: 100_000, default: 1000 } as const;
+/** all_rows exports one principal keeps (PRODUCT §5b): a person who needs more reads theirs and asks again. */
+export const EXPORT_MAX_PER_PRINCIPAL = { min: 1, max: 100, default: 10 } as const;
+/** Bytes of stored rows per principal: 64 MiB holds several full 50 000-row exports (~5–15 MB each). */
+export const EXPORT_MAX_BYTES_PER_PRINCIPAL = { min: 1_000_000, max: 999_999_999, default: 64 * 1024 * 1024 } as const;
 
 /**
  * The scalar settings. Composite ones (credentials, property lists, tool
@@ -64,6 +68,16 @@ const ScalarSettings = z.object({
     `GSC_GOOGLE_TIMEOUT_MS must be a whole number of milliseconds from ${GOOGLE_TIMEOUT_MS.min} to ${GOOGLE_TIMEOUT_MS.max} (default ${GOOGLE_TIMEOUT_MS.default})`,
     GOOGLE_TIMEOUT_MS.min,
     GOOGLE_TIMEOUT_MS.max,
+  ),
+  GSC_EXPORT_MAX_PER_PRINCIPAL: integer(
+    `GSC_EXPORT_MAX_PER_PRINCIPAL must be an integer from ${EXPORT_MAX_PER_PRINCIPAL.min} to ${EXPORT_MAX_PER_PRINCIPAL.max} (default ${EXPORT_MAX_PER_PRINCIPAL.default})`,
+    EXPORT_MAX_PER_PRINCIPAL.min,
+    EXPORT_MAX_PER_PRINCIPAL.max,
+  ),
+  GSC_EXPORT_MAX_BYTES_PER_PRINCIPAL: integer(
+    `GSC_EXPORT_MAX_BYTES_PER_PRINCIPAL must be a whole number of bytes from ${EXPORT_MAX_BYTES_PER_PRINCIPAL.min} to ${EXPORT_MAX_BYTES_PER_PRINCIPAL.max} (default ${EXPORT_MAX_BYTES_PER_PRINCIPAL.default}, 64 MiB)`,
+    EXPORT_MAX_BYTES_PER_PRINCIPAL.min,
+    EXPORT_MAX_BYTES_PER_PRINCIPAL.max,
   ),
   GSC_HTTP_TOKEN: token('GSC_HTTP_TOKEN'),
   GSC_ADMIN_TOKEN: token('GSC_ADMIN_TOKEN'),

@@ -66,6 +66,8 @@ export const SETTINGS = [
   { name: 'GSC_PUBLIC_URL', kind: 'url', help: "the server's public base URL behind a proxy (protected-resource metadata, accepted Host)" },
   { name: 'GSC_POLICY_FILE', kind: 'path', help: 'JSON file of per-principal rules: which tools and properties each person or group may use' },
   { name: 'GSC_HTTP_MAX_SESSIONS', kind: 'integer', help: 'cap on open 2025-11-25 sessions (default 1000); least recently used idle one closed first' },
+  { name: 'GSC_EXPORT_MAX_PER_PRINCIPAL', kind: 'integer', help: 'all_rows exports kept per principal (default 10); the oldest is removed first' },
+  { name: 'GSC_EXPORT_MAX_BYTES_PER_PRINCIPAL', kind: 'integer', help: 'bytes of export rows kept per principal (default 67108864, 64 MiB); the oldest is removed first' },
 ] as const satisfies readonly SettingSpec[];
 
 export type SettingName = (typeof SETTINGS)[number]['name'];
