@@ -8,6 +8,7 @@ import { quote, strongSecretShape, notShown } from './quote.js';
 import { type AuthConfig, parseAuth, parsePublicUrl, parseState, readPolicyFile, type StateConfig } from './server-settings.js';
 import { fromEnvironment, fromSettingsObject, type SettingSource } from './setting-source.js';
 import { SCRUBBED_SETTINGS, type SettingName } from './settings-table.js';
+import { checkStatePermissions } from './state-permissions.js';
 import { parseToolPatterns, type ToolPattern } from './tool-patterns.js';
 import { GOOGLE_USER_INFO, isLoopback, parseHttpUrl } from './urls.js';
 import { assertPath } from './values.js';
@@ -145,6 +146,8 @@ function buildConfig(source: SettingSource, options: LoadOptions | SettingsOptio
   const policy =
     policySource !== undefined ? parsePolicy(policySource, 'policy') : policyText !== undefined ? parsePolicy(policyText, 'GSC_POLICY_FILE') : undefined;
   if (policy) checkPolicySites(policy, allowedSites);
+  const state = parseState(source);
+  if (state.kind === 'sqlite') checkStatePermissions(state.dir, { named: source.get('GSC_STATE_DIR') !== undefined, secretFile: !secret });
   return deepFreeze({
     credential,
     impersonate,
@@ -167,7 +170,7 @@ function buildConfig(source: SettingSource, options: LoadOptions | SettingsOptio
     auth,
     approval: secret ? { secret, secretSource: 'GSC_APPROVAL_SECRET' } : { secretSource: 'store' },
     auditLog,
-    state: parseState(source),
+    state,
     policy,
     exports: {
       maxPerPrincipal: vars.GSC_EXPORT_MAX_PER_PRINCIPAL ?? EXPORT_MAX_PER_PRINCIPAL.default,
