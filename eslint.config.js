@@ -1,15 +1,111 @@
 // ESLint (flat config), type-aware, run by `npm test`. Besides the usual
 // TypeScript checks it enforces the layers: import boundaries are rules here,
 // not a convention someone has to remember.
+import { readdirSync } from 'node:fs';
 import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 const DOMAINS = ['sites', 'sitemaps', 'analytics', 'inspection', 'indexing', 'verification'];
 
-/** A no-restricted-imports entry for files under src/<dir>/ that must not reach into the given folders. */
-const forbid = (groups, message) => ({ group: groups.flatMap((g) => [`../${g}/*`, `../../${g}/*`, `./${g}/*`]), message });
-const NO_EMULATOR = forbid(['emulator'], 'The Google emulator is for tests, the demo and benchmarks; product code never imports it.');
+/**
+ * The layers of src/ (README, "## Development"): what each folder may import from
+ * the other folders, and nothing else. The arrows only point down, so no two
+ * folders import each other; scripts/check-folder-cycles.mjs checks the same of
+ * the imports themselves in `npm test`. Every folder of src/ must have its row
+ * (this file throws otherwise), so a new folder gets its rule in the commit that
+ * adds it. Specs and fakes follow their folder's row.
+ */
+const LAYERS = {
+  common: [],
+  property: ['common'],
+  config: ['common', 'property'],
+  state: ['common', 'config'],
+  identity: ['common', 'config'],
+  google: ['common', 'config', 'property'],
+  policy: ['common', 'config', 'property', 'identity'],
+  http: ['common', 'config', 'identity'],
+  mcp: ['common', 'config', 'property', 'identity', 'policy', 'state', 'google', 'http'],
+  // analytics sits below quota (quota-windows reads its Pacific calendar), so no quota there.
+  analytics: ['common', 'config', 'property', 'identity', 'state', 'google', 'mcp'],
+  quota: ['common', 'config', 'property', 'state', 'google', 'mcp', 'analytics/pacific-period.js'],
+  inspection: ['common', 'config', 'property', 'identity', 'state', 'google', 'mcp', 'quota'],
+  indexing: ['common', 'config', 'property', 'identity', 'state', 'google', 'mcp', 'quota'],
+  sitemaps: ['common', 'config', 'property', 'identity', 'state', 'google', 'mcp', 'quota'],
+  verification: ['common', 'config', 'property', 'identity', 'state', 'google', 'mcp', 'quota'],
+  // setup_site builds on verification.
+  sites: ['common', 'config', 'property', 'identity', 'state', 'google', 'mcp', 'quota', 'verification'],
+  admin: ['common', 'config', 'property', 'identity', 'state', 'google', 'policy', 'http', 'mcp', 'quota'],
+  // The emulator stands in for Google and shares no code with the product it tests.
+  emulator: [],
+};
+const WHY = {
+  emulator: 'The emulator stands in for Google: it must not share code with the product it tests.',
+  domainService: 'A domain service holds the Google logic and knows nothing of MCP; shape answers in its *.tools.ts.',
+};
+
+const SRC = new URL('./src/', import.meta.url);
+// A folder with no .ts file in it (left behind by a move) is no layer.
+const SRC_FOLDERS = readdirSync(SRC, { withFileTypes: true })
+  .filter((e) => e.isDirectory() && readdirSync(new URL(`${e.name}/`, SRC), { recursive: true }).some((f) => String(f).endsWith('.ts')))
+  .map((e) => e.name);
+const ROOT_FILES = readdirSync(SRC).filter((name) => name.endsWith('.ts')).map((name) => name.replace(/\.ts$/, '.js'));
+const unmapped = SRC_FOLDERS.filter((folder) => !(folder in LAYERS));
+if (unmapped.length > 0) throw new Error(`eslint.config.js: src/${unmapped.join(', src/')} has no row in LAYERS; say what it may import`);
+
+/**
+ * The no-restricted-imports patterns for a file `depth` folders below src/ that may
+ * import only `allowed` (folder names, or one file as `folder/file.js`). Paths are
+ * written relative to the importing file, so one pattern per depth.
+ */
+function onlyFrom(folder, allowed, depth, message) {
+  const up = depth === 0 ? './' : '../'.repeat(depth);
+  const group = [];
+  for (const other of SRC_FOLDERS) {
+    if (other === folder || allowed.includes(other)) continue;
+    group.push(`${up}${other}/*`);
+    for (const file of allowed.filter((a) => a.startsWith(`${other}/`))) group.push(`!${up}${file}`);
+  }
+  // The files at the root of src/ are the composition root: nothing below imports them.
+  if (depth > 0) group.push(...ROOT_FILES.map((file) => `${up}${file}`));
+  return group.length > 0 ? [{ group, message }] : [];
+}
+
+/**
+ * One block per folder (files at any depth below it), then the narrower blocks. Flat
+ * config keeps only the last matching setting of a rule, so those come last and repeat
+ * their folder's patterns; the @jest/globals check above is no-restricted-syntax for that reason.
+ */
+function layerBlocks() {
+  const rule = (folder, allowed, message, depths = [1, 2, 3]) => ({
+    'no-restricted-imports': ['error', { patterns: depths.flatMap((d) => onlyFrom(folder, allowed, d, message)) }],
+  });
+  const said = (folder, allowed) =>
+    WHY[folder] ?? `src/${folder}/ may import only ${allowed.length ? allowed.map((a) => `src/${a}`).join(', ') : 'packages'} (the layers: README, "## Development"; eslint.config.js LAYERS).`;
+  const byFolder = Object.entries(LAYERS).map(([folder, allowed]) => ({
+    files: [`src/${folder}/**/*.ts`],
+    ...(folder === 'emulator' ? { ignores: ['src/emulator/emulator-test-kit.ts'] } : {}),
+    rules: rule(folder, allowed, said(folder, allowed)),
+  }));
+  return [
+    {
+      // The composition root (main, the module, the transports) wires every layer; only the demo runs the emulator.
+      files: ['src/*.ts'],
+      ignores: ['src/demo.ts'],
+      rules: rule('', SRC_FOLDERS.filter((f) => f !== 'emulator'), WHY.emulator, [0]),
+    },
+    ...byFolder,
+    {
+      // The test kit drives the emulator through the product's own Google clients, as a spec would.
+      files: ['src/emulator/emulator-test-kit.ts'],
+      rules: rule('emulator', ['google'], WHY.emulator),
+    },
+    ...DOMAINS.map((domain) => ({
+      files: [`src/${domain}/*.service.ts`],
+      rules: rule(domain, LAYERS[domain].filter((f) => f !== 'mcp'), WHY.domainService),
+    })),
+  ];
+}
 
 export default tseslint.config(
   { ignores: ['dist/**', 'coverage/**', 'node_modules/**', 'examples/**/dist/**', 'scratch/**'] },
@@ -64,34 +160,6 @@ export default tseslint.config(
       ],
     },
   },
-  // The layers. Flat config keeps only the last matching setting of a rule, so
-  // each block repeats the rules of the wider ones it narrows.
-  {
-    files: ['src/**/*.ts'],
-    ignores: ['src/emulator/**', 'src/demo.ts', 'src/**/*.spec.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [NO_EMULATOR] }] },
-  },
-  {
-    files: DOMAINS.map((d) => `src/${d}/*.service.ts`),
-    rules: { 'no-restricted-imports': ['error', { patterns: [NO_EMULATOR, forbid(['mcp'], 'A domain service holds the Google logic and knows nothing of MCP; shape answers in its *.tools.ts.')] }] },
-  },
-  {
-    // setup_site (sites) builds on verification; the other way round would be a cycle.
-    files: ['src/verification/**/*.ts'],
-    ignores: ['src/verification/**/*.spec.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [NO_EMULATOR, forbid(['sites'], 'verification must not import the sites domain: sites imports verification (setup_site).')] }] },
-  },
-  {
-    files: ['src/property/**/*.ts'],
-    ignores: ['src/property/**/*.spec.ts'],
-    rules: {
-      'no-restricted-imports': ['error', { patterns: [NO_EMULATOR, forbid([...DOMAINS, 'mcp', 'google', 'auth', 'admin'], 'src/property is the property algebra: it imports no domain, transport or Google code.')] }],
-    },
-  },
-  {
-    files: ['src/emulator/**/*.ts'],
-    // The test kit drives the emulator through the product's own Google clients, as a spec would.
-    ignores: ['src/emulator/**/*.spec.ts', 'src/emulator/emulator-test-kit.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [forbid(['mcp', 'google', 'auth', 'admin', 'config', 'property', ...DOMAINS], 'The emulator stands in for Google: it must not share code with the product it tests.')] }] },
-  },
+  // The layers: one no-restricted-imports block per folder of src/, built from LAYERS below.
+  ...layerBlocks(),
 );

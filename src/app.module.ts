@@ -1,7 +1,8 @@
-import { type DynamicModule, Module } from '@nestjs/common';
+import { type DynamicModule, Module, type Type } from '@nestjs/common';
+import { ModuleGraph } from './common/module-graph.js';
 import { ConfigModule } from './config/config.module.js';
 import { CONFIG, type Config } from './config/config.js';
-import type { SearchConsoleMcpAsyncOptions } from './search-console-mcp.options.js';
+import type { SearchConsoleMcpAsyncOptions } from './config/search-console-mcp.options.js';
 import { AnalyticsModule } from './analytics/analytics.module.js';
 import { IndexingModule } from './indexing/indexing.module.js';
 import { InspectionModule } from './inspection/inspection.module.js';
@@ -11,18 +12,31 @@ import { SitesModule } from './sites/sites.module.js';
 import { StateModule } from './state/state.module.js';
 import { VerificationModule } from './verification/verification.module.js';
 
+type Imports = (DynamicModule | Type)[];
+
 const DOMAINS = [SitesModule, SitemapsModule, AnalyticsModule, InspectionModule, IndexingModule, VerificationModule];
 
 /** Everything but the HTTP surface: configuration, the state store, Google clients, tools and policy. The stdio server runs this. */
 @Module({})
 export class AppModule {
   static forRoot(config: Config): DynamicModule {
-    return { module: AppModule, imports: [ConfigModule.forRoot(config), StateModule.forRoot(config.state), McpModule, ...DOMAINS], exports: [McpModule] };
+    return AppModule.in(AppModule.graph(config));
+  }
+
+  /** The modules of one instance, sharing the configuration and the clock, the state store, and `more` (the HTTP server's metrics). */
+  static graph(config: Config, more: Imports = []): ModuleGraph {
+    return new ModuleGraph([ConfigModule.forRoot(config), StateModule.forRoot(config.state), ...more]);
   }
 
   /** The same, configured by a host app's factory (SearchConsoleMcpModule.forRootAsync). */
-  static forRootAsync(options: SearchConsoleMcpAsyncOptions): DynamicModule {
-    const state = StateModule.forRootAsync({ inject: [CONFIG], useFactory: (config: Config) => config.state });
-    return { module: AppModule, imports: [ConfigModule.forRootAsync(options), state, McpModule, ...DOMAINS], exports: [McpModule] };
+  static graphAsync(options: SearchConsoleMcpAsyncOptions, more: Imports = []): ModuleGraph {
+    const config = ConfigModule.forRootAsync(options);
+    const state = StateModule.forRootAsync({ imports: [config], inject: [CONFIG], useFactory: (c: Config) => c.state });
+    return new ModuleGraph([config, state, ...more]);
+  }
+
+  static in(graph: ModuleGraph): DynamicModule {
+    const mcp = McpModule.in(graph);
+    return { module: AppModule, imports: [graph.shared, mcp, ...DOMAINS.map((domain) => domain.in(graph))], exports: [mcp] };
   }
 }

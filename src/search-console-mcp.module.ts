@@ -6,8 +6,9 @@ import { MetricsController } from './admin/metrics.controller.js';
 import { MetricsModule } from './admin/metrics.module.js';
 import { QuotaController } from './admin/quota.controller.js';
 import { AppModule } from './app.module.js';
-import { protectedResourcePaths } from './auth/protected-resource.js';
-import { AuthModule } from './auth/auth.module.js';
+import type { ModuleGraph } from './common/module-graph.js';
+import { protectedResourcePaths } from './identity/protected-resource.js';
+import { GoogleAuthModule } from './google/google-auth.module.js';
 import { CONFIG, type Config } from './config/config.js';
 import { MODULE_OPTIONS } from './config/config.module.js';
 import { HttpIdentity } from './http/http-identity.service.js';
@@ -16,10 +17,10 @@ import { HTTP_MOUNT, type HttpMount, mountOf, STANDALONE_MOUNT } from './http/ht
 import { ProtectedResourceController } from './http/protected-resource.controller.js';
 import { McpHttpController } from './mcp/mcp-http.controller.js';
 import { QuotaModule } from './quota/quota.module.js';
-import type { SearchConsoleMcpAsyncOptions, SearchConsoleMcpOptions } from './search-console-mcp.options.js';
+import type { SearchConsoleMcpAsyncOptions, SearchConsoleMcpOptions } from './config/search-console-mcp.options.js';
 
 // The public entry, google-search-console-mcp/nest, is this file: the option types are part of it.
-export type { HostRequest, SearchConsoleMcpAsyncOptions, SearchConsoleMcpOptions } from './search-console-mcp.options.js';
+export type { HostRequest, SearchConsoleMcpAsyncOptions, SearchConsoleMcpOptions } from './config/search-console-mcp.options.js';
 
 /**
  * Google Search Console as an MCP endpoint inside a Nest app (PRODUCT §8a):
@@ -40,7 +41,7 @@ export class SearchConsoleMcpModule {
   }
 
   static forRootAsync(options: SearchConsoleMcpAsyncOptions): DynamicModule {
-    return mounted(AppModule.forRootAsync(options), (routes) => ({
+    return mounted(AppModule.graphAsync(options, [MetricsModule]), (routes) => ({
       provide: HTTP_MOUNT,
       useFactory: (module: SearchConsoleMcpOptions, config: Config) => routes.mount(mountOf(module), config),
       inject: [MODULE_OPTIONS, CONFIG],
@@ -52,16 +53,19 @@ export class SearchConsoleMcpModule {
    * @internal not part of the public entry (its types are the server's own)
    */
   static forConfig(config: Config): DynamicModule {
-    return mounted(AppModule.forRoot(config), (routes) => ({ provide: HTTP_MOUNT, useFactory: () => routes.mount(STANDALONE_MOUNT, config) }));
+    return mounted(AppModule.graph(config, [MetricsModule]), (routes) => ({ provide: HTTP_MOUNT, useFactory: () => routes.mount(STANDALONE_MOUNT, config) }));
   }
 }
 
-/** One module instance around the app, with its own routes, mounted where the HTTP_MOUNT provider says. */
-function mounted(app: DynamicModule, mountProvider: (routes: MountedRoutes) => Provider): DynamicModule {
+/**
+ * One module instance around the app, with its own routes, mounted where the HTTP_MOUNT provider says.
+ * Nothing in it is @Global: the host's modules see none of its providers (ModuleGraph).
+ */
+function mounted(graph: ModuleGraph, mountProvider: (routes: MountedRoutes) => Provider): DynamicModule {
   const routes = mountedRoutes();
   return {
     module: SearchConsoleMcpModule,
-    imports: [app, AuthModule, MetricsModule, QuotaModule],
+    imports: [graph.shared, AppModule.in(graph), GoogleAuthModule.in(graph), QuotaModule.in(graph)],
     providers: [mountProvider(routes), HttpIdentity, HttpTraffic, AdminAccessGuard],
     controllers: routes.controllers,
   };

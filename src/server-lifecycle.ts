@@ -1,5 +1,5 @@
 import { type INestApplicationContext, Logger } from '@nestjs/common';
-import { GoogleAuthService } from './auth/google-auth.service.js';
+import { GoogleAuthService } from './google/google-auth.service.js';
 import { SERVER_NAME } from './common/product.js';
 import { type Config, describeState } from './config/config.js';
 import { ApprovalSecrets } from './mcp/approval/approval-secrets.service.js';

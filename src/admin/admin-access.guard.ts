@@ -4,7 +4,7 @@ import { CONFIG, type Config, isLoopback } from '../config/config.js';
 import { sameSecret } from '../http/http-identity.service.js';
 import { HTTP_MOUNT, type HttpMount } from '../http/http-mount.js';
 import { checkSurface } from '../http/http-surface.js';
-import { bearerTokenOf } from '../auth/protected-resource.js';
+import { bearerTokenOf } from '../identity/protected-resource.js';
 
 /**
  * The operations routes (admin, metrics): Host and Origin as on /mcp, so a

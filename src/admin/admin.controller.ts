@@ -1,10 +1,10 @@
 import { Controller, Get, HttpStatus, Inject, Query, Req, Res, UseGuards, ValidationPipe } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { GoogleAuthService } from '../auth/google-auth.service.js';
+import { GoogleAuthService } from '../google/google-auth.service.js';
 import { CONFIG, type Config, describeState, maskUrl } from '../config/config.js';
 import { HttpIdentity } from '../http/http-identity.service.js';
 import { HTTP_MOUNT, type HttpMount } from '../http/http-mount.js';
-import { AccessPolicy } from '../mcp/access-policy.service.js';
+import { AccessPolicy } from '../policy/access-policy.service.js';
 import { AuditTrail } from '../mcp/approval/audit-trail.service.js';
 import { STATE_STORE } from '../state/state.module.js';
 import { type StateStore, StateUnavailableError } from '../state/state-store.js';

@@ -1,4 +1,5 @@
-import { Module } from '@nestjs/common';
+import { type DynamicModule, Module } from '@nestjs/common';
+import type { ModuleGraph } from '../common/module-graph.js';
 import { GoogleModule } from '../google/google.module.js';
 import { AnalyticsExports } from './analytics-export.service.js';
 import { AnalyticsReports } from './analytics-reports.service.js';
@@ -6,6 +7,10 @@ import { AnalyticsService } from './analytics.service.js';
 import { AnalyticsTools } from './analytics.tools.js';
 import { ExportResources } from './export.resources.js';
 
-/** query_search_analytics and the gsc://exports resources; exports live in the state store (StateModule is global). */
-@Module({ imports: [GoogleModule], providers: [AnalyticsService, AnalyticsReports, AnalyticsExports, AnalyticsTools, ExportResources] })
-export class AnalyticsModule {}
+/** query_search_analytics and the gsc://exports resources; exports live in the state store (STATE_STORE, from ModuleGraph.shared). */
+@Module({ providers: [AnalyticsService, AnalyticsReports, AnalyticsExports, AnalyticsTools, ExportResources] })
+export class AnalyticsModule {
+  static in(graph: ModuleGraph): DynamicModule {
+    return graph.module(AnalyticsModule, () => [GoogleModule.in(graph)]);
+  }
+}

@@ -1,18 +1,18 @@
-import { type DynamicModule, Global, Module } from '@nestjs/common';
+import { type DynamicModule, Module } from '@nestjs/common';
 import { Clock } from '../common/clock.js';
-import type { SearchConsoleMcpAsyncOptions, SearchConsoleMcpOptions } from '../search-console-mcp.options.js';
+import type { SearchConsoleMcpAsyncOptions, SearchConsoleMcpOptions } from './search-console-mcp.options.js';
 import { CONFIG, type Config, loadSettings } from './config.js';
 
 /** The embedded module's options as the host's factory produced them. */
 export const MODULE_OPTIONS = Symbol('MODULE_OPTIONS');
 
 /**
- * Provides the frozen configuration and the clock to every module. The
+ * Provides the frozen configuration and the clock, to the modules that import
+ * it (through ModuleGraph.shared, never @Global: a host app's modules do not see them). The
  * standalone server parsed its configuration before Nest booted; inside a
  * company's app it comes from the module's `settings`, validated by the same
  * rules when the module initialises (a ConfigError names the setting).
  */
-@Global()
 @Module({})
 export class ConfigModule {
   static forRoot(config: Config): DynamicModule {

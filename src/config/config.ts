@@ -12,8 +12,7 @@ import { checkStatePermissions } from './state-permissions.js';
 import { parseToolPatterns, type ToolPattern } from './tool-patterns.js';
 import { GOOGLE_USER_INFO, isLoopback, parseHttpUrl } from './urls.js';
 import { assertPath } from './values.js';
-import { checkPolicySites } from '../policy/policy-checks.js';
-import { parsePolicy, type Policy } from '../policy/policy.js';
+import { checkPolicySites, parsePolicy, type Policy } from './policy-file.js';
 
 export { isLoopback } from './urls.js';
 export { maskUrl } from './quote.js';

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { searchconsole_v1 } from '@googleapis/searchconsole';
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { GoogleAuthService } from '../auth/google-auth.service.js';
+import { GoogleAuthService } from './google-auth.service.js';
 import { Clock } from '../common/clock.js';
 import { OBSERVER, type Observer } from '../common/observer.js';
 import { UserFacingError } from '../common/user-facing-error.js';

@@ -2,12 +2,12 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { AuthInfo } from '@modelcontextprotocol/server';
-import { AccessTokenError, AccessTokenVerifier } from '../auth/access-token-verifier.js';
-import { authFailure, bearerTokenOf, type ProtectedResourceSettings } from '../auth/protected-resource.js';
+import { AccessTokenError, AccessTokenVerifier } from '../identity/access-token-verifier.js';
+import { authFailure, bearerTokenOf, type ProtectedResourceSettings } from '../identity/protected-resource.js';
 import { Clock } from '../common/clock.js';
 import { SERVER_NAME } from '../common/product.js';
 import { CONFIG, type Config } from '../config/config.js';
-import { authInfoFor, LOCAL_PRINCIPAL } from '../mcp/caller.js';
+import { authInfoFor, LOCAL_PRINCIPAL } from '../identity/caller.js';
 import { HTTP_MOUNT, type HttpMount } from './http-mount.js';
 
 /** A request that cannot go on: the status, the headers (a Bearer challenge) and the sentence for the JSON-RPC error. */

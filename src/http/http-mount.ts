@@ -1,4 +1,4 @@
-import type { SearchConsoleMcpOptions } from '../search-console-mcp.options.js';
+import type { SearchConsoleMcpOptions } from '../config/search-console-mcp.options.js';
 import { hostnameOf } from './http-surface.js';
 
 /** Where and how the HTTP surface is mounted: the standalone server, or a company's Nest app. */

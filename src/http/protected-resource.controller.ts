@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Controller, Get, Inject, Req, Res } from '@nestjs/common';
-import { protectedResourceMetadata } from '../auth/protected-resource.js';
+import { protectedResourceMetadata } from '../identity/protected-resource.js';
 import { CONFIG, type Config } from '../config/config.js';
 import { HttpIdentity, requestOrigin } from './http-identity.service.js';
 import { HTTP_MOUNT, type HttpMount } from './http-mount.js';

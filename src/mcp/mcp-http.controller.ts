@@ -11,7 +11,7 @@ import { HttpTraffic } from '../http/http-traffic.service.js';
 import { HTTP_MOUNT, type HttpMount } from '../http/http-mount.js';
 import { checkSurface } from '../http/http-surface.js';
 import { readJsonBody } from '../http/json-body.js';
-import { callerOf } from './caller.js';
+import { callerOf } from '../identity/caller.js';
 import { McpServerFactory } from './mcp-server.factory.js';
 import { SessionEventStores, SSE_RETRY_MS } from './session-event-store.js';
 

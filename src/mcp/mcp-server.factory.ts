@@ -15,8 +15,8 @@ import {
   type Tool as ListedTool,
 } from '@modelcontextprotocol/server';
 import { SERVER_NAME, serverVersion } from '../common/product.js';
-import { AccessPolicy } from './access-policy.service.js';
-import { callerOf } from './caller.js';
+import { AccessPolicy } from '../policy/access-policy.service.js';
+import { callerOf } from '../identity/caller.js';
 import { type ResourceCatalog, resourceCatalog, serveResources } from './resource-catalog.js';
 import { ResourceRegistry } from './resource-registry.service.js';
 import type { CallContext } from './tool-call.js';

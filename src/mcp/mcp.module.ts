@@ -1,10 +1,12 @@
-import { Module } from '@nestjs/common';
+import { type DynamicModule, Module } from '@nestjs/common';
+import type { ModuleGraph } from '../common/module-graph.js';
 import { DiscoveryModule } from '@nestjs/core';
-import { AuthModule } from '../auth/auth.module.js';
+import { GoogleAuthModule } from '../google/google-auth.module.js';
 import { GoogleModule } from '../google/google.module.js';
 import { STATE_STORE } from '../state/state.module.js';
 import type { StateStore } from '../state/state-store.js';
-import { AccessPolicy } from './access-policy.service.js';
+import { AccessPolicy } from '../policy/access-policy.service.js';
+import { RegisteredTools } from '../policy/registered-tools.js';
 import { ApprovalInterceptor } from './approval/approval.interceptor.js';
 import { APPROVAL_SECRETS_PROVIDER } from './approval/approval-secrets.service.js';
 import { StoredUsedNonces, UsedNonces } from './approval/approval-tokens.js';
@@ -25,9 +27,10 @@ import { ToolRegistry } from './tool-registry.service.js';
  * stream events live in the state store (STATE_STORE, from StateModule).
  */
 @Module({
-  imports: [DiscoveryModule, AuthModule, GoogleModule],
+  imports: [DiscoveryModule],
   providers: [
     ToolRegistry,
+    { provide: RegisteredTools, useExisting: ToolRegistry },
     AccessPolicy,
     ToolDispatcher,
     McpServerFactory,
@@ -41,4 +44,8 @@ import { ToolRegistry } from './tool-registry.service.js';
   ],
   exports: [ToolRegistry, AccessPolicy, ResourceRegistry, McpServerFactory, ToolDispatcher, AuditTrail, SessionEventStores, APPROVAL_SECRETS_PROVIDER.provide],
 })
-export class McpModule {}
+export class McpModule {
+  static in(graph: ModuleGraph): DynamicModule {
+    return graph.module(McpModule, () => [GoogleAuthModule.in(graph), GoogleModule.in(graph)]);
+  }
+}

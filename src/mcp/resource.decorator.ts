@@ -1,7 +1,7 @@
 import { SetMetadata } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import type { ReadResourceResult, Resource as ListedResource } from '@modelcontextprotocol/server';
-import type { Caller } from './caller.js';
+import type { Caller } from '../identity/caller.js';
 
 /** Who reads a resource: resources are bound to their caller as tool calls are (an export is its principal's alone). */
 export interface ResourceContext {

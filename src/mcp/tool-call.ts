@@ -1,7 +1,7 @@
 import type { McpServer, ServerContext } from '@modelcontextprotocol/server';
 import type * as z from 'zod';
 import type { VerifiedResource } from '../property/verification-resource.js';
-import type { Caller } from './caller.js';
+import type { Caller } from '../identity/caller.js';
 import type { RegisteredTool } from './tool-registry.service.js';
 
 /**

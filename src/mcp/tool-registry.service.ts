@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs
 import { DiscoveryService, ExternalContextCreator, MetadataScanner, Reflector } from '@nestjs/core';
 import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import type * as z from 'zod';
-import { GoogleAuthService } from '../auth/google-auth.service.js';
+import { GoogleAuthService } from '../google/google-auth.service.js';
 import { checkPolicyTools } from '../policy/policy-checks.js';
 import { CONFIG, type Config } from '../config/config.js';
 import { ApprovalInterceptor } from './approval/approval.interceptor.js';
@@ -12,7 +12,7 @@ import { ConfirmTokenArg } from './tool-args.js';
 import type { ToolCall } from './tool-call.js';
 import { TOOL_METADATA, ToolProvider, type ToolSpec } from './tool.decorator.js';
 import { policyContextCreator } from './tool-pipeline.js';
-import { selectTools, type ToolSelection } from './tool-selection.js';
+import { selectTools, type ToolSelection } from '../policy/tool-selection.js';
 import { wireSchema } from './wire-schema.js';
 
 export interface RegisteredTool {
@@ -37,7 +37,7 @@ export interface RegisteredTool {
 export class ToolRegistry implements OnApplicationBootstrap {
   private readonly logger = new Logger('ToolRegistry');
   private served: RegisteredTool[] = [];
-  private selection?: ToolSelection;
+  private selection?: ToolSelection<ToolSpec>;
 
   constructor(
     private readonly discovery: DiscoveryService,

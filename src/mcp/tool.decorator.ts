@@ -4,28 +4,18 @@ import type * as z from 'zod';
 import type { ApprovalPlan } from './approval/approval-plan.js';
 import type { ToolCall, TargetOf } from './tool-call.js';
 import type { ToolOutput } from './tool-output.js';
-
-/** What a call can do to the world. Annotations, read-only filtering and the approval guard all follow from it. */
-export type ToolAccess = 'read' | 'write' | 'destructive';
-
-/** The Google API families a tool talks to; the OAuth scopes requested are derived from them. */
-export type GoogleApi = 'searchconsole' | 'indexing' | 'siteverification';
+import type { ToolDeclaration } from '../policy/tool-declaration.js';
 
 /** What a destructive tool shows the person before it runs, computed from the same arguments and target it runs with. */
 export type ApprovalDescriber<I extends z.ZodObject = z.ZodObject> = (args: z.infer<I>, target: TargetOf<I>) => ApprovalPlan;
 
-export interface ToolSpec<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
-  readonly name: string;
+export interface ToolSpec<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> extends ToolDeclaration {
   readonly title: string;
   readonly description: string;
   readonly input: I;
   readonly output: O;
-  readonly access: ToolAccess;
-  readonly apis: readonly GoogleApi[];
   /** Writes only: whether repeating the call has no further effect (default false: say so where it holds). */
   readonly idempotent?: boolean;
-  /** Part of the `essential` preset of GSC_ALLOW_TOOLS. */
-  readonly essential?: boolean;
   /** `site_url` names a property that does not exist yet, so GSC_SITE_URL never fills it in (add_site). */
   readonly newProperty?: boolean;
   /** Destructive tools (required for them): what the call will do, for the approval dialog and the binding. */

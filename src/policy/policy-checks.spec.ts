@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { declaredTools } from '../../test/support/declared-tools.js';
 import { ConfigError } from '../config/config-error.js';
-import { parsePolicy } from './policy.js';
-import { checkPolicySites, checkPolicyTools } from './policy-checks.js';
+import { parsePolicy } from '../config/policy-file.js';
+import { checkPolicyTools } from './policy-checks.js';
 
 const declared = declaredTools();
 const policyOf = (...rules: unknown[]) => parsePolicy({ rules }, 'GSC_POLICY_FILE');
@@ -50,21 +50,5 @@ describe('checkPolicyTools', () => {
     expect(exact).toBe('GSC_POLICY_FILE rule 2 ("groups": ["seo"]): "tools" names submit_sitemap, a write tool, but GSC_READ_ONLY=true never registers write tools; remove the entry or set GSC_READ_ONLY=false');
     const prefix = refusal(() => checkPolicyTools(policyOf({ ...seo, tools: ['delete_*'] }), declared, { readOnly: true }));
     expect(prefix).toMatch(/rule 1 \("groups": \["seo"\]\): "tools" names "delete_\*", which matches only write tools \(delete_site, delete_sitemap\), but GSC_READ_ONLY=true/);
-  });
-});
-
-describe('checkPolicySites', () => {
-  it('accepts rule sites inside the server-wide list, and anything without one', () => {
-    const policy = policyOf({ ...seo, tools: ['*'], sites: ['https://blog.corp.example/', 'sc-domain:eu.corp.example'] });
-    expect(() => checkPolicySites(policy, ['sc-domain:corp.example'])).not.toThrow();
-    expect(() => checkPolicySites(policy, undefined)).not.toThrow();
-  });
-
-  it('refuses a rule site the server-wide list does not cover, naming the rule, the entry and the list', () => {
-    const policy = policyOf({ ...alice, tools: ['*'] }, { ...seo, tools: ['*'], sites: ['sc-domain:corp.example'] });
-    expect(refusal(() => checkPolicySites(policy, ['https://blog.corp.example/']))).toBe(
-      'GSC_POLICY_FILE rule 2 ("groups": ["seo"]): "sites" entry sc-domain:corp.example is outside GSC_ALLOWED_SITES (https://blog.corp.example/); a rule only narrows the server-wide list — remove the entry or widen GSC_ALLOWED_SITES',
-    );
-    expect(refusal(() => checkPolicySites(policyOf({ ...seo, tools: ['*'], sites: ['https://corp.example/shopping/'] }), ['https://corp.example/shop/']))).toMatch(/entry https:\/\/corp.example\/shopping\/ is outside/);
   });
 });

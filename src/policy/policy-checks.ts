@@ -1,8 +1,7 @@
 import { ConfigError } from '../config/config-error.js';
-import type { ToolSpec } from '../mcp/tool.decorator.js';
-import { describeWriteOnly, matchesNoTool, matchingTools } from '../mcp/tool-selection.js';
-import { isPropertyAllowed } from '../property/site-allowlist.js';
-import type { Policy, PolicyRule } from './policy.js';
+import type { ToolDeclaration } from './tool-declaration.js';
+import { describeWriteOnly, matchesNoTool, matchingTools } from './tool-selection.js';
+import type { Policy, PolicyRule } from '../config/policy-file.js';
 
 /**
  * The tool-name checks that need the declared tools, with the rules of
@@ -12,7 +11,7 @@ import type { Policy, PolicyRule } from './policy.js';
  * the tool exists). A deny entry that names only write tools is harmless there,
  * as it is for GSC_DENY_TOOLS.
  */
-export function checkPolicyTools(policy: Policy, declared: readonly ToolSpec[], options: { readonly readOnly: boolean }): void {
+export function checkPolicyTools(policy: Policy, declared: readonly ToolDeclaration[], options: { readonly readOnly: boolean }): void {
   const essential = new Set(declared.filter((t) => t.essential).map((t) => t.name));
   for (const rule of policy.rules) {
     for (const [key, patterns] of [['tools', rule.tools], ['deny_tools', rule.denyTools]] as const) {
@@ -22,24 +21,6 @@ export function checkPolicyTools(policy: Policy, declared: readonly ToolSpec[], 
         if (key === 'tools' && options.readOnly && hits.every((t) => t.access !== 'read')) {
           fail(policy, rule, `"tools" names ${describeWriteOnly(pattern, hits)}, but GSC_READ_ONLY=true never registers write tools; remove the entry or set GSC_READ_ONLY=false`);
         }
-      }
-    }
-  }
-}
-
-/**
- * A rule only narrows GSC_ALLOWED_SITES, so a "sites" entry the server-wide list
- * does not cover is a start-up error, as GSC_SITE_URL outside the list is: left
- * in, it would read as access the rule grants while every call to it is refused.
- * An entry inside a server-wide one is fine (server sc-domain:corp.example, rule
- * https://blog.corp.example/).
- */
-export function checkPolicySites(policy: Policy, allowedSites: readonly string[] | undefined): void {
-  if (!allowedSites) return;
-  for (const rule of policy.rules) {
-    for (const site of rule.sites ?? []) {
-      if (!isPropertyAllowed(site, allowedSites)) {
-        fail(policy, rule, `"sites" entry ${site} is outside GSC_ALLOWED_SITES (${allowedSites.join(', ')}); a rule only narrows the server-wide list — remove the entry or widen GSC_ALLOWED_SITES`);
       }
     }
   }

@@ -1,9 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { declaredTools } from '../../test/support/declared-tools.js';
-import { selectTools } from '../mcp/tool-selection.js';
+import { selectTools } from './tool-selection.js';
 import { parseToolPatterns } from '../config/tool-patterns.js';
 import { isPageAllowed, isPropertyAllowed } from '../property/site-allowlist.js';
-import { parsePolicy } from './policy.js';
+import { parsePolicy } from '../config/policy-file.js';
+import { type Caller, LOCAL_PRINCIPAL } from '../identity/caller.js';
 import { intersectSites, resolvePolicy } from './policy-resolution.js';
 
 const declared = declaredTools();
@@ -24,14 +25,17 @@ const policy = parsePolicy(
 );
 const server = { registered: everything, allowedSites: ['sc-domain:corp.example'] };
 
+/** A caller as the transports build one: nobody named is the local principal, no groups is an empty list. */
+const caller = (c: { principal?: string; groups?: string[] }): Caller => ({ principal: c.principal ?? LOCAL_PRINCIPAL, groups: c.groups ?? [] });
+
 describe('resolvePolicy', () => {
   it('without a policy, every caller has the server-wide tools and sites', () => {
-    const access = resolvePolicy(undefined, { principal: 'anyone@else.example' }, server);
+    const access = resolvePolicy(undefined, caller({ principal: 'anyone@else.example' }), server);
     expect(access).toEqual({ rule: undefined, decidedBy: 'server', tools: new Set(everything.map((t) => t.name)), sites: ['sc-domain:corp.example'] });
   });
 
   it('alice: rule 1, every registered tool, the domain', () => {
-    const access = resolvePolicy(policy, { principal: 'alice@corp.example', groups: ['seo'] }, server);
+    const access = resolvePolicy(policy, caller({ principal: 'alice@corp.example', groups: ['seo'] }), server);
     expect(access.rule).toBe(1);
     expect(access.decidedBy).toBe('rule');
     expect([...access.tools]).toEqual(everything.map((t) => t.name).sort());
@@ -39,11 +43,11 @@ describe('resolvePolicy', () => {
   });
 
   it('matches an address case-insensitively', () => {
-    expect(resolvePolicy(policy, { principal: 'Alice@CORP.example' }, server).rule).toBe(1);
+    expect(resolvePolicy(policy, caller({ principal: 'Alice@CORP.example' }), server).rule).toBe(1);
   });
 
   it('first match wins: a seo member other than alice gets rule 2, not rule 3', () => {
-    const access = resolvePolicy(policy, { principal: 'bob@corp.example', groups: ['eng', 'seo'] }, server);
+    const access = resolvePolicy(policy, caller({ principal: 'bob@corp.example', groups: ['eng', 'seo'] }), server);
     expect(access.rule).toBe(2);
     expect([...access.tools]).toEqual([...essential, 'submit_sitemap'].sort());
     expect(access.sites).toEqual(['https://blog.corp.example/']);
@@ -51,7 +55,7 @@ describe('resolvePolicy', () => {
 
   it('deny_tools is subtracted from tools', () => {
     const p = parsePolicy({ rules: [{ groups: ['seo'], tools: ['*'], deny_tools: ['delete_*', 'unverify_site'] }] }, 'policy');
-    const tools = resolvePolicy(p, { groups: ['seo'] }, server).tools;
+    const tools = resolvePolicy(p, caller({ groups: ['seo'] }), server).tools;
     expect(tools.has('delete_site')).toBe(false);
     expect(tools.has('delete_sitemap')).toBe(false);
     expect(tools.has('unverify_site')).toBe(false);
@@ -59,40 +63,40 @@ describe('resolvePolicy', () => {
   });
 
   it('*@domain matches the domain exactly: not a subdomain, not a look-alike, not two @', () => {
-    expect(resolvePolicy(policy, { principal: 'carol@corp.example' }, server).rule).toBe(3);
+    expect(resolvePolicy(policy, caller({ principal: 'carol@corp.example' }), server).rule).toBe(3);
     for (const principal of ['carol@eu.corp.example', 'carol@corp.example.evil', 'carol@evilcorp.example', 'x@evil.example@corp.example', 'corp.example']) {
-      expect(resolvePolicy(policy, { principal }, server)).toMatchObject({ rule: undefined, decidedBy: 'no_match' });
+      expect(resolvePolicy(policy, caller({ principal }), server)).toMatchObject({ rule: undefined, decidedBy: 'no_match' });
     }
   });
 
   it('groups match exactly (case-sensitive), and a caller with no principal can still match by group', () => {
-    expect(resolvePolicy(policy, { groups: ['SEO'] }, server).decidedBy).toBe('no_match');
-    expect(resolvePolicy(policy, { groups: ['seo'] }, server).rule).toBe(2);
+    expect(resolvePolicy(policy, caller({ groups: ['SEO'] }), server).decidedBy).toBe('no_match');
+    expect(resolvePolicy(policy, caller({ groups: ['seo'] }), server).rule).toBe(2);
   });
 
   it('no matching rule means no tools and no sites', () => {
-    const access = resolvePolicy(policy, { principal: 'mallory@other.example', groups: ['eng'] }, server);
+    const access = resolvePolicy(policy, caller({ principal: 'mallory@other.example', groups: ['eng'] }), server);
     expect(access).toEqual({ rule: undefined, decidedBy: 'no_match', tools: new Set(), sites: [] });
     expect(isPropertyAllowed('sc-domain:corp.example', access.sites!)).toBe(false);
   });
 
   it('only narrows: read-only and server-wide deny still bound a rule that says *', () => {
-    const ro = resolvePolicy(policy, { principal: 'alice@corp.example' }, { registered: readOnly });
+    const ro = resolvePolicy(policy, caller({ principal: 'alice@corp.example' }), { registered: readOnly });
     expect([...ro.tools]).toEqual(readOnly.map((t) => t.name).sort());
     expect(ro.tools.has('delete_site')).toBe(false);
     const denied = selectTools(declared, { readOnly: false, denyTools: parseToolPatterns('GSC_DENY_TOOLS', 'submit_*')! }).registered;
-    expect(resolvePolicy(policy, { groups: ['seo'] }, { registered: denied }).tools.has('submit_sitemap')).toBe(false);
+    expect(resolvePolicy(policy, caller({ groups: ['seo'] }), { registered: denied }).tools.has('submit_sitemap')).toBe(false);
   });
 
   it('a rule without sites has the server-wide sites; a server without a list has the rule sites', () => {
     const p = parsePolicy({ rules: [{ groups: ['seo'], tools: ['essential'] }] }, 'policy');
-    expect(resolvePolicy(p, { groups: ['seo'] }, server).sites).toEqual(['sc-domain:corp.example']);
-    expect(resolvePolicy(p, { groups: ['seo'] }, { registered: everything }).sites).toBeUndefined();
-    expect(resolvePolicy(policy, { groups: ['seo'] }, { registered: everything }).sites).toEqual(['https://blog.corp.example/']);
+    expect(resolvePolicy(p, caller({ groups: ['seo'] }), server).sites).toEqual(['sc-domain:corp.example']);
+    expect(resolvePolicy(p, caller({ groups: ['seo'] }), { registered: everything }).sites).toBeUndefined();
+    expect(resolvePolicy(policy, caller({ groups: ['seo'] }), { registered: everything }).sites).toEqual(['https://blog.corp.example/']);
   });
 
   it("a rule's sites are checked with the allowlist semantics: page URLs and properties inside them", () => {
-    const { sites } = resolvePolicy(policy, { groups: ['seo'] }, server);
+    const { sites } = resolvePolicy(policy, caller({ groups: ['seo'] }), server);
     expect(isPropertyAllowed('https://blog.corp.example/2026/', sites!)).toBe(true);
     expect(isPropertyAllowed('https://www.corp.example/', sites!)).toBe(false);
     expect(isPageAllowed(new URL('https://blog.corp.example/post'), sites!)).toBe(true);

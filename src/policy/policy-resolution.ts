@@ -1,17 +1,12 @@
 import { patternMatches } from '../config/tool-patterns.js';
-import type { ToolSpec } from '../mcp/tool.decorator.js';
+import type { ToolDeclaration } from './tool-declaration.js';
 import { isPropertyAllowed } from '../property/site-allowlist.js';
-import type { Policy, PolicyRule } from './policy.js';
-
-export interface Caller {
-  /** The verified principal (an address, or an opaque `sub`); undefined when the host names no one. */
-  readonly principal?: string;
-  readonly groups?: readonly string[];
-}
+import type { Policy, PolicyRule } from '../config/policy-file.js';
+import type { Caller } from '../identity/caller.js';
 
 /** What the server-wide settings allow: the registered tools and GSC_ALLOWED_SITES. */
 export interface ServerAccess {
-  readonly registered: readonly Pick<ToolSpec, 'name' | 'essential'>[];
+  readonly registered: readonly Pick<ToolDeclaration, 'name' | 'essential'>[];
   readonly allowedSites?: readonly string[];
 }
 
@@ -42,11 +37,11 @@ export function resolvePolicy(policy: Policy | undefined, caller: Caller, server
 }
 
 export function matchingRule(policy: Policy, caller: Caller): PolicyRule | undefined {
-  const principal = caller.principal?.toLowerCase();
-  const groups = new Set(caller.groups ?? []);
+  const principal = caller.principal.toLowerCase();
+  const groups = new Set(caller.groups);
   return policy.rules.find(
     (rule) =>
-      (principal !== undefined && rule.principals?.some((p) => (p.kind === 'address' ? p.address === principal : domainOf(principal) === p.domain))) ||
+      rule.principals?.some((p) => (p.kind === 'address' ? p.address === principal : domainOf(principal) === p.domain)) ||
       rule.groups?.some((g) => groups.has(g)),
   );
 }

@@ -1,8 +1,13 @@
-import { Module } from '@nestjs/common';
+import { type DynamicModule, Module } from '@nestjs/common';
+import type { ModuleGraph } from '../common/module-graph.js';
 import { GoogleModule } from '../google/google.module.js';
 import { VerificationModule } from '../verification/verification.module.js';
 import { SitesService } from './sites.service.js';
 import { SitesTools } from './sites.tools.js';
 
-@Module({ imports: [GoogleModule, VerificationModule], providers: [SitesService, SitesTools], exports: [SitesService] })
-export class SitesModule {}
+@Module({ providers: [SitesService, SitesTools], exports: [SitesService] })
+export class SitesModule {
+  static in(graph: ModuleGraph): DynamicModule {
+    return graph.module(SitesModule, () => [GoogleModule.in(graph), VerificationModule.in(graph)]);
+  }
+}

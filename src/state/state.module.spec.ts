@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { Inject, Injectable, Module } from '@nestjs/common';
+import { type DynamicModule, Inject, Injectable, Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,10 +15,14 @@ class Consumer {
 @Module({ providers: [Consumer] })
 class ConsumerModule {}
 
+/** A module that names StateModule among its imports: the one way to reach STATE_STORE (it is not @Global). */
+const consumerOf = (state: DynamicModule): DynamicModule => ({ module: ConsumerModule, imports: [state] });
+
 describe('StateModule', () => {
   it('gives every module the one store it built from the options, and closes it on shutdown', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gsc-state-module-'));
-    const moduleRef = await Test.createTestingModule({ imports: [StateModule.forRoot({ kind: 'sqlite', dir }), ConsumerModule] }).compile();
+    const state = StateModule.forRoot({ kind: 'sqlite', dir });
+    const moduleRef = await Test.createTestingModule({ imports: [state, consumerOf(state)] }).compile();
     const app = moduleRef.createNestApplication({ logger: false });
     await app.init();
     const store = app.get(Consumer).store;
@@ -30,10 +34,20 @@ describe('StateModule', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it('is not global: a module that does not import it cannot inject STATE_STORE', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gsc-state-module-'));
+    const store = createStateStore({ kind: 'sqlite', dir });
+    const compiling = Test.createTestingModule({ imports: [StateModule.forRoot({ store }), ConsumerModule] }).compile();
+    await expect(compiling).rejects.toThrow(/can't resolve dependencies of the Consumer/);
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
   it('leaves a store it was given open: its owner closes it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gsc-state-module-'));
     const store = createStateStore({ kind: 'sqlite', dir });
-    const moduleRef = await Test.createTestingModule({ imports: [StateModule.forRoot({ store }), ConsumerModule] }).compile();
+    const state = StateModule.forRoot({ store });
+    const moduleRef = await Test.createTestingModule({ imports: [state, consumerOf(state)] }).compile();
     const app = moduleRef.createNestApplication({ logger: false });
     await app.init();
     expect(app.get(Consumer).store).toBe(store);

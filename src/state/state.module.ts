@@ -1,4 +1,4 @@
-import { type DynamicModule, Global, Inject, Injectable, type InjectionToken, Module, type ModuleMetadata, type OnApplicationShutdown } from '@nestjs/common';
+import { type DynamicModule, Inject, Injectable, type InjectionToken, Module, type ModuleMetadata, type OnApplicationShutdown } from '@nestjs/common';
 import { createStateStore } from './create-state-store.js';
 import type { StateStore, StateStoreOptions } from './state-store.js';
 
@@ -30,10 +30,10 @@ class StateStoreCloser implements OnApplicationShutdown {
 }
 
 /**
- * Provides STATE_STORE to every module: a store built from `config.state`, or
+ * Provides STATE_STORE to the modules that import it (ModuleGraph.shared; not
+ * @Global, so a host app's modules never see it): a store built from `config.state`, or
  * one the caller made (a test, an embedding app), which the caller then closes.
  */
-@Global()
 @Module({})
 export class StateModule {
   static forRoot(source: Source): DynamicModule {

@@ -18,7 +18,7 @@ import { CONFIG, type Config } from '../../config/config.js';
 import { GoogleApiError } from '../../google/google-error.js';
 import { STATE_STORE } from '../../state/state.module.js';
 import { type StateStore, StateUnavailableError } from '../../state/state-store.js';
-import { callerOf } from '../caller.js';
+import { callerOf } from '../../identity/caller.js';
 import type { ToolCall } from '../tool-call.js';
 import type { ApprovalDescriber } from '../tool.decorator.js';
 import { type ToolOutput, toolOutput } from '../tool-output.js';

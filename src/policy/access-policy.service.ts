@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CONFIG, type Config } from '../config/config.js';
-import { type Access, resolvePolicy } from '../policy/policy-resolution.js';
-import type { Caller } from './caller.js';
-import { ToolRegistry } from './tool-registry.service.js';
+import { type Access, resolvePolicy } from './policy-resolution.js';
+import type { Caller } from '../identity/caller.js';
+import { RegisteredTools } from './registered-tools.js';
 
 const REMEMBERED_CALLERS = 1_000;
 
@@ -19,7 +19,7 @@ export class AccessPolicy {
 
   constructor(
     @Inject(CONFIG) private readonly config: Config,
-    private readonly registry: ToolRegistry,
+    private readonly registry: RegisteredTools,
   ) {}
 
   accessFor(caller: Caller): Access {

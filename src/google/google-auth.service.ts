@@ -2,8 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { OAuth2Client } from 'google-auth-library';
 import { UserFacingError } from '../common/user-facing-error.js';
 import { CONFIG, type Config } from '../config/config.js';
-import type { CredentialContext } from '../google/google-error.js';
-import { MalformedAnswerError } from '../google/google-failure.js';
+import type { CredentialContext } from './google-error.js';
+import { MalformedAnswerError } from './google-failure.js';
 
 const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
 

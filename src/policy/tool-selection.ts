@@ -1,10 +1,10 @@
 import type { Config } from '../config/config.js';
 import { ConfigError } from '../config/config-error.js';
 import { patternMatches, type ToolPattern } from '../config/tool-patterns.js';
-import type { ToolSpec } from './tool.decorator.js';
+import type { ToolDeclaration } from './tool-declaration.js';
 
-export interface ToolSelection {
-  readonly registered: readonly ToolSpec[];
+export interface ToolSelection<T extends ToolDeclaration = ToolDeclaration> {
+  readonly registered: readonly T[];
   readonly excluded: readonly { readonly name: string; readonly reason: string }[];
   readonly scopes: readonly string[];
 }
@@ -19,9 +19,9 @@ const SCOPE = 'https://www.googleapis.com/auth/';
  * write. Entries that match nothing, and write tools named under read-only,
  * are configuration errors: an ignored entry would leave an absence nobody traces.
  */
-export function selectTools(declared: readonly ToolSpec[], filters: Filters): ToolSelection {
+export function selectTools<T extends ToolDeclaration>(declared: readonly T[], filters: Filters): ToolSelection<T> {
   const essential = new Set(declared.filter((t) => t.essential).map((t) => t.name));
-  const isWrite = (t: ToolSpec) => t.access !== 'read';
+  const isWrite = (t: T) => t.access !== 'read';
   const matching = (variable: string, pattern: ToolPattern) => {
     const hits = matchingTools(pattern, declared, essential);
     if (hits.length === 0) throw new ConfigError(`${variable} ${matchesNoTool(pattern, declared)}`);
@@ -29,7 +29,7 @@ export function selectTools(declared: readonly ToolSpec[], filters: Filters): To
   };
 
   const excluded: { name: string; reason: string }[] = [];
-  let chosen: Set<ToolSpec>;
+  let chosen: Set<T>;
   if (filters.allowTools) {
     chosen = new Set();
     for (const pattern of filters.allowTools) {
@@ -64,17 +64,17 @@ export function selectTools(declared: readonly ToolSpec[], filters: Filters): To
 }
 
 /** The declared tools an allow or deny entry matches (GSC_*_TOOLS, or a policy rule's). */
-export function matchingTools(pattern: ToolPattern, declared: readonly ToolSpec[], essential: ReadonlySet<string>): ToolSpec[] {
+export function matchingTools<T extends ToolDeclaration>(pattern: ToolPattern, declared: readonly T[], essential: ReadonlySet<string>): T[] {
   return declared.filter((t) => patternMatches(pattern, t.name, essential));
 }
 
 /** The rest of the sentence for an entry that matches nothing: the real names, so a typo is plain to see. */
-export function matchesNoTool(pattern: ToolPattern, declared: readonly ToolSpec[]): string {
+export function matchesNoTool(pattern: ToolPattern, declared: readonly ToolDeclaration[]): string {
   return `entry "${pattern.text}" matches no tool; the tools are: ${declared.map((t) => t.name).sort().join(', ')}`;
 }
 
 /** An allow entry whose every match is a write tool, as the read-only refusal names it. */
-export function describeWriteOnly(pattern: ToolPattern, hits: readonly ToolSpec[]): string {
+export function describeWriteOnly(pattern: ToolPattern, hits: readonly ToolDeclaration[]): string {
   return pattern.kind === 'exact' ? `${pattern.text}, a write tool` : `"${pattern.text}", which matches only write tools (${hits.map((t) => t.name).join(', ')})`;
 }
 
@@ -92,7 +92,7 @@ function byName(a: { name: string }, b: { name: string }): number {
  * service account is only granted what a Workspace admin allowed, and asking
  * for one more scope fails the whole token request.
  */
-export function scopesFor(tools: readonly ToolSpec[]): string[] {
+export function scopesFor(tools: readonly ToolDeclaration[]): string[] {
   const scopes: string[] = [];
   const gsc = tools.filter((t) => t.apis.includes('searchconsole'));
   if (gsc.some((t) => t.access !== 'read')) scopes.push(`${SCOPE}webmasters`);

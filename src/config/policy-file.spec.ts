@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { ConfigError } from '../config/config-error.js';
-import { parsePolicy, parsePrincipalPattern } from './policy.js';
+import { ConfigError } from './config-error.js';
+import { checkPolicySites, parsePolicy, parsePrincipalPattern } from './policy-file.js';
 
 // PRODUCT §8b, verbatim.
 const PRODUCT_EXAMPLE = `{ "rules": [
@@ -119,5 +119,37 @@ describe('parsePrincipalPattern', () => {
 
   it.each(['alice', '@corp.example', 'alice@', 'alice@localhost', 'alice@corp..example', '*@*', 'a b@corp.example', '*.@corp.example', 'alice@-corp.example'])('%s is no pattern', (text) => {
     expect(parsePrincipalPattern(text)).toBeUndefined();
+  });
+});
+
+const policyOf = (...rules: unknown[]) => parsePolicy({ rules }, 'GSC_POLICY_FILE');
+const alice = { principals: ['alice@corp.example'] };
+const seo = { groups: ['seo'] };
+
+function sitesRefusal(run: () => void): string {
+  let error: unknown;
+  try {
+    run();
+  } catch (e) {
+    error = e;
+  }
+  expect(error).toBeInstanceOf(ConfigError);
+  expect((error as Error).message.split('\n')).toHaveLength(1);
+  return (error as Error).message;
+}
+
+describe('checkPolicySites', () => {
+  it('accepts rule sites inside the server-wide list, and anything without one', () => {
+    const policy = policyOf({ ...seo, tools: ['*'], sites: ['https://blog.corp.example/', 'sc-domain:eu.corp.example'] });
+    expect(() => checkPolicySites(policy, ['sc-domain:corp.example'])).not.toThrow();
+    expect(() => checkPolicySites(policy, undefined)).not.toThrow();
+  });
+
+  it('refuses a rule site the server-wide list does not cover, naming the rule, the entry and the list', () => {
+    const policy = policyOf({ ...alice, tools: ['*'] }, { ...seo, tools: ['*'], sites: ['sc-domain:corp.example'] });
+    expect(sitesRefusal(() => checkPolicySites(policy, ['https://blog.corp.example/']))).toBe(
+      'GSC_POLICY_FILE rule 2 ("groups": ["seo"]): "sites" entry sc-domain:corp.example is outside GSC_ALLOWED_SITES (https://blog.corp.example/); a rule only narrows the server-wide list — remove the entry or widen GSC_ALLOWED_SITES',
+    );
+    expect(sitesRefusal(() => checkPolicySites(policyOf({ ...seo, tools: ['*'], sites: ['https://corp.example/shopping/'] }), ['https://corp.example/shop/']))).toMatch(/entry https:\/\/corp.example\/shopping\/ is outside/);
   });
 });

@@ -1,7 +1,8 @@
-import { ConfigError } from '../config/config-error.js';
-import { parseToolPatterns, type ToolPattern } from '../config/tool-patterns.js';
+import { ConfigError } from './config-error.js';
+import { parseToolPatterns, type ToolPattern } from './tool-patterns.js';
 import { hasInvisible, inert } from '../common/inert-text.js';
 import { normalizeProperty, PropertyError } from '../property/property.js';
+import { isPropertyAllowed } from '../property/site-allowlist.js';
 
 // GSC_POLICY_FILE (or the embedded module's `policy` option), PRODUCT §8b:
 // { "rules": [ { "principals" | "groups", "tools", "deny_tools"?, "sites"? }, … ] }
@@ -166,4 +167,22 @@ function describe(value: unknown): string {
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * A rule only narrows GSC_ALLOWED_SITES, so a "sites" entry the server-wide list
+ * does not cover is a start-up error, as GSC_SITE_URL outside the list is: left
+ * in, it would read as access the rule grants while every call to it is refused.
+ * An entry inside a server-wide one is fine (server sc-domain:corp.example, rule
+ * https://blog.corp.example/).
+ */
+export function checkPolicySites(policy: Policy, allowedSites: readonly string[] | undefined): void {
+  if (!allowedSites) return;
+  for (const rule of policy.rules) {
+    for (const site of rule.sites ?? []) {
+      if (!isPropertyAllowed(site, allowedSites)) {
+        throw new ConfigError(`${policy.source} ${rule.label}: "sites" entry ${site} is outside GSC_ALLOWED_SITES (${allowedSites.join(', ')}); a rule only narrows the server-wide list — remove the entry or widen GSC_ALLOWED_SITES`);
+      }
+    }
+  }
 }

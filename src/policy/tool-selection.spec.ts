@@ -1,16 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
-import * as z from 'zod';
 import { ConfigError } from '../config/config-error.js';
 import { parseToolPatterns } from '../config/tool-patterns.js';
-import type { ToolAccess, ToolSpec, GoogleApi } from './tool.decorator.js';
+import type { GoogleApi, ToolAccess, ToolDeclaration } from './tool-declaration.js';
 import { scopesFor, selectTools } from './tool-selection.js';
 
-const tool = (name: string, access: ToolAccess, apis: GoogleApi[] = ['searchconsole'], essential = false): ToolSpec => ({
+const tool = (name: string, access: ToolAccess, apis: GoogleApi[] = ['searchconsole'], essential = false): ToolDeclaration => ({
   name,
-  title: name,
-  description: name,
-  input: z.object({}),
-  output: z.object({}),
   access,
   apis,
   essential,
@@ -28,7 +23,7 @@ const declared = [
 ];
 const allow = (v: string) => parseToolPatterns('GSC_ALLOW_TOOLS', v);
 const deny = (v: string) => parseToolPatterns('GSC_DENY_TOOLS', v) ?? [];
-const names = (s: { registered: readonly ToolSpec[] }) => s.registered.map((t) => t.name);
+const names = (s: { registered: readonly ToolDeclaration[] }) => s.registered.map((t) => t.name);
 const WM = 'https://www.googleapis.com/auth/webmasters';
 
 describe('selectTools', () => {

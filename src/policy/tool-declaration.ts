@@ -1,0 +1,19 @@
+/**
+ * The part of a tool declaration the policy decisions read (selection, scopes,
+ * per-person access). It lives here, below mcp/, so that policy/ never imports
+ * the MCP layer; mcp/tool.decorator.ts extends it with the schemas and the rest.
+ */
+
+/** What a call can do to the world. Annotations, read-only filtering and the approval guard all follow from it. */
+export type ToolAccess = 'read' | 'write' | 'destructive';
+
+/** The Google API families a tool talks to; the OAuth scopes requested are derived from them. */
+export type GoogleApi = 'searchconsole' | 'indexing' | 'siteverification';
+
+export interface ToolDeclaration {
+  readonly name: string;
+  readonly access: ToolAccess;
+  readonly apis: readonly GoogleApi[];
+  /** Part of the `essential` preset of GSC_ALLOW_TOOLS. */
+  readonly essential?: boolean;
+}
