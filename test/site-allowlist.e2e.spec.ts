@@ -10,7 +10,7 @@ import { connectHttp, type TestClient, text } from './support/clients.js';
 import { startGoogle, type TestGoogle } from './support/google.js';
 import { type InProcessServer, startInProcess } from './support/server.js';
 
-// A tool added later, with no policy code of its own: it only declares a site_url argument.
+// A tool added later, with no policy code of its own: it only declares its target, the site_url property.
 @ToolProvider()
 @Injectable()
 class ProbeTools {
@@ -19,6 +19,7 @@ class ProbeTools {
     title: 'Probe',
     description: 'Test-only tool with a property argument.',
     input: z.object({ site_url: SiteUrlArg }),
+    target: ['site'],
     output: z.object({ site: z.string() }),
     access: 'read',
     apis: ['searchconsole'],
@@ -48,7 +49,7 @@ afterAll(async () => {
 beforeEach(() => {
   google.emulator.reset();
   // A verified domain this server must not touch.
-  google.emulator.state.resources.set('dns://example.org', { id: 'dns%3A%2F%2Fexample.org', site: { type: 'INET_DOMAIN', identifier: 'example.org' }, owners: ['owner@example.com'] });
+  google.emulator.state.resources.set('dns://example.org', { id: 'dns%3A%2F%2Fexample.org', site: { type: 'INET_DOMAIN', identifier: 'example.org' }, owners: ['owner@example.com', google.clientEmail] });
 });
 
 const sent = () => google.emulator.apiRequests();

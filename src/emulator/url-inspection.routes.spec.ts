@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { SEED_PROPERTIES } from './emulator-seed.js';
-import { rejection, startEmulatorKit } from './emulator-test-kit.js';
+import { rejection, startEmulatorKit } from '../../test/support/emulator-kit.js';
 import { useEmulatorKit } from '../../test/support/emulator-kit.js';
 import { urlInProperty } from './property-scope.js';
 
@@ -54,7 +54,7 @@ describe('urlInspection.index.inspect', () => {
       pageFetchState: 'BLOCKED_ROBOTS_TXT',
     });
     const dup = (await state('https://www.example.com/products?color=red')).indexStatusResult!;
-    expect(dup.googleCanonical).toBe('https://www.example.com/products');
+    expect(dup.googleCanonical).toBe('https://www.example.com/products/'); // the category page the site has (and that ranks)
     expect(dup.userCanonical).toBe('https://www.example.com/products?color=red');
     const rich = await state('https://www.example.com/blog/seo-basics');
     expect(rich.richResultsResult!.verdict).toBe('FAIL');

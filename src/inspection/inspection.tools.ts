@@ -34,8 +34,9 @@ export class InspectionTools {
     name: 'inspect_url',
     title: 'Inspect URL',
     description:
-      "Google's indexed state of a URL as of its last crawl (not a live test): verdict, coverage, crawl, canonicals, rich results.",
+      "Google's indexed state of a URL as of its last crawl (not a live test).",
     input: InspectInput,
+    target: ['site', 'page'],
     output: InspectionOutput,
     access: 'read',
     apis: ['searchconsole'],
@@ -51,8 +52,9 @@ export class InspectionTools {
   @Tool({
     name: 'inspect_urls',
     title: 'Inspect URLs',
-    description: `inspect_url verdicts for up to ${MAX_BATCH} URLs, in parallel, within the quota left; lists what it did not inspect.`,
+    description: `inspect_url verdicts for up to ${MAX_BATCH} URLs within the quota left; lists any not inspected.`,
     input: BatchInput,
+    target: ['site', 'pages'],
     output: BatchOutput,
     access: 'read',
     apis: ['searchconsole'],

@@ -89,12 +89,3 @@ describe('selectTools', () => {
 describe('scopesFor', () => {
   it('is empty for no tools', () => expect(scopesFor([])).toEqual([]));
 });
-
-describe('parseToolPatterns', () => {
-  it.each(['*_sites', 'list_*_x', 'li*st', '**', 'list sites'])('refuses %s', (p) => {
-    expect(() => parseToolPatterns('GSC_ALLOW_TOOLS', p)).toThrow(/not a valid pattern/);
-  });
-  it('accepts exact, prefix, essential and ignores empty entries', () => {
-    expect(parseToolPatterns('GSC_ALLOW_TOOLS', ' list_*, , get_site,ESSENTIAL ')?.map((p) => p.kind)).toEqual(['prefix', 'exact', 'essential']);
-  });
-});

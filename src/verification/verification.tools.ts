@@ -15,12 +15,21 @@ import { MethodOut, RecordOut } from './verification.schemas.js';
 import { VerificationService } from './verification.service.js';
 
 const MethodArg = z.enum(VERIFICATION_METHODS);
-const IdArg = z.string().min(1).describe('Id from list_verified_sites (dns%3A%2F%2Fexample.com).');
+// Not .min(1): minLength is outside Gemini's declaration subset; the refusal is a sentence instead.
+const IdArg = z.string().refine((id) => id.length > 0, 'id is empty: give an id from list_verified_sites, e.g. dns%3A%2F%2Fexample.com.').describe('Id from list_verified_sites (dns%3A%2F%2Fexample.com).');
 
 const Owners = z.array(z.string()).describe('Verified owners (e-mail addresses, supplied by Google).');
 const SiteUrlOut = z.string().describe('The property it stands for, or the raw identifier when there is none.');
 const ResourceOut = z.object({ id: z.string().describe('Exactly as Google returns it (percent-encoded).'), site_url: SiteUrlOut, owners: Owners });
-const TokenOut = z.object({ site_url: z.string(), method: MethodOut, token: z.string(), record: RecordOut, next_step: z.string() });
+const TokenOut = z.object({
+  site_url: z.string(),
+  method: MethodOut,
+  token: z.string(),
+  record: RecordOut,
+  next_step: z.string(),
+  // Set when already verified (the covering site or domain): the token then only re-verifies.
+  verified_through: z.string().optional(),
+});
 
 // eslint-disable-next-line no-control-regex -- an address must not carry control characters
 const EMAIL = /^[^\s@<>(),;:"\\\u0000-\u001f\u007f]+@[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+$/i;
@@ -65,13 +74,25 @@ export class VerificationTools {
     title: 'Get verification token',
     description: 'Get the ownership token and the exact record to place (apex TXT for sc-domain:, <meta> tag for URL-prefix). Claims nothing.',
     input: TokenInput,
+    target: ['site'],
     output: TokenOut,
     access: 'read',
     apis: ['siteverification'],
   })
   async getVerificationToken(args: z.infer<typeof TokenInput>, call: ToolCall<TargetOf<typeof TokenInput>>): Promise<ToolOutput> {
     const { site } = call.target;
-    const t = await this.verification.token(site, args.method);
+    const method = this.verification.checkMethod(site, args.method); // a method that cannot fit sends nothing at all
+    const [t, verifiedBy] = await Promise.all([this.verification.token(site, method), this.verification.verifiedBy(site)]);
+    if (verifiedBy) {
+      // The same verdict as setup_site: already verified, so nothing needs placing; the token serves only to re-verify.
+      const through = siteUrlOf(verifiedBy);
+      const next = `Nothing to do. Only to re-verify (if the token in place was removed, or to add this method): ${describePlacement(t.record)}, then call verify_site with method ${t.method}.`;
+      return toolOutput(
+        { site_url: site, method: t.method, token: t.token, record: t.record, next_step: next, verified_through: through },
+        `${site} is already verified: this credential is a verified owner through ${through} (resource id ${verifiedBy.id}). No token needs placing.\n` +
+          `For re-verification only, the ${t.method} token is ${t.token}.\n${next}`,
+      );
+    }
     return toolOutput(
       { site_url: site, method: t.method, token: t.token, record: t.record, next_step: t.nextStep },
       `${t.method} token for ${site}: ${t.token}\n${describePlacement(t.record)}.\n${t.nextStep}`,
@@ -83,6 +104,7 @@ export class VerificationTools {
     title: 'Verify ownership',
     description: 'Make this credential a verified owner once the token is placed. Fails until Google sees it (DNS can take hours).',
     input: VerifyInput,
+    target: ['site'],
     output: ResourceOut.extend({ method: MethodOut, verified: z.boolean(), next_step: z.string(), untrusted: z.literal(true) }),
     access: 'write',
     apis: ['siteverification'],
@@ -129,6 +151,7 @@ export class VerificationTools {
     title: 'Get verified site',
     description: 'Show one verified site or domain and its owners.',
     input: IdInput,
+    target: ['resource'],
     output: ResourceOut.extend({ untrusted: z.literal(true) }),
     access: 'read',
     apis: ['siteverification'],
@@ -146,6 +169,7 @@ export class VerificationTools {
     title: 'Give up ownership',
     description: "Give up this credential's verified ownership of a site or domain. Asks a person first: its properties lose owner access.",
     input: IdInput,
+    target: ['resource'],
     output: z.object({ id: z.string(), site_url: SiteUrlOut, unverified: z.boolean() }),
     access: 'destructive',
     apis: ['siteverification'],
@@ -167,6 +191,7 @@ export class VerificationTools {
     title: 'Replace verified owners',
     description: 'Replace the verified owners with the complete list given; everyone not listed loses ownership. Asks a person first.',
     input: OwnersInput,
+    target: ['resource'],
     output: ResourceOut.extend({ untrusted: z.literal(true) }),
     access: 'destructive',
     apis: ['siteverification'],
