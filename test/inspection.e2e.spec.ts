@@ -133,13 +133,12 @@ describe('inspect_url', () => {
     expect(google.emulator.apiRequests()).toHaveLength(0);
   });
 
-  it('retries a 429 (with and without Retry-After) and a 500, then answers', async () => {
+  it('retries a 429 that says when (Retry-After) and a 500, then answers', async () => {
     google.emulator.injectFault({ route: 'urlInspection.index.inspect', status: 429, retryAfter: 1 });
-    google.emulator.injectFault({ route: 'urlInspection.index.inspect', status: 429 });
     google.emulator.injectFault({ route: 'urlInspection.index.inspect', status: 500 });
     const result = await inspect(page(''));
     expect(result.isError).toBeFalsy();
-    expect(inspections().map((r) => r.status)).toEqual([429, 429, 500, 200]);
+    expect(inspections().map((r) => r.status)).toEqual([429, 500, 200]);
   });
 
   // Google's words do not say which limit a 429 is about; only structured facts
@@ -180,8 +179,10 @@ describe('inspect_url', () => {
     });
     const result = await inspect(page(''));
     expect(result.isError).toBe(true);
-    expect(text(result)).toMatch(/Google's quota is exhausted, so it refused to inspect https:\/\/www\.example\.com\/ in https:\/\/www\.example\.com\/: "Quota exceeded for https:\/\/www\.example\.com\/\."/);
-    expect(text(result)).toMatch(/does not say which limit was hit\. URL Inspection allows 600 inspections per minute and 2 000 per day per property\. If it was a per-minute limit, retry in 60 seconds; if it was a daily one, it resets at midnight Pacific Time/);
+    // Sent once: a backoff of seconds clears neither window, and a retry would spend quota.
+    expect(inspections()).toHaveLength(1);
+    expect(text(result)).toMatch(/^Google's daily quota is most likely exhausted, so it refused to inspect https:\/\/www\.example\.com\/ in https:\/\/www\.example\.com\/: "Quota exceeded for https:\/\/www\.example\.com\/\."\. Nothing was changed\. Google's answer does not say which limit was hit\./);
+    expect(text(result)).toMatch(/If it was the per-minute limit \(600\), it clears by \S+, within a minute; the daily limit resets at midnight Pacific Time/);
     expect(text(result)).not.toMatch(/daily quota is exhausted|per-minute quota is exhausted/);
   });
 
@@ -263,6 +264,42 @@ describe('inspect_urls', () => {
     const tool = (await client.listTools()).find((t) => t.name === 'inspect_urls');
     expect(tool.annotations).toMatchObject({ readOnlyHint: true });
     expect(tool.inputSchema.properties.urls).toMatchObject({ minItems: 1, maxItems: 20 });
+  });
+});
+
+// Issue 21 item 6: Google's real daily limit (the emulator's counter, not an
+// injected fault) answered once, told as the daily limit, over both revisions.
+describe("inspect_url when Google has spent the property's daily quota", () => {
+  let limited: TestGoogle;
+  let limitedServer: InProcessServer;
+  let modern: TestClient;
+  let old: TestClient;
+
+  beforeAll(async () => {
+    limited = await startGoogle({ quotas: { inspectionPerDayPerProperty: 2 } });
+    limitedServer = await startInProcess(limited.env);
+    modern = await connectHttp(limitedServer.url, { revision: '2026-07-28' });
+    old = await connectHttp(limitedServer.url, { revision: '2025-11-25' });
+  });
+
+  afterAll(async () => {
+    await modern?.close();
+    await old?.close();
+    await limitedServer?.close();
+    await limited?.emulator.close();
+  });
+
+  it('sends the refused inspection once and says it is most likely the daily limit, resetting at midnight Pacific Time', async () => {
+    for (const path of ['a', 'b']) expect((await modern.call('inspect_url', { site_url: OWNED, url: page(path) })).isError).toBeFalsy();
+    for (const [i, c] of [modern, old].entries()) {
+      const before = inspections(limited.emulator).length;
+      const result = await c.call('inspect_url', { site_url: OWNED, url: page(`c${i}`) });
+      expect(result.isError).toBe(true);
+      expect(inspections(limited.emulator).slice(before).map((r) => r.status)).toEqual([429]);
+      expect(text(result)).toMatch(/^Google's daily quota is most likely exhausted, so it refused to inspect https:\/\/www\.example\.com\/c\d in https:\/\/www\.example\.com\//);
+      expect(text(result)).toMatch(/This server counted \d+ inspections of https:\/\/www\.example\.com\/ in the current minute and 2 today/);
+      expect(text(result)).toMatch(/the daily limit resets at midnight Pacific Time \(\S+, in about \d+ (hours?|minutes?)\)\.$/);
+    }
   });
 });
 

@@ -120,6 +120,41 @@ describe('stdio hygiene', () => {
   });
 });
 
+// The same rule as over HTTP (test/http-surface.e2e.spec.ts, 'approval state on the wire'): it is
+// applied where both transports meet, the MCP server every transport is served by.
+describe('approval state on the stdio wire (2026-07-28)', () => {
+  it('a requestState that is not a string is no answer: a fresh question, never a JSON-RPC error', async () => {
+    const child = spawn(process.execPath, [MAIN], { env: isolatedEnv(google.env) });
+    let stdout = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    const meta = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': { name: 'wire-test', version: '1.0.0' },
+      'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+    };
+    const accept = { approval: { action: 'accept', content: { confirm: true } } };
+    const states: unknown[] = [{ forged: true }, 42, ['a'], null, 'not-a-seal'];
+    try {
+      states.forEach((requestState, i) => {
+        const params = { name: 'delete_site', arguments: { site_url: SEED_PROPERTIES.blog }, requestState, inputResponses: accept, _meta: meta };
+        child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params })}\n`);
+      });
+      await waitFor(() => stdout.split('\n').filter(Boolean).length >= states.length);
+    } finally {
+      child.stdin.end();
+      await new Promise((resolve) => child.on('exit', resolve));
+    }
+    const answers = stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line));
+    expect(answers.map((a) => a.id).sort()).toEqual(states.map((_, i) => i + 1));
+    for (const answer of answers) {
+      expect(answer.error).toBeUndefined();
+      expect(answer.result.resultType).toBe('input_required');
+      expect(answer.result.requestState).toEqual(expect.any(String));
+    }
+    expect(google.emulator.apiRequests().filter((r) => r.route === 'sites.delete')).toHaveLength(0);
+  });
+});
+
 async function waitFor(check: () => boolean, timeoutMs = 15000): Promise<void> {
   const started = Date.now();
   while (!check()) {

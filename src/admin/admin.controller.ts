@@ -15,6 +15,7 @@ import { AdminAccessGuard } from './admin-access.guard.js';
 import { adminOpenApi } from './admin-openapi.js';
 import { AdminRoute } from './admin-route.decorator.js';
 import { AuditQueryDto } from './audit-query.dto.js';
+import { canonicalPrincipal } from '../common/principal-name.js';
 
 /** Operations endpoints beside /mcp, at the path the module mounts them (/admin standalone). Nothing here changes state, and nothing returns a secret. */
 @Controller()
@@ -79,10 +80,11 @@ export class AdminController {
       ...(spec.appOnlyFor ? { app_only_for: spec.appOnlyFor } : {}),
     });
     if (principal === undefined) return { registered: this.registry.tools.map(describe), excluded: this.registry.excluded };
-    const caller = { principal, groups: (groups ?? '').split(',').map((g) => g.trim()).filter(Boolean) };
+    // The spelling every principal is compared in, as the caller's own requests would carry it.
+    const caller = { principal: canonicalPrincipal(principal) ?? principal, groups: (groups ?? '').split(',').map((g) => g.trim()).filter(Boolean) };
     const access = this.access.accessFor(caller);
     return {
-      principal,
+      principal: caller.principal,
       groups: caller.groups,
       decided_by: access.decidedBy,
       ...(access.rule !== undefined ? { rule: access.rule } : {}),

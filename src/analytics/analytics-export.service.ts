@@ -2,11 +2,15 @@
 // to its 50 000-row cap, written to the state store page by page as it comes
 // (so no more than one page is ever held) and kept 24 hours for the principal
 // who asked. Read back by ExportResources, in chunks, as CSV or NDJSON.
+// Each principal keeps at most GSC_EXPORT_MAX_PER_PRINCIPAL exports and
+// GSC_EXPORT_MAX_BYTES_PER_PRINCIPAL bytes of rows: a new export removes that
+// principal's oldest ones, so one person cannot fill the store for everyone.
 
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { UserFacingError } from '../common/user-facing-error.js';
 import { NOTHING_CHANGED } from '../common/sentences.js';
+import { CONFIG, type Config } from '../config/config.js';
 import { STATE_STORE } from '../state/state.module.js';
 import { type StateStore, StateUnavailableError } from '../state/state-store.js';
 import { PAGE_ROWS, ROW_CAP, type ReportRequest } from './analytics-request.js';
@@ -19,6 +23,8 @@ import { describeError } from './analytics-format.js';
 export const EXPORT_TTL_MS = 24 * 3600_000;
 /** Exports listed per principal in resources/list. */
 const LISTED_EXPORTS = 50;
+/** Entries kept in a principal's index stream: every live export (at most GSC_EXPORT_MAX_PER_PRINCIPAL, ≤ 100) plus ones already removed. */
+const INDEX_LENGTH = 200;
 /** Rows read from the store per step when an export is read back. */
 const READ_CHUNK = 5000;
 /** Rows of the export shown in the tool result itself. */
@@ -35,6 +41,8 @@ export interface ExportRecord {
   readonly type: string;
   readonly data_state: string;
   readonly rows: number;
+  /** Bytes of its rows in the store (the per-principal bound counts these); absent on records written before the bound. */
+  readonly bytes?: number;
   readonly complete: boolean;
   readonly row_cap_reached: boolean;
   readonly created_at: string;
@@ -54,8 +62,12 @@ export interface ExportOutcome {
   readonly totals: Totals;
   readonly requests: number;
   readonly aggregationType?: string;
-  /** Google's refusal of a later page, as a sentence: the export holds the pages before it. */
+  /** Why a later page was not kept, as a sentence: the export holds the pages before it. */
   readonly stopped?: string;
+  /** Who stopped it: Google refusing the page, or the per-principal bound it would have passed. */
+  readonly stoppedBy?: 'google' | 'bound';
+  /** Older exports of the same principal removed to stay within the bound (ids, oldest first), and the bound. */
+  readonly replaced?: { readonly ids: readonly string[]; readonly bound: Config['exports'] };
   readonly freshness: Freshness;
   readonly property?: PropertyFigures;
 }
@@ -74,6 +86,7 @@ export class AnalyticsExports {
   constructor(
     private readonly analytics: AnalyticsService,
     @Inject(STATE_STORE) private readonly store: StateStore,
+    @Inject(CONFIG) private readonly config: Config,
   ) {}
 
   /**
@@ -94,6 +107,9 @@ export class AnalyticsExports {
     let aggregationType: string | undefined;
     let firstIncompleteDate: string | undefined;
     let stopped: string | undefined;
+    let stoppedBy: 'google' | 'bound' | undefined;
+    let bytes = 0;
+    const maxBytes = this.config.exports.maxBytesPerPrincipal;
     let capped = false;
     for (let page = 0; page < maxPages; page++) {
       if (caller.signal.aborted) {
@@ -111,12 +127,23 @@ export class AnalyticsExports {
       } catch (error) {
         if (page === 0) throw error;
         stopped = describeError(error);
+        stoppedBy = 'google';
         break;
       }
+      const encoded = rows.map(encodeRow);
+      const pageBytes = encoded.reduce((n, row) => n + Buffer.byteLength(row), 0);
+      if (bytes + pageBytes > maxBytes) {
+        await side;
+        if (page === 0) throw new UserFacingError(tooLarge(pageBytes, maxBytes));
+        stopped = `Its next page (${pageBytes} bytes) would take it past the ${maxBytes} bytes of rows one person may keep (GSC_EXPORT_MAX_BYTES_PER_PRINCIPAL); narrow the request (fewer dimensions, a shorter range, a filter) for every row.`;
+        stoppedBy = 'bound';
+        break;
+      }
+      bytes += pageBytes;
       side ??= this.sideQueries(request, caller.signal);
       if (rows.length) {
         try {
-          await this.store.appendMany(rowsKey(id), rows.map(encodeRow), { ttlMs: EXPORT_TTL_MS });
+          await this.store.appendMany(rowsKey(id), encoded, { ttlMs: EXPORT_TTL_MS });
         } catch (error) {
           await side;
           throw await this.unstorable(id, error);
@@ -142,7 +169,7 @@ export class AnalyticsExports {
       totals: sum.totals,
       requests,
       ...(aggregationType ? { aggregationType } : {}),
-      ...(stopped ? { stopped } : {}),
+      ...(stopped ? { stopped, stoppedBy } : {}),
       freshness: freshness ?? freshnessFromAnswer(request, { firstIncompleteDate }),
       ...(property ? { property } : {}),
     };
@@ -158,18 +185,50 @@ export class AnalyticsExports {
       type: request.type,
       data_state: request.dataState,
       rows: stored,
+      bytes,
       complete: !stopped,
       row_cap_reached: capped,
       created_at: now.toISOString(),
       expires_at: new Date(now.getTime() + ttl).toISOString(),
     };
+    let replaced: string[];
     try {
       await this.store.put(recordKey(id), JSON.stringify(record), ttl);
-      await this.store.append(indexKey(caller.principal), id, { ttlMs: EXPORT_TTL_MS, maxLength: LISTED_EXPORTS });
+      await this.store.append(indexKey(caller.principal), id, { ttlMs: EXPORT_TTL_MS, maxLength: INDEX_LENGTH });
+      replaced = await this.keepWithinBound(record);
     } catch (error) {
       throw await this.unstorable(id, error);
     }
-    return { ...outcome, record };
+    return { ...outcome, record, ...(replaced.length ? { replaced: { ids: replaced, bound: this.config.exports } } : {}) };
+  }
+
+  /**
+   * Oldest first out: keeps the principal's newest exports while they fit
+   * both bounds, the one just made always among them, and removes the rest.
+   * Every process computes the same set from the same index, so replicas
+   * finishing exports at once agree on what goes.
+   */
+  private async keepWithinBound(made: ExportRecord): Promise<string[]> {
+    const { maxPerPrincipal, maxBytesPerPrincipal } = this.config.exports;
+    const entries = await this.store.readLatest(indexKey(made.principal), { limit: INDEX_LENGTH });
+    const records = (await Promise.all([...new Set(entries.map((e) => e.value))].map((id) => this.find(id, made.principal)))).filter(
+      (r): r is ExportRecord => r !== undefined && r.id !== made.id,
+    );
+    let count = 1;
+    let bytes = made.bytes ?? 0;
+    const removed: string[] = [];
+    for (const record of records) {
+      // Once one does not fit, every older one goes too: the oldest leave first, never a newer one before them.
+      if (!removed.length && count < maxPerPrincipal && bytes + (record.bytes ?? 0) <= maxBytesPerPrincipal) {
+        count++;
+        bytes += record.bytes ?? 0;
+      } else {
+        await this.store.delete(recordKey(record.id));
+        await this.store.delete(rowsKey(record.id));
+        removed.push(record.id);
+      }
+    }
+    return removed.reverse();
   }
 
   /** The store failed mid-export: drop what was written (if the store lets us) and say why in a sentence. */
@@ -213,4 +272,11 @@ export class AnalyticsExports {
     const property = unattributedPlan(request)?.measure ? await propertyFigures(this.analytics, request, signal) : undefined;
     return { freshness, property };
   }
+}
+
+function tooLarge(pageBytes: number, maxBytes: number): string {
+  return (
+    `all_rows keeps at most ${maxBytes} bytes of rows per person (GSC_EXPORT_MAX_BYTES_PER_PRINCIPAL), and Google's first page of this export alone is ${pageBytes} bytes, so no export was kept. ${NOTHING_CHANGED} ` +
+    'Narrow the request (fewer dimensions, a shorter range, a filter), or ask without all_rows (up to 25 000 rows in the answer itself).'
+  );
 }

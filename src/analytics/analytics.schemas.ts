@@ -92,11 +92,12 @@ const Export = z.object({
   ndjson: z.string(),
   rows: z.number().int(),
   requests: z.number().int(),
-  complete: z.boolean().describe('false: Google refused a later page (see stopped); the first pages are kept.'),
+  complete: z.boolean().describe('false: Google refused a later page, or it would have passed the per-person bound (see stopped); the first pages are kept.'),
   columns: z.array(z.string()),
   expires_at: z.string(),
   principal: z.string().describe('The only principal that can read it.'),
   stopped: z.string().optional(),
+  replaced: z.array(z.string()).optional().describe("Ids of this principal's oldest exports, removed (oldest first) to stay within the per-person bound."),
 });
 
 export const AnalyticsOutput = z.object({

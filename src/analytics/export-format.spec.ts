@@ -15,10 +15,26 @@ describe('export rows', () => {
     ['a quote', 'say "hi"', '"say ""hi"""'],
     ['a line break', 'one\ntwo', '"one\ntwo"'],
     ['a leading space', ' lead', '" lead"'],
-    ['a formula-looking query, kept as text', '=HYPERLINK("x")', '"=HYPERLINK(""x"")"'],
-    ['a leading minus without specials', '-widget', '-widget'],
+    ['an apostrophe that starts a plain query', "'quoted", "'quoted"],
+    ['a formula character inside the text', 'a=b+c-d@e', 'a=b+c-d@e'],
   ])('writes CSV fields as RFC 4180 does: %s', (_name, value, field) => {
     expect(csvLine(row([value]))).toBe(`${field},3,40,0.075,7.123456789012345\r\n`);
+  });
+
+  it.each([
+    ['=', '=HYPERLINK("https://evil.example","x")', `"'=HYPERLINK(""https://evil.example"",""x"")"`],
+    ['+', '+1+cmd', `"'+1+cmd"`],
+    ['-', '-widget', `"'-widget"`],
+    ['@', '@SUM(A1:A2)', `"'@SUM(A1:A2)"`],
+    ['a tab', '\t=1+1', `"'\t=1+1"`],
+    ['a carriage return', '\r=1+1', `"'\r=1+1"`],
+  ])('neutralises a text cell that starts with %s: quoted with a leading apostrophe, so a spreadsheet shows text', (_start, value, field) => {
+    expect(csvLine(row(['2026-11-01', value]))).toBe(`2026-11-01,${field},3,40,0.075,7.123456789012345\r\n`);
+  });
+
+  it('keeps NDJSON exactly as Google sent it, formula-looking text included', () => {
+    const value = '=HYPERLINK("https://evil.example","x")';
+    expect(JSON.parse(ndjsonLine(['query'], row([value]))).query).toBe(value);
   });
 
   it('names the columns by dimension, and NDJSON lines by dimension too', () => {

@@ -12,6 +12,8 @@ import type { ExportOutcome } from './analytics-export.service.js';
 import { buildDataTruth } from './data-truth.js';
 import { columnsOf, exportUri, FORMATS } from './export-format.js';
 
+type ExportBound = NonNullable<ExportOutcome['replaced']>['bound'];
+
 export function buildExportReport(request: ReportRequest, outcome: ExportOutcome): ToolOutput {
   const { record } = outcome;
   const rows = record?.rows ?? 0;
@@ -50,11 +52,15 @@ export function buildExportReport(request: ReportRequest, outcome: ExportOutcome
     expires_at: record.expires_at,
     principal: record.principal,
     ...(outcome.stopped ? { stopped: outcome.stopped } : {}),
+    ...(outcome.replaced ? { replaced: [...outcome.replaced.ids] } : {}),
   };
   const stored = [
     `Exported ${rows} rows in ${outcome.requests} ${outcome.requests === 1 ? 'request' : 'requests'} of up to ${PAGE_ROWS}` +
       (record.row_cap_reached ? `: Google's ${ROW_CAP}-row cap was reached, so more rows may match than it serves (see Data truth).` : '.'),
-    ...(outcome.stopped ? [`The export is incomplete: Google refused a later page, so it holds the first ${rows} rows only. ${outcome.stopped}`] : []),
+    ...(outcome.stopped
+      ? [`The export is incomplete: ${outcome.stoppedBy === 'bound' ? 'a later page would have passed the per-person bound' : 'Google refused a later page'}, so it holds the first ${rows} rows only. ${outcome.stopped}`]
+      : []),
+    ...(outcome.replaced ? [replacedSentence(outcome.replaced.ids, outcome.replaced.bound)] : []),
     `Stored until ${record.expires_at} (24 hours), readable only by the principal that asked (${record.principal}), with resources/read:`,
     `- ${csv} — CSV, header ${columns.join(',')}`,
     `- ${ndjson} — NDJSON, one JSON object per row`,
@@ -68,4 +74,11 @@ export function buildExportReport(request: ReportRequest, outcome: ExportOutcome
     { type: 'resource_link', uri: ndjson, name: `${record.id}.ndjson`, title: `Search performance export (NDJSON, ${rows} rows)`, mimeType: FORMATS.ndjson },
   ];
   return { structured: { ...structured, export: exported }, text, content: links };
+}
+
+function replacedSentence(ids: readonly string[], bound: ExportBound): string {
+  return (
+    `To stay within ${bound.maxPerPrincipal} exports and ${bound.maxBytesPerPrincipal} bytes of rows per person (GSC_EXPORT_MAX_PER_PRINCIPAL, GSC_EXPORT_MAX_BYTES_PER_PRINCIPAL), ` +
+    `your oldest ${ids.length === 1 ? 'export was' : `${ids.length} exports were`} removed: ${ids.join(', ')}.`
+  );
 }

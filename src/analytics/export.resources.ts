@@ -3,7 +3,7 @@ import { type ReadResourceResult, type Resource, ResourceNotFoundError } from '@
 import { isPropertyAllowed } from '../property/site-allowlist.js';
 import { McpResource, McpResourceList, ResourceProvider, type ResourceContext } from '../mcp/resource.decorator.js';
 import { AnalyticsExports, type ExportRecord } from './analytics-export.service.js';
-import { csvHeader, csvLine, exportUri, type ExportFormat, FORMATS, ndjsonLine, parseExportFile } from './export-format.js';
+import { csvHeader, csvLine, exportUri, type ExportFormat, FORMATS, FORMATS_NOTE, ndjsonLine, parseExportFile } from './export-format.js';
 
 /**
  * gsc://exports/<id>.csv and .ndjson: the rows of an all_rows export, for the
@@ -19,7 +19,7 @@ export class ExportResources {
   @McpResource({
     name: 'exports',
     title: 'Search performance exports',
-    description: 'Every row of a query_search_analytics all_rows export, as CSV or NDJSON; kept 24 hours, readable only by the principal who asked.',
+    description: `Every row of a query_search_analytics all_rows export, as CSV or NDJSON; kept 24 hours, readable only by the principal who asked, and bounded per person in number and bytes (the oldest removed first). ${FORMATS_NOTE}`,
     template: 'gsc://exports/{file}',
   })
   async read(uri: URL, variables: Record<string, string>, context: ResourceContext): Promise<ReadResourceResult> {

@@ -3,11 +3,12 @@ import { normalizeProperty, PropertyError } from '../property/property.js';
 import { isPropertyAllowed } from '../property/site-allowlist.js';
 import { ConfigError, rememberSecrets } from './config-error.js';
 import { type Credential, resolveCredential } from './credentials.js';
-import { GOOGLE_TIMEOUT_MS, HTTP_MAX_SESSIONS, validateScalars } from './environment.js';
+import { EXPORT_MAX_BYTES_PER_PRINCIPAL, EXPORT_MAX_PER_PRINCIPAL, GOOGLE_TIMEOUT_MS, HTTP_MAX_SESSIONS, validateScalars } from './environment.js';
 import { quote, strongSecretShape, notShown } from './quote.js';
 import { type AuthConfig, parseAuth, parsePublicUrl, parseState, readPolicyFile, type StateConfig } from './server-settings.js';
 import { fromEnvironment, fromSettingsObject, type SettingSource } from './setting-source.js';
 import { SCRUBBED_SETTINGS, type SettingName } from './settings-table.js';
+import { checkStatePermissions } from './state-permissions.js';
 import { parseToolPatterns, type ToolPattern } from './tool-patterns.js';
 import { GOOGLE_USER_INFO, isLoopback, parseHttpUrl } from './urls.js';
 import { assertPath } from './values.js';
@@ -53,6 +54,11 @@ export interface Config {
   readonly state: StateConfig;
   /** Per-principal rules (GSC_POLICY_FILE or the embedded module's `policy`), parsed and checked for shape; tool names are checked at bootstrap. */
   readonly policy?: Policy;
+  /** The bound on each principal's all_rows exports in the state store; the oldest goes first. */
+  readonly exports: {
+    readonly maxPerPrincipal: number;
+    readonly maxBytesPerPrincipal: number;
+  };
   readonly google: {
     readonly apiRootUrl?: string;
     readonly oauthTokenUrl?: string;
@@ -139,6 +145,8 @@ function buildConfig(source: SettingSource, options: LoadOptions | SettingsOptio
   const policy =
     policySource !== undefined ? parsePolicy(policySource, 'policy') : policyText !== undefined ? parsePolicy(policyText, 'GSC_POLICY_FILE') : undefined;
   if (policy) checkPolicySites(policy, allowedSites);
+  const state = parseState(source);
+  if (state.kind === 'sqlite') checkStatePermissions(state.dir, { named: source.get('GSC_STATE_DIR') !== undefined, secretFile: !secret });
   return deepFreeze({
     credential,
     impersonate,
@@ -161,8 +169,12 @@ function buildConfig(source: SettingSource, options: LoadOptions | SettingsOptio
     auth,
     approval: secret ? { secret, secretSource: 'GSC_APPROVAL_SECRET' } : { secretSource: 'store' },
     auditLog,
-    state: parseState(source),
+    state,
     policy,
+    exports: {
+      maxPerPrincipal: vars.GSC_EXPORT_MAX_PER_PRINCIPAL ?? EXPORT_MAX_PER_PRINCIPAL.default,
+      maxBytesPerPrincipal: vars.GSC_EXPORT_MAX_BYTES_PER_PRINCIPAL ?? EXPORT_MAX_BYTES_PER_PRINCIPAL.default,
+    },
     google: {
       apiRootUrl: apiRoot(source.get('GSC_API_ROOT_URL')),
       oauthTokenUrl: tokenUrl(source.get('GSC_OAUTH_TOKEN_URL')),

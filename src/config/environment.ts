@@ -4,7 +4,7 @@ import { quote } from './quote.js';
 import type { SettingSource } from './setting-source.js';
 import { type SettingName, type SettingSpec, SETTINGS } from './settings-table.js';
 
-export { GOOGLE_TIMEOUT_MS, HTTP_MAX_SESSIONS } from './setting-parsers.js';
+export { EXPORT_MAX_BYTES_PER_PRINCIPAL, EXPORT_MAX_PER_PRINCIPAL, GOOGLE_TIMEOUT_MS, HTTP_MAX_SESSIONS } from './setting-parsers.js';
 
 /** The rows whose `parse` is a schema: the scalar settings. Composite ones are parsed beside this, in their own files. */
 type ScalarRow = Extract<(typeof SETTINGS)[number], { parse: z.ZodType }>;

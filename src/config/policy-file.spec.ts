@@ -113,11 +113,14 @@ describe('parsePrincipalPattern', () => {
     ['Alice.Smith+seo@Corp.Example', { kind: 'address', address: 'alice.smith+seo@corp.example' }],
     ['*@corp.example', { kind: 'domain', domain: 'corp.example' }],
     ['*@EU.Corp.Example', { kind: 'domain', domain: 'eu.corp.example' }],
+    // The one canonical spelling of every principal (common/principal-name.ts): NFC, then ASCII lower-case only.
+    ['\u212Aate@corp.example', { kind: 'address', address: 'kate@corp.example' }],
+    ['\u0130na@corp.example', { kind: 'address', address: '\u0130na@corp.example' }],
   ])('%s is %j', (text, expected) => {
     expect(parsePrincipalPattern(text)).toMatchObject(expected);
   });
 
-  it.each(['alice', '@corp.example', 'alice@', 'alice@localhost', 'alice@corp..example', '*@*', 'a b@corp.example', '*.@corp.example', 'alice@-corp.example'])('%s is no pattern', (text) => {
+  it.each(['alice', '@corp.example', 'alice@', 'alice@localhost', 'alice@corp..example', '*@*', 'a b@corp.example', '*.@corp.example', 'alice@-corp.example', 'ali\u200bce@corp.example', 'alice\u202e@corp.example'])('%s is no pattern', (text) => {
     expect(parsePrincipalPattern(text)).toBeUndefined();
   });
 });

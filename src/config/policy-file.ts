@@ -1,6 +1,7 @@
 import { ConfigError } from './config-error.js';
 import { parseToolPatterns, type ToolPattern } from './tool-patterns.js';
 import { hasInvisible, inert } from '../common/inert-text.js';
+import { canonicalPrincipal } from '../common/principal-name.js';
 import { normalizeProperty, PropertyError } from '../property/property.js';
 import { isPropertyAllowed } from '../property/site-allowlist.js';
 
@@ -120,9 +121,15 @@ function parseRule(raw: unknown, number: number, source: string): PolicyRule {
   });
 }
 
-/** An exact address, or `*@domain`; undefined for anything else. Both lower-cased: principals match case-insensitively. */
+/**
+ * An exact address, or `*@domain`; undefined for anything else. Both in the
+ * canonical spelling every principal is compared in (common/principal-name.ts:
+ * NFC, then ASCII lower-case), so a rule matches exactly the callers that are
+ * the same principal for sessions, approvals and exports too.
+ */
 export function parsePrincipalPattern(text: string): PrincipalPattern | undefined {
-  const lowered = text.toLowerCase();
+  const lowered = canonicalPrincipal(text);
+  if (lowered === undefined) return undefined;
   const at = lowered.lastIndexOf('@');
   if (at <= 0 || lowered.indexOf('@') !== at) return undefined;
   const local = lowered.slice(0, at);

@@ -52,3 +52,7 @@ export const minBytes = (name: string, bytes: number) =>
 /** Timeout bounds: under a second is no deadline for a real Google call, over ten minutes is no deadline at all. */
 export const GOOGLE_TIMEOUT_MS = { min: 1000, max: 600_000, default: 30_000 } as const;
 export const HTTP_MAX_SESSIONS = { min: 1, max: 100_000, default: 1000 } as const;
+/** all_rows exports one principal keeps (PRODUCT §5b): a person who needs more reads theirs and asks again. */
+export const EXPORT_MAX_PER_PRINCIPAL = { min: 1, max: 100, default: 10 } as const;
+/** Bytes of stored rows per principal: 64 MiB holds several full 50 000-row exports (~5–15 MB each). */
+export const EXPORT_MAX_BYTES_PER_PRINCIPAL = { min: 1_000_000, max: 999_999_999, default: 64 * 1024 * 1024 } as const;

@@ -2,7 +2,7 @@ import type * as z from 'zod';
 import type { Config } from './config.js';
 import { maskUrl } from './quote.js';
 import { describeState } from './server-settings.js';
-import { bool, choice, GOOGLE_TIMEOUT_MS, host, HTTP_MAX_SESSIONS, integer, minBytes, token } from './setting-parsers.js';
+import { bool, choice, EXPORT_MAX_BYTES_PER_PRINCIPAL, EXPORT_MAX_PER_PRINCIPAL, GOOGLE_TIMEOUT_MS, host, HTTP_MAX_SESSIONS, integer, minBytes, token } from './setting-parsers.js';
 
 // The configuration table: every setting the server reads, once, and all the
 // rest of the code needs to know about it. The loader reads values only by
@@ -267,6 +267,28 @@ export const SETTINGS = [
       HTTP_MAX_SESSIONS.max,
     ),
     show: at('http.max_sessions', (c) => c.http.maxSessions),
+  },
+  {
+    name: 'GSC_EXPORT_MAX_PER_PRINCIPAL',
+    kind: 'integer',
+    help: `all_rows exports kept per principal (default ${EXPORT_MAX_PER_PRINCIPAL.default}); the oldest is removed first`,
+    parse: integer(
+      `GSC_EXPORT_MAX_PER_PRINCIPAL must be an integer from ${EXPORT_MAX_PER_PRINCIPAL.min} to ${EXPORT_MAX_PER_PRINCIPAL.max} (default ${EXPORT_MAX_PER_PRINCIPAL.default})`,
+      EXPORT_MAX_PER_PRINCIPAL.min,
+      EXPORT_MAX_PER_PRINCIPAL.max,
+    ),
+    show: at('exports.max_per_principal', (c) => c.exports.maxPerPrincipal),
+  },
+  {
+    name: 'GSC_EXPORT_MAX_BYTES_PER_PRINCIPAL',
+    kind: 'integer',
+    help: 'bytes of export rows kept per principal (default 67108864, 64 MiB); the oldest is removed first',
+    parse: integer(
+      `GSC_EXPORT_MAX_BYTES_PER_PRINCIPAL must be a whole number of bytes from ${EXPORT_MAX_BYTES_PER_PRINCIPAL.min} to ${EXPORT_MAX_BYTES_PER_PRINCIPAL.max} (default ${EXPORT_MAX_BYTES_PER_PRINCIPAL.default}, 64 MiB)`,
+      EXPORT_MAX_BYTES_PER_PRINCIPAL.min,
+      EXPORT_MAX_BYTES_PER_PRINCIPAL.max,
+    ),
+    show: at('exports.max_bytes_per_principal', (c) => c.exports.maxBytesPerPrincipal),
   },
 ] as const satisfies readonly SettingSpec[];
 

@@ -186,6 +186,18 @@ function quotaSentence(failure: Failure, op: GoogleOperation, ctx: SentenceConte
   }
 }
 
+/**
+ * The first sentences of a quota refusal whose answer does not say which limit,
+ * once the quota ledger has judged which one it most likely was (PRODUCT §9a):
+ * the likely limit comes first, so the person reads "daily" before the detail.
+ */
+export function likelyQuotaLead(op: GoogleOperation, googleMessage: string, likely: QuotaWindow): string {
+  return (
+    `Google's ${likely === 'day' ? 'daily' : 'per-minute'} quota is most likely exhausted, so it refused to ${op.action}: ${quote(googleMessage)}. Nothing was changed. ` +
+    `Google's answer does not say which limit was hit. ${methodSpec(op.method).limits}.`
+  );
+}
+
 function describeTokenFailure(failure: Failure, op: GoogleOperation, ctx: SentenceContext): string {
   const c = ctx.credential;
   const google = quote(failure.message);

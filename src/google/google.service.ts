@@ -197,8 +197,12 @@ function retryable(spec: MethodSpec, failure: Failure): boolean {
   if (failure.phase === 'token') return transient;
   if (!spec.resend) return false;
   switch (failure.kind) {
+    // A window Google does not name may be the daily one (URL Inspection's 429
+    // is the same for every limit): a backoff of seconds clears neither a day
+    // nor a minute and only spends quota, so it is sent again only when Google
+    // said when (Retry-After).
     case 'quota':
-      return failure.quota?.window !== 'day';
+      return failure.quota?.window === 'minute' || (failure.quota?.window === undefined && failure.retryAfterSeconds !== undefined);
     case 'unavailable':
       return true;
     case 'network':

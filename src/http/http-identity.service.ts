@@ -8,6 +8,7 @@ import { Clock } from '../common/clock.js';
 import { SERVER_NAME } from '../common/product.js';
 import { CONFIG, type Config } from '../config/config.js';
 import { authInfoFor, LOCAL_PRINCIPAL } from '../identity/caller.js';
+import { canonicalPrincipal } from '../common/principal-name.js';
 import { HTTP_MOUNT, type HttpMount } from './http-mount.js';
 
 /** A request that cannot go on: the status, the headers (a Bearer challenge) and the sentence for the JSON-RPC error. */
@@ -17,8 +18,20 @@ export interface Refused {
   readonly headers?: Record<string, string>;
 }
 
-/** The shared bearer token identifies one principal. */
-const TOKEN_PRINCIPAL = 'token';
+/**
+ * The shared bearer token identifies one principal, bound to the token: two
+ * servers with different tokens sharing a state store and approval secret are
+ * different principals, so neither accepts the other's approvals, sessions or
+ * exports. It is `token:` and 64 bits of a SHA-256 of the token (prefixed with
+ * this purpose), never the token: the audit trail and /admin show principals.
+ * 64 bits keep a deployment's few tokens apart and give nothing usable about a
+ * token of at least 16 characters (`openssl rand -hex 32` is what the README
+ * asks for). A slow hash would cost every process ~50–300 ms on its first
+ * request, and a gateway that runs a process per request would pay it on each.
+ */
+export function tokenPrincipal(token: string): string {
+  return `token:${createHash('sha256').update(`google-search-console-mcp principal of GSC_HTTP_TOKEN\0${token}`).digest('hex').slice(0, 16)}`;
+}
 
 const SESSIONLESS_TTL_SECONDS = 3600;
 
@@ -26,12 +39,14 @@ const SESSIONLESS_TTL_SECONDS = 3600;
  * Who is calling over HTTP (PRODUCT §8b), in one of four ways: the host
  * application names them (the embedded module's `principal`), an OAuth 2.1
  * access token from GSC_AUTH_ISSUER, the shared GSC_HTTP_TOKEN (principal
- * `token`), or nothing at all on loopback (principal `local`).
+ * `token:<hash of the token>`), or nothing at all on loopback (principal `local`).
+ * Every principal is in the one canonical spelling (common/principal-name.ts).
  */
 @Injectable()
 export class HttpIdentity {
   private readonly logger = new Logger('HttpIdentity');
   private readonly verifier?: AccessTokenVerifier;
+  private sharedTokenPrincipal?: string;
 
   constructor(
     @Inject(CONFIG) private readonly config: Config,
@@ -58,12 +73,19 @@ export class HttpIdentity {
   async identify(req: IncomingMessage, mcpPath: string): Promise<AuthInfo | Refused> {
     const now = Math.floor(Date.now() / 1000);
     if (this.mount.principal) {
-      const principal = await this.mount.principal(req);
-      if (typeof principal !== 'string' || !principal.trim()) {
+      const named = await this.mount.principal(req);
+      if (typeof named !== 'string' || !named.trim()) {
         return { status: 401, message: "The host application did not identify the caller (its principal option returned nothing), so this request is refused; sign in through the host application" };
       }
+      const principal = canonicalPrincipal(named.trim());
+      if (principal === undefined) {
+        return {
+          status: 401,
+          message: 'The host application named the caller with text that is not plain (over 320 characters, or control, invisible or direction-changing characters), so this request is refused.',
+        };
+      }
       const groups = (await this.mount.groups?.(req)) ?? [];
-      return authInfoFor({ principal: principal.trim(), groups: groups.filter((g) => typeof g === 'string') }, now + SESSIONLESS_TTL_SECONDS);
+      return authInfoFor({ principal, groups: groups.filter((g) => typeof g === 'string') }, now + SESSIONLESS_TTL_SECONDS);
     }
     if (this.verifier) return this.verifyOAuth(req, mcpPath);
     if (this.config.http.token) {
@@ -71,7 +93,8 @@ export class HttpIdentity {
       if (!('token' in presented) || !sameSecret(presented.token, this.config.http.token)) {
         return { status: 401, message: 'Missing or invalid bearer token (GSC_HTTP_TOKEN)', headers: { 'WWW-Authenticate': `Bearer realm="${SERVER_NAME}"` } };
       }
-      return authInfoFor({ principal: TOKEN_PRINCIPAL, groups: [] }, now + SESSIONLESS_TTL_SECONDS);
+      this.sharedTokenPrincipal ??= tokenPrincipal(this.config.http.token);
+      return authInfoFor({ principal: this.sharedTokenPrincipal, groups: [] }, now + SESSIONLESS_TTL_SECONDS);
     }
     return authInfoFor({ principal: LOCAL_PRINCIPAL, groups: [] }, now + SESSIONLESS_TTL_SECONDS);
   }

@@ -101,6 +101,14 @@ describe('AccessTokenVerifier: refused tokens', () => {
     ['an email that is a list', (i) => i.mint({ email: ['a@corp.example'] }), 'invalid_principal'],
     ['an email with a line break', (i) => i.mint({ email: 'alice@corp.example\nadmin' }), 'invalid_principal'],
     ['an email the issuer marks unverified', (i) => i.mint({ email_verified: false }), 'unverified_email'],
+    ['email_verified "FALSE" (only true, or Cognito\'s "true", says verified)', (i) => i.mint({ email_verified: 'FALSE' }), 'unverified_email'],
+    ['email_verified 0', (i) => i.mint({ email_verified: 0 }), 'unverified_email'],
+    ['email_verified 1', (i) => i.mint({ email_verified: 1 }), 'unverified_email'],
+    ['email_verified "TRUE"', (i) => i.mint({ email_verified: 'TRUE' }), 'unverified_email'],
+    ['email_verified null', (i) => i.mint({ email_verified: null }), 'unverified_email'],
+    ['an email with a right-to-left override', (i) => i.mint({ email: 'alice@corp.example\u202e' }), 'invalid_principal'],
+    ['an email with a zero-width space', (i) => i.mint({ email: 'ali\u200bce@corp.example' }), 'invalid_principal'],
+    ['an email with a no-break space', (i) => i.mint({ email: 'alice\u00a0@corp.example' }), 'invalid_principal'],
     ['groups as a string', (i) => i.mint({ groups: 'seo' }), 'invalid_groups'],
     ['groups as numbers', (i) => i.mint({ groups: [1, 2] }), 'invalid_groups'],
     ['groups as an object', (i) => i.mint({ groups: { seo: true } }), 'invalid_groups'],
@@ -313,8 +321,17 @@ describe('AccessTokenVerifier: principal and groups claims', () => {
     expect(verified).toMatchObject({ principal: 'bob@corp.example', principalClaim: 'preferred_username', groups: ['seo'] });
   });
 
-  it('treats an absent groups claim as no groups, and accepts email_verified true', async () => {
+  it('treats an absent groups claim as no groups, and accepts email_verified true, "true" or absent', async () => {
     await expect(mintAndVerify({}, { email_verified: true })).resolves.toMatchObject({ groups: [] });
+    await expect(mintAndVerify({}, { email_verified: 'true' })).resolves.toMatchObject({ principal: 'alice@corp.example' });
+    await expect(mintAndVerify({}, { email_verified: undefined })).resolves.toMatchObject({ principal: 'alice@corp.example' });
+  });
+
+  it('gives the principal in the one canonical spelling: NFC, then ASCII lower-case for an address; an opaque sub as written', async () => {
+    await expect(mintAndVerify({}, { email: '\u212Aate@Corp.Example' })).resolves.toMatchObject({ principal: 'kate@corp.example' });
+    await expect(mintAndVerify({}, { email: '\u041Aate@corp.example' })).resolves.toMatchObject({ principal: '\u041Aate@corp.example' });
+    await expect(mintAndVerify({}, { email: 'Jose\u0301@corp.example' })).resolves.toMatchObject({ principal: 'jos\u00e9@corp.example' });
+    await expect(mintAndVerify({}, { email: undefined, sub: '00uAbC' })).resolves.toMatchObject({ principal: '00uAbC', principalClaim: 'sub' });
   });
 });
 

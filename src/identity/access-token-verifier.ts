@@ -2,6 +2,7 @@ import { type CryptoKey, decodeProtectedHeader, jwtVerify, type JWTPayload, type
 import { ConfigError } from '../config/config-error.js';
 import { IssuerKeys, IssuerKeysUnavailable, isSecureUrl } from './issuer-keys.js';
 import { hasInvisible } from '../common/inert-text.js';
+import { canonicalPrincipal } from '../common/principal-name.js';
 
 /** What `config.auth` carries: GSC_AUTH_ISSUER, GSC_AUTH_AUDIENCE, GSC_AUTH_JWKS_URL, GSC_AUTH_PRINCIPAL_CLAIM, GSC_AUTH_GROUPS_CLAIM. */
 export interface AccessTokenSettings {
@@ -30,7 +31,7 @@ export interface AccessTokenVerifierOptions {
 }
 
 export interface VerifiedAccessToken {
-  /** The person: the principal claim's value, exactly as the token spells it. */
+  /** The person: the principal claim's value in the canonical spelling every principal is compared in (common/principal-name.ts). */
   readonly principal: string;
   /** Which claim named them (`email`, `sub`, or the configured one). */
   readonly principalClaim: string;
@@ -73,7 +74,7 @@ const DESCRIPTIONS: Record<AccessTokenFailure, string> = {
   not_yet_valid: 'the access token is not valid yet',
   missing_expiry: 'the access token has no expiry (exp)',
   missing_principal: 'the access token names no principal',
-  invalid_principal: 'the access token principal claim is not a usable name',
+  invalid_principal: 'the access token principal claim is not plain text (1 to 320 characters without control, invisible or direction-changing characters)',
   unverified_email: 'the access token email address is not verified',
   invalid_groups: 'the access token groups claim is not a list of names',
   keys_unavailable: 'the issuer signing keys cannot be fetched right now',
@@ -111,7 +112,6 @@ export const MAX_LEEWAY_SECONDS = 60;
 // Node refuses request headers past 16 KiB in total, so no real bearer token is longer.
 const MAX_TOKEN_LENGTH = 16 * 1024;
 const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
-const MAX_PRINCIPAL_LENGTH = 320;
 
 /** Verifies OAuth 2.1 access tokens (JWT) for one issuer and audience. */
 export class AccessTokenVerifier {
@@ -202,12 +202,11 @@ export class AccessTokenVerifier {
     if (this.settings.principalClaim === undefined && claims.email === undefined) claim = 'sub';
     const value = claims[claim];
     if (value === undefined || value === null || value === '') throw new AccessTokenError('missing_principal');
-    if (typeof value !== 'string' || value.length > MAX_PRINCIPAL_LENGTH || value.trim() !== value || hasInvisible(value)) {
-      throw new AccessTokenError('invalid_principal');
-    }
+    const principal = typeof value === 'string' ? canonicalPrincipal(value) : undefined;
+    if (principal === undefined) throw new AccessTokenError('invalid_principal');
     // An address the identity provider says it has not verified could be anyone's.
-    if (claim === 'email' && (claims.email_verified === false || claims.email_verified === 'false')) throw new AccessTokenError('unverified_email');
-    return { principal: value, principalClaim: claim };
+    if (claim === 'email' && !emailVerified(claims.email_verified)) throw new AccessTokenError('unverified_email');
+    return { principal, principalClaim: claim };
   }
 
   private groupsOf(claims: JWTPayload): string[] {
@@ -220,6 +219,19 @@ export class AccessTokenVerifier {
     }
     return [...new Set(value as string[])];
   }
+}
+
+/**
+ * OpenID Connect Core §5.1 makes email_verified a boolean, so only true says
+ * "verified". The string "true" passes too, because AWS Cognito sends the
+ * claim as a string; "TRUE", "1", 1, "yes" and every other value do not — a
+ * claim that is not plainly true is no verification. An absent claim passes:
+ * the access tokens of Microsoft Entra ID, and Okta's custom email claims,
+ * carry no email_verified at all, and the address is then the issuer's own
+ * assertion, as every other claim of the token is.
+ */
+function emailVerified(value: unknown): boolean {
+  return value === undefined || value === true || value === 'true';
 }
 
 function scopesOf(claims: JWTPayload): string[] {

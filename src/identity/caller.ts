@@ -1,4 +1,5 @@
 import type { AuthInfo } from '@modelcontextprotocol/server';
+import { canonicalPrincipal } from '../common/principal-name.js';
 
 /**
  * Who is calling: the principal the transport authenticated (the host app's
@@ -19,10 +20,17 @@ export function authInfoFor(caller: Caller, expiresAt: number, token = 'redacted
   return { token, clientId: caller.principal, scopes, expiresAt, extra: { groups: [...caller.groups] } };
 }
 
+/**
+ * The caller the SDK hands over, its principal in the one canonical spelling
+ * (common/principal-name.ts) that sessions, approvals, exports and policy all
+ * compare. HTTP refuses a principal that is not plain before it gets here; one
+ * that still is not (a host app building servers itself) is kept as written.
+ */
 export function callerOf(authInfo: AuthInfo | undefined): Caller {
   const groups = authInfo?.extra?.groups;
+  const principal = authInfo?.clientId || LOCAL_PRINCIPAL;
   return {
-    principal: authInfo?.clientId || LOCAL_PRINCIPAL,
+    principal: canonicalPrincipal(principal) ?? principal,
     groups: Array.isArray(groups) ? groups.filter((g): g is string => typeof g === 'string') : [],
   };
 }

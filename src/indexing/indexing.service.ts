@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Clock } from '../common/clock.js';
 import { CONFIG, type Config } from '../config/config.js';
-import { GoogleApiError } from '../google/google-error.js';
+import { GoogleApiError, type GoogleOperation } from '../google/google-error.js';
 import { GoogleService } from '../google/google.service.js';
 import type { UrlNotificationMetadata } from '../google/indexing.client.js';
 import { QuotaLedger, type QuotaScope, type QuotaSnapshot } from '../quota/quota-ledger.service.js';
@@ -76,10 +76,11 @@ export class IndexingService {
    */
   async publish(url: string, type: NotificationType, principal: string): Promise<Published> {
     const scope: QuotaScope | undefined = this.project && { kind: 'publish', project: this.project.id };
+    const op: GoogleOperation = { method: 'urlNotifications.publish', action: `send a ${type} notification for ${url} to the Indexing API` };
     const reserved = scope ? await this.ledger.reserve(scope) : undefined;
     const reservation = reserved?.ok ? reserved.reservation : undefined;
     try {
-      const data = await this.google.call({ method: 'urlNotifications.publish', action: `send a ${type} notification for ${url} to the Indexing API` }, (c) =>
+      const data = await this.google.call(op, (c) =>
         c.indexing.urlNotifications.publish({ requestBody: { url, type } }),
       );
       const metadata = data.urlNotificationMetadata ?? { url };
@@ -98,7 +99,7 @@ export class IndexingService {
       }
       await this.ledger.release(reservation);
       const explained = explain(error);
-      if (scope && explained instanceof GoogleApiError && explained.kind === 'quota') throw await this.ledger.explainRefusal(explained, scope, 'day');
+      if (scope && explained instanceof GoogleApiError && explained.kind === 'quota') throw await this.ledger.explainRefusal(explained, scope, op, 'day');
       throw explained;
     }
   }

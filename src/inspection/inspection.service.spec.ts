@@ -42,8 +42,8 @@ describe('InspectionService', () => {
     kit = ledgerKit();
     const google = new FakeGoogle().fail('urlInspection.index.inspect', googleError('quota', { status: 429, quota: {} }, "Google's quota is exhausted."));
     const error = (await new InspectionService(google.service, kit.ledger).inspect(PROPERTY, page(1)).catch((e: unknown) => e)) as Error;
-    expect(error.message).toMatch(/^Google's quota is exhausted\. This server counted 0 inspections of https:\/\/www\.example\.com\/ in the current minute and 0 today/);
-    expect(error.message).toMatch(/which uses up the daily 2 000 within 4 minutes, so it is most likely the daily limit\.$/);
+    expect(error.message).toMatch(/^Google's daily quota is most likely exhausted, so it refused to inspect https:\/\/www\.example\.com\/p1 in https:\/\/www\.example\.com\/: ".*"\. Nothing was changed\. Google's answer does not say which limit was hit\. URL Inspection allows 600 inspections per minute and 2 000 per day per property\. This server counted 0 inspections of https:\/\/www\.example\.com\/ in the current minute and 0 today/);
+    expect(error.message).toMatch(/which uses up the daily 2 000 within 4 minutes, so it is most likely the daily limit\. If it was the per-minute limit \(600\), it clears by \S+, within a minute; the daily limit resets at midnight Pacific Time/);
     expect((await kit.ledger.snapshot(scope))!.refusedToday?.likelyLimit).toBe('day');
   });
 

@@ -1,7 +1,7 @@
 import type { searchconsole_v1 } from '@googleapis/searchconsole';
 import { Injectable } from '@nestjs/common';
 import { UserFacingError } from '../common/user-facing-error.js';
-import { CallCancelledError, GoogleApiError } from '../google/google-error.js';
+import { CallCancelledError, GoogleApiError, type GoogleOperation } from '../google/google-error.js';
 import { GoogleService } from '../google/google.service.js';
 import { type PoolOutcome, runBounded } from '../common/bounded-pool.js';
 import { QuotaLedger, type QuotaScope, type QuotaSnapshot, type QuotaVerdict, scopeId } from '../quota/quota-ledger.service.js';
@@ -75,7 +75,7 @@ export class InspectionService {
       return await this.send(property, url, languageCode, {});
     } catch (error) {
       await this.ledger.release(reserved.reservation);
-      throw isQuota(error) ? await this.ledger.explainRefusal(error, scope) : error;
+      throw isQuota(error) ? await this.ledger.explainRefusal(error, scope, inspectOperation(property, url)) : error;
     }
   }
 
@@ -168,7 +168,7 @@ export class InspectionService {
 
   private async send(property: string, url: string, languageCode: string | undefined, options: { signal?: AbortSignal; retryQuota?: boolean }): Promise<UrlInspectionResult> {
     const data = await this.google.call(
-      { method: 'urlInspection.index.inspect', action: `inspect ${url} in ${property}`, property },
+      inspectOperation(property, url),
       (c) =>
         c.searchconsole.urlInspection.index.inspect({
           requestBody: { inspectionUrl: url, siteUrl: property, ...(languageCode ? { languageCode } : {}) },
@@ -178,6 +178,10 @@ export class InspectionService {
     // GoogleService has checked that the answer carries an inspectionResult.
     return data.inspectionResult!;
   }
+}
+
+function inspectOperation(property: string, url: string): GoogleOperation {
+  return { method: 'urlInspection.index.inspect', action: `inspect ${url} in ${property}`, property };
 }
 
 export function isQuota(error: unknown): error is GoogleApiError {

@@ -64,10 +64,7 @@ export class McpHttpController implements OnModuleDestroy {
       req.body = parsed.body;
       this.traffic.track(res);
     }
-    if (isModernRequest(req)) {
-      dropMalformedRequestState(req.body);
-      return this.modernNode(req, res, req.body);
-    }
+    if (isModernRequest(req)) return this.modernNode(req, res, req.body);
     return this.sessions.serve(req, res);
   }
 
@@ -88,14 +85,6 @@ export function isModernRequest(req: Request): boolean {
   if (req.method === 'POST' && body && body.params?._meta?.[PROTOCOL_VERSION_META_KEY] !== undefined) return true;
   const header = req.headers['mcp-protocol-version'];
   return typeof header === 'string' && !LEGACY_VERSIONS.has(header);
-}
-
-type Message = { method?: unknown; params?: Record<string, unknown> } | undefined;
-
-/** A requestState that is not a string is no answer at all: the call goes on as a first one and asks again, instead of failing validation. */
-function dropMalformedRequestState(body: unknown): void {
-  const params = (body as Message)?.params;
-  if (params && 'requestState' in params && typeof params.requestState !== 'string') delete params.requestState;
 }
 
 /** The endpoint's path as the request reached it, global prefix included. */

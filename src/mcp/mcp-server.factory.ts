@@ -1,13 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import {
+  type BaseContext,
   type CallToolRequest,
   type CallToolResult,
   type InputRequiredResult,
   isInputRequiredResult,
   McpServer,
   type McpRequestContext,
+  type MessageExtraInfo,
   ProtocolError,
   ProtocolErrorCode,
+  Server,
   type ServerContext,
   type Tool as ListedTool,
 } from '@modelcontextprotocol/server';
@@ -53,6 +56,7 @@ export class McpServerFactory {
 
   readonly create = (context: McpRequestContext): McpServer => {
     const server = new McpServer(INFO, { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS });
+    (server.server as unknown as ContextBuilder).buildContext = contextWithoutMalformedState;
     const caller = callerOf(context.authInfo);
     const access = this.access.accessFor(caller);
     const { tools, sites } = access;
@@ -101,6 +105,25 @@ export class McpServerFactory {
     const slot = withAppOnly ? 1 : 0;
     return (cached[slot] ??= [...this.entries().values()].filter((e) => allowed.has(e.tool.spec.name) && (withAppOnly || !e.tool.spec.appOnlyFor)).map((e) => e.listed));
   }
+}
+
+type BuildContext = (this: Server, ctx: BaseContext, transportInfo?: MessageExtraInfo) => ServerContext;
+type ContextBuilder = { buildContext: BuildContext };
+const buildContext = (Server.prototype as unknown as ContextBuilder).buildContext;
+const NO_STATE = () => undefined;
+
+/**
+ * Every request of every transport (stdio, modern HTTP, a legacy session)
+ * reaches its handler through Server.buildContext, so this is where a
+ * requestState that is not a string is dropped: it is no answer at all, and
+ * the call goes on as a first one and asks again — the same on stdio as over
+ * HTTP. Left in, the SDK answers it with a JSON-RPC -32602 before any handler
+ * runs. One shared function, so a server costs no extra closure.
+ */
+function contextWithoutMalformedState(this: Server, ctx: BaseContext, transportInfo?: MessageExtraInfo): ServerContext {
+  const state: unknown = ctx.mcpReq.requestState();
+  const kept = state === undefined || typeof state === 'string' ? ctx : { ...ctx, mcpReq: { ...ctx.mcpReq, requestState: NO_STATE } };
+  return buildContext.call(this, kept, transportInfo);
 }
 
 function toolError(text: string): CallToolResult {

@@ -3,6 +3,7 @@ import type { ToolDeclaration } from './tool-declaration.js';
 import { isPropertyAllowed } from '../property/site-allowlist.js';
 import type { Policy, PolicyRule } from '../config/policy-file.js';
 import type { Caller } from '../identity/caller.js';
+import { canonicalPrincipal } from '../common/principal-name.js';
 
 /** What the server-wide settings allow: the registered tools and GSC_ALLOWED_SITES. */
 export interface ServerAccess {
@@ -23,7 +24,7 @@ export interface Access {
 }
 
 /**
- * PRODUCT §8b: the first rule whose principals (an address, case-insensitive,
+ * PRODUCT §8b: the first rule whose principals (an address, ASCII case-insensitive,
  * or `*@domain`) or groups (exact) match decides; no match means no tools.
  * A rule only narrows: its tools are taken from the registered ones (so
  * read-only and GSC_ALLOW/DENY_TOOLS still hold) and its sites are intersected
@@ -45,7 +46,10 @@ export function resolvePolicy(policy: Policy | undefined, caller: Caller, server
 }
 
 function matchingRule(policy: Policy, caller: Caller): PolicyRule | undefined {
-  const principal = caller.principal.toLowerCase();
+  // The one canonical spelling (NFC, ASCII lower-case for an address), as rules are parsed: never
+  // Unicode case folding, which let the Kelvin sign's "Kate" take kate's rule while her
+  // sessions and exports stayed someone else's.
+  const principal = canonicalPrincipal(caller.principal) ?? caller.principal;
   const groups = new Set(caller.groups);
   return policy.rules.find(
     (rule) =>

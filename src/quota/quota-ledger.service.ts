@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../common/clock.js';
-import type { GoogleApiError } from '../google/google-error.js';
+import { type GoogleApiError, type GoogleOperation, likelyQuotaLead } from '../google/google-error.js';
 import { STATE_STORE } from '../state/state.module.js';
 import { type StateStore, StateUnavailableError } from '../state/state-store.js';
 import { QUOTA_LIMITS, type QuotaLimits } from './quota-limits.js';
@@ -234,12 +234,12 @@ export class QuotaLedger {
    * `unread` is the limit to remember when the ledger cannot be read; without
    * it, nothing is remembered then.
    */
-  async explainRefusal(error: GoogleApiError, scope: QuotaScope, unread?: LimitWindow): Promise<GoogleApiError> {
+  async explainRefusal(error: GoogleApiError, scope: QuotaScope, op: GoogleOperation, unread?: LimitWindow): Promise<GoogleApiError> {
     const verdict = await this.classify(scope);
     const likely = verdict?.likely ?? unread;
     if (likely) await this.noteRefusal(scope, error.quotaWindow ?? likely);
     if (error.quotaWindow || !verdict) return error;
-    return error.rephrased(`${error.message} ${refusalExplanation(verdict, { resets: false })}`);
+    return error.rephrased(`${likelyQuotaLead(op, error.facts.googleMessage, verdict.likely)} ${refusalExplanation(verdict)}`);
   }
 
   /** Google accepted the scope again after a refusal: the refusal no longer stands. */

@@ -5,6 +5,7 @@ import { OBSERVER, type Observer } from '../../common/observer.js';
 import { CONFIG, type Config } from '../../config/config.js';
 import { STATE_STORE } from '../../state/state.module.js';
 import { type StateStore, StateUnavailableError } from '../../state/state-store.js';
+import { canonicalPrincipal } from '../../common/principal-name.js';
 
 export const AUDIT_EVENTS = [
   'asked',
@@ -182,6 +183,7 @@ function matches(entry: AuditEntry, query: AuditQuery): boolean {
   return (
     (query.tool === undefined || entry.tool === query.tool) &&
     (query.outcome === undefined || entry.event === query.outcome) &&
-    (query.principal === undefined || entry.principal === query.principal)
+    // Entries hold canonical principals; ?principal=Alice@Corp.example finds alice@corp.example's.
+    (query.principal === undefined || entry.principal === (canonicalPrincipal(query.principal) ?? query.principal))
   );
 }
