@@ -107,7 +107,7 @@ function consentPage(p: PendingConsent, ctx: OAuthContext): Answer {
     .join('');
   const scopes = p.scopes
     .map((s) => {
-      const identity = s in IDENTITY_SCOPES;
+      const identity = Object.hasOwn(IDENTITY_SCOPES, s);
       // Identity scopes are always granted: shown ticked and disabled, and not read from the form.
       return `<li><label><input type="checkbox" name="scope" value="${escapeHtml(s)}" checked${identity ? ' disabled' : ''}> ${escapeHtml(s)}</label></li>`;
     })
@@ -130,7 +130,7 @@ export function handleConsent(form: URLSearchParams, ctx: OAuthContext): Answer 
   const email = form.get('user') ?? '';
   if (!ctx.oauth.users.has(email)) return errorPage(400, 'invalid_request', 'Choose an account.');
   const ticked = new Set(form.getAll('scope'));
-  const chosen = pending.scopes.filter((s) => s in IDENTITY_SCOPES || ticked.has(s)).map((s) => IDENTITY_SCOPES[s] ?? s);
+  const chosen = pending.scopes.filter((s) => Object.hasOwn(IDENTITY_SCOPES, s) || ticked.has(s)).map((s) => (Object.hasOwn(IDENTITY_SCOPES, s) ? IDENTITY_SCOPES[s] : s));
   const scopes = [...new Set([...(pending.includeGrantedScopes ? ctx.oauth.previouslyGranted(pending.clientId, email) : []), ...chosen])];
   ctx.oauth.rememberGrant(pending.clientId, email, chosen);
   const code = newId('4/0A', 40);
