@@ -186,3 +186,22 @@ describe('authorization endpoint validation', () => {
     expect(r.text).toContain('&#60;script&#62;');
   });
 });
+
+describe('incremental authorization and control API', () => {
+  it('adds earlier grants back with include_granted_scopes, and a permission set over HTTP changes that user only', async () => {
+    const first = await connect('carol@example.org', ['openid', SCOPES.indexing]);
+    expect(first.tokens.scope!.split(' ')).toContain(SCOPES.indexing);
+    const second = await connect('carol@example.org', ['openid', SCOPES.webmastersReadonly]);
+    expect(second.tokens.scope!.split(' ').sort()).toEqual(['openid', SCOPES.indexing, SCOPES.webmastersReadonly].sort());
+
+    expect((await sc(second.client).sites.list()).data).toEqual({});
+    const res = await fetch(`${emulator.url}/__emulator/user-permissions`, {
+      method: 'POST',
+      body: JSON.stringify({ email: 'carol@example.org', siteUrl: SEED_PROPERTIES.blog, level: 'siteFullUser' }),
+    });
+    expect(res.status).toBe(200);
+    expect((await sc(second.client).sites.list()).data).toEqual({ siteEntry: [{ siteUrl: SEED_PROPERTIES.blog, permissionLevel: 'siteFullUser' }] });
+    const bad = await fetch(`${emulator.url}/__emulator/user-permissions`, { method: 'POST', body: JSON.stringify({ email: 'carol@example.org', siteUrl: 'x', level: 'admin' }) });
+    expect(bad.status).toBe(400);
+  });
+});
