@@ -6,6 +6,7 @@ import { loadConfig, scrubSecrets } from './config/config.js';
 import { SEED_PROPERTIES } from './emulator/emulator-seed.js';
 import { generateServiceAccountKey, GoogleEmulator } from './emulator/google-emulator.js';
 import { startHttpServer } from './http-server.js';
+import { IndexingRecord } from './indexing/indexing-record.service.js';
 import { exitOnSignals } from './server-lifecycle.js';
 
 /**
@@ -42,7 +43,8 @@ async function demo(): Promise<void> {
   }
   scrubSecrets(process.env);
   if (!config.elicitation) process.stderr.write(`${ELICITATION_OFF_LINE}\n`);
-  const { origin, stop } = await startHttpServer(config);
+  const { app, origin, stop } = await startHttpServer(config);
+  await seedIndexingRecord(app.get(IndexingRecord, { strict: false }), emulator);
   const url = `${origin}/mcp`;
   const auth = config.http.token ? ' --header "Authorization: Bearer $GSC_HTTP_TOKEN"' : '';
   process.stderr.write(
@@ -59,7 +61,7 @@ async function demo(): Promise<void> {
       `  MCP Inspector:    npx @modelcontextprotocol/inspector, then Streamable HTTP → ${url}`,
       '  Any client:       point its Streamable HTTP / "remote MCP server" setting at the URL above',
       '',
-      `Try: list_sites, then query_search_analytics with site_url "${SEED_PROPERTIES.owned}", inspect_url, or delete_sitemap (it asks first).`,
+      `Try: list_sites, then query_search_analytics with site_url "${SEED_PROPERTIES.owned}", inspect_url, get_indexing_status for ${SEED_PROPERTIES.owned}jobs/senior-engineer, or delete_sitemap (it asks first).`,
       'Press Ctrl+C to stop.',
       '',
     ].join('\n'),
@@ -68,6 +70,27 @@ async function demo(): Promise<void> {
     await stop();
     await emulator.close();
   });
+}
+
+/**
+ * The demo world's Indexing history is this server's own: the notifications
+ * the emulator is seeded with are recorded as sent by this server (principal
+ * "local", the loopback caller), so get_indexing_status shows them beside
+ * Google's answer. Google's getMetadata itself keeps "forgetting" them (404),
+ * as it is widely reported to do (PRODUCT §9a) — which is exactly why the
+ * server keeps a record. Idempotent across restarts on the same state folder.
+ */
+async function seedIndexingRecord(record: IndexingRecord, emulator: GoogleEmulator): Promise<void> {
+  for (const entry of emulator.state.notifications.values()) {
+    const sent = (await record.of(entry.url, 50)) ?? [];
+    const notes = [entry.latestUpdate, entry.latestRemove]
+      .filter((n) => n !== undefined)
+      .sort((a, b) => Date.parse(a.notifyTime) - Date.parse(b.notifyTime));
+    for (const n of notes) {
+      if (sent.some((s) => s.type === n.type && s.google_notify_time === n.notifyTime)) continue;
+      await record.add({ url: n.url, type: n.type, sent_at: n.notifyTime, principal: 'local', outcome: 'accepted', google_notify_time: n.notifyTime });
+    }
+  }
 }
 
 void demo();

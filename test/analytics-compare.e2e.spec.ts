@@ -4,6 +4,7 @@ import { SEED_PROPERTIES } from '../src/emulator/emulator-seed.js';
 import { text } from './support/clients.js';
 import { directRows, directSearchConsole, type DirectRow } from './support/direct-google.js';
 import { useStack } from './support/stack.js';
+import { roundMetrics } from '../src/analytics/analytics-metrics.js';
 
 const OWNED = SEED_PROPERTIES.owned;
 const TOOL = 'query_search_analytics';
@@ -58,13 +59,15 @@ describe('compare: previous_period, with incomplete days left out of both window
       current: { start_date: '2026-03-13', end_date: '2026-03-17', days: 5, rows_complete: true },
       previous: { start_date: '2026-03-06', end_date: '2026-03-10', days: 5, rows_complete: true },
       left_out: [
-        { window: 'current', start_date: '2026-03-18', end_date: '2026-03-19', reason: 'incomplete' },
-        { window: 'previous', start_date: '2026-03-11', end_date: '2026-03-12', reason: 'incomplete' },
+        { window: 'current', start_date: '2026-03-18', end_date: '2026-03-19', reason: 'not_final' },
+        // 03-11 and 03-12 are final: they are left out only to keep day i against day i.
+        { window: 'previous', start_date: '2026-03-11', end_date: '2026-03-12', reason: 'not_in_other_window' },
       ],
     });
     expect(out.data_truth).toMatchObject({ start_date: '2026-03-13', end_date: '2026-03-17', days: 5, first_incomplete_date: '2026-03-18', freshness: 'final' });
     expect(text(result)).toContain(
-      'Left out of both windows, so that their days still match: 2026-03-18 to 2026-03-19 of the current window and 2026-03-11 to 2026-03-12 of the previous window — Google is still collecting those days (first_incomplete_date 2026-03-18).',
+      'Left out of both windows, so that day i still matches day i: 2026-03-18 to 2026-03-19 of the current window — not final yet, Google is still collecting them (first_incomplete_date 2026-03-18); ' +
+        '2026-03-11 to 2026-03-12 of the previous window — final, but their matching days in the other window are left out.',
     );
 
     // The known answer, from the emulator directly.
@@ -83,16 +86,17 @@ describe('compare: previous_period, with incomplete days left out of both window
       const c = now.get(id(row.keys));
       const p = before.get(id(row.keys));
       if (c && p) {
+        // CTR to 4 decimals, position to 1, CTR points to 2 and position change to 1: as the text shows them.
         expect(row).toEqual({
-          keys: c.keys, clicks: c.clicks, impressions: c.impressions, ctr: c.ctr, position: c.position,
-          previous: { clicks: p.clicks, impressions: p.impressions, ctr: p.ctr, position: p.position },
-          delta: { clicks: c.clicks - p.clicks, impressions: c.impressions - p.impressions, ctr_points: expect.closeTo((c.ctr - p.ctr) * 100, 3), position: expect.closeTo(c.position - p.position, 1) },
+          keys: c.keys, ...roundMetrics(c),
+          previous: roundMetrics(p),
+          delta: { clicks: c.clicks - p.clicks, impressions: c.impressions - p.impressions, ctr_points: Math.round((c.ctr - p.ctr) * 1e4) / 100 || 0, position: Math.round((c.position - p.position) * 10) / 10 || 0 }, // JSON has no -0
         });
       } else if (c) {
-        expect(row).toEqual({ keys: c.keys, clicks: c.clicks, impressions: c.impressions, ctr: c.ctr, position: c.position, only_in: 'current' });
+        expect(row).toEqual({ keys: c.keys, ...roundMetrics(c), only_in: 'current' });
       } else {
         // Only in the previous window: its figures there, and no current figures at all — not zeros.
-        expect(row).toEqual({ keys: p!.keys, previous: { clicks: p!.clicks, impressions: p!.impressions, ctr: p!.ctr, position: p!.position }, only_in: 'previous' });
+        expect(row).toEqual({ keys: p!.keys, previous: roundMetrics(p!), only_in: 'previous' });
       }
     }
     // Ordered by clicks gained: biggest gain first, biggest loss last.
@@ -100,10 +104,16 @@ describe('compare: previous_period, with incomplete days left out of both window
     expect(out.rows.map(movement)).toEqual([...out.rows.map(movement)].sort((a, b) => b - a));
 
     // Totals come from the whole-property queries, which include anonymised queries the rows leave out.
-    expect(out.compare.totals.current).toMatchObject({ clicks: known.currentTotal.clicks, impressions: known.currentTotal.impressions });
-    expect(out.compare.totals.previous).toMatchObject({ clicks: known.previousTotal.clicks, impressions: known.previousTotal.impressions });
-    expect(out.compare.totals.current.clicks).toBeGreaterThan(sum(known.current, 'clicks'));
-    expect(out.compare.totals.delta.clicks).toBe(known.currentTotal.clicks - known.previousTotal.clicks);
+    // One totals: the current window's property figures at the top, the previous window's under compare — no rows' sum beside them.
+    expect(out.totals).toEqual(roundMetrics(known.currentTotal));
+    expect(out.compare.previous_totals).toEqual(roundMetrics(known.previousTotal));
+    expect(out.rows_sum).toBeUndefined();
+    expect(out.totals.clicks).toBeGreaterThan(sum(known.current, 'clicks'));
+    expect(out.compare.change.clicks).toBe(known.currentTotal.clicks - known.previousTotal.clicks);
+    // Counts count what they name: rows Google returned per window, keys joined, rows in this result.
+    expect(out.row_count).toBeUndefined();
+    expect(out.compare.current.rows_returned).toBe(known.current.length);
+    expect(out.compare.previous.rows_returned).toBe(known.previous.length);
     const said = text(result);
     expect(said).toContain(`Totals (whole-property queries, not row sums): clicks ${known.currentTotal.clicks} vs ${known.previousTotal.clicks}`);
     expect(said).toContain(`Keys: ${both.length} in both windows, ${onlyCurrent.length} only in the current one, ${onlyPrevious.length} only in the previous one`);
@@ -162,12 +172,14 @@ describe('compare: previous_year', () => {
     expect(out.compare.current).toMatchObject({ start_date: '2025-11-19', end_date: '2026-03-17' });
     expect(out.compare.previous).toMatchObject({ start_date: '2024-11-20', end_date: '2025-03-18' });
     expect(out.compare.left_out).toEqual([
-      { window: 'current', start_date: '2024-11-20', end_date: '2025-11-18', reason: 'before_retention' },
-      { window: 'current', start_date: '2026-03-18', end_date: '2026-03-19', reason: 'incomplete' },
-      { window: 'previous', start_date: '2023-11-22', end_date: '2024-11-19', reason: 'before_retention' },
-      { window: 'previous', start_date: '2025-03-19', end_date: '2025-03-20', reason: 'incomplete' },
+      // Each run with its own reason: only the previous window's start is past retention, only the current window's end unfinished.
+      { window: 'current', start_date: '2024-11-20', end_date: '2025-11-18', reason: 'not_in_other_window' },
+      { window: 'current', start_date: '2026-03-18', end_date: '2026-03-19', reason: 'not_final' },
+      { window: 'previous', start_date: '2023-11-22', end_date: '2024-11-19', reason: 'outside_retention' },
+      { window: 'previous', start_date: '2025-03-19', end_date: '2025-03-20', reason: 'not_in_other_window' },
     ]);
-    expect(text(result)).toMatch(/older than the ~16 months Google keeps/);
+    expect(text(result)).toContain('2023-11-22 to 2024-11-19 of the previous window — older than the ~16 months Google keeps');
+    expect(text(result)).not.toMatch(/2025-03-19 to 2025-03-20 of the previous window — not final/);
   });
 });
 
@@ -183,7 +195,9 @@ describe('compare: a window of your own', () => {
   const refused: Array<[string, unknown, RegExp]> = [
     ['windows of different lengths', { start_date: '2026-01-01', end_date: '2026-01-31' }, /has 31 days and the current window 2026-02-01 to 2026-02-28 has 28.*\{"start_date":"2026-01-04","end_date":"2026-01-31"\}/],
     ['overlapping windows', { start_date: '2026-02-15', end_date: '2026-03-14' }, /overlaps the current window/],
-    ['half a window', { start_date: '2026-01-01' }, /needs both start_date and end_date/],
+    // The schema requires both dates; the refusal names the field and every valid form, never "Invalid input".
+    ['half a window', { start_date: '2026-01-01' }, /compare: use "previous_period", "previous_year" or \{"start_date":"YYYY-MM-DD","end_date":"YYYY-MM-DD"\} \(both dates/],
+    ['an unknown mode', 'last_month', /compare: use "previous_period", "previous_year" or/],
     ['an impossible date', { start_date: '2026-01-01', end_date: '2026-01-32' }, /"2026-01-32" is not a calendar date/],
   ];
   it.each(refused)('refuses %s before sending anything', async (_what, compare, message) => {

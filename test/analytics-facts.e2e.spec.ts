@@ -48,6 +48,7 @@ const CASES: Case[] = [
   { name: 'a later page', args: { ...OLD, dimensions: ['query'], row_limit: 5, start_row: 5 } },
   { name: 'hourly', args: { period: 'today', dimensions: ['hour'], data_state: 'hourly_all' } },
   { name: 'no data', args: { period: 'yesterday' } },
+  { name: 'today, no data_state: all, saying so', args: { period: 'today', dimensions: ['query'] } },
   { name: 'the last rows Google serves: the cap', args: { site_url: LARGE, start_date: '2026-02-15', end_date: '2026-03-14', dimensions: ['date', 'query'], row_limit: 25000, start_row: 25000 } },
   { name: 'cut to 100 kB', args: { period: 'last3months', dimensions: ['date', 'query', 'page', 'country', 'device'], row_limit: 25000 } },
   { name: 'side queries failed', args: { period: 'last7days', dimensions: ['query'] }, before: () => failSideQueries() },
@@ -58,7 +59,7 @@ const CASES: Case[] = [
   { name: 'compare with cut lists (more than 25 000 rows a window)', args: { site_url: LARGE, start_date: '2026-02-15', end_date: '2026-03-14', dimensions: ['query'], compare: 'previous_period', row_limit: 30 } },
   { name: 'export past the cap', args: { site_url: LARGE, start_date: '2026-02-15', end_date: '2026-03-14', dimensions: ['date', 'query'], all_rows: true } },
   { name: 'export by query under the cap', args: { ...OLD, dimensions: ['query'], all_rows: true } },
-  { name: 'export with nothing to store', args: { period: 'today', all_rows: true } },
+  { name: 'export with nothing to store', args: { period: 'today', data_state: 'final', all_rows: true } },
   { name: 'export cut short by Google', args: { site_url: LARGE, start_date: '2026-02-15', end_date: '2026-03-14', dimensions: ['date', 'query'], all_rows: true }, before: () => failSecondPage() },
 ];
 
@@ -196,18 +197,23 @@ function check(result: ToolResult): Problem[] {
     [/Google returned exactly row_limit/, () => structured.next_start_row !== undefined],
     [/are not shown, to keep this result under 100 kB/, () => structured.rows_not_shown !== undefined],
     [/This is an answer, not an error/, () => structured.rows.length === 0],
-    [/Left out of both windows, so that their days still match/, () => structured.compare.left_out.some((l: any) => l.reason === 'incomplete')],
-    [/older than the ~16 months Google keeps/, () => structured.compare.left_out.some((l: any) => l.reason === 'before_retention')],
+    [/not final yet, Google is still collecting them/, () => structured.compare.left_out.some((l: any) => l.reason === 'not_final')],
+    [/older than the ~16 months Google keeps/, () => structured.compare.left_out.some((l: any) => l.reason === 'outside_retention')],
+    [/matching days in the other window are left out/, () => structured.compare.left_out.some((l: any) => l.reason === 'not_in_other_window')],
     [/previous_year: the same weekdays/, () => structured.compare.with === 'previous_year'],
     [/previous_period: the same number of days/, () => structured.compare.with === 'previous_period'],
     [/the window given/, () => structured.compare.with === 'custom'],
-    [/, better\)/, () => structured.compare.totals.delta.position < 0],
-    [/, worse\)/, () => structured.compare.totals.delta.position > 0],
-    [/, none before/, () => structured.compare.totals.clicks_change_percent === undefined || structured.compare.totals.impressions_change_percent === undefined],
+    [/, better\)/, () => structured.compare.change.position < 0],
+    [/, worse\)/, () => structured.compare.change.position > 0],
+    [/, none before/, () => structured.compare.change.clicks_percent === undefined || structured.compare.change.impressions_percent === undefined],
+    [/Sum of the \d+ rows? (returned|exported) \(rows_sum\)/, () => structured.rows_sum !== undefined],
+    [/^Total: /m, () => structured.totals !== undefined && structured.rows_sum === undefined],
+    [/Property totals \(a whole-property query/, () => structured.totals !== undefined],
+    [/- Data state: period today/, () => said.includes(truth.data_state_note)],
     [/window has more than the \d+ rows Google returns/, () => structured.compare.current.rows_complete === false || structured.compare.previous.rows_complete === false],
     [/The export is incomplete/, () => structured.export.complete === false && said.includes(structured.export.stopped)],
     [/Nothing was stored/, () => structured.export === undefined],
-    [/ — all rows\./, () => structured.row_count === (structured.export?.rows ?? 0)],
+    [/ — all rows\./, () => structured.rows_returned === undefined],
     [/, whole property/, () => structured.dimensions.length === 0],
     [/^[^\n]*data_state (final|all|hourly_all)/, () => said.split('\n')[0].includes(`data_state ${truth.data_state}`)],
     [/, (web|image|video|news|discover|googleNews) search/, () => said.includes(`, ${structured.type} search`)],
@@ -265,7 +271,7 @@ describe('structuredContent carries every fact the text carries', () => {
 
   it('covers every result shape: compare, export and every data-truth statement appear in the corpus', () => {
     const all = [...results.values()].map(text).join('\n');
-    for (const needle of ['- Freshness: fresh', '- Freshness: final —', '- Freshness: unknown', 'not final yet, so they are missing here', '- Row cap: reached', '- Row cap: not reached', '- Not in any listed query', '- Anonymised queries: not measured', 'queries below the', 'Aggregated by page', 'only in current', 'only in previous', 'not in the previous rows', 'Left out of both windows, so that', 'older than the ~16 months', 'The export is incomplete', 'Nothing was stored', 'are not shown, to keep this result under 100 kB', 'Google returned exactly row_limit']) {
+    for (const needle of ['- Freshness: fresh', '- Freshness: final —', '- Freshness: unknown', 'not final yet, so they are missing here', '- Row cap: reached', '- Row cap: not reached', '- Not in any listed query', '- Anonymised queries: not measured', 'queries below the', 'Aggregated by page', 'only in current', 'only in previous', 'not in the previous rows', 'Left out of both windows, so that', 'not final yet, Google is still collecting', 'matching days in the other window are left out', 'older than the ~16 months', 'Property totals (a whole-property query', 'Sum of the', '- Data state: period today', 'The export is incomplete', 'Nothing was stored', 'are not shown, to keep this result under 100 kB', 'Google returned exactly row_limit']) {
       expect(all).toContain(needle);
     }
   });

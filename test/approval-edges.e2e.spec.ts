@@ -108,15 +108,16 @@ describe('behind a gateway that adds 2026-style capabilities to a 2025 connectio
 
 describe('an owner approval binds its effect, not only its arguments', () => {
   const WWW_ID = 'https%3A%2F%2Fwww.example.com%2F';
-  const owners = ['owner@example.com'];
+  // The credential keeps its own ownership (it is an owner of the seeded resources): only webmaster@ is removed.
+  const owners = () => ['owner@example.com', google.clientEmail];
 
   it('dialog (2026-07-28): a co-owner added before the accept arrives means a fresh question, and nobody is removed', async () => {
-    const asked = await modernToolCall(server.url, 'update_site_owners', { id: WWW_ID, owners });
+    const asked = await modernToolCall(server.url, 'update_site_owners', { id: WWW_ID, owners: owners() });
     expect(asked.body.result.resultType).toBe('input_required');
     expect(asked.body.result.inputRequests.approval.params.message).toContain('- Losing ownership: "webmaster@example.com"');
     const resource = google.emulator.state.resources.get('https://www.example.com/')!;
     resource.owners = [...resource.owners, 'coowner@example.com'];
-    const accepted = await modernToolCall(server.url, 'update_site_owners', { id: WWW_ID, owners }, { requestState: asked.body.result.requestState, inputResponses: accept });
+    const accepted = await modernToolCall(server.url, 'update_site_owners', { id: WWW_ID, owners: owners() }, { requestState: asked.body.result.requestState, inputResponses: accept });
     expect(accepted.body.result.resultType).toBe('input_required');
     expect(accepted.body.result.inputRequests.approval.params.message).toMatch(/- Losing ownership: "webmaster@example.com", "coowner@example.com"/);
     expect(google.emulator.apiRequests().filter((r) => r.route === 'webResource.update' || r.route === 'webResource.patch')).toHaveLength(0);
@@ -126,19 +127,19 @@ describe('an owner approval binds its effect, not only its arguments', () => {
   it('token path: a co-owner added between the two calls means a fresh token that says why, and the old one changes nothing', async () => {
     const tokenClient = await connectHttp(server.url, { revision: '2026-07-28' });
     try {
-      const first = await tokenClient.call('update_site_owners', { id: WWW_ID, owners });
+      const first = await tokenClient.call('update_site_owners', { id: WWW_ID, owners: owners() });
       expect(first.structuredContent).toMatchObject({ outcome: 'token_issued' });
       expect(text(first)).toContain('Losing ownership: "webmaster@example.com"');
       const resource = google.emulator.state.resources.get('https://www.example.com/')!;
       resource.owners = [...resource.owners, 'coowner@example.com'];
-      const second = await tokenClient.call('update_site_owners', { id: WWW_ID, owners, confirm_token: first.structuredContent!.confirm_token });
+      const second = await tokenClient.call('update_site_owners', { id: WWW_ID, owners: owners(), confirm_token: first.structuredContent!.confirm_token });
       expect(second.isError).toBeFalsy();
       expect(second.structuredContent).toMatchObject({ executed: false, outcome: 'token_issued' });
       expect(second.structuredContent!.confirm_token).not.toBe(first.structuredContent!.confirm_token);
       expect(text(second)).toMatch(/no longer the change this call would make/);
       expect(text(second)).toContain('Losing ownership: "webmaster@example.com", "coowner@example.com"');
       expect(google.emulator.apiRequests().filter((r) => r.route === 'webResource.update')).toHaveLength(0);
-      const third = await tokenClient.call('update_site_owners', { id: WWW_ID, owners, confirm_token: second.structuredContent!.confirm_token });
+      const third = await tokenClient.call('update_site_owners', { id: WWW_ID, owners: owners(), confirm_token: second.structuredContent!.confirm_token });
       expect(third.structuredContent).toMatchObject({ executed: true, outcome: 'executed' });
       expect(google.emulator.apiRequests().filter((r) => r.route === 'webResource.update')).toHaveLength(1);
     } finally {
@@ -161,7 +162,7 @@ describe('an owner approval binds its effect, not only its arguments', () => {
       },
     });
     try {
-      const result = await person.call('update_site_owners', { id: WWW_ID, owners });
+      const result = await person.call('update_site_owners', { id: WWW_ID, owners: owners() });
       expect(person.dialogs).toHaveLength(2);
       expect(person.dialogs[1]).toContain('"late@example.com"');
       expect(result.structuredContent).toMatchObject({ executed: false, outcome: 'declined' });

@@ -81,12 +81,12 @@ describe('inspect_url', () => {
     const result = await inspect(page('products?color=red'));
     const out = result.structuredContent!;
     expect(out).toMatchObject({
-      google_canonical: page('products'),
+      google_canonical: page('products/'), // the category page the site has
       user_canonical: page('products?color=red'),
       canonical_differs: true,
       coverage_state: 'Duplicate, Google chose different canonical than user',
     });
-    expect(text(result)).toContain(`Canonical: Google-selected ${page('products')}; user-declared ${page('products?color=red')}. They differ`);
+    expect(text(result)).toContain(`Canonical: Google-selected ${page('products/')}; user-declared ${page('products?color=red')}. They differ`);
   });
 
   it('lists rich result types with their issues', async () => {
@@ -215,7 +215,7 @@ describe('inspect_urls', () => {
     const [home, product, fresh] = result.structuredContent!.results;
     expect(home).toMatchObject({ url: page(''), verdict: 'PASS', coverage_state: 'Submitted and indexed' });
     expect(home.google_canonical).toBeUndefined();
-    expect(product).toMatchObject({ verdict: 'NEUTRAL', google_canonical: page('products') });
+    expect(product).toMatchObject({ verdict: 'NEUTRAL', google_canonical: page('products/') });
     expect(fresh).toEqual({ url: page('brand-new-page'), verdict: 'NEUTRAL', coverage_state: 'URL is unknown to Google' });
     const said = text(result);
     expect(said).toContain(`- ${page('products?color=red')} — NEUTRAL, not on Google (excluded); "Duplicate, Google chose different canonical than user"; last crawl `);

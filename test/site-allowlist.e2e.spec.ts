@@ -48,7 +48,7 @@ afterAll(async () => {
 beforeEach(() => {
   google.emulator.reset();
   // A verified domain this server must not touch.
-  google.emulator.state.resources.set('dns://example.org', { id: 'dns%3A%2F%2Fexample.org', site: { type: 'INET_DOMAIN', identifier: 'example.org' }, owners: ['owner@example.com'] });
+  google.emulator.state.resources.set('dns://example.org', { id: 'dns%3A%2F%2Fexample.org', site: { type: 'INET_DOMAIN', identifier: 'example.org' }, owners: ['owner@example.com', google.clientEmail] });
 });
 
 const sent = () => google.emulator.apiRequests();

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startGoogle, type TestGoogle } from './support/google.js';
+import { rawToolsList } from './support/raw-tools-list.js';
 import { listToolsInProcess } from './support/server.js';
 
 const ALL_TOOLS = [
@@ -33,13 +34,13 @@ describe('tools/list', () => {
   it('derives every annotation from the access of the tool, and guards exactly the four destructive tools', async () => {
     for (const tool of await listTools()) {
       const a = tool.annotations;
-      expect(a.title).toBe(tool.title);
+      expect(a.title).toBeUndefined(); // tool.title says it once
       expect(a.openWorldHint).toBe(true);
       expect(a.destructiveHint).toBe(GUARDED.includes(tool.name));
       if (a.readOnlyHint) expect(a.destructiveHint).toBe(false);
       if (GUARDED.includes(tool.name)) {
         expect(tool.inputSchema.properties.confirm_token).toBeDefined();
-        expect(tool.outputSchema.required).toEqual(expect.arrayContaining(['executed', 'outcome']));
+        expect(Object.keys(tool.outputSchema.properties)).toEqual(expect.arrayContaining(['executed', 'outcome']));
       }
       expect(tool.description).toMatch(/[.)]$/);
       expect(JSON.stringify(tool.inputSchema)).not.toContain('$schema');
@@ -54,6 +55,21 @@ describe('tools/list', () => {
     const essential = toolListCost(await listTools({ GSC_ALLOW_TOOLS: 'essential' }));
     expect(all).toBeLessThanOrEqual(11_500);
     expect(essential).toBeLessThanOrEqual(3_000);
+  });
+
+  it('sends the whole tools/list within the wire-size bars of PRODUCT.md §10 (compact JSON, output schemas included)', async () => {
+    const all = await rawToolsList(google.env);
+    const essential = await rawToolsList({ ...google.env, GSC_ALLOW_TOOLS: 'essential' });
+    expect(all.tools).toHaveLength(ALL_TOOLS.length);
+    expect(essential.tools).toHaveLength(5);
+    // Room is left under the bars (24 000 and 8 000) for the MCP Apps views' _meta.ui on three tools.
+    expect(JSON.stringify(all).length).toBeLessThanOrEqual(24_000);
+    expect(JSON.stringify(essential).length).toBeLessThanOrEqual(8_000);
+    for (const tool of all.tools) {
+      expect(tool.outputSchema.type).toBe('object');
+      // No prose in output schemas: the text answer and the field names carry it.
+      expect(JSON.stringify(tool.outputSchema)).not.toContain('"description"');
+    }
   });
 
   it('read-only mode lists only the read tools', async () => {

@@ -67,7 +67,7 @@ describe('verify_site', () => {
     const site = { type: 'INET_DOMAIN' as const, identifier: 'new-site.example' };
     const before = await client.call('verify_site', { site_url: 'sc-domain:new-site.example', method: 'DNS_TXT' });
     expect(before.isError).toBe(true);
-    expect(text(before)).toMatch(/not there yet/);
+    expect(text(before)).toMatch(/did not find the TXT record/);
     expect(text(before)).toMatch(/dig \+short TXT new-site\.example/);
     expect(text(before)).toMatch(/Nothing was changed/);
     expect(text(before)).toMatch(/The necessary verification token could not be found/);
@@ -99,6 +99,52 @@ describe('verify_site', () => {
   });
 });
 
+describe('one verdict about verification across the tools (PRODUCT §5c)', () => {
+  it('an already verified property: setup_site, get_verification_token and verify_site agree, and the owners include this credential', async () => {
+    const site = 'https://www.example.com/';
+    const setup = await client.call('setup_site', { site_url: site });
+    expect(text(setup)).toContain(`verified owner through ${site} (resource id ${WWW_ID})`);
+    const token = await client.call('get_verification_token', { site_url: site });
+    expect(token.isError).toBeFalsy();
+    expect(token.structuredContent).toMatchObject({ site_url: site, method: 'META', verified_through: site });
+    expect(text(token)).toMatch(/^https:\/\/www\.example\.com\/ is already verified: .*No token needs placing\./);
+    expect(text(token)).toMatch(/For re-verification only/);
+    const verify = await client.call('verify_site', { site_url: site, method: 'META' });
+    expect(verify.isError).toBeFalsy();
+    expect(verify.structuredContent!.owners).toContain(google.clientEmail);
+    const listed = (await client.call('list_verified_sites')).structuredContent!.resources.find((r: any) => r.id === WWW_ID);
+    expect(listed.owners).toContain(google.clientEmail);
+  });
+
+  it('a property verified only through its domain is verified for all three, through the domain', async () => {
+    const site = 'https://shop.example.com/';
+    expect(text(await client.call('setup_site', { site_url: site }))).toContain('verified owner through sc-domain:example.com');
+    expect((await client.call('get_verification_token', { site_url: site })).structuredContent!.verified_through).toBe('sc-domain:example.com');
+    expect((await client.call('verify_site', { site_url: site, method: 'FILE' })).isError).toBeFalsy();
+  });
+
+  it('an unverified property gets a token without the claim, and each failed method is named in its own terms', async () => {
+    const site = 'http://legacy.example.net/';
+    const token = await client.call('get_verification_token', { site_url: site });
+    expect(token.structuredContent!.verified_through).toBeUndefined();
+    expect(text(token)).not.toMatch(/already verified/);
+    const said: Record<string, string> = {};
+    for (const method of ['META', 'FILE', 'ANALYTICS', 'TAG_MANAGER']) {
+      const result = await client.call('verify_site', { site_url: site, method });
+      expect(result.isError).toBe(true);
+      said[method] = text(result);
+      expect(said[method]).toContain(`with ${method}`);
+      expect(said[method]).not.toMatch(/DNS|propagat/);
+    }
+    expect(said.META).toMatch(/did not find the <meta> tag/);
+    expect(said.FILE).toMatch(/did not find the verification file/);
+    expect(said.ANALYTICS).toMatch(/Google Analytics tag/);
+    expect(said.TAG_MANAGER).toMatch(/Tag Manager container/);
+    const cname = await client.call('verify_site', { site_url: 'sc-domain:new-site.example', method: 'DNS_CNAME' });
+    expect(text(cname)).toMatch(/did not find the CNAME record/);
+  });
+});
+
 describe('list_verified_sites and get_verified_site', () => {
   it('lists ids exactly as Google returns them and maps INET_DOMAIN back to sc-domain:', async () => {
     const result = await client.call('list_verified_sites');
@@ -107,8 +153,9 @@ describe('list_verified_sites and get_verified_site', () => {
     expect(out.withheld).toBeUndefined();
     expect(out.resources).toEqual(
       expect.arrayContaining([
-        { id: DOMAIN_ID, site_url: 'sc-domain:example.com', owners: ['owner@example.com'] },
-        { id: WWW_ID, site_url: 'https://www.example.com/', owners: ['owner@example.com', 'webmaster@example.com'] },
+        // Google lists only the caller's own resources; the emulator makes a registered credential an owner of the seeded ones.
+        { id: DOMAIN_ID, site_url: 'sc-domain:example.com', owners: ['owner@example.com', google.clientEmail] },
+        { id: WWW_ID, site_url: 'https://www.example.com/', owners: ['owner@example.com', 'webmaster@example.com', google.clientEmail] },
       ]),
     );
     expect(out.resources).toHaveLength(4);
@@ -120,7 +167,7 @@ describe('list_verified_sites and get_verified_site', () => {
     ['decoded', 'dns://example.com'],
   ])('gets a resource by its %s id, encoding it exactly once', async (_form, id) => {
     const result = await client.call('get_verified_site', { id });
-    expect(result.structuredContent).toEqual({ id: DOMAIN_ID, site_url: 'sc-domain:example.com', owners: ['owner@example.com'], untrusted: true });
+    expect(result.structuredContent).toEqual({ id: DOMAIN_ID, site_url: 'sc-domain:example.com', owners: ['owner@example.com', google.clientEmail], untrusted: true });
     expect(api().map((r) => r.rawPath)).toEqual([DOMAIN_PATH]);
   });
 
@@ -132,7 +179,7 @@ describe('list_verified_sites and get_verified_site', () => {
   });
 
   it('drops whole entries to stay under 100 kB and says how many', async () => {
-    const owners = Array.from({ length: 20 }, (_, i) => `owner-number-${i}@a-rather-long-domain-name.example`);
+    const owners = [...Array.from({ length: 20 }, (_, i) => `owner-number-${i}@a-rather-long-domain-name.example`), google.clientEmail];
     for (let i = 0; i < 400; i++) {
       const identifier = `https://site-${i}.example.com/`;
       google.emulator.state.resources.set(identifier, { id: encodeURIComponent(identifier), site: { type: 'SITE', identifier }, owners });
@@ -291,7 +338,7 @@ describe('with GSC_ALLOWED_SITES', () => {
   it('lists only allowed resources and says how many it withheld', async () => {
     const result = await limitedClient.call('list_verified_sites');
     expect(result.structuredContent).toEqual({
-      resources: [{ id: 'https%3A%2F%2Fblog.example.net%2F', site_url: 'https://blog.example.net/', owners: ['owner@example.com'] }],
+      resources: [{ id: 'https%3A%2F%2Fblog.example.net%2F', site_url: 'https://blog.example.net/', owners: ['owner@example.com', google.clientEmail] }],
       withheld: 3,
       untrusted: true,
     });

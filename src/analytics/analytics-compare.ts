@@ -1,13 +1,14 @@
 // A comparison of two windows: rows joined on their keys (dates shifted by the
 // windows' offset), deltas only where a key is in both, and a key found in one
 // window only marked as such — never shown as a drop to, or a rise from, zero.
-// Totals come from whole-property queries of each window, not from row sums.
+// Totals come from whole-property queries of each window, not from row sums:
+// `totals` is the current window's, `compare.previous_totals` the other's.
 
 import { plural } from '../common/sentences.js';
 import { fitToBudget, type ToolOutput, toolOutput } from '../mcp/tool-output.js';
 import { cell, dates, formatCount, formatCtr, formatPosition, signed, tableHead } from './analytics-format.js';
 import { PAGE_ROWS, type ReportRequest } from './analytics-request.js';
-import { computeTotals, delta, type Delta, percentChange, roundTotals, type Totals } from './analytics-metrics.js';
+import { computeTotals, delta, type Delta, percentChange, roundMetrics, type Totals } from './analytics-metrics.js';
 import type { AnalyticsResult, AnalyticsRow } from './analytics.service.js';
 import { buildDataTruth, type Freshness, type PropertyFigures } from './data-truth.js';
 import { requestFacts } from './analytics-report.js';
@@ -125,12 +126,11 @@ export function buildComparison(input: CompareInput): ToolOutput {
     current: { ...windowFacts(pair.current, current.rows.rows.length, complete.current), ...lastListed(current.rows.rows, complete.current) },
     previous: { ...windowFacts(pair.previous, previous.rows.rows.length, complete.previous), ...lastListed(previous.rows.rows, complete.previous) },
     ...(input.leftOut.length ? { left_out: input.leftOut.map((l) => ({ ...l })) } : {}),
-    totals: {
-      current: roundTotals(current.totals),
-      previous: roundTotals(previous.totals),
-      delta: totalsDelta,
-      ...pct('clicks_change_percent', percentChange(current.totals.clicks, previous.totals.clicks)),
-      ...pct('impressions_change_percent', percentChange(current.totals.impressions, previous.totals.impressions)),
+    previous_totals: roundMetrics(previous.totals),
+    change: {
+      ...totalsDelta,
+      ...pct('clicks_percent', percentChange(current.totals.clicks, previous.totals.clicks)),
+      ...pct('impressions_percent', percentChange(current.totals.impressions, previous.totals.impressions)),
     },
     keys: counts,
     row_limit: request.rowLimit,
@@ -140,8 +140,8 @@ export function buildComparison(input: CompareInput): ToolOutput {
   const structuredBase = {
     ...requestFacts(request),
     ...(current.rows.aggregationType ? { aggregation_type: current.rows.aggregationType } : {}),
-    totals: roundTotals(listedTotals),
-    row_count: current.rows.rows.length,
+    // The property's, from the whole-property query (or the one row, without dimensions); the rows are only the biggest movers.
+    totals: roundMetrics(current.totals),
     start_row: 0,
     compare: compareFacts,
     data_truth: truth.structured,
@@ -163,7 +163,7 @@ function pct(name: string, value: number | undefined) {
 }
 
 function windowFacts(range: { start: string; end: string }, rows: number, complete: boolean) {
-  return { start_date: range.start, end_date: range.end, days: daysInRange(range), rows, rows_complete: complete };
+  return { start_date: range.start, end_date: range.end, days: daysInRange(range), rows_returned: rows, rows_complete: complete };
 }
 
 function lastListed(rows: readonly AnalyticsRow[], complete: boolean) {
@@ -174,8 +174,8 @@ export function rowFacts(row: JoinedRow) {
   const dated = row.previous && row.previous.keys.join('\u0000') !== row.keys.join('\u0000');
   return {
     keys: row.keys,
-    ...(row.current ?? {}),
-    ...(row.previous ? { previous: { ...(dated ? { keys: row.previous.keys } : {}), clicks: row.previous.clicks, impressions: row.previous.impressions, ctr: row.previous.ctr, position: row.previous.position } } : {}),
+    ...(row.current ? roundMetrics(row.current) : {}),
+    ...(row.previous ? { previous: { ...(dated ? { keys: row.previous.keys } : {}), ...roundMetrics(row.previous) } } : {}),
     ...(row.current && row.previous ? { delta: delta(row.current, row.previous) } : {}),
     ...(row.onlyIn ? { only_in: row.onlyIn } : {}),
     ...(row.notListedIn ? { not_listed_in: row.notListedIn } : {}),
@@ -197,16 +197,15 @@ function compareHeader({ request, pair }: CompareInput): string {
 }
 
 function leftOutLines({ leftOut, freshness }: CompareInput): string[] {
-  const lines: string[] = [];
-  const part = (reason: LeftOut['reason']) => leftOut.filter((l) => l.reason === reason).map((l) => `${dates({ start: l.start_date, end: l.end_date })} of the ${l.window} window`);
-  const incomplete = part('incomplete');
-  if (incomplete.length) {
-    const first = freshness.known && freshness.firstIncompleteDate ? ` (first_incomplete_date ${freshness.firstIncompleteDate})` : '';
-    lines.push(`Left out of both windows, so that their days still match: ${incomplete.join(' and ')} — Google is still collecting those days${first}.`);
-  }
-  const old = part('before_retention');
-  if (old.length) lines.push(`Left out of both windows: ${old.join(' and ')} — older than the ~16 months Google keeps.`);
-  return lines;
+  if (!leftOut.length) return [];
+  const first = freshness.known && freshness.firstIncompleteDate ? ` (first_incomplete_date ${freshness.firstIncompleteDate})` : '';
+  const why = {
+    not_final: `not final yet, Google is still collecting them${first}`,
+    outside_retention: 'older than the ~16 months Google keeps',
+    not_in_other_window: 'final, but their matching days in the other window are left out',
+  };
+  const parts = leftOut.map((l) => `${dates({ start: l.start_date, end: l.end_date })} of the ${l.window} window — ${why[l.reason]}`);
+  return [`Left out of both windows, so that day i still matches day i: ${parts.join('; ')}.`];
 }
 
 function totalsComparison(current: Totals, previous: Totals, d: Delta): string {

@@ -43,8 +43,13 @@ export function computeTotals(rows: Iterable<Measured>): Totals {
   return new TotalsSum().add(rows).totals;
 }
 
-export function roundTotals(totals: Totals): Totals {
-  return { clicks: totals.clicks, impressions: totals.impressions, ctr: round(totals.ctr, 6), position: round(totals.position, 2) };
+/**
+ * Metrics as structuredContent carries them: CTR to 4 decimals (the text's
+ * 1.23%) and position to 1 (the text's 4.8). Google's 17-digit floats cost
+ * tokens and say nothing more; the text and the structured half read alike.
+ */
+export function roundMetrics<T extends Totals>(m: T): Totals {
+  return { clicks: m.clicks, impressions: m.impressions, ctr: round(m.ctr, 4), position: round(m.position, 1) };
 }
 
 /** Current minus previous. CTR in percentage points; position: negative is better (closer to the top). */
@@ -59,8 +64,8 @@ export function delta(current: Totals, previous: Totals): Delta {
   return {
     clicks: current.clicks - previous.clicks,
     impressions: current.impressions - previous.impressions,
-    ctr_points: round((current.ctr - previous.ctr) * 100, 4),
-    position: round(current.position - previous.position, 2),
+    ctr_points: round((current.ctr - previous.ctr) * 100, 2),
+    position: round(current.position - previous.position, 1),
   };
 }
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { UserFacingError } from '../common/user-facing-error.js';
 import { outputBytes } from '../mcp/tool-output.js';
 import { buildReport, type ReportContext } from './analytics-report.js';
-import { computeTotals } from './analytics-metrics.js';
+import { computeTotals, roundMetrics } from './analytics-metrics.js';
 import type { ReportRequest } from './analytics-request.js';
 import { readResponse } from './analytics.service.js';
 import { resolveRange } from './analytics.tools.js';
@@ -76,10 +76,12 @@ describe('buildReport', () => {
     expect(shown).toBeGreaterThan(100);
     expect(shown).toBeLessThan(3000);
     expect(s.rows_not_shown).toBe(3000 - shown);
-    expect(s.rows).toEqual(rows.slice(0, shown));
-    expect(s.row_count).toBe(3000);
-    expect(s.totals.clicks).toBe(computeTotals(rows).clicks);
-    expect(s.totals.impressions).toBe(computeTotals(rows).impressions);
+    expect(s.rows).toEqual(rows.slice(0, shown).map((r) => ({ keys: r.keys, ...roundMetrics(r) })));
+    expect(s.rows_returned).toBe(3000);
+    // Grouped by query without the whole-property query: only the rows' own sum, under a name that says so.
+    expect(s.totals).toBeUndefined();
+    expect(s.rows_sum.clicks).toBe(computeTotals(rows).clicks);
+    expect(s.rows_sum.impressions).toBe(computeTotals(rows).impressions);
     expect(s.next_start_row).toBe(shown);
     expect(out.text).toContain(`${3000 - shown} of the 3000 rows Google returned are not shown`);
     expect(out.text).toContain(`call again with start_row ${shown}`);

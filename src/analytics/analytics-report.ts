@@ -7,7 +7,7 @@ import { fitToBudget, type ToolOutput, toolOutput } from '../mcp/tool-output.js'
 import { plural } from '../common/sentences.js';
 import { describeRequest, formatCount, formatCtr, formatPosition, rowLine, tableHead } from './analytics-format.js';
 import { ROW_CAP, type ReportRequest } from './analytics-request.js';
-import { computeTotals, roundTotals, type Totals } from './analytics-metrics.js';
+import { computeTotals, roundMetrics, type Totals } from './analytics-metrics.js';
 import type { AnalyticsResult } from './analytics.service.js';
 import { buildDataTruth, capReached, type Freshness, listComplete, type PropertyFigures } from './data-truth.js';
 import { addDays } from './pacific-period.js';
@@ -31,6 +31,17 @@ export function requestFacts(request: ReportRequest) {
   };
 }
 
+/**
+ * One `totals` per answer (PRODUCT.md §5c): the property's, when it is known —
+ * no dimensions (the one row is the property), or the whole-property query
+ * ran — and the rows' own sum only as `rows_sum`.
+ */
+export function totalsFacts(dimensions: readonly string[], rowsSum: Totals, property?: PropertyFigures): { totals?: Totals; rows_sum?: Totals } {
+  if (dimensions.length === 0) return { totals: roundMetrics(rowsSum) };
+  const known = property && 'totals' in property ? property.totals : undefined;
+  return { ...(known ? { totals: roundMetrics(known) } : {}), rows_sum: roundMetrics(rowsSum) };
+}
+
 export function buildReport(request: ReportRequest, result: AnalyticsResult, context: ReportContext): ToolOutput {
   const { rows } = result;
   const totals = computeTotals(rows);
@@ -47,8 +58,8 @@ export function buildReport(request: ReportRequest, result: AnalyticsResult, con
   const structuredBase = {
     ...requestFacts(request),
     ...(result.aggregationType ? { aggregation_type: result.aggregationType } : {}),
-    totals: roundTotals(totals),
-    row_count: rows.length,
+    ...totalsFacts(request.dimensions, totals, context.property),
+    rows_returned: rows.length,
     start_row: request.startRow,
     data_truth: truth.structured,
     untrusted: true as const,
@@ -63,12 +74,12 @@ export function buildReport(request: ReportRequest, result: AnalyticsResult, con
 
   return fitToBudget(rows, (kept, dropped) => {
     const next = dropped ? request.startRow + kept.length : mayHaveMore ? request.startRow + rows.length : undefined;
-    const notes = [totalsLine(rows.length, totals, request.dimensions.length === 0), ...scopeNotes(request, rows.length, kept.length, dropped, mayHaveMore, cap)];
+    const notes = [totalsLine(rows.length, totals, request.dimensions.length === 0), ...propertyLine(request.dimensions, context.property), ...scopeNotes(request, rows.length, kept.length, dropped, mayHaveMore, cap)];
     const text = [header, ...tableHead(columns), ...lines.slice(0, kept.length), ...notes, ...truth.lines].join('\n');
     return toolOutput(
       {
         ...structuredBase,
-        rows: kept.map((r) => ({ keys: r.keys, clicks: r.clicks, impressions: r.impressions, ctr: r.ctr, position: r.position })),
+        rows: kept.map((r) => ({ keys: r.keys, ...roundMetrics(r) })),
         ...(next !== undefined ? { next_start_row: next } : {}),
         ...(dropped ? { rows_not_shown: dropped } : {}),
       },
@@ -78,11 +89,18 @@ export function buildReport(request: ReportRequest, result: AnalyticsResult, con
 }
 
 export function totalsLine(count: number, totals: Totals, wholeProperty: boolean, what = 'returned'): string {
-  const subject = wholeProperty ? 'Total' : `Totals of the ${plural(count, 'row')} ${what}`;
+  const subject = wholeProperty ? 'Total' : `Sum of the ${plural(count, 'row')} ${what} (rows_sum)`;
   return (
     `${subject}: ${formatCount(totals.clicks)} clicks, ${formatCount(totals.impressions)} impressions, ` +
     `CTR ${formatCtr(totals.ctr)} (total clicks ÷ total impressions), position ${formatPosition(totals.position)} (impression-weighted average).`
   );
+}
+
+/** The whole-property query's figures, when it ran beside rows grouped by query: the `totals` of the result. */
+function propertyLine(dimensions: readonly string[], property?: PropertyFigures): string[] {
+  if (!dimensions.length || !property || !('totals' in property)) return [];
+  const t = property.totals;
+  return [`Property totals (a whole-property query, same filters): ${formatCount(t.clicks)} clicks, ${formatCount(t.impressions)} impressions, CTR ${formatCtr(t.ctr)}, position ${formatPosition(t.position)}.`];
 }
 
 function scopeNotes(request: ReportRequest, returned: number, shown: number, dropped: number, mayHaveMore: boolean, cap: boolean): string[] {
@@ -90,19 +108,19 @@ function scopeNotes(request: ReportRequest, returned: number, shown: number, dro
   const first = request.startRow + 1;
   if (dropped) {
     notes.push(
-      `${dropped} of the ${returned} rows Google returned are not shown, to keep this result under 100 kB; the totals above still cover all ${returned}. ` +
+      `${dropped} of the ${returned} rows Google returned are not shown, to keep this result under 100 kB; the sum above still covers all ${returned}. ` +
         `To see them call again with start_row ${request.startRow + shown}, or narrow the request: fewer dimensions, a lower row_limit, or filters — or all_rows for a file of every row.`,
     );
   }
   if (mayHaveMore) {
     notes.push(
       `Google returned exactly row_limit (${request.rowLimit}) rows, so there may be more: call again with start_row ${request.startRow + returned}. ` +
-        `The totals cover only rows ${first}–${request.startRow + returned}, not the whole property.`,
+        `The sum covers only rows ${first}–${request.startRow + returned}, not the whole property.`,
     );
   } else if (cap) {
-    notes.push(`These are rows ${first}–${request.startRow + returned}, the last Google serves (its cap is ${ROW_CAP} rows); the totals cover only them.`);
+    notes.push(`These are rows ${first}–${request.startRow + returned}, the last Google serves (its cap is ${ROW_CAP} rows); the sum covers only them.`);
   } else if (request.startRow > 0) {
-    notes.push(`These are rows ${first}–${request.startRow + returned} (start_row ${request.startRow}); the totals cover only them, not the whole property.`);
+    notes.push(`These are rows ${first}–${request.startRow + returned} (start_row ${request.startRow}); the sum covers only them, not the whole property.`);
   }
   return notes;
 }
@@ -111,7 +129,9 @@ export function noDataSentence(request: ReportRequest): string {
   const { range } = request;
   const dates = range.start === range.end ? `on ${range.start}` : `from ${range.start} to ${range.end}`;
   const why =
-    request.dataState === 'final' && range.start >= addDays(request.today, -3)
+    request.dataState === 'final' && range.start >= request.today
+      ? "Today's data is only in data_state all: no day is final the same day. Ask again with data_state all (partial, still rising figures)."
+      : request.dataState === 'final' && range.start >= addDays(request.today, -3)
       ? 'Final data for the last ~2–3 days does not exist yet; ask with data_state all for fresh data.'
       : `Google has no clicks or impressions matching this request: check the filters and the search type${request.startRow ? ', and whether start_row is past the last row' : ''}; a new property has data only from when it was added.`;
   return `No data for ${request.site} ${dates} (${request.type} search, data_state ${request.dataState}). This is an answer, not an error. ${why}`;

@@ -31,6 +31,8 @@ export interface ReportRequest {
   readonly dimensions: readonly string[];
   readonly type: string;
   readonly dataState: string;
+  /** Set when the server chose the data state itself, saying why (period today without data_state). */
+  readonly dataStateNote?: string;
   readonly aggregationType?: string;
   readonly filters: readonly AnalyticsFilter[];
   readonly rowLimit: number;

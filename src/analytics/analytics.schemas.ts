@@ -1,11 +1,13 @@
 import * as z from 'zod';
+import { NOTHING_SENT } from '../common/sentences.js';
 import { SiteUrlArg } from '../mcp/tool-args.js';
 import { DataTruthSchema } from './data-truth.js';
 import { PERIODS } from './pacific-period.js';
 
 // Input descriptions are short on purpose: every character is paid for in the
-// model's context on every request (PRODUCT.md §10). Output schemas are not
-// listed per request, so they say more.
+// model's context on every request (PRODUCT.md §10). The output schema's
+// descriptions document the fields here; tools/list advertises only its
+// outline (src/mcp/wire-schema.ts).
 
 const DIMENSIONS = ['date', 'hour', 'query', 'page', 'country', 'device', 'searchAppearance'] as const;
 const FILTER_DIMENSIONS = ['query', 'page', 'country', 'device', 'searchAppearance'] as const;
@@ -20,21 +22,31 @@ export const AnalyticsInput = z.object({
   type: z.enum(['web', 'image', 'video', 'news', 'discover', 'googleNews']).optional(),
   data_state: z.enum(['final', 'all', 'hourly_all']).optional(),
   aggregation_type: z.enum(['auto', 'byPage', 'byProperty']).optional(),
-  // dimension and expression are checked by the server with a sentence (reportRequest), so the schema spends no characters on "required".
   filters: z
-    .array(z.object({ dimension: z.enum(FILTER_DIMENSIONS).optional(), operator: z.enum(OPERATORS).optional(), expression: z.string().optional() }))
+    .array(
+      z.object({
+        dimension: z.enum(FILTER_DIMENSIONS, { error: `each filter needs a dimension: ${FILTER_DIMENSIONS.join(', ')}. ${NOTHING_SENT}` }),
+        operator: z.enum(OPERATORS, { error: `operator is one of ${OPERATORS.join(', ')} (default equals). ${NOTHING_SENT}` }).optional(),
+        expression: z.string({ error: `each filter needs an expression (a string), e.g. {"dimension":"query","operator":"contains","expression":"shoes"}. ${NOTHING_SENT}` }),
+      }),
+    )
     .optional()
     .describe('country: ISO alpha-3, e.g. usa.'),
   filter_type: z.enum(['and']).optional(),
   row_limit: z.number().int().min(1, 'row_limit is at least 1.').max(25000, 'row_limit is at most 25000; page on with start_row, or use all_rows.').optional(),
-  start_row: z.number().int('start_row is a whole number: it counts rows from 0.').min(0, 'start_row is 0 or more.').optional(),
-  // Likewise both dates (pairWindows).
-  compare: z.union([z.enum(['previous_period', 'previous_year']), z.object({ start_date: z.string().optional(), end_date: z.string().optional() })]).optional(),
+  // No minimum in the schema (characters on every request); the server refuses a negative start_row with a sentence.
+  start_row: z.number().int('start_row is a whole number: it counts rows from 0.').refine((n) => n >= 0, 'start_row is 0 or more: it counts rows from 0.').optional(),
+  compare: z
+    .union([z.enum(['previous_period', 'previous_year']), z.object({ start_date: z.string(), end_date: z.string() })], {
+      error: `use "previous_period", "previous_year" or {"start_date":"YYYY-MM-DD","end_date":"YYYY-MM-DD"} (both dates, as many days as the current window). ${NOTHING_SENT}`,
+    })
+    .optional(),
   all_rows: z.boolean().optional(),
 });
 
 export type AnalyticsArgs = z.infer<typeof AnalyticsInput>;
 
+// CTR to 4 decimals and position to 1, as the text shows them (analytics-metrics.ts roundMetrics).
 const Metrics = { clicks: z.number(), impressions: z.number(), ctr: z.number(), position: z.number() };
 const Totals = z.object(Metrics);
 const Delta = z.object({ clicks: z.number(), impressions: z.number(), ctr_points: z.number(), position: z.number() }).describe('current − previous; CTR in percentage points; negative position is better.');
@@ -55,7 +67,7 @@ const Window = z.object({
   start_date: z.string(),
   end_date: z.string(),
   days: z.number().int(),
-  rows: z.number().int().describe('Rows Google returned for the window.'),
+  rows_returned: z.number().int().describe('Rows Google returned for the window.'),
   rows_complete: z.boolean().describe('false: Google returned its maximum of 25 000, so more keys exist.'),
   last_listed_clicks: z.number().optional().describe('rows_complete false: a key not listed had at most this many clicks.'),
 });
@@ -65,12 +77,11 @@ const Compare = z.object({
   current: Window,
   previous: Window,
   left_out: z
-    .array(z.object({ window: z.enum(['current', 'previous']), start_date: z.string(), end_date: z.string(), reason: z.enum(['incomplete', 'before_retention']) }))
+    .array(z.object({ window: z.enum(['current', 'previous']), start_date: z.string(), end_date: z.string(), reason: z.enum(['not_final', 'outside_retention', 'not_in_other_window']) }))
     .optional()
-    .describe('Days dropped from both windows so that day i still matches day i.'),
-  totals: z
-    .object({ current: Totals, previous: Totals, delta: Delta, clicks_change_percent: z.number().optional(), impressions_change_percent: z.number().optional() })
-    .describe('From whole-property queries of each window (same filters), not from row sums.'),
+    .describe('Days dropped from both windows so that day i still matches day i; not_in_other_window: final days whose counterparts are left out.'),
+  previous_totals: Totals.describe('The previous window\'s whole-property query (same filters); the current window\'s is the result\'s totals.'),
+  change: Delta.extend({ clicks_percent: z.number().optional(), impressions_percent: z.number().optional() }).describe('totals − previous_totals; the percentages are absent when there was nothing before.'),
   keys: z.object({ total: z.number().int(), both: z.number().int(), only_in_current: z.number().int(), only_in_previous: z.number().int(), not_listed: z.number().int() }),
   row_limit: z.number().int().describe('At most this many joined rows are in rows: the biggest movers.'),
 });
@@ -98,8 +109,9 @@ export const AnalyticsOutput = z.object({
   filters: z.array(z.object({ dimension: z.string(), operator: z.string(), expression: z.string() })).optional(),
   aggregation_type: z.string().optional(),
   rows: z.array(Row).describe('compare: the biggest movers, by clicks gained; all_rows: the first rows of the export.'),
-  totals: Totals.describe('Over every row Google returned (current window): ctr = Σclicks/Σimpressions, position impression-weighted; 0 when there are no impressions.'),
-  row_count: z.number().int().describe('Rows Google returned (all_rows: rows exported).'),
+  totals: Totals.optional().describe("The property's totals (same filters): from the one row without dimensions, or from a whole-property query (grouped by query; compare). Absent when not queried."),
+  rows_sum: Totals.optional().describe('Σ of the rows Google returned (all_rows: exported): ctr = Σclicks/Σimpressions, position impression-weighted; 0 when there are no impressions.'),
+  rows_returned: z.number().int().optional().describe('Rows Google returned for this request; rows holds them unless rows_not_shown says some were cut.'),
   start_row: z.number().int(),
   next_start_row: z.number().int().optional().describe('There may be more rows (or some were not shown): pass this as start_row.'),
   rows_not_shown: z.number().int().optional().describe('Rows left out to stay under 100 kB.'),

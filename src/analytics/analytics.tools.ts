@@ -27,7 +27,7 @@ export class AnalyticsTools {
     name: 'query_search_analytics',
     title: 'Query search performance',
     description:
-      'Search clicks, impressions, CTR, position. Pacific Time dates; lastNdays/lastNmonths end yesterday. compare: two windows; all_rows: every row as a resource.',
+      'Clicks, impressions, CTR, position. Pacific dates; lastN periods end yesterday. compare: vs an earlier window; all_rows: every row as a file.',
     input: AnalyticsInput,
     output: AnalyticsOutput,
     access: 'read',
@@ -47,6 +47,9 @@ export class AnalyticsTools {
   }
 }
 
+const TODAY_NOTE = (state: string) =>
+  `period today: data_state ${state} was used, since today's data is never final the same day (data_state final, the default, would answer empty); its figures are partial and still rising.`;
+
 /** all_rows pages from the first row to Google's cap itself; the paging arguments and compare do not combine with it. */
 function refuseWithAllRows(args: AnalyticsArgs): void {
   const clash = (['compare', 'row_limit', 'start_row'] as const).filter((name) => args[name] !== undefined);
@@ -61,7 +64,9 @@ function refuseWithAllRows(args: AnalyticsArgs): void {
 export function reportRequest(args: AnalyticsArgs, site: string, now: Date): ReportRequest {
   const { range, period } = resolveRange(args, now);
   const dimensions = args.dimensions ?? [];
-  const dataState = args.data_state ?? 'final';
+  // Today is never final: under the default data_state final, period today would always answer empty.
+  const todayState = period === 'today' && args.data_state === undefined ? (dimensions.includes('hour') ? 'hourly_all' : 'all') : undefined;
+  const dataState = todayState ?? args.data_state ?? 'final';
   if (dimensions.includes('hour') && dataState !== 'hourly_all') {
     throw new UserFacingError(
       `The hour dimension needs data_state "hourly_all" (Google keeps hourly data for about the last 10 days); data_state is "${dataState}". ${NOTHING_SENT} Call again with data_state hourly_all, or group by date instead.`,
@@ -78,13 +83,9 @@ export function reportRequest(args: AnalyticsArgs, site: string, now: Date): Rep
     dimensions,
     type: args.type ?? 'web',
     dataState,
+    ...(todayState ? { dataStateNote: TODAY_NOTE(todayState) } : {}),
     aggregationType: args.aggregation_type,
-    filters: (args.filters ?? []).map((f, i) => {
-      if (!f.dimension || f.expression === undefined) {
-        throw new UserFacingError(`filters[${i}] needs a dimension and an expression, e.g. {"dimension":"query","operator":"contains","expression":"shoes"}. ${NOTHING_SENT}`);
-      }
-      return { dimension: f.dimension, operator: f.operator ?? 'equals', expression: f.expression };
-    }),
+    filters: (args.filters ?? []).map((f) => ({ dimension: f.dimension, operator: f.operator ?? 'equals', expression: f.expression })),
     rowLimit: args.row_limit ?? 100,
     startRow: args.start_row ?? 0,
   };

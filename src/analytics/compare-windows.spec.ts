@@ -42,8 +42,9 @@ describe('trimPair', () => {
     expect(trimmed.pair.current).toEqual({ start: '2026-03-13', end: '2026-03-17' });
     expect(trimmed.pair.previous).toEqual({ start: '2026-03-06', end: '2026-03-10' });
     expect(trimmed.leftOut).toEqual([
-      { window: 'current', start_date: '2026-03-18', end_date: '2026-03-19', reason: 'incomplete' },
-      { window: 'previous', start_date: '2026-03-11', end_date: '2026-03-12', reason: 'incomplete' },
+      { window: 'current', start_date: '2026-03-18', end_date: '2026-03-19', reason: 'not_final' },
+      // Final days, left out only because their counterparts are not: never "still being collected".
+      { window: 'previous', start_date: '2026-03-11', end_date: '2026-03-12', reason: 'not_in_other_window' },
     ]);
   });
 
@@ -52,7 +53,22 @@ describe('trimPair', () => {
     const trimmed = trimPair(pair, '2024-01-05', '2026-01-01')!;
     expect(trimmed.pair.previous.start).toBe('2024-01-05');
     expect(trimmed.pair.current.start).toBe('2025-01-03');
-    expect(trimmed.leftOut.map((l) => l.reason)).toEqual(['before_retention', 'before_retention']);
+    expect(trimmed.leftOut).toEqual([
+      { window: 'current', start_date: '2025-01-01', end_date: '2025-01-02', reason: 'not_in_other_window' },
+      { window: 'previous', start_date: '2024-01-03', end_date: '2024-01-04', reason: 'outside_retention' },
+    ]);
+  });
+
+  it('gives each run its own reason when one window is cut at both ends', () => {
+    // A year back from a window that reaches today: the previous window starts before retention, the current one ends unfinished.
+    const pair = pairWindows({ start: '2025-01-01', end: '2025-01-10' }, 'previous_year');
+    const trimmed = trimPair(pair, '2024-01-05', '2025-01-09')!;
+    expect(trimmed.leftOut).toEqual([
+      { window: 'current', start_date: '2025-01-01', end_date: '2025-01-02', reason: 'not_in_other_window' },
+      { window: 'current', start_date: '2025-01-09', end_date: '2025-01-10', reason: 'not_final' },
+      { window: 'previous', start_date: '2024-01-03', end_date: '2024-01-04', reason: 'outside_retention' },
+      { window: 'previous', start_date: '2024-01-11', end_date: '2024-01-12', reason: 'not_in_other_window' },
+    ]);
   });
 
   it('answers undefined when no day is left', () => {

@@ -26,11 +26,18 @@ export interface WindowPair {
   readonly offsetDays: number;
 }
 
+/**
+ * Why a run of a window's days is left out: its own days are not final yet,
+ * or older than Google keeps; or they are fine, but their counterparts in the
+ * other window are left out for one of those reasons (day i matches day i).
+ */
+export type LeftOutReason = 'not_final' | 'outside_retention' | 'not_in_other_window';
+
 export interface LeftOut {
   readonly window: 'current' | 'previous';
   readonly start_date: string;
   readonly end_date: string;
-  readonly reason: 'incomplete' | 'before_retention';
+  readonly reason: LeftOutReason;
 }
 
 export function daysBetween(from: string, to: string): number {
@@ -82,8 +89,19 @@ export function trimPair(pair: WindowPair, from: string, until: string): { pair:
   const leftOut: LeftOut[] = [];
   for (const window of ['current', 'previous'] as const) {
     const start = pair[window].start;
-    if (first > 0) leftOut.push({ window, start_date: start, end_date: addDays(start, first - 1), reason: 'before_retention' });
-    if (last < n - 1) leftOut.push({ window, start_date: addDays(start, last + 1), end_date: pair[window].end, reason: 'incomplete' });
+    const reason = (i: number): LeftOutReason => {
+      const day = addDays(start, i);
+      return day < from ? 'outside_retention' : day >= until ? 'not_final' : 'not_in_other_window';
+    };
+    // Consecutive left-out days with the same reason make one run.
+    for (const [lo, hi] of [[0, first - 1], [last + 1, n - 1]]) {
+      for (let i = lo; i <= hi; ) {
+        let j = i;
+        while (j < hi && reason(j + 1) === reason(i)) j++;
+        leftOut.push({ window, start_date: addDays(start, i), end_date: addDays(start, j), reason: reason(i) });
+        i = j + 1;
+      }
+    }
   }
   const cut = (range: DateRange): DateRange => ({ start: addDays(range.start, first), end: addDays(range.start, last) });
   return { pair: { ...pair, current: cut(pair.current), previous: cut(pair.previous) }, leftOut };

@@ -30,6 +30,7 @@ export const DataTruthSchema = z.object({
   days: z.number().int(),
   time_zone: z.literal(TIME_ZONE),
   data_state: z.string(),
+  data_state_note: z.string().optional(),
   freshness: z.enum(['final', 'fresh', 'unknown']).describe('final: every day shown is final; fresh: some are still being collected.'),
   first_incomplete_date: z.string().optional().describe('From here on Google is still collecting: missing under data_state final, partial under all.'),
   first_incomplete_hour: z.string().optional(),
@@ -150,6 +151,10 @@ export function buildDataTruth(input: TruthInput): { structured: DataTruth; line
     row_sum_caveats: [],
   };
 
+  if (request.dataStateNote) {
+    structured.data_state_note = request.dataStateNote;
+    lines.push(`- Data state: ${request.dataStateNote}`);
+  }
   if (!freshness.known) {
     structured.freshness = 'unknown';
     structured.freshness_unknown = freshness.because;
@@ -210,8 +215,8 @@ function rowSumLines(input: TruthInput, structured: DataTruth): string[] {
       structured.unattributed = {
         clicks,
         impressions,
-        click_share: round(clickShare, 6),
-        impression_share: round(impressionShare, 6),
+        click_share: round(clickShare, 4),
+        impression_share: round(impressionShare, 4),
         property_clicks: property.clicks,
         property_impressions: property.impressions,
         listed_rows_complete: listed.complete,

@@ -6,8 +6,8 @@ import type { ContentBlock } from '@modelcontextprotocol/server';
 import { type ToolOutput } from '../mcp/tool-output.js';
 import { describeRequest, rowLine, tableHead } from './analytics-format.js';
 import { PAGE_ROWS, ROW_CAP, type ReportRequest } from './analytics-request.js';
-import { roundTotals } from './analytics-metrics.js';
-import { noDataSentence, requestFacts, totalsLine } from './analytics-report.js';
+import { roundMetrics } from './analytics-metrics.js';
+import { noDataSentence, requestFacts, totalsFacts, totalsLine } from './analytics-report.js';
 import type { ExportOutcome } from './analytics-export.service.js';
 import { buildDataTruth } from './data-truth.js';
 import { columnsOf, exportUri, FORMATS } from './export-format.js';
@@ -26,9 +26,9 @@ export function buildExportReport(request: ReportRequest, outcome: ExportOutcome
   const structured = {
     ...requestFacts(request),
     ...(outcome.aggregationType ? { aggregation_type: outcome.aggregationType } : {}),
-    rows: outcome.preview.map((r) => ({ keys: r.keys, clicks: r.clicks, impressions: r.impressions, ctr: r.ctr, position: r.position })),
-    totals: roundTotals(outcome.totals),
-    row_count: rows,
+    rows: outcome.preview.map((r) => ({ keys: r.keys, ...roundMetrics(r) })),
+    // How many rows were exported is export.rows; rows here are only the first few.
+    ...totalsFacts(request.dimensions, outcome.totals, outcome.property),
     start_row: 0,
     data_truth: truth.structured,
     untrusted: true as const,

@@ -1,7 +1,7 @@
 // The deterministic world the emulator starts from (and reset() returns to).
 // Times are stored as "days ago" so the seed stays plausible under any clock.
 
-import type { PermissionLevel, VerificationSiteType, WmxSitemapContent } from './emulator-types.js';
+import type { PermissionLevel, VerificationSiteType } from './emulator-types.js';
 
 export const SEED_OWNER_EMAIL = 'owner@example.com';
 
@@ -57,14 +57,19 @@ export interface SeedSitemap {
   downloadedDaysAgo?: number;
   warnings?: number;
   errors?: number;
-  contents?: WmxSitemapContent[];
+  /**
+   * Which of the site's pages (on the sitemap's host; path without the leading '/')
+   * it lists: its contents are counted from the seed world (seed-world.ts), and an
+   * index counts its children's. Omitted for a sitemap Google has not read yet.
+   */
+  lists?: (path: string) => boolean;
+  /** Also a news sitemap: its pages are counted again as type 'news'. */
+  news?: boolean;
 }
 
-const web = (submitted: number, indexed = 0): WmxSitemapContent => ({
-  type: 'web',
-  submitted: String(submitted),
-  indexed: String(indexed),
-});
+const all = () => true;
+const isBlog = (path: string) => path.startsWith('blog/');
+const isPost = (path: string) => /^blog\/./.test(path);
 
 export const SEED_SITEMAPS: readonly SeedSitemap[] = [
   // An index with two children: list shows the index; ?sitemapIndex= shows the children.
@@ -75,7 +80,6 @@ export const SEED_SITEMAPS: readonly SeedSitemap[] = [
     isSitemapsIndex: true,
     submittedDaysAgo: 40,
     downloadedDaysAgo: 1,
-    contents: [web(182), { type: 'image', submitted: '64', indexed: '0' }],
   },
   {
     siteUrl: SEED_PROPERTIES.owned,
@@ -83,7 +87,7 @@ export const SEED_SITEMAPS: readonly SeedSitemap[] = [
     path: 'https://www.example.com/post-sitemap.xml',
     type: 'sitemap',
     downloadedDaysAgo: 1,
-    contents: [web(120), { type: 'image', submitted: '64', indexed: '0' }],
+    lists: isBlog,
   },
   {
     siteUrl: SEED_PROPERTIES.owned,
@@ -91,7 +95,7 @@ export const SEED_SITEMAPS: readonly SeedSitemap[] = [
     path: 'https://www.example.com/page-sitemap.xml',
     type: 'sitemap',
     downloadedDaysAgo: 2,
-    contents: [web(62)],
+    lists: (path) => !isBlog(path) && !path.startsWith('amp/'),
   },
   // A sitemap with problems, so error/warning counts (int64 strings) are visible.
   {
@@ -102,7 +106,8 @@ export const SEED_SITEMAPS: readonly SeedSitemap[] = [
     downloadedDaysAgo: 3,
     warnings: 4,
     errors: 2,
-    contents: [web(35), { type: 'news', submitted: '35', indexed: '0' }],
+    lists: (path) => path.startsWith('amp/') || isPost(path),
+    news: true,
   },
   // Submitted but never fetched yet.
   {
@@ -112,14 +117,7 @@ export const SEED_SITEMAPS: readonly SeedSitemap[] = [
     isPending: true,
     submittedDaysAgo: 0,
   },
-  {
-    siteUrl: SEED_PROPERTIES.domain,
-    path: 'https://example.com/sitemap.xml',
-    type: 'sitemap',
-    submittedDaysAgo: 90,
-    downloadedDaysAgo: 2,
-    contents: [web(48)],
-  },
+  { siteUrl: SEED_PROPERTIES.domain, path: 'https://example.com/sitemap.xml', type: 'sitemap', submittedDaysAgo: 90, downloadedDaysAgo: 2, lists: all },
   {
     siteUrl: SEED_PROPERTIES.fullUser,
     path: 'https://shop.example.com/sitemap.xml',
@@ -127,32 +125,11 @@ export const SEED_SITEMAPS: readonly SeedSitemap[] = [
     submittedDaysAgo: 30,
     downloadedDaysAgo: 1,
     warnings: 1,
-    contents: [web(540), { type: 'image', submitted: '1210', indexed: '0' }],
+    lists: all,
   },
-  {
-    siteUrl: SEED_PROPERTIES.restricted,
-    path: 'https://www.example.org/sitemap.xml',
-    type: 'sitemap',
-    submittedDaysAgo: 200,
-    downloadedDaysAgo: 5,
-    contents: [web(22)],
-  },
-  {
-    siteUrl: SEED_PROPERTIES.blog,
-    path: 'https://blog.example.net/sitemap.xml',
-    type: 'sitemap',
-    submittedDaysAgo: 60,
-    downloadedDaysAgo: 1,
-    contents: [web(96)],
-  },
-  {
-    siteUrl: SEED_PROPERTIES.blog,
-    path: 'https://blog.example.net/atom.xml',
-    type: 'atomFeed',
-    submittedDaysAgo: 60,
-    downloadedDaysAgo: 1,
-    contents: [web(20)],
-  },
+  { siteUrl: SEED_PROPERTIES.restricted, path: 'https://www.example.org/sitemap.xml', type: 'sitemap', submittedDaysAgo: 200, downloadedDaysAgo: 5, lists: all },
+  { siteUrl: SEED_PROPERTIES.blog, path: 'https://blog.example.net/sitemap.xml', type: 'sitemap', submittedDaysAgo: 60, downloadedDaysAgo: 1, lists: all },
+  { siteUrl: SEED_PROPERTIES.blog, path: 'https://blog.example.net/atom.xml', type: 'atomFeed', submittedDaysAgo: 60, downloadedDaysAgo: 1, lists: isPost },
 ];
 
 export interface SeedResource {
@@ -181,29 +158,17 @@ export type InspectionKind =
   | 'not-found'
   | 'server-error';
 
-/** URLs with fixed inspection outcomes; every other URL gets one derived from its hash. */
-export const SEED_INSPECTIONS: Readonly<Record<string, InspectionKind>> = {
-  'https://www.example.com/': 'indexed',
-  'https://www.example.com/blog/seo-basics': 'indexed-rich-issues',
-  'https://www.example.com/amp/launch-news': 'indexed-amp',
-  'https://www.example.com/tag/misc': 'crawled-not-indexed',
-  'https://www.example.com/blog/draft-post': 'noindex',
-  'https://www.example.com/private/report': 'robots-blocked',
-  'https://www.example.com/brand-new-page': 'unknown',
-  'https://www.example.com/products?color=red': 'canonical-mismatch',
-  'https://www.example.com/old-page': 'not-found',
-  'https://shop.example.com/checkout/error': 'server-error',
-  'https://blog.example.net/': 'indexed',
-};
-
 export interface SeedNotification {
   url: string;
   type: 'URL_UPDATED' | 'URL_DELETED';
   daysAgo: number;
+  /** UTC hour of that day. */
+  hour: number;
 }
 
 export const SEED_NOTIFICATIONS: readonly SeedNotification[] = [
-  { url: 'https://www.example.com/jobs/senior-engineer', type: 'URL_UPDATED', daysAgo: 2 },
-  { url: 'https://www.example.com/jobs/closed-role', type: 'URL_UPDATED', daysAgo: 20 },
-  { url: 'https://www.example.com/jobs/closed-role', type: 'URL_DELETED', daysAgo: 5 },
+  { url: 'https://www.example.com/jobs/senior-engineer', type: 'URL_UPDATED', daysAgo: 2, hour: 9 },
+  { url: 'https://www.example.com/jobs/closed-role', type: 'URL_UPDATED', daysAgo: 20, hour: 14 },
+  // Then crawled the next day and found gone (seed-world.ts: crawled 4 days ago, 404).
+  { url: 'https://www.example.com/jobs/closed-role', type: 'URL_DELETED', daysAgo: 5, hour: 16 },
 ];

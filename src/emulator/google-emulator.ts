@@ -100,7 +100,7 @@ export class GoogleEmulator {
     this.tokenUrl = `${this.url}/token`;
     this.state = new EmulatorState(now);
     this.quotaLimits = { ...DEFAULT_QUOTAS, ...options.quotas };
-    this.analytics = new SearchAnalyticsData(options.analytics);
+    this.analytics = new SearchAnalyticsData(options.analytics, (url) => this.state.world.droppedFrom(url));
     this.restoreStartBehaviour();
   }
 
@@ -138,6 +138,7 @@ export class GoogleEmulator {
   /** Back to the seed and to the start options: data, log, faults, latency, quota counters, services, Indexing behaviour. */
   reset(): void {
     this.state.reset();
+    this.analytics.clear();
     this.clearLog();
     this.clearFaults();
     this.quotas.clear();
@@ -201,12 +202,20 @@ export class GoogleEmulator {
     return rowsAvailable(this.analytics, property, body as Record<string, unknown>, this.now());
   }
 
+  /**
+   * A credential registered here belongs to the seeded account: it is a
+   * verified owner of the seeded Site Verification resources (as if the
+   * account holder had added it), so webResource.list agrees with sites.list.
+   * Principals it may impersonate are not.
+   */
   registerServiceAccount(input: { clientEmail: string; publicKeyPem: string; delegation?: Record<string, string[]> }): void {
     this.credentials.registerServiceAccount(input);
+    this.state.addAccountPrincipal(input.clientEmail);
   }
 
   registerRefreshToken(input: { clientId: string; clientSecret: string; refreshToken: string; user: string; scopes: string[] }): void {
     this.credentials.registerRefreshToken(input);
+    this.state.addAccountPrincipal(input.user);
   }
 
   /** An OAuth web client (type "Web application") the consent page and the authorization_code grant accept. */

@@ -18,6 +18,7 @@
 import { hashString, mulberry32 } from './emulator-random.js';
 import { SEED_PROPERTIES } from './emulator-seed.js';
 import type { AnalyticsOptions } from './emulator-types.js';
+import { siteBases, trafficPages } from './seed-world.js';
 
 export type SearchType = 'web' | 'image' | 'video' | 'news' | 'discover' | 'googleNews';
 
@@ -44,28 +45,7 @@ export interface SerpGroup {
   arrival: number;
 }
 
-const PATHS = [
-  '',
-  'blog/',
-  'blog/seo-basics',
-  'blog/core-web-vitals',
-  'blog/structured-data-guide',
-  'products/',
-  'products/widget-pro',
-  'products/widget-mini',
-  'products/widget-max',
-  'pricing',
-  'about',
-  'contact',
-  'docs/getting-started',
-  'docs/api',
-  'docs/faq',
-  'jobs/senior-engineer',
-  'support/returns',
-  'support/shipping',
-];
-
-// [query, index into PATHS of the page that ranks for it]
+// [query, index into TRAFFIC_PATHS (seed-world.ts) of the page that ranks for it]
 const QUERIES: Array<[string, number]> = [
   ['{brand}', 0],
   ['{brand} login', 0],
@@ -181,19 +161,10 @@ interface Catalog {
   anonymizedShare: number;
 }
 
+/** The pages are the seed world's traffic pages of the property (seed-world.ts), so that inspection agrees with them. */
 function smallCatalog(property: string): Omit<Catalog, 'anonymizedShare'> {
-  let bases: string[];
-  let brand: string;
-  if (property.startsWith('sc-domain:')) {
-    const domain = property.slice('sc-domain:'.length);
-    bases = [`https://www.${domain}/`, `https://${domain}/`, `https://m.${domain}/`];
-    brand = domain.split('.')[0];
-  } else {
-    bases = [property];
-    const host = new URL(property).hostname.split('.');
-    brand = host.length > 2 ? host[host.length - 2] : host[0];
-  }
-  const pages = PATHS.map((p, i) => `${bases[i % bases.length]}${p}`);
+  const { brand } = siteBases(property);
+  const pages = trafficPages(property);
   const queries = QUERIES.map(([q, page]): [string, number] => [q.replace('{brand}', brand), page]);
   return { pages, queries, scale: 0.6 + (hashString(property) % 1000) / 700, groupsPerDay: 34, skew: 2.2 };
 }
@@ -239,7 +210,26 @@ export class SearchAnalyticsData {
   private cachedGroups = 0;
   private readonly catalogs = new Map<string, Catalog>();
 
-  constructor(private readonly options: AnalyticsOptions = {}) {}
+  /** droppedFrom(url): the first Pacific date a page that left the index has no traffic (the seed world's). */
+  constructor(
+    private readonly options: AnalyticsOptions = {},
+    private readonly droppedFrom: (url: string) => string | undefined = () => undefined,
+  ) {}
+
+  private largePages?: Set<string>;
+
+  /** Whether a URL is one of the large property's pages (all of them rank, so all are indexed). */
+  hasTrafficPage(url: string): boolean {
+    if (!url.startsWith(SEED_PROPERTIES.large)) return false;
+    this.largePages ??= new Set(this.catalog(SEED_PROPERTIES.large).pages);
+    return this.largePages.has(url);
+  }
+
+  /** Forgets generated days: after a reset the world (and its dropped pages' dates) may differ. */
+  clear(): void {
+    this.days.clear();
+    this.cachedGroups = 0;
+  }
 
   get order(): 'google' | 'clicks' {
     return this.options.order ?? 'google';
@@ -285,6 +275,9 @@ export class SearchAnalyticsData {
     const count = max(3, round(catalog.groupsPerDay * sqrt(typeScale) * dayFactor));
     const appearances = APPEARANCES[type];
     const groups: SerpGroup[] = [];
+    // A page that left the index before this day shows nowhere: its queries find nothing of this property.
+    const gone = new Set(pages.map((_, i) => i).filter((i) => { const from = this.droppedFrom(pages[i]); return from !== undefined && date >= from; }));
+    const live = (i: number) => { let j = i; while (gone.has(j)) j = (j + 1) % pages.length; return j; };
     const group = (query: string | null, popularity: number, mainPage: number, rank: number, impressions?: number): SerpGroup => {
       const where = country(rng);
       const kind = device(rng);
@@ -295,7 +288,7 @@ export class SearchAnalyticsData {
       const hits: PageHit[] = [this.hit(rng, pages[mainPage], shown, p1)];
       if (rng() < 0.35) {
         const other = (mainPage + 1 + floor(rng() * (pages.length - 1))) % pages.length;
-        hits.push(this.hit(rng, pages[other], max(1, floor(shown * (0.2 + 0.5 * rng()))), round1(p1 + 1 + rng() * 8)));
+        if (!gone.has(other)) hits.push(this.hit(rng, pages[other], max(1, floor(shown * (0.2 + 0.5 * rng()))), round1(p1 + 1 + rng() * 8)));
       }
       return { date, hour, query, country: where, device: kind, appearance, impressions: shown, pages: hits, arrival: rng() };
     };
@@ -303,7 +296,8 @@ export class SearchAnalyticsData {
     for (let i = 0; i < count; i++) {
       const qi = zipfIndex(rng, queries.length, catalog.skew);
       const popularity = 1 / (1 + (qi * 26 * 0.35) / queries.length);
-      const g = queryless ? group(null, popularity, floor(rng() * pages.length), qi) : group(queries[qi][0], popularity, queries[qi][1], (qi * 26) / queries.length);
+      if (!queryless && gone.has(queries[qi][1])) continue;
+      const g = queryless ? group(null, popularity, live(floor(rng() * pages.length)), qi) : group(queries[qi][0], popularity, queries[qi][1], (qi * 26) / queries.length);
       if (!queryless) named += g.impressions;
       groups.push(g);
     }
@@ -313,7 +307,7 @@ export class SearchAnalyticsData {
       let remaining = round((named * share) / (1 - share));
       while (remaining > 0) {
         const size = min(remaining, max(1, round(260 * scale * dayFactor * (0.4 + rng()))));
-        groups.push(group(null, 1, floor(rng() * pages.length), floor(rng() * 10), size));
+        groups.push(group(null, 1, live(floor(rng() * pages.length)), floor(rng() * 10), size));
         remaining -= size;
       }
     }

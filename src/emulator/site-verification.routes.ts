@@ -125,7 +125,9 @@ export const siteVerificationRoutes: RouteDef[] = [
       checkFields(body, ['id', 'site', 'owners'], 'classic');
       const site = parseSite(body.site);
       const method = checkMethod(ctx.query.verificationMethod, site, 'verificationMethod');
-      if (!ctx.state.isTokenPlaced(site, method)) {
+      // A site the caller already owns (itself, or through a verified domain or URL prefix above it) is verified: insert answers the resource.
+      const property = site.type === 'INET_DOMAIN' ? `sc-domain:${site.identifier}` : site.identifier;
+      if (!ctx.state.ownsViaVerification(ctx.principal, property) && !ctx.state.isTokenPlaced(site, method)) {
         throw badRequest('classic', 'The necessary verification token could not be found on your site.');
       }
       const id = resourceIdFor(site);
@@ -147,7 +149,8 @@ export const siteVerificationRoutes: RouteDef[] = [
     rpcMethod: 'siteVerification.webResource.list',
     scopes: FULL,
     handle(ctx) {
-      const items = [...ctx.state.resources.values()];
+      // "Get the list of your verified websites and domains": only those the caller is a verified owner of.
+      const items = [...ctx.state.resources.values()].filter((r) => r.owners.includes(ctx.principal));
       return { status: 200, body: items.length ? { items } : {} };
     },
   }),

@@ -1,6 +1,7 @@
-// UrlInspectionResult bodies, SCREAMING_SNAKE enums as on the wire. Seeded URLs
-// get fixed outcomes; any other URL gets one picked from its hash, so the same
-// URL always inspects the same way.
+// UrlInspectionResult bodies, SCREAMING_SNAKE enums as on the wire. Pages of
+// the seed world (seed-world.ts) inspect as the world says, with its crawl
+// times; any other URL gets an outcome picked from its hash, so the same URL
+// always inspects the same way, and a crawl time fixed from the world's anchor.
 
 import type { InspectionKind } from './emulator-seed.js';
 import { hashString } from './emulator-random.js';
@@ -28,22 +29,30 @@ export interface InspectionInput {
   url: string;
   siteUrl: string;
   kind: InspectionKind;
-  now: Date;
-  /** Sitemaps of the property on the URL's host. */
+  /** The last crawl (RFC 3339, a fact of the world: never derived from the time of the request). */
+  lastCrawlTime: string;
+  /** Sitemaps that list the URL. */
   sitemaps: string[];
+  /** Google's canonical for a duplicate, when the world names it. */
+  googleCanonical?: string;
+}
+
+/** A crawl time for a URL the world does not model: fixed days before the anchor, at a second picked from the URL. */
+export function fallbackCrawlTime(url: string, anchor: number): string {
+  const h = hashString(url);
+  return rfc3339(anchor - (1 + (h % 9)) * 86400000 + (h % 86400) * 1000);
 }
 
 const rfc3339 = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 export function buildInspectionResult(input: InspectionInput): { inspectionResult: Record<string, unknown> } {
-  const { url, siteUrl, kind, now } = input;
+  const { url, siteUrl, kind, lastCrawlTime } = input;
   const h = hashString(url);
   const page = new URL(url);
-  const lastCrawlTime = rfc3339(now.getTime() - (1 + (h % 9)) * 86400000 - (h % 86400) * 1000);
   const crawled = { lastCrawlTime, pageFetchState: 'SUCCESSFUL', crawledAs: h % 5 === 0 ? 'DESKTOP' : 'MOBILE' };
   const referringUrls = page.pathname === '/' ? [] : [`${page.origin}/`, `${page.origin}/blog/`];
   const linked = {
-    ...(input.sitemaps.length ? { sitemap: input.sitemaps.slice(0, 1) } : {}),
+    ...(input.sitemaps.length ? { sitemap: input.sitemaps } : {}),
     ...(referringUrls.length ? { referringUrls } : {}),
   };
   const indexed = {
@@ -140,7 +149,7 @@ export function buildInspectionResult(input: InspectionInput): { inspectionResul
         robotsTxtState: 'ALLOWED',
         indexingState: 'INDEXING_ALLOWED',
         ...crawled,
-        googleCanonical: `${page.origin}${page.pathname === '/' ? '/' : page.pathname}`,
+        googleCanonical: input.googleCanonical ?? `${page.origin}${page.pathname === '/' ? '/' : page.pathname}`,
         userCanonical: url,
         ...linked,
       };

@@ -54,7 +54,7 @@ describe('urlInspection.index.inspect', () => {
       pageFetchState: 'BLOCKED_ROBOTS_TXT',
     });
     const dup = (await state('https://www.example.com/products?color=red')).indexStatusResult!;
-    expect(dup.googleCanonical).toBe('https://www.example.com/products');
+    expect(dup.googleCanonical).toBe('https://www.example.com/products/'); // the category page the site has (and that ranks)
     expect(dup.userCanonical).toBe('https://www.example.com/products?color=red');
     const rich = await state('https://www.example.com/blog/seo-basics');
     expect(rich.richResultsResult!.verdict).toBe('FAIL');

@@ -5,7 +5,7 @@ import { GoogleApiError, googleError } from './emulator-errors.js';
 import { checkFields, objectBody, SCOPES, type RouteContext, type RouteDef } from './emulator-routing.js';
 import { inspectionQuotaBody } from './emulator-usage-limits.js';
 import { isDomainProperty, urlInProperty } from './property-scope.js';
-import { buildInspectionResult, kindForUrl } from './url-inspection-results.js';
+import { buildInspectionResult, fallbackCrawlTime, kindForUrl } from './url-inspection-results.js';
 
 const SERVICE = 'searchconsole.googleapis.com';
 
@@ -30,12 +30,18 @@ function takeInspectionQuota(ctx: RouteContext, siteUrl: string): void {
   if (exhausted) throw new GoogleApiError(429, inspectionQuotaBody(siteUrl));
 }
 
-function sitemapsFor(ctx: RouteContext, siteUrl: string, url: string): string[] {
+/** Sitemaps still known to Search Console that list the URL: the seed world's, or for other URLs the property's first on the URL's host. */
+function sitemapsFor(ctx: RouteContext, siteUrl: string, url: string, modelled: boolean): string[] {
+  if (modelled) {
+    const known = new Set([...ctx.state.sitemaps.values()].flat().map((e) => e.sitemap.path));
+    return (ctx.state.listedIn.get(url) ?? []).filter((path) => known.has(path));
+  }
   const host = new URL(url).host;
   return ctx.state
     .sitemapsOf(siteUrl)
     .filter((e) => !e.sitemap.isSitemapsIndex && URL.canParse(e.sitemap.path) && new URL(e.sitemap.path).host === host)
-    .map((e) => e.sitemap.path);
+    .map((e) => e.sitemap.path)
+    .slice(0, 1);
 }
 
 export const urlInspectionRoutes: RouteDef[] = [
@@ -62,15 +68,19 @@ export const urlInspectionRoutes: RouteDef[] = [
       if (!isDomainProperty(siteUrl) && !siteUrl.endsWith('/')) throw notPartOfProperty();
       if (!urlInProperty(inspectionUrl, siteUrl)) throw notPartOfProperty();
       takeInspectionQuota(ctx, siteUrl);
-      const kind = ctx.state.inspectionFixtures.get(inspectionUrl) ?? kindForUrl(inspectionUrl);
+      // A page of the seed world inspects as the world says; a page that ranks on the large property is indexed.
+      const page = ctx.state.world.page(inspectionUrl);
+      const ranks = !page && ctx.analytics.hasTrafficPage(inspectionUrl);
+      const kind = page?.kind ?? (ranks ? 'indexed' : kindForUrl(inspectionUrl));
       return {
         status: 200,
         body: buildInspectionResult({
           url: inspectionUrl,
           siteUrl,
           kind,
-          now: ctx.now,
-          sitemaps: sitemapsFor(ctx, siteUrl, inspectionUrl),
+          lastCrawlTime: page?.lastCrawlTime ?? fallbackCrawlTime(inspectionUrl, ctx.state.world.anchor),
+          sitemaps: sitemapsFor(ctx, siteUrl, inspectionUrl, page !== undefined),
+          ...(page?.googleCanonical ? { googleCanonical: page.googleCanonical } : {}),
         }),
       };
     },

@@ -43,7 +43,7 @@ export class IndexingTools {
     name: 'get_indexing_status',
     title: 'Indexing API notification history',
     description:
-      "When the Indexing API was last notified of an update or removal of a URL: Google's history beside this server's own record. Not index status: use inspect_url for that.",
+      "When the Indexing API was last notified of a URL's update or removal, per Google and this server's record. For index status use inspect_url.",
     input: StatusInput,
     output: z.object({
       url: z.string(),
@@ -92,7 +92,7 @@ export class IndexingTools {
     name: 'request_indexing',
     title: 'Notify the Indexing API',
     description:
-      'Tell the Indexing API a URL was updated or removed. Google acts on it only for JobPosting or BroadcastEvent pages; needs Owner access; 200/day quota. Other pages: use sitemaps.',
+      'Tell the Indexing API a URL was updated or removed. Google acts only on JobPosting or BroadcastEvent pages; needs Owner access; 200/day. Other pages: use sitemaps.',
     input: PublishInput,
     output: z.object({
       url: z.string(),

@@ -34,7 +34,7 @@ export class InspectionTools {
     name: 'inspect_url',
     title: 'Inspect URL',
     description:
-      "Google's indexed state of a URL as of its last crawl (not a live test): verdict, coverage, crawl, canonicals, rich results.",
+      "Google's indexed state of a URL as of its last crawl (not a live test).",
     input: InspectInput,
     output: InspectionOutput,
     access: 'read',
@@ -51,7 +51,7 @@ export class InspectionTools {
   @Tool({
     name: 'inspect_urls',
     title: 'Inspect URLs',
-    description: `inspect_url verdicts for up to ${MAX_BATCH} URLs, in parallel, within the quota left; lists what it did not inspect.`,
+    description: `inspect_url verdicts for up to ${MAX_BATCH} URLs within the quota left; lists any not inspected.`,
     input: BatchInput,
     output: BatchOutput,
     access: 'read',

@@ -11,6 +11,6 @@ export const PageUrlArg = z.string().describe('Full page URL, e.g. https://www.e
 export const ConfirmTokenArg = z
   .string()
   .optional()
-  .describe('Only when a previous call returned confirm_token: pass it back, with otherwise identical arguments.');
+  .describe('The confirm_token a previous call returned, with otherwise identical arguments.');
 
 export const NoArgs = z.object({});

@@ -45,8 +45,8 @@ export function Tool<I extends z.ZodObject, O extends z.ZodObject>(spec: ToolSpe
 }
 
 export function annotationsFor(spec: ToolSpec) {
+  // No annotations.title: it would repeat the tool's own title, which every client of either revision reads first.
   return {
-    title: spec.title,
     readOnlyHint: spec.access === 'read',
     destructiveHint: spec.access === 'destructive',
     idempotentHint: spec.access === 'read' ? true : (spec.idempotent ?? false),

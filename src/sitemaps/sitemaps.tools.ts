@@ -12,15 +12,16 @@ import { type SubmitResult, SitemapsService } from './sitemaps.service.js';
 
 export const MAX_BATCH = 50;
 
-const SitemapUrlArg = z.string().min(1).describe('Full sitemap URL, e.g. https://www.example.com/sitemap.xml.');
+// Not .min(1): minLength is outside Gemini's declaration subset; the refusal is a sentence instead.
+const SitemapUrlArg = z.string().refine((url) => url.length > 0, 'sitemap_url is empty: give the full sitemap URL, e.g. https://www.example.com/sitemap.xml.').describe('Full sitemap URL, e.g. https://www.example.com/sitemap.xml.');
 
-const ListInput = z.object({ site_url: SiteUrlArg, sitemap_index: z.string().optional().describe('A sitemap index URL: list its child sitemaps.') });
+const ListInput = z.object({ site_url: SiteUrlArg, sitemap_index: z.string().optional() });
 const SitemapInput = z.object({ site_url: SiteUrlArg, sitemap_url: SitemapUrlArg });
 const BatchInput = z.object({
   site_url: SiteUrlArg,
   sitemap_urls: z
     .array(z.string())
-    .min(1)
+    .min(1, 'sitemap_urls is empty: give 1–50 full sitemap URLs.')
     .max(MAX_BATCH, {
       error: (issue) =>
         `submit_sitemaps takes at most ${MAX_BATCH} sitemaps per call and got ${(issue.input as unknown[]).length}. ${NOTHING_SENT} Split them into calls of ${MAX_BATCH} or fewer.`,
@@ -38,7 +39,7 @@ export class SitemapsTools {
   @Tool({
     name: 'list_sitemaps',
     title: 'List sitemaps',
-    description: "List a property's submitted sitemaps: type, pending, last download, error/warning and URL counts. Pass an index as sitemap_index to list its children.",
+    description: "A property's sitemaps with status and counts; sitemap_index lists an index's children.",
     input: ListInput,
     output: z.object({
       site_url: z.string(),
@@ -104,7 +105,7 @@ export class SitemapsTools {
   @Tool({
     name: 'submit_sitemap',
     title: 'Submit sitemap',
-    description: 'Submit or resubmit a sitemap. Success means Google accepted the submission, not that it fetched or validated it; check later with get_sitemap.',
+    description: 'Submit or resubmit a sitemap. Success means Google accepted the submission, not that it fetched it; check later with get_sitemap.',
     input: SitemapInput,
     output: z.object({ site_url: z.string(), sitemap_url: z.string(), submitted: z.boolean(), outside_property: z.boolean() }),
     access: 'write',
@@ -128,7 +129,7 @@ export class SitemapsTools {
   @Tool({
     name: 'submit_sitemaps',
     title: 'Submit sitemaps',
-    description: 'Submit up to 50 sitemaps at once, with a result per sitemap; one failure does not stop the rest.',
+    description: 'Submit up to 50 sitemaps, with a result each; one failure does not stop the rest.',
     input: BatchInput,
     output: z.object({
       site_url: z.string(),
@@ -165,7 +166,7 @@ export class SitemapsTools {
   @Tool({
     name: 'delete_sitemap',
     title: 'Delete sitemap',
-    description: 'Remove a sitemap submission, with its history and error report, from Search Console (not the file). Asks a person first.',
+    description: 'Remove a sitemap submission and its history from Search Console (not the file). Asks a person first.',
     input: SitemapInput,
     output: z.object({ site_url: z.string(), sitemap_url: z.string(), deleted: z.boolean() }),
     access: 'destructive',

@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { GoogleApiError } from '../google/google-error.js';
 import { GoogleService } from '../google/google.service.js';
-import type { VerifiedResource } from '../property/verification-resource.js';
+import { resourceCovering, type VerifiedResource } from '../property/verification-resource.js';
 import { type TokenInstructions, VerificationService } from '../verification/verification.service.js';
-import { isPropertyAllowed } from '../property/site-allowlist.js';
 
 export interface SiteEntry {
   readonly siteUrl: string;
@@ -43,9 +42,8 @@ export class SitesService {
    */
   async setupStatus(property: string): Promise<SetupStatus> {
     const [site, resources] = await Promise.all([this.find(property), this.verification.list()]);
-    // A verified owner of a property owns the properties inside it: the same
-    // containment GSC_ALLOWED_SITES uses (sc-domain:x covers every URL on x).
-    const verifiedBy = resources.find((r) => r.property !== undefined && isPropertyAllowed(property, [r.property]));
+    // Its own resource first, else one above it: the resource get_verification_token and verify_site name too.
+    const verifiedBy = resourceCovering(property, resources);
     if (verifiedBy || site?.permissionLevel === 'siteOwner') return { property, site, verifiedBy };
     try {
       return { property, site, token: await this.verification.token(property) };

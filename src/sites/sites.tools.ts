@@ -26,7 +26,7 @@ export class SitesTools {
   @Tool({
     name: 'list_sites',
     title: 'List properties',
-    description: 'List the Search Console properties this server can use, with the permission level on each.',
+    description: 'The Search Console properties this server can use, with permission levels.',
     input: NoArgs,
     output: z.object({ sites: z.array(SiteOut), withheld: z.number().int().optional().describe('Properties hidden by GSC_ALLOWED_SITES.') }),
     access: 'read',
@@ -50,7 +50,7 @@ export class SitesTools {
   @Tool({
     name: 'get_site',
     title: 'Get property',
-    description: 'Check one property: whether this credential can use it, and with which permission level.',
+    description: 'Whether this credential can use a property, and its permission level.',
     input: SiteInput,
     output: SiteOut,
     access: 'read',
@@ -66,7 +66,7 @@ export class SitesTools {
     name: 'add_site',
     title: 'Add property',
     description:
-      'Add a property to this account in Search Console. It stays unverified (no data) until ownership is proven: use setup_site for the steps. Never uses the default property.',
+      'Add a property to this account. It stays unverified (no data) until ownership is proven: see setup_site. Never uses the default property.',
     input: SiteInput,
     output: SiteOut.extend({ added: z.boolean() }),
     access: 'write',
@@ -89,7 +89,7 @@ export class SitesTools {
   @Tool({
     name: 'delete_site',
     title: 'Remove property',
-    description: 'Remove a property from this account in Search Console. Asks a person first; its performance history is no longer available.',
+    description: 'Remove a property from this account; its performance history is no longer available. Asks a person first.',
     input: SiteInput,
     output: z.object({ site_url: z.string(), deleted: z.boolean() }),
     access: 'destructive',
@@ -106,7 +106,7 @@ export class SitesTools {
   @Tool({
     name: 'setup_site',
     title: 'Setup status',
-    description: 'Which setup step a property lacks (token, place it, verify, add to Search Console), with the exact DNS record or meta tag. Changes nothing.',
+    description: 'Which setup step a property lacks (token, place it, verify, add), with the exact DNS record or meta tag. Changes nothing.',
     input: SiteInput,
     output: z.object({
       site_url: z.string(),

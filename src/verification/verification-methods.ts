@@ -107,6 +107,24 @@ export function afterPlacing(method: VerificationMethod): string {
   return `Then call verify_site with method ${method}; ${wait}, and verify_site fails until then. Leave the record in place afterwards: Google rechecks it, and removing it can cost the ownership.`;
 }
 
+/** Why Google found no token, in the terms of the method actually used (a META failure never talks about DNS). */
+export function whyNotFound(method: VerificationMethod): string {
+  switch (method) {
+    case 'DNS_TXT':
+      return 'Google did not find the TXT record: it is not published yet, is on a subdomain instead of the apex, or DNS changes have not reached Google yet (minutes to hours, sometimes a day or more).';
+    case 'DNS_CNAME':
+      return 'Google did not find the CNAME record: it is not published yet, has a different name or target, or DNS changes have not reached Google yet (minutes to hours, sometimes a day or more).';
+    case 'META':
+      return 'Google did not find the <meta> tag in the home page it fetched: the page is not deployed with it yet, the tag sits outside <head>, or the page redirects, needs a login or is blocked by robots.txt.';
+    case 'FILE':
+      return 'Google did not find the verification file: it is not uploaded yet, not at the root of the property, answers with a redirect or an error instead of HTTP 200, or its content differs.';
+    case 'ANALYTICS':
+      return 'Google did not find a usable Google Analytics tag: the tag is not in the <head> of the home page, or this credential has no edit access to that Analytics property.';
+    case 'TAG_MANAGER':
+      return 'Google did not find a usable Google Tag Manager container: the snippet is not on the home page right after <body>, or this credential cannot publish that container.';
+  }
+}
+
 /** What to check when verification fails: the token is almost always not visible yet. */
 export function whatToCheck(property: string, method: VerificationMethod): string {
   const host = propertyHost(property);

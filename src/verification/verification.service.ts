@@ -5,7 +5,7 @@ import { GoogleApiError } from '../google/google-error.js';
 import { GoogleService } from '../google/google.service.js';
 import type { WebResource } from '../google/site-verification.client.js';
 import { propertyToVerificationSite } from '../property/property.js';
-import { toVerifiedResource, type VerifiedResource } from '../property/verification-resource.js';
+import { resourceCovering, toVerifiedResource, type VerifiedResource } from '../property/verification-resource.js';
 import {
   afterPlacing,
   defaultMethod,
@@ -14,6 +14,7 @@ import {
   placementFor,
   type VerificationMethod,
   whatToCheck,
+  whyNotFound,
 } from './verification-methods.js';
 
 export interface TokenInstructions {
@@ -59,10 +60,24 @@ export class VerificationService {
       if (error instanceof GoogleApiError && error.kind === 'invalid' && error.status === 400) {
         const said = error.googleMessage ? `"${error.googleMessage.replace(/\s+/g, ' ').slice(0, 300)}"` : undefined;
         throw new UserFacingError(
-          `Google could not verify ownership of ${property} with ${chosen}${said ? `: ${said}` : ''}. This almost always means the token is not there yet ` +
-            `(DNS still propagating, or the page not deployed). Nothing was changed. Check that ${whatToCheck(property, chosen)}, then call verify_site again later.`,
+          `Google could not verify ownership of ${property} with ${chosen}${said ? `: ${said}` : ''}. ${whyNotFound(chosen)} ` +
+            `Nothing was changed. Check that ${whatToCheck(property, chosen)}, then call verify_site again with method ${chosen}.`,
         );
       }
+      throw error;
+    }
+  }
+
+  /**
+   * The resource through which this credential is already a verified owner of
+   * a property (webResource.list lists only the caller's own), or undefined —
+   * also when the list cannot be read (a verify-only credential may not list).
+   */
+  async verifiedBy(property: string): Promise<VerifiedResource | undefined> {
+    try {
+      return resourceCovering(property, await this.list());
+    } catch (error) {
+      if (error instanceof GoogleApiError && (error.kind === 'permission' || error.kind === 'scope')) return undefined;
       throw error;
     }
   }

@@ -15,12 +15,21 @@ import { MethodOut, RecordOut } from './verification.schemas.js';
 import { VerificationService } from './verification.service.js';
 
 const MethodArg = z.enum(VERIFICATION_METHODS);
-const IdArg = z.string().min(1).describe('Id from list_verified_sites (dns%3A%2F%2Fexample.com).');
+// Not .min(1): minLength is outside Gemini's declaration subset; the refusal is a sentence instead.
+const IdArg = z.string().refine((id) => id.length > 0, 'id is empty: give an id from list_verified_sites, e.g. dns%3A%2F%2Fexample.com.').describe('Id from list_verified_sites (dns%3A%2F%2Fexample.com).');
 
 const Owners = z.array(z.string()).describe('Verified owners (e-mail addresses, supplied by Google).');
 const SiteUrlOut = z.string().describe('The property it stands for, or the raw identifier when there is none.');
 const ResourceOut = z.object({ id: z.string().describe('Exactly as Google returns it (percent-encoded).'), site_url: SiteUrlOut, owners: Owners });
-const TokenOut = z.object({ site_url: z.string(), method: MethodOut, token: z.string(), record: RecordOut, next_step: z.string() });
+const TokenOut = z.object({
+  site_url: z.string(),
+  method: MethodOut,
+  token: z.string(),
+  record: RecordOut,
+  next_step: z.string(),
+  // Set when already verified (the covering site or domain): the token then only re-verifies.
+  verified_through: z.string().optional(),
+});
 
 // eslint-disable-next-line no-control-regex -- an address must not carry control characters
 const EMAIL = /^[^\s@<>(),;:"\\\u0000-\u001f\u007f]+@[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+$/i;
@@ -71,7 +80,18 @@ export class VerificationTools {
   })
   async getVerificationToken(args: z.infer<typeof TokenInput>, call: ToolCall<TargetOf<typeof TokenInput>>): Promise<ToolOutput> {
     const { site } = call.target;
-    const t = await this.verification.token(site, args.method);
+    const method = this.verification.checkMethod(site, args.method); // a method that cannot fit sends nothing at all
+    const [t, verifiedBy] = await Promise.all([this.verification.token(site, method), this.verification.verifiedBy(site)]);
+    if (verifiedBy) {
+      // The same verdict as setup_site: already verified, so nothing needs placing; the token serves only to re-verify.
+      const through = siteUrlOf(verifiedBy);
+      const next = `Nothing to do. Only to re-verify (if the token in place was removed, or to add this method): ${describePlacement(t.record)}, then call verify_site with method ${t.method}.`;
+      return toolOutput(
+        { site_url: site, method: t.method, token: t.token, record: t.record, next_step: next, verified_through: through },
+        `${site} is already verified: this credential is a verified owner through ${through} (resource id ${verifiedBy.id}). No token needs placing.\n` +
+          `For re-verification only, the ${t.method} token is ${t.token}.\n${next}`,
+      );
+    }
     return toolOutput(
       { site_url: site, method: t.method, token: t.token, record: t.record, next_step: t.nextStep },
       `${t.method} token for ${site}: ${t.token}\n${describePlacement(t.record)}.\n${t.nextStep}`,
