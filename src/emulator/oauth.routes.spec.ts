@@ -205,3 +205,19 @@ describe('incremental authorization and control API', () => {
     expect(bad.status).toBe(400);
   });
 });
+
+describe('per-user view beyond sites', () => {
+  it("applies a user's levels to URL Inspection and Indexing ownership", async () => {
+    const bob = await connect('bob@example.net', [SCOPES.webmastersReadonly, SCOPES.indexing]);
+    const alice = await connect('alice@example.com', [SCOPES.webmastersReadonly, SCOPES.indexing]);
+    const inspect = (c: OAuth2Client, siteUrl: string) =>
+      c.request({ url: `${emulator.url}/v1/urlInspection/index:inspect`, method: 'POST', data: { inspectionUrl: `${siteUrl}post`, siteUrl } });
+    expect((await inspect(bob.client, SEED_PROPERTIES.blog)).status).toBe(200);
+    expect((await failure(inspect(alice.client, SEED_PROPERTIES.blog))).status).toBe(403);
+    const publish = (c: OAuth2Client) =>
+      c.request({ url: `${emulator.url}/v3/urlNotifications:publish`, method: 'POST', data: { url: `${SEED_PROPERTIES.owned}page`, type: 'URL_UPDATED' } });
+    expect((await publish(alice.client)).status).toBe(200);
+    // Bob is only a restricted user of www.example.com: not an owner.
+    expect((await failure(publish(bob.client))).status).toBe(403);
+  });
+});
