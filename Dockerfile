@@ -38,4 +38,5 @@ EXPOSE 3000
 # Reads GSC_HTTP_PORT, GSC_HTTP_HOST and (when set) GSC_ADMIN_TOKEN from the
 # container's environment and asks /admin/health; see src/healthcheck.ts.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=15s --retries=3 CMD ["node", "dist/healthcheck.js"]
-ENTRYPOINT ["node", "dist/main.js"]
+# The same V8 flag as dist/main.js's #! line: see the comment there.
+ENTRYPOINT ["node", "--max-semi-space-size=16", "dist/main.js"]

@@ -84,7 +84,6 @@ function layerBlocks() {
     WHY[folder] ?? `src/${folder}/ may import only ${allowed.length ? allowed.map((a) => `src/${a}`).join(', ') : 'packages'} (the layers: README, "## Development"; eslint.config.js LAYERS).`;
   const byFolder = Object.entries(LAYERS).map(([folder, allowed]) => ({
     files: [`src/${folder}/**/*.ts`],
-    ...(folder === 'emulator' ? { ignores: ['src/emulator/emulator-test-kit.ts'] } : {}),
     rules: rule(folder, allowed, said(folder, allowed)),
   }));
   return [
@@ -95,11 +94,6 @@ function layerBlocks() {
       rules: rule('', SRC_FOLDERS.filter((f) => f !== 'emulator'), WHY.emulator, [0]),
     },
     ...byFolder,
-    {
-      // The test kit drives the emulator through the product's own Google clients, as a spec would.
-      files: ['src/emulator/emulator-test-kit.ts'],
-      rules: rule('emulator', ['google'], WHY.emulator),
-    },
     ...DOMAINS.map((domain) => ({
       files: [`src/${domain}/*.service.ts`],
       rules: rule(domain, LAYERS[domain].filter((f) => f !== 'mcp'), WHY.domainService),
@@ -141,12 +135,13 @@ export default tseslint.config(
   },
   {
     // Tests read loosely typed protocol answers (JSON-RPC bodies, structuredContent) on purpose.
-    files: ['test/**/*.ts', 'src/**/*.spec.ts', 'src/**/*.fake.ts', 'src/emulator/emulator-test-kit.ts'],
+    files: ['test/**/*.ts', 'src/**/*.spec.ts', 'src/**/*.fake.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {
     // What is built into dist (tsconfig.build.json leaves out specs and fakes) runs without jest, e.g.
-    // node dist/emulator/emulator-analytics-timing.js. no-restricted-syntax, because the layer blocks
+    // node dist/emulator/emulator-main.js. Test kits live in test/support/ (or are *.fake.ts), never in
+    // dist. no-restricted-syntax, because the layer blocks
     // below each replace no-restricted-imports for their files; no other block sets this rule.
     files: ['src/**/*.ts'],
     ignores: ['src/**/*.spec.ts', 'src/**/*.fake.ts'],

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -90,8 +90,17 @@ export async function spawnServer(args, env, ready, { nodeArgs = [], stdio = ['i
 }
 
 /** Our built server over HTTP (BENCH_MAIN's, if set) and the floor's, as child processes. */
-export const spawnOursHttp = (env, options) =>
-  spawnServer([MAIN], cleanEnv({ ...env, GSC_TRANSPORT: 'http', GSC_HTTP_PORT: '0' }), /serving HTTP on (http:\/\/[^\s/]+\/mcp)/, options);
+export const spawnOursHttp = (env, options = {}) =>
+  spawnServer([MAIN], cleanEnv({ ...env, GSC_TRANSPORT: 'http', GSC_HTTP_PORT: '0' }), /serving HTTP on (http:\/\/[^\s/]+\/mcp)/, {
+    ...options,
+    nodeArgs: [...binNodeFlags(MAIN), ...(options.nodeArgs ?? [])],
+  });
+
+/** The node flags of a script's `#!/usr/bin/env -S node …` line: the server is measured as its bin runs. */
+export function binNodeFlags(script) {
+  const first = readFileSync(script, 'utf8').split('\n', 1)[0];
+  return /^#!.*\bnode((?:\s+--\S+)*)\s*$/.exec(first)?.[1].trim().split(/\s+/).filter(Boolean) ?? [];
+}
 export const spawnFloorHttp = (env) => spawnServer([join(ROOT, 'bench/floor/floor-http.mjs')], cleanEnv(env), /floor serving (\S+)/);
 
 /** A 2026-07-28 client (named `name`) connected to an /mcp URL. */

@@ -17,6 +17,7 @@ import { toolListCost } from './tool-list-cost.mjs';
 import { sessionMemory } from './session-memory.mjs';
 import { stateStore } from './state-store.mjs';
 import { exportBench } from './export.mjs';
+import { replicas } from './replicas.mjs';
 
 const only = process.argv.slice(2);
 const rows = [];
@@ -39,6 +40,7 @@ await run('state', stateStore);
 await run('export', exportBench);
 await run('load', httpLoad);
 await run('sessions', sessionMemory);
+await run('replicas', replicas);
 
 const widths = ['bar', 'target', 'measured', 'verdict'].map((k) => Math.max(k.length, ...rows.map((r) => String(r[k]).length)));
 const line = (cells) => `| ${cells.map((c, i) => String(c).padEnd(widths[i])).join(' | ')} |`;

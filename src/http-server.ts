@@ -7,7 +7,7 @@ import type { Config } from './config/config.js';
 import { HttpIdentity } from './http/http-identity.service.js';
 import { HttpTraffic } from './http/http-traffic.service.js';
 import { MCP_BODY_LIMIT } from './http/json-body.js';
-import { rpcError } from './mcp/mcp-http.controller.js';
+import { rpcError } from './mcp/json-rpc-reply.js';
 import { SearchConsoleMcpModule } from './search-console-mcp.module.js';
 import { ToolDispatcher } from './mcp/tool-dispatcher.service.js';
 import { drain, logStartup, SHUTDOWN_GRACE_MS } from './server-lifecycle.js';

@@ -16,6 +16,7 @@ import { HttpTraffic } from './http/http-traffic.service.js';
 import { HTTP_MOUNT, type HttpMount, mountOf, STANDALONE_MOUNT } from './http/http-mount.js';
 import { ProtectedResourceController } from './http/protected-resource.controller.js';
 import { McpHttpController } from './mcp/mcp-http.controller.js';
+import { LegacySessions } from './mcp/legacy-sessions.service.js';
 import { QuotaModule } from './quota/quota.module.js';
 import type { SearchConsoleMcpAsyncOptions, SearchConsoleMcpOptions } from './config/search-console-mcp.options.js';
 
@@ -66,7 +67,7 @@ function mounted(graph: ModuleGraph, mountProvider: (routes: MountedRoutes) => P
   return {
     module: SearchConsoleMcpModule,
     imports: [graph.shared, AppModule.in(graph), GoogleAuthModule.in(graph), QuotaModule.in(graph)],
-    providers: [mountProvider(routes), HttpIdentity, HttpTraffic, AdminAccessGuard],
+    providers: [mountProvider(routes), HttpIdentity, HttpTraffic, LegacySessions, AdminAccessGuard],
     controllers: routes.controllers,
   };
 }

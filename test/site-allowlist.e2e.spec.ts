@@ -10,7 +10,7 @@ import { connectHttp, type TestClient, text } from './support/clients.js';
 import { startGoogle, type TestGoogle } from './support/google.js';
 import { type InProcessServer, startInProcess } from './support/server.js';
 
-// A tool added later, with no policy code of its own: it only declares a site_url argument.
+// A tool added later, with no policy code of its own: it only declares its target, the site_url property.
 @ToolProvider()
 @Injectable()
 class ProbeTools {
@@ -19,6 +19,7 @@ class ProbeTools {
     title: 'Probe',
     description: 'Test-only tool with a property argument.',
     input: z.object({ site_url: SiteUrlArg }),
+    target: ['site'],
     output: z.object({ site: z.string() }),
     access: 'read',
     apis: ['searchconsole'],

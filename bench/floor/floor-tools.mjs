@@ -4,7 +4,8 @@
 // ~30 KB either way), zod schemas built the ordinary way at module load and
 // registered with McpServer.registerTool on every server the SDK asks for.
 // The five tools of the HTTP load mix make the same Google requests as ours
-// (the same client libraries, pointed at the emulator); the rest answer a line.
+// (the same client libraries, pointed at the emulator; query_search_analytics
+// three, as ours does for its data-truth block); the rest answer a line.
 import * as z from 'zod';
 
 const SITE = z.string().describe('Property: "sc-domain:example.com" or "https://www.example.com/".');
@@ -99,6 +100,13 @@ function googleHandlers(sc) {
       const requestBody = { startDate: day(-7), endDate: day(-1), dimensions, type: 'web', dataState: 'final', rowLimit: row_limit, startRow: 0 };
       const { data } = await sc.searchanalytics.query({ siteUrl: site_url, requestBody });
       const rows = data.rows ?? [];
+      // The same Google requests as ours (PRODUCT §5b, §10): after the rows, which days are final
+      // and the whole-property totals, together; the floor only sends them.
+      const [startDate, endDate] = [requestBody.startDate, requestBody.endDate];
+      await Promise.all([
+        sc.searchanalytics.query({ siteUrl: site_url, requestBody: { startDate, endDate, dimensions: ['date'], type: 'web', dataState: 'all', rowLimit: 7 } }),
+        sc.searchanalytics.query({ siteUrl: site_url, requestBody: { startDate, endDate, type: 'web', dataState: 'final', dimensions: [], rowLimit: 1, startRow: 0 } }),
+      ]);
       return { site_url, start_date: requestBody.startDate, end_date: requestBody.endDate, dimensions, rows, row_count: rows.length };
     },
     inspect_url: async ({ site_url, url }) => {

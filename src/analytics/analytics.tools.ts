@@ -29,6 +29,7 @@ export class AnalyticsTools {
     description:
       'Clicks, impressions, CTR, position. Pacific dates; lastN periods end yesterday. compare: vs an earlier window; all_rows: every row as a file.',
     input: AnalyticsInput,
+    target: ['site'],
     output: AnalyticsOutput,
     access: 'read',
     apis: ['searchconsole'],

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { SEED_PROPERTIES } from './emulator-seed.js';
-import { rejection, startEmulatorKit, type EmulatorKit } from './emulator-test-kit.js';
+import { rejection, startEmulatorKit, type EmulatorKit } from '../../test/support/emulator-kit.js';
 import type { FaultPreset, RouteName } from './emulator-types.js';
 
 const NOW = new Date('2026-11-30T20:30:00Z');

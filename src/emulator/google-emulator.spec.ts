@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import { emulatorJwtClient } from './emulator-clients.js';
 import { SEED_PROPERTIES } from './emulator-seed.js';
 import { SCOPES } from './emulator-routing.js';
-import { startEmulatorKit, type EmulatorKit } from './emulator-test-kit.js';
+import { startEmulatorKit, type EmulatorKit } from '../../test/support/emulator-kit.js';
 import { generateServiceAccountKey } from './service-account-key.js';
 import { searchconsole } from '@googleapis/searchconsole';
 

@@ -1,8 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { SEED_PROPERTIES } from './emulator-seed.js';
 import { SCOPES } from './emulator-routing.js';
-import { rejection, startEmulatorKit } from './emulator-test-kit.js';
-import { useEmulatorKit } from '../../test/support/emulator-kit.js';
+import { rejection, startEmulatorKit, useEmulatorKit } from '../../test/support/emulator-kit.js';
 
 const NOW = new Date('2026-11-30T20:30:00Z');
 const kit = useEmulatorKit({ now: () => NOW });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { searchconsole_v1 } from '@googleapis/searchconsole';
 import { SEED_PROPERTIES } from './emulator-seed.js';
-import { startEmulatorKit, type EmulatorKit } from './emulator-test-kit.js';
+import { startEmulatorKit, type EmulatorKit } from '../../test/support/emulator-kit.js';
 import { addDays } from './pacific-time.js';
 
 // 12:30 PST on 2026-11-30: final data ends 2026-11-27; 11-28 on is still being collected.

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { searchconsole_v1 } from '@googleapis/searchconsole';
 import { SEED_PROPERTIES } from './emulator-seed.js';
-import { startEmulatorKit, type EmulatorKit } from './emulator-test-kit.js';
+import { startEmulatorKit, type EmulatorKit } from '../../test/support/emulator-kit.js';
 
 // 12:30 PST on 2026-11-30: final data ends 2026-11-27, fresh data runs to 11:00 today.
 const NOW = new Date('2026-11-30T20:30:00Z');

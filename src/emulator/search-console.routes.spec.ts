@@ -1,7 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { SEED_PROPERTIES } from './emulator-seed.js';
-import { startEmulatorKit } from './emulator-test-kit.js';
-import { useEmulatorKit } from '../../test/support/emulator-kit.js';
+import { startEmulatorKit, useEmulatorKit } from '../../test/support/emulator-kit.js';
 import { SCOPES } from './emulator-routing.js';
 
 const NOW = new Date('2026-11-30T20:30:00Z');

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { SEED_PROPERTIES } from './emulator-seed.js';
 import { SCOPES } from './emulator-routing.js';
-import { startEmulatorKit, type EmulatorKit, rejection as refused } from './emulator-test-kit.js';
+import { startEmulatorKit, type EmulatorKit, rejection as refused } from '../../test/support/emulator-kit.js';
 
 let kit: EmulatorKit;
 

@@ -3,7 +3,7 @@ import { searchconsole } from '@googleapis/searchconsole';
 import { JWT, OAuth2Client } from 'google-auth-library';
 import { emulatorJwtClient, emulatorRefreshClient } from './emulator-clients.js';
 import { SCOPES } from './emulator-routing.js';
-import { startEmulatorKit, type EmulatorKit } from './emulator-test-kit.js';
+import { startEmulatorKit, type EmulatorKit } from '../../test/support/emulator-kit.js';
 import { generateServiceAccountKey } from './service-account-key.js';
 
 const UNAUTHENTICATED_MESSAGE =

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { SEED_PROPERTIES } from './emulator-seed.js';
-import { rejection, startEmulatorKit } from './emulator-test-kit.js';
+import { rejection, startEmulatorKit } from '../../test/support/emulator-kit.js';
 import { useEmulatorKit } from '../../test/support/emulator-kit.js';
 import { urlInProperty } from './property-scope.js';
 

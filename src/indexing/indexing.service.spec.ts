@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { Config } from '../config/config.js';
 import { FakeGoogle, googleError } from '../google/google-service.fake.js';
-import { ledgerKit, type LedgerKit } from '../quota/quota-test-kit.js';
+import { ledgerKit, type LedgerKit } from '../../test/support/quota-ledger-kit.js';
 import { IndexingRecord } from './indexing-record.service.js';
 import { IndexingService } from './indexing.service.js';
 

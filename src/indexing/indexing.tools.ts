@@ -45,6 +45,7 @@ export class IndexingTools {
     description:
       "When the Indexing API was last notified of a URL's update or removal, per Google and this server's record. For index status use inspect_url.",
     input: StatusInput,
+    target: ['page'],
     output: z.object({
       url: z.string(),
       notified: z.boolean().describe("Whether a notification is known to have been sent: in Google's history or this server's own record."),
@@ -94,6 +95,7 @@ export class IndexingTools {
     description:
       'Tell the Indexing API a URL was updated or removed. Google acts only on JobPosting or BroadcastEvent pages; needs Owner access; 200/day. Other pages: use sitemaps.',
     input: PublishInput,
+    target: ['page'],
     output: z.object({
       url: z.string(),
       type: z.enum(['URL_UPDATED', 'URL_DELETED']),

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { FakeGoogle, googleError } from '../google/google-service.fake.js';
-import { ledgerKit, type LedgerKit } from '../quota/quota-test-kit.js';
+import { ledgerKit, type LedgerKit } from '../../test/support/quota-ledger-kit.js';
 import { type BatchItem, InspectionService } from './inspection.service.js';
 
 const PROPERTY = 'https://www.example.com/';

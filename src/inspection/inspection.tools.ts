@@ -36,6 +36,7 @@ export class InspectionTools {
     description:
       "Google's indexed state of a URL as of its last crawl (not a live test).",
     input: InspectInput,
+    target: ['site', 'page'],
     output: InspectionOutput,
     access: 'read',
     apis: ['searchconsole'],
@@ -53,6 +54,7 @@ export class InspectionTools {
     title: 'Inspect URLs',
     description: `inspect_url verdicts for up to ${MAX_BATCH} URLs within the quota left; lists any not inspected.`,
     input: BatchInput,
+    target: ['site', 'pages'],
     output: BatchOutput,
     access: 'read',
     apis: ['searchconsole'],

@@ -53,8 +53,9 @@ export class McpServerFactory {
   readonly create = (context: McpRequestContext): McpServer => {
     const server = new McpServer(INFO, { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS });
     const caller = callerOf(context.authInfo);
-    const { tools, sites } = this.access.accessFor(caller);
-    const serveTool = (request: CallToolRequest, sdk: ServerContext) => this.callTool(request.params, sdk, tools, { era: context.era, server, caller, sites });
+    const access = this.access.accessFor(caller);
+    const { tools, sites } = access;
+    const serveTool = (request: CallToolRequest, sdk: ServerContext) => this.callTool(request.params, sdk, tools, { era: context.era, server, caller, access });
     server.server.setRequestHandler('tools/list', () => ({ tools: this.listingFor(tools) }));
     server.server.setRequestHandler('tools/call', serveTool);
     serveResources(server, (this.resourceEntries ??= resourceCatalog(this.resources.resources)), { caller, sites });

@@ -8,18 +8,20 @@ import { GoogleService } from '../google/google.service.js';
 import { normalizeProperty, pageInProperty, parsePageUrl, PropertyError } from '../property/property.js';
 import { decodeResourceId } from '../property/resource-id.js';
 import { isPageAllowed, isPropertyAllowed } from '../property/site-allowlist.js';
-import { matchingRule } from '../policy/policy-resolution.js';
 import { toVerifiedResource, type VerifiedResource } from '../property/verification-resource.js';
 import type { ResolvedTarget, ToolCall } from './tool-call.js';
 
 /**
  * Decides which property a call may touch, before any request goes out, and
  * hands the tool what it resolved (ToolCall.target). What it checks follows
- * from the arguments a tool declares: `site_url` is a property (defaulting to
- * GSC_SITE_URL), `url`/`urls` are pages (inside that property, or inside an
- * allowed one), `id` is a Site Verification resource (fetched, and its site
- * mapped back to a property). A tool gets these checks by declaring the
- * argument; it writes no policy code of its own.
+ * from the target a tool declares (ToolSpec.target): `site` is the site_url
+ * property (defaulting to GSC_SITE_URL), `page`/`pages` are the url/urls pages
+ * (inside that property, or inside an allowed one), `resource` is the id of a
+ * Site Verification resource (fetched, and its site mapped back to a
+ * property). The properties allowed, and the rule that narrowed them, are what
+ * AccessPolicy decided for the caller (ToolCall.access); the guard applies
+ * that decision and never makes it again. A tool gets these checks by
+ * declaring its target; it writes no policy code of its own.
  */
 @Injectable()
 export class SiteAccessGuard implements CanActivate {
@@ -30,12 +32,12 @@ export class SiteAccessGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const [args, call] = context.getArgs<[Record<string, unknown>, ToolCall]>();
-    const shape = call.tool.spec.input.shape;
+    const kinds = new Set(call.tool.spec.target ?? []);
     const target: { -readonly [K in keyof ResolvedTarget]: ResolvedTarget[K] } = {};
-    if ('site_url' in shape) target.site = this.resolveSite(args.site_url, call);
-    if ('url' in shape) target.page = this.checkPage(args.url, target.site, call);
-    if ('urls' in shape && Array.isArray(args.urls)) target.pages = args.urls.map((page) => this.checkPage(page, target.site, call));
-    if ('id' in shape && typeof args.id === 'string') target.resource = await this.fetchResource(args.id, call);
+    if (kinds.has('site')) target.site = this.resolveSite(args.site_url, call);
+    if (kinds.has('page')) target.page = this.checkPage(args.url, target.site, call);
+    if (kinds.has('pages') && Array.isArray(args.urls)) target.pages = args.urls.map((page) => this.checkPage(page, target.site, call));
+    if (kinds.has('resource') && typeof args.id === 'string') target.resource = await this.fetchResource(args.id, call);
     call.resolve(target);
     return true;
   }
@@ -113,22 +115,16 @@ export class SiteAccessGuard implements CanActivate {
   private assertAllowed(property: string, call: ToolCall, subject = property, sent = NOTHING_SENT): void {
     const allowed = call.sites;
     if (allowed && !isPropertyAllowed(property, allowed)) {
-      const whose = this.ruleOf(call) ? `the properties allowed to ${inert(call.principal, 120)}` : "this server's allowed properties";
+      const whose = call.access.sitesRule ? `the properties allowed to ${inert(call.principal, 120)}` : "this server's allowed properties";
       throw new UserFacingError(`${subject} is outside ${whose} (${allowed.join(', ')}). ${sent} ${this.whereToAsk(call)}`);
     }
   }
 
-  /** The policy rule whose "sites" narrowed this caller's properties, if one did. */
-  private ruleOf(call: ToolCall) {
-    const rule = this.config.policy ? matchingRule(this.config.policy, call.caller) : undefined;
-    return rule?.sites ? rule : undefined;
-  }
-
   // Whoever can widen the list: GSC_ALLOWED_SITES does not help a caller whose own rule is narrower.
   private whereToAsk(call: ToolCall): string {
-    const rule = this.ruleOf(call);
+    const rule = call.access.sitesRule;
     return rule
-      ? `Use one of those properties, or ask the operator to add it to the "sites" of rule ${rule.number} in ${this.config.policy!.source}.`
+      ? `Use one of those properties, or ask the operator to add it to the "sites" of rule ${rule.number} in ${rule.source}.`
       : 'Use one of those properties, or ask the operator to add it to GSC_ALLOWED_SITES.';
   }
 }

@@ -1,14 +1,15 @@
 import type { McpServer, ServerContext } from '@modelcontextprotocol/server';
 import type * as z from 'zod';
+import type { Access } from '../policy/policy-resolution.js';
 import type { VerifiedResource } from '../property/verification-resource.js';
 import type { Caller } from '../identity/caller.js';
 import type { RegisteredTool } from './tool-registry.service.js';
 
 /**
  * What SiteAccessGuard resolved a call's arguments to, before any request went
- * out. Which fields exist follows from the arguments a tool declares (see
- * TargetOf): `site_url` → the checked property, `url` → one checked page,
- * `urls` → checked pages, `id` → the Site Verification resource, fetched.
+ * out. Which fields exist follows from the target a tool declares (ToolSpec.target):
+ * `site` → the checked property, `page` → one checked page, `pages` → checked
+ * pages, `resource` → the Site Verification resource, fetched.
  */
 export interface ResolvedTarget {
   readonly site?: string;
@@ -17,14 +18,22 @@ export interface ResolvedTarget {
   readonly resource?: VerifiedResource;
 }
 
+/**
+ * The argument each kind of target is read from. These names are reserved: a
+ * tool whose input has one of them must declare that target (start-up fails
+ * otherwise), so no argument is checked, fetched or refused by its name alone.
+ */
+export const TARGET_ARGS = { site: 'site_url', page: 'url', pages: 'urls', resource: 'id' } as const satisfies Record<keyof ResolvedTarget, string>;
+export type TargetKind = keyof typeof TARGET_ARGS;
+
 type ShapeOf<I extends z.ZodObject> = I['shape'];
 type Has<I extends z.ZodObject, K extends string> = K extends keyof ShapeOf<I> ? true : false;
 
-/** The target a tool with input schema I receives: exactly the fields its arguments resolve to, none optional. */
-export type TargetOf<I extends z.ZodObject> = (Has<I, 'site_url'> extends true ? { readonly site: string } : unknown) &
-  (Has<I, 'url'> extends true ? { readonly page: URL } : unknown) &
-  (Has<I, 'urls'> extends true ? { readonly pages: readonly URL[] } : unknown) &
-  (Has<I, 'id'> extends true ? { readonly resource: VerifiedResource } : unknown);
+/** The target kinds a tool with input schema I can declare: those whose argument it has. */
+export type TargetKindsOf<I extends z.ZodObject> = { [K in TargetKind]: Has<I, (typeof TARGET_ARGS)[K]> extends true ? K : never }[TargetKind];
+
+/** The target a tool with input schema I receives: exactly the fields its declared target resolves to, none optional. */
+export type TargetOf<I extends z.ZodObject> = { readonly [K in TargetKindsOf<I>]-?: NonNullable<ResolvedTarget[K]> };
 
 /** Who and what a call comes from: set by the transport, the same for every tool. */
 export interface CallContext {
@@ -32,8 +41,8 @@ export interface CallContext {
   readonly sdk: ServerContext;
   readonly server: McpServer;
   readonly caller: Caller;
-  /** The properties this caller may touch (GSC_ALLOWED_SITES narrowed by its policy rule); undefined means all. */
-  readonly sites?: readonly string[];
+  /** What AccessPolicy decided for this caller (tools, sites, the rule that narrowed them): the guard reads it, never re-decides it. */
+  readonly access: Access;
 }
 
 /**
@@ -46,14 +55,19 @@ export class ToolCall<T = ResolvedTarget> implements CallContext {
   readonly sdk: ServerContext;
   readonly server: McpServer;
   readonly caller: Caller;
-  readonly sites?: readonly string[];
+  readonly access: Access;
   #target?: T;
 
   constructor(
     readonly tool: RegisteredTool,
     context: CallContext,
   ) {
-    ({ era: this.era, sdk: this.sdk, server: this.server, caller: this.caller, sites: this.sites } = context);
+    ({ era: this.era, sdk: this.sdk, server: this.server, caller: this.caller, access: this.access } = context);
+  }
+
+  /** The properties this caller may touch (GSC_ALLOWED_SITES narrowed by its policy rule); undefined means all. */
+  get sites(): readonly string[] | undefined {
+    return this.access.sites;
   }
 
   get principal(): string {

@@ -9,9 +9,9 @@ import { ApprovalInterceptor } from './approval/approval.interceptor.js';
 import { GUARDED_OUTPUT } from './approval/guarded-output.js';
 import { SiteAccessGuard } from './site-access.guard.js';
 import { ConfirmTokenArg } from './tool-args.js';
-import type { ToolCall } from './tool-call.js';
+import { TARGET_ARGS, type TargetKind, type ToolCall } from './tool-call.js';
 import { TOOL_METADATA, ToolProvider, type ToolSpec } from './tool.decorator.js';
-import { policyContextCreator } from './tool-pipeline.js';
+import { toolPipeline } from './tool-pipeline.js';
 import { selectTools, type ToolSelection } from '../policy/tool-selection.js';
 import { wireSchema } from './wire-schema.js';
 
@@ -72,7 +72,7 @@ export class ToolRegistry implements OnApplicationBootstrap {
   }
 
   private discover(): Map<ToolSpec, RegisteredTool> {
-    const creator = policyContextCreator(this.contexts, [this.siteAccess], [this.approval]);
+    const wrap = toolPipeline(this.contexts, { guards: [this.siteAccess], interceptors: [this.approval] });
     const found = new Map<ToolSpec, RegisteredTool>();
     const names = new Set<string>();
     for (const wrapper of this.discovery.getProviders({ metadataKey: ToolProvider.KEY })) {
@@ -85,11 +85,7 @@ export class ToolRegistry implements OnApplicationBootstrap {
         if (names.has(declared.name)) throw new Error(`Duplicate MCP tool name ${declared.name}`);
         names.add(declared.name);
         const { spec, defaultSite } = this.serve(declared);
-        const invoke = creator.create(instance, prototype[method], method, undefined, undefined, undefined, undefined, {
-          guards: true,
-          interceptors: true,
-          filters: false,
-        }, 'mcp');
+        const invoke = wrap(instance, method);
         found.set(spec, { spec, wire: { input: wireSchema(spec.input), output: wireSchema(spec.output) }, invoke, ...(defaultSite ? { defaultSite } : {}) });
       }
     }
@@ -98,6 +94,7 @@ export class ToolRegistry implements OnApplicationBootstrap {
 
   /** The declaration as clients see it; what every tool of a kind shares is added here, not written in each tool. */
   private serve(declared: ToolSpec): { spec: ToolSpec; defaultSite?: string } {
+    checkTarget(declared);
     let spec = declared;
     if (spec.access === 'destructive') {
       if (!spec.approval) throw new Error(`Destructive tool ${spec.name} declares no approval describer`);
@@ -110,5 +107,32 @@ export class ToolRegistry implements OnApplicationBootstrap {
       return { spec, defaultSite: this.config.siteUrl };
     }
     return { spec };
+  }
+}
+
+const TARGET_MEANS: Record<TargetKind, string> = {
+  site: 'a Search Console property',
+  page: 'a page URL',
+  pages: 'a list of page URLs',
+  resource: 'the id of a Site Verification resource (which it fetches)',
+};
+
+/**
+ * The guard acts on a tool's declared target, never on an argument's name
+ * alone; but the reserved names must not mean something else either, or an
+ * argument called `id` would go unchecked where a reader expects the guard.
+ * So a tool with a reserved argument declares its kind, and a declared kind has
+ * its argument: otherwise start-up stops, naming the tool.
+ */
+export function checkTarget(spec: Pick<ToolSpec, 'name' | 'input' | 'target'>): void {
+  const declared = new Set<TargetKind>(spec.target ?? []);
+  for (const [kind, arg] of Object.entries(TARGET_ARGS) as [TargetKind, string][]) {
+    const has = arg in spec.input.shape;
+    if (has && !declared.has(kind)) {
+      throw new Error(
+        `Tool ${spec.name} has the argument "${arg}" but does not declare target '${kind}': SiteAccessGuard reserves "${arg}" for ${TARGET_MEANS[kind]}. Add '${kind}' to the target of its @Tool, or rename the argument.`,
+      );
+    }
+    if (!has && declared.has(kind)) throw new Error(`Tool ${spec.name} declares target '${kind}' but has no "${arg}" argument for it.`);
   }
 }

@@ -2,7 +2,7 @@ import { SetMetadata } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import type * as z from 'zod';
 import type { ApprovalPlan } from './approval/approval-plan.js';
-import type { ToolCall, TargetOf } from './tool-call.js';
+import type { TargetKindsOf, TargetOf, ToolCall } from './tool-call.js';
 import type { ToolOutput } from './tool-output.js';
 import type { ToolDeclaration } from '../policy/tool-declaration.js';
 
@@ -14,6 +14,14 @@ export interface ToolSpec<I extends z.ZodObject = z.ZodObject, O extends z.ZodOb
   readonly description: string;
   readonly input: I;
   readonly output: O;
+  /**
+   * What SiteAccessGuard checks before the call and hands the method as
+   * `call.target`: `site` (the site_url argument, a property), `page` (url),
+   * `pages` (urls), `resource` (id, a Site Verification resource). Only kinds
+   * whose argument the input has type-check; a tool that has one of those
+   * arguments and leaves its kind out fails at start-up.
+   */
+  readonly target?: readonly TargetKindsOf<I>[];
   /** Writes only: whether repeating the call has no further effect (default false: say so where it holds). */
   readonly idempotent?: boolean;
   /** `site_url` names a property that does not exist yet, so GSC_SITE_URL never fills it in (add_site). */

@@ -51,6 +51,15 @@ describe('resolvePolicy', () => {
     expect(access.rule).toBe(2);
     expect([...access.tools]).toEqual([...essential, 'submit_sitemap'].sort());
     expect(access.sites).toEqual(['https://blog.corp.example/']);
+    // Where the operator widens them: the guard quotes this, it does not look the rule up again.
+    expect(access.sitesRule).toEqual({ number: 2, source: 'GSC_POLICY_FILE' });
+  });
+
+  it('a rule without "sites" narrows no properties, so it names no place to widen them', () => {
+    const open = parsePolicy({ rules: [{ principals: ['alice@corp.example'], tools: ['*'] }] }, 'GSC_POLICY_FILE');
+    const access = resolvePolicy(open, { principal: 'alice@corp.example', groups: [] }, server);
+    expect(access).toMatchObject({ rule: 1, sites: ['sc-domain:corp.example'] });
+    expect(access.sitesRule).toBeUndefined();
   });
 
   it('deny_tools is subtracted from tools', () => {

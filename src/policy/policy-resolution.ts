@@ -18,6 +18,8 @@ export interface Access {
   readonly tools: ReadonlySet<string>;
   /** Properties this caller may touch; undefined means every property the credential can see. */
   readonly sites?: readonly string[];
+  /** The rule whose "sites" narrowed those properties, and the policy file it is in: where an operator widens them. */
+  readonly sitesRule?: { readonly number: number; readonly source: string };
 }
 
 /**
@@ -33,10 +35,16 @@ export function resolvePolicy(policy: Policy | undefined, caller: Caller, server
   }
   const rule = matchingRule(policy, caller);
   if (!rule) return { rule: undefined, decidedBy: 'no_match', tools: new Set(), sites: [] };
-  return { rule: rule.number, decidedBy: 'rule', tools: toolsOf(rule, server.registered), sites: intersectSites(rule.sites, server.allowedSites) };
+  return {
+    rule: rule.number,
+    decidedBy: 'rule',
+    tools: toolsOf(rule, server.registered),
+    sites: intersectSites(rule.sites, server.allowedSites),
+    ...(rule.sites ? { sitesRule: { number: rule.number, source: policy.source } } : {}),
+  };
 }
 
-export function matchingRule(policy: Policy, caller: Caller): PolicyRule | undefined {
+function matchingRule(policy: Policy, caller: Caller): PolicyRule | undefined {
   const principal = caller.principal.toLowerCase();
   const groups = new Set(caller.groups);
   return policy.rules.find(

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { createStateStore } from '../state/create-state-store.js';
 import { GOOGLE_QUOTA_LIMITS } from './quota-limits.js';
 import { QuotaLedger, verdictOf } from './quota-ledger.service.js';
-import { ledgerKit, type LedgerKit } from './quota-test-kit.js';
+import { ledgerKit, type LedgerKit } from '../../test/support/quota-ledger-kit.js';
 import { minuteWindow, pacificDayWindow, pacificMidnightStarting } from './quota-windows.js';
 
 const SITE = 'https://www.example.com/';

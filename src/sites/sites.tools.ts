@@ -52,6 +52,7 @@ export class SitesTools {
     title: 'Get property',
     description: 'Whether this credential can use a property, and its permission level.',
     input: SiteInput,
+    target: ['site'],
     output: SiteOut,
     access: 'read',
     apis: ['searchconsole'],
@@ -68,6 +69,7 @@ export class SitesTools {
     description:
       'Add a property to this account. It stays unverified (no data) until ownership is proven: see setup_site. Never uses the default property.',
     input: SiteInput,
+    target: ['site'],
     output: SiteOut.extend({ added: z.boolean() }),
     access: 'write',
     apis: ['searchconsole'],
@@ -91,6 +93,7 @@ export class SitesTools {
     title: 'Remove property',
     description: 'Remove a property from this account; its performance history is no longer available. Asks a person first.',
     input: SiteInput,
+    target: ['site'],
     output: z.object({ site_url: z.string(), deleted: z.boolean() }),
     access: 'destructive',
     apis: ['searchconsole'],
@@ -108,6 +111,7 @@ export class SitesTools {
     title: 'Setup status',
     description: 'Which setup step a property lacks (token, place it, verify, add), with the exact DNS record or meta tag. Changes nothing.',
     input: SiteInput,
+    target: ['site'],
     output: z.object({
       site_url: z.string(),
       steps: z.array(SetupStep),

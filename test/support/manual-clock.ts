@@ -1,4 +1,7 @@
-/** A clock that only moves when a test moves it, so nothing waits for real time to pass. */
+/**
+ * A clock that only moves when a test moves it, so nothing waits for real time to pass.
+ * The one test clock: it stands wherever the product takes a Clock (common/clock.ts).
+ */
 export class ManualClock {
   private millis: number;
 
@@ -17,5 +20,9 @@ export class ManualClock {
 
   advance(ms: number): void {
     this.millis += ms;
+  }
+
+  set(instant: Date | string): void {
+    this.millis = new Date(instant).getTime();
   }
 }

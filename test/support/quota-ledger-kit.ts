@@ -4,44 +4,23 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Clock } from '../common/clock.js';
-import { createStateStore } from '../state/create-state-store.js';
-import type { StateStore } from '../state/state-store.js';
-import { GOOGLE_QUOTA_LIMITS, type QuotaLimits } from './quota-limits.js';
-import { QuotaLedger } from './quota-ledger.service.js';
-
-export class MovableClock extends Clock {
-  private millis: number;
-
-  constructor(start: Date | string) {
-    super();
-    this.millis = new Date(start).getTime();
-  }
-
-  override now(): Date {
-    return new Date(this.millis);
-  }
-
-  advance(ms: number): void {
-    this.millis += ms;
-  }
-
-  set(instant: Date | string): void {
-    this.millis = new Date(instant).getTime();
-  }
-}
+import { GOOGLE_QUOTA_LIMITS, type QuotaLimits } from '../../src/quota/quota-limits.js';
+import { QuotaLedger } from '../../src/quota/quota-ledger.service.js';
+import { createStateStore } from '../../src/state/create-state-store.js';
+import type { StateStore } from '../../src/state/state-store.js';
+import { ManualClock } from './manual-clock.js';
 
 export interface LedgerKit {
   readonly ledger: QuotaLedger;
   readonly store: StateStore;
-  readonly clock: MovableClock;
+  readonly clock: ManualClock;
   readonly dir: string;
   dispose(): Promise<void>;
 }
 
 export function ledgerKit(start: Date | string = '2026-03-02T18:00:00Z', limits: Partial<QuotaLimits> = {}, dir = mkdtempSync(join(tmpdir(), 'gsc-quota-'))): LedgerKit {
   const store = createStateStore({ kind: 'sqlite', dir });
-  const clock = new MovableClock(start);
+  const clock = new ManualClock(start);
   return {
     ledger: new QuotaLedger(store, clock, { ...GOOGLE_QUOTA_LIMITS, ...limits }),
     store,
