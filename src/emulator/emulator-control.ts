@@ -163,6 +163,34 @@ export function handleControlRequest(emulator: GoogleEmulator, method: string, r
         if (typeof b.principal !== 'string' || !Array.isArray(b.scopes)) return fail(400, 'access-tokens needs {principal, scopes[]}');
         return ok({ access_token: emulator.issueAccessToken({ principal: b.principal, scopes: b.scopes as string[] }) });
       }
+      case 'POST /__emulator/oauth-clients': {
+        const b = json(raw);
+        const uris = b.redirectUris;
+        if (typeof b.clientId !== 'string' || typeof b.clientSecret !== 'string' || !Array.isArray(uris) || !uris.every((u) => typeof u === 'string')) {
+          return fail(400, 'oauth-clients needs {clientId, clientSecret, redirectUris[]}');
+        }
+        emulator.registerOAuthClient({ clientId: b.clientId, clientSecret: b.clientSecret, redirectUris: uris });
+        return ok();
+      }
+      case 'GET /__emulator/google-users':
+        return ok([...emulator.oauth.users.values()]);
+      case 'POST /__emulator/google-users': {
+        const b = json(raw);
+        if (typeof b.email !== 'string' || typeof b.sub !== 'string' || !b.sites || typeof b.sites !== 'object') {
+          return fail(400, 'google-users needs {email, sub, name?, picture?, sites: {siteUrl: permissionLevel}}');
+        }
+        emulator.registerGoogleUser(b as unknown as Parameters<GoogleEmulator['registerGoogleUser']>[0]);
+        return ok();
+      }
+      case 'POST /__emulator/user-permissions': {
+        const b = json(raw);
+        const levels = ['siteOwner', 'siteFullUser', 'siteRestrictedUser', 'siteUnverifiedUser', null];
+        if (typeof b.email !== 'string' || typeof b.siteUrl !== 'string' || !levels.includes(b.level as string | null)) {
+          return fail(400, 'user-permissions needs {email, siteUrl, level: siteOwner | siteFullUser | siteRestrictedUser | siteUnverifiedUser | null}');
+        }
+        emulator.setUserPermission(b.email, b.siteUrl, (b.level ?? undefined) as Parameters<GoogleEmulator['setUserPermission']>[2]);
+        return ok();
+      }
       default:
         return fail(404, `unknown control endpoint ${action}`);
     }

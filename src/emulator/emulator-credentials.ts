@@ -17,6 +17,8 @@ export interface RefreshTokenEntry {
   refreshToken: string;
   user: string;
   scopes: string[];
+  /** Set for grants an emulator Google user gave through the consent page: their tokens see that user's properties. */
+  googleUser?: string;
 }
 
 export interface AccessTokenEntry {
@@ -26,6 +28,10 @@ export interface AccessTokenEntry {
   expiresAt: number;
   /** The Cloud project quotas are charged to. */
   project: string;
+  /** The emulator Google user whose consent this token carries (per-user property view, userinfo). */
+  googleUser?: string;
+  /** The refresh token it was minted from, so revoking the grant ends it too. */
+  refreshToken?: string;
 }
 
 export interface DecodedJwt {
@@ -92,15 +98,29 @@ export class EmulatorCredentials {
     this.refreshTokens.set(input.refreshToken, { ...input, scopes: [...input.scopes] });
   }
 
-  issue(principal: string, scopes: string[], project: string, lifetimeSeconds = ACCESS_TOKEN_LIFETIME_SECONDS): string {
+  issue(
+    principal: string,
+    scopes: string[],
+    project: string,
+    lifetimeSeconds = ACCESS_TOKEN_LIFETIME_SECONDS,
+    grant: { googleUser?: string; refreshToken?: string } = {},
+  ): string {
     const token = `ya29.${randomBytes(60).toString('base64url')}`;
     this.accessTokens.set(token, {
       principal,
       scopes: [...scopes],
       expiresAt: Date.now() + lifetimeSeconds * 1000,
       project,
+      ...(grant.googleUser ? { googleUser: grant.googleUser } : {}),
+      ...(grant.refreshToken ? { refreshToken: grant.refreshToken } : {}),
     });
     return token;
+  }
+
+  /** Revocation: the refresh token and every access token minted from it stop working. */
+  revokeGrant(refreshToken: string): void {
+    this.refreshTokens.delete(refreshToken);
+    for (const [token, entry] of this.accessTokens) if (entry.refreshToken === refreshToken) this.accessTokens.delete(token);
   }
 
   /**

@@ -6,7 +6,7 @@ import type { EmulatorCredentials } from './emulator-credentials.js';
 import { badRequest, unknownField, type ErrorStyle } from './emulator-errors.js';
 import type { QuotaTracker } from './emulator-quotas.js';
 import type { EmulatorState } from './emulator-state.js';
-import type { EmulatorQuotas, RouteName } from './emulator-types.js';
+import type { EmulatorQuotas, PermissionLevel, RouteName } from './emulator-types.js';
 import type { ResolvedIndexingBehaviour } from './indexing.routes.js';
 import type { SearchAnalyticsData } from './search-analytics-data.js';
 
@@ -30,6 +30,8 @@ export interface RouteContext {
   project: string;
   now: Date;
   state: EmulatorState;
+  /** For an emulator Google user's token: the properties that user sees (else the shared view, state.sites). */
+  userSites?: Map<string, PermissionLevel>;
   credentials: EmulatorCredentials;
   quotas: QuotaTracker;
   limits: EmulatorQuotas;

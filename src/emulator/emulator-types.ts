@@ -122,7 +122,7 @@ export interface RecordedRequest {
 }
 
 export interface TokenGrant {
-  grantType: 'jwt-bearer' | 'refresh_token';
+  grantType: 'jwt-bearer' | 'refresh_token' | 'authorization_code';
   principal: string;
   subject?: string;
   scopes: string[];

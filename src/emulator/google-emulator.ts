@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { handleControlRequest } from './emulator-control.js';
 import { parseTokenForm, readBody, writeAnswer } from './emulator-http.js';
 import { EmulatorCredentials } from './emulator-credentials.js';
+import { OAuthUsers, type GoogleUser, type OAuthWebClient } from './emulator-oauth.js';
 import { googleErrorBody, GoogleApiError, scopeInsufficient, unauthenticated } from './emulator-errors.js';
 import { answerUnderFault, FaultRegistry, statusFaultAnswer, tokenFaultAnswer, type Answer } from './emulator-faults.js';
 import { QuotaTracker } from './emulator-quotas.js';
@@ -29,6 +30,17 @@ import { searchAnalyticsRoutes } from './search-analytics.routes.js';
 import { searchConsoleRoutes } from './search-console.routes.js';
 import { siteVerificationRoutes } from './site-verification.routes.js';
 import { handleTokenRequest } from './token.routes.js';
+import {
+  AUTHORIZE_PATH,
+  CONSENT_PATH,
+  handleAuthorize,
+  handleConsent,
+  handleRevoke,
+  handleUserinfo,
+  REVOKE_PATH,
+  USERINFO_PATH,
+  type OAuthContext,
+} from './oauth.routes.js';
 import { urlInspectionRoutes } from './url-inspection.routes.js';
 
 export type {
@@ -61,6 +73,8 @@ export class GoogleEmulator {
   readonly state: EmulatorState;
   /** Registered service accounts, refresh tokens and issued access tokens (kept across reset()). */
   readonly credentials = new EmulatorCredentials();
+  /** Emulator Google users, their per-user permissions and the OAuth web clients they consent to (kept across reset()). */
+  readonly oauth = new OAuthUsers();
   readonly quotaLimits: EmulatorQuotas;
 
   private readonly quotas = new QuotaTracker();
@@ -204,6 +218,21 @@ export class GoogleEmulator {
     this.state.addAccountPrincipal(input.user);
   }
 
+  /** An OAuth web client (type "Web application") the consent page and the authorization_code grant accept. */
+  registerOAuthClient(client: OAuthWebClient): void {
+    this.oauth.registerClient(client);
+  }
+
+  /** Adds or replaces an emulator Google user (alice@example.com, bob@example.net and carol@example.org exist from the start). */
+  registerGoogleUser(user: GoogleUser): void {
+    this.oauth.registerUser(user);
+  }
+
+  /** Grants (or with undefined, removes) one emulator Google user's access to one property. */
+  setUserPermission(email: string, siteUrl: string, level: GoogleUser['sites'][string] | undefined): void {
+    this.oauth.setPermission(email, siteUrl, level);
+  }
+
   /** Mints an access token directly, for clients configured with a static token (demo mode). */
   issueAccessToken(input: { principal: string; scopes: string[]; project?: string; lifetimeSeconds?: number }): string {
     return this.credentials.issue(input.principal, input.scopes, input.project ?? 'emulator-project', input.lifetimeSeconds);
@@ -259,14 +288,57 @@ export class GoogleEmulator {
       at: this.now().toISOString(),
     };
     this.requests.push(record);
+    const oauthAnswer = this.oauthRoute(method, rawPath, req, raw, query, record);
+    if (oauthAnswer) {
+      record.status = oauthAnswer.status;
+      return this.send(res, oauthAnswer);
+    }
     const answer = rawPath === '/token' ? await this.token(method, req, raw, record) : await this.api(method, req, raw, record);
     record.status = answer.status;
     this.send(res, answer);
   }
 
+  /** The browser and revocation side of OAuth; undefined for every other path. */
+  private oauthRoute(
+    method: string,
+    rawPath: string,
+    req: IncomingMessage,
+    raw: Buffer,
+    query: Record<string, string>,
+    record: RecordedRequest,
+  ): Answer | undefined {
+    const ctx: OAuthContext = { oauth: this.oauth, credentials: this.credentials, now: Date.now() };
+    const notAllowed: Answer = { status: 405, body: { error: 'invalid_request', error_description: 'Method Not Allowed' } };
+    switch (rawPath) {
+      case AUTHORIZE_PATH:
+        record.route = 'oauth.authorize';
+        return method === 'GET' ? handleAuthorize(query, ctx) : notAllowed;
+      case CONSENT_PATH:
+        record.route = 'oauth.consent';
+        return method === 'POST' ? handleConsent(new URLSearchParams(raw.toString('utf8')), ctx) : notAllowed;
+      case REVOKE_PATH: {
+        record.route = 'oauth.revoke';
+        if (method !== 'POST') return notAllowed;
+        const form = parseTokenForm(raw.toString('utf8'), req.headers['content-type']);
+        // Google takes the token as a form field or, as google-auth-library sends it, in the query string.
+        return handleRevoke(form.token ?? query.token, ctx);
+      }
+      case USERINFO_PATH: {
+        record.route = 'oauth.userinfo';
+        if (method !== 'GET' && method !== 'POST') return notAllowed;
+        const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1] ?? query.access_token;
+        const answer = handleUserinfo(bearer, ctx);
+        record.principal = bearer ? this.credentials.resolveBearer(bearer)?.principal : undefined;
+        return answer;
+      }
+      default:
+        return undefined;
+    }
+  }
+
   private runToken(method: string, form: Record<string, string>, record: RecordedRequest): Answer {
     if (method !== 'POST') return { status: 405, body: { error: 'invalid_request', error_description: 'Method Not Allowed' } };
-    const answer = handleTokenRequest(form, { credentials: this.credentials, tokenUrl: this.tokenUrl });
+    const answer = handleTokenRequest(form, { credentials: this.credentials, tokenUrl: this.tokenUrl, oauth: this.oauth });
     if (answer.grant) this.tokenGrants.push(answer.grant);
     record.principal = answer.principal;
     return { status: answer.status, body: answer.body, headers: { 'cache-control': 'no-cache, no-store, max-age=0, must-revalidate' } };
@@ -277,7 +349,9 @@ export class GoogleEmulator {
     const form = parseTokenForm(text, req.headers['content-type']);
     record.body = text ? form : undefined;
     await this.delay('token', true);
-    const fault = this.faults.take('token', true);
+    // Faults may match the form's fields, plus emulator_user: the Google user a refresh token or code belongs to.
+    const user = this.credentials.refreshTokens.get(form.refresh_token ?? '')?.googleUser ?? this.oauth.codes.get(form.code ?? '')?.user;
+    const fault = this.faults.take('token', true, user ? { ...form, emulator_user: user } : form);
     if (fault?.kind === 'status') return tokenFaultAnswer(fault);
     return answerUnderFault(fault, () => this.runToken(method, form, record));
   }
@@ -350,6 +424,7 @@ export class GoogleEmulator {
         project: holder.project,
         now: this.now(),
         state: this.state,
+        userSites: holder.googleUser ? this.oauth.visibleSites(holder.googleUser, this.state.sites) : undefined,
         credentials: this.credentials,
         quotas: this.quotas,
         limits: this.quotaLimits,

@@ -43,7 +43,8 @@ const invalidArgument = (message = 'Request contains an invalid argument.', deta
   googleError('rpc', { status: 400, message, details });
 
 function requireOwner(ctx: RouteContext, url: string): void {
-  for (const [property, level] of ctx.state.sites) {
+  // An emulator Google user's token owns only that user's properties.
+  for (const [property, level] of ctx.userSites ?? ctx.state.sites) {
     if (level === 'siteOwner' && urlInProperty(url, property)) return;
   }
   throw googleError('rpc', { status: 403, message: 'Permission denied. Failed to verify the URL ownership.' });

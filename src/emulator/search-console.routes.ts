@@ -11,9 +11,14 @@ const READ = [SCOPES.webmasters, SCOPES.webmastersReadonly];
 const WRITE = [SCOPES.webmasters];
 const WRITERS: readonly PermissionLevel[] = ['siteOwner', 'siteFullUser'];
 
+/** The properties the caller sees: an emulator Google user's own, or the shared credentials' view. */
+export function sitesOf(ctx: RouteContext): ReadonlyMap<string, PermissionLevel> {
+  return ctx.userSites ?? ctx.state.sites;
+}
+
 /** The caller's level on a listed property, or 403 exactly as Google words it (also for near-miss spellings). */
 export function requireListed(ctx: RouteContext, siteUrl: string): PermissionLevel {
-  const level = ctx.state.sites.get(siteUrl);
+  const level = sitesOf(ctx).get(siteUrl);
   if (!level) throw forbiddenSite(siteUrl);
   return level;
 }
@@ -74,7 +79,7 @@ export const searchConsoleRoutes: RouteDef[] = [
     scopes: READ,
     handle(ctx) {
       takeOtherQuota(ctx);
-      const siteEntry = [...ctx.state.sites].map(([siteUrl, permissionLevel]) => ({ siteUrl, permissionLevel }));
+      const siteEntry = [...sitesOf(ctx)].map(([siteUrl, permissionLevel]) => ({ siteUrl, permissionLevel }));
       // Google omits empty repeated fields: no properties is {}.
       return { status: 200, body: siteEntry.length ? { siteEntry } : {} };
     },

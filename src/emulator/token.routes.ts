@@ -1,7 +1,9 @@
-// POST /token: Google's OAuth token endpoint for the two grants the product
-// uses — a service account's signed JWT assertion, and a user's refresh token.
+// POST /token: Google's OAuth token endpoint for the grants the product uses —
+// a service account's signed JWT assertion, a user's refresh token, and an
+// authorization code with its PKCE verifier (connected accounts).
 // Error bodies are the OAuth form ({error, error_description}), not the API form.
 
+import { randomBytes } from 'node:crypto';
 import {
   ACCESS_TOKEN_LIFETIME_SECONDS,
   decodeJwt,
@@ -9,6 +11,7 @@ import {
   verifyRs256,
   type EmulatorCredentials,
 } from './emulator-credentials.js';
+import { s256, type OAuthUsers } from './emulator-oauth.js';
 import type { TokenGrant } from './emulator-types.js';
 
 export const GOOGLE_TOKEN_AUDIENCE = 'https://oauth2.googleapis.com/token';
@@ -32,18 +35,27 @@ export interface TokenEndpointContext {
   credentials: EmulatorCredentials;
   /** The emulator's own token URL, also accepted as assertion audience. */
   tokenUrl: string;
+  /** Emulator Google users and the web clients they consent to (authorization_code grant). */
+  oauth: OAuthUsers;
 }
 
 export function handleTokenRequest(form: Record<string, string>, ctx: TokenEndpointContext): TokenAnswer {
   const grantType = form.grant_type;
   if (grantType === JWT_BEARER) return jwtGrant(form, ctx);
   if (grantType === 'refresh_token') return refreshGrant(form, ctx);
+  if (grantType === 'authorization_code') return codeGrant(form, ctx);
   if (!grantType) return oauthError(400, 'invalid_request', 'Missing required parameter: grant_type');
   return oauthError(400, 'unsupported_grant_type', `Invalid grant_type: ${grantType}`);
 }
 
-function success(ctx: TokenEndpointContext, principal: string, scopes: string[], project: string) {
-  const token = ctx.credentials.issue(principal, scopes, project);
+function success(
+  ctx: TokenEndpointContext,
+  principal: string,
+  scopes: string[],
+  project: string,
+  grant: { googleUser?: string; refreshToken?: string } = {},
+) {
+  const token = ctx.credentials.issue(principal, scopes, project, ACCESS_TOKEN_LIFETIME_SECONDS, grant);
   return {
     status: 200,
     body: { access_token: token, expires_in: ACCESS_TOKEN_LIFETIME_SECONDS, token_type: 'Bearer', scope: scopes.join(' ') },
@@ -119,8 +131,11 @@ function refreshGrant(form: Record<string, string>, ctx: TokenEndpointContext): 
 
   // Google checks the client before the token: an unknown client or a wrong secret is invalid_client (401).
   const clientKnown = [...ctx.credentials.refreshTokens.values()].filter((r) => r.clientId === form.client_id);
-  if (!form.client_id || clientKnown.length === 0) return fail(401, 'invalid_client', 'The OAuth client was not found.');
-  if (!clientKnown.some((r) => r.clientSecret === form.client_secret)) return fail(401, 'invalid_client', 'Unauthorized');
+  const webClient = form.client_id ? ctx.oauth.clients.get(form.client_id) : undefined;
+  if (!form.client_id || (clientKnown.length === 0 && !webClient)) return fail(401, 'invalid_client', 'The OAuth client was not found.');
+  if (!clientKnown.some((r) => r.clientSecret === form.client_secret) && webClient?.clientSecret !== form.client_secret) {
+    return fail(401, 'invalid_client', 'Unauthorized');
+  }
   if (!form.refresh_token) return fail(400, 'invalid_request', 'Missing required parameter: refresh_token');
   if (!entry || entry.clientId !== form.client_id || entry.clientSecret !== form.client_secret) {
     return fail(400, 'invalid_grant', 'Token has been expired or revoked.');
@@ -131,8 +146,56 @@ function refreshGrant(form: Record<string, string>, ctx: TokenEndpointContext): 
   }
   const scopes = requested.length ? requested : entry.scopes;
   return {
-    ...success(ctx, entry.user, scopes, entry.clientId),
+    ...success(ctx, entry.user, scopes, entry.clientId, entry.googleUser ? { googleUser: entry.googleUser, refreshToken: entry.refreshToken } : {}),
     grant: { grantType: 'refresh_token', principal: entry.user, scopes, ok: true },
     principal: entry.user,
   };
 }
+
+/**
+ * authorization_code: the client authenticates, the code is this client's,
+ * unused, unexpired and for the same redirect_uri, and SHA-256 of the verifier
+ * is the challenge the authorization request carried (RFC 7636 §4.6).
+ */
+function codeGrant(form: Record<string, string>, ctx: TokenEndpointContext): TokenAnswer {
+  const code = form.code ? ctx.oauth.codes.get(form.code) : undefined;
+  const principal = code?.user ?? '';
+  const fail = (status: number, error: string, description: string): TokenAnswer => ({
+    ...oauthError(status, error, description),
+    grant: { grantType: 'authorization_code', principal, scopes: code?.scopes ?? [], ok: false, error },
+    principal: principal || undefined,
+  });
+  const client = form.client_id ? ctx.oauth.clients.get(form.client_id) : undefined;
+  if (!client) return fail(401, 'invalid_client', 'The OAuth client was not found.');
+  if (client.clientSecret !== form.client_secret) return fail(401, 'invalid_client', 'Unauthorized');
+  if (!form.code) return fail(400, 'invalid_request', 'Missing required parameter: code');
+  if (!code) return fail(400, 'invalid_grant', 'Malformed auth code.');
+  const wasUsed = code.used;
+  code.used = true; // single use, whatever happens next
+  if (wasUsed || code.expiresAt <= Date.now() || code.clientId !== client.clientId) return fail(400, 'invalid_grant', 'Bad Request');
+  if (form.redirect_uri !== code.redirectUri) return fail(400, 'redirect_uri_mismatch', 'Bad Request');
+  if (!form.code_verifier) return fail(400, 'invalid_grant', 'Missing code verifier.');
+  if (s256(form.code_verifier) !== code.codeChallenge) return fail(400, 'invalid_grant', 'Invalid code verifier.');
+
+  let refreshToken: string | undefined;
+  if (code.offline) {
+    refreshToken = `1//0${newRefreshSuffix()}`;
+    ctx.credentials.registerRefreshToken({
+      clientId: client.clientId,
+      clientSecret: client.clientSecret,
+      refreshToken,
+      user: code.user,
+      scopes: code.scopes,
+      googleUser: code.user,
+    });
+  }
+  const answer = success(ctx, code.user, code.scopes, client.clientId, { googleUser: code.user, refreshToken });
+  return {
+    status: answer.status,
+    body: { ...answer.body, ...(refreshToken ? { refresh_token: refreshToken } : {}) },
+    grant: { grantType: 'authorization_code', principal: code.user, scopes: code.scopes, ok: true },
+    principal: code.user,
+  };
+}
+
+const newRefreshSuffix = () => randomBytes(48).toString('base64url');

@@ -63,7 +63,7 @@ export const urlInspectionRoutes: RouteDef[] = [
       if (languageCode !== undefined && (typeof languageCode !== 'string' || !/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(languageCode))) {
         throw googleError('rpc', { status: 400, message: 'Request contains an invalid argument.' });
       }
-      const level = ctx.state.sites.get(siteUrl);
+      const level = (ctx.userSites ?? ctx.state.sites).get(siteUrl); // an emulator Google user sees only their own properties
       if (!level || level === 'siteUnverifiedUser') throw notPartOfProperty();
       if (!isDomainProperty(siteUrl) && !siteUrl.endsWith('/')) throw notPartOfProperty();
       if (!urlInProperty(inspectionUrl, siteUrl)) throw notPartOfProperty();
