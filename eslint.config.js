@@ -50,7 +50,8 @@ const WHY = {
 const EXT_APPS_TYPES_ONLY = {
   name: '@modelcontextprotocol/ext-apps',
   allowTypeImports: true,
-  message: 'Types only: ext-apps is a devDependency, and its App class would bundle the MCP SDK and zod into a view (see src/views/app/view-bridge.ts).',
+  message:
+    'Types only: ext-apps is a devDependency, and its App class would bundle the MCP SDK and zod into a view (see src/views/app/view-bridge.ts).',
 };
 
 const SRC = new URL('./src/', import.meta.url);
@@ -58,9 +59,13 @@ const SRC = new URL('./src/', import.meta.url);
 const SRC_FOLDERS = readdirSync(SRC, { withFileTypes: true })
   .filter((e) => e.isDirectory() && readdirSync(new URL(`${e.name}/`, SRC), { recursive: true }).some((f) => String(f).endsWith('.ts')))
   .map((e) => e.name);
-const ROOT_FILES = readdirSync(SRC).filter((name) => name.endsWith('.ts')).map((name) => name.replace(/\.ts$/, '.js'));
+const ROOT_FILES = readdirSync(SRC)
+  .filter((name) => name.endsWith('.ts'))
+  .map((name) => name.replace(/\.ts$/, '.js'));
 const unmapped = SRC_FOLDERS.filter((folder) => !(folder in LAYERS));
-if (unmapped.length > 0) throw new Error(`eslint.config.js: src/${unmapped.join(', src/')} has no row in LAYERS; say what it may import`);
+if (unmapped.length > 0) {
+  throw new Error(`eslint.config.js: src/${unmapped.join(', src/')} has no row in LAYERS; say what it may import`);
+}
 
 /**
  * The no-restricted-imports patterns for a file `depth` folders below src/ that may
@@ -71,12 +76,18 @@ function onlyFrom(folder, allowed, depth, message) {
   const up = depth === 0 ? './' : '../'.repeat(depth);
   const group = [];
   for (const other of SRC_FOLDERS) {
-    if (other === folder || allowed.includes(other)) continue;
+    if (other === folder || allowed.includes(other)) {
+      continue;
+    }
     group.push(`${up}${other}/*`);
-    for (const file of allowed.filter((a) => a.startsWith(`${other}/`))) group.push(`!${up}${file}`);
+    for (const file of allowed.filter((a) => a.startsWith(`${other}/`))) {
+      group.push(`!${up}${file}`);
+    }
   }
   // The files at the root of src/ are the composition root: nothing below imports them.
-  if (depth > 0) group.push(...ROOT_FILES.map((file) => `${up}${file}`));
+  if (depth > 0) {
+    group.push(...ROOT_FILES.map((file) => `${up}${file}`));
+  }
   return group.length > 0 ? [{ group, message }] : [];
 }
 
@@ -87,10 +98,14 @@ function onlyFrom(folder, allowed, depth, message) {
  */
 function layerBlocks() {
   const rule = (folder, allowed, message, depths = [1, 2, 3]) => ({
-    'no-restricted-imports': ['error', { paths: [EXT_APPS_TYPES_ONLY], patterns: depths.flatMap((d) => onlyFrom(folder, allowed, d, message)) }],
+    'no-restricted-imports': [
+      'error',
+      { paths: [EXT_APPS_TYPES_ONLY], patterns: depths.flatMap((d) => onlyFrom(folder, allowed, d, message)) },
+    ],
   });
   const said = (folder, allowed) =>
-    WHY[folder] ?? `src/${folder}/ may import only ${allowed.length ? allowed.map((a) => `src/${a}`).join(', ') : 'packages'} (the layers: README, "## Development"; eslint.config.js LAYERS).`;
+    WHY[folder] ??
+    `src/${folder}/ may import only ${allowed.length ? allowed.map((a) => `src/${a}`).join(', ') : 'packages'} (the layers: README, "## Development"; eslint.config.js LAYERS).`;
   const byFolder = Object.entries(LAYERS).map(([folder, allowed]) => ({
     files: [`src/${folder}/**/*.ts`],
     rules: rule(folder, allowed, said(folder, allowed)),
@@ -100,12 +115,21 @@ function layerBlocks() {
       // The composition root (main, the module, the transports) wires every layer; only the demo runs the emulator.
       files: ['src/*.ts'],
       ignores: ['src/demo.ts', 'src/demo-server.ts'],
-      rules: rule('', SRC_FOLDERS.filter((f) => f !== 'emulator'), WHY.emulator, [0]),
+      rules: rule(
+        '',
+        SRC_FOLDERS.filter((f) => f !== 'emulator'),
+        WHY.emulator,
+        [0],
+      ),
     },
     ...byFolder,
     ...DOMAINS.map((domain) => ({
       files: [`src/${domain}/*.service.ts`],
-      rules: rule(domain, LAYERS[domain].filter((f) => f !== 'mcp'), WHY.domainService),
+      rules: rule(
+        domain,
+        LAYERS[domain].filter((f) => f !== 'mcp'),
+        WHY.domainService,
+      ),
     })),
     {
       // Browser code of the views, bundled into their HTML by scripts/build-views.mjs and typed by its own
@@ -117,7 +141,12 @@ function layerBlocks() {
           'error',
           {
             paths: [EXT_APPS_TYPES_ONLY],
-            patterns: [{ group: ['../*', 'node:*', '@nestjs/*', '@modelcontextprotocol/server', '@modelcontextprotocol/client'], message: 'View code imports only its own folder (and ext-apps types): it runs in the browser.' }],
+            patterns: [
+              {
+                group: ['../*', 'node:*', '@nestjs/*', '@modelcontextprotocol/server', '@modelcontextprotocol/client'],
+                message: 'View code imports only its own folder (and ext-apps types): it runs in the browser.',
+              },
+            ],
           },
         ],
       },
@@ -143,17 +172,19 @@ export default tseslint.config(
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': 'error',
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
       // Nest modules are classes with only a decorator.
       '@typescript-eslint/no-extraneous-class': 'off',
       // A variable a closure reads before the one assignment is not a const.
       'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
       '@typescript-eslint/require-await': 'off',
-      '@typescript-eslint/no-unsafe-assignment': 'off',
-      '@typescript-eslint/no-unsafe-member-access': 'off',
-      '@typescript-eslint/no-unsafe-argument': 'off',
-      '@typescript-eslint/no-unsafe-call': 'off',
-      '@typescript-eslint/no-unsafe-return': 'off',
+      // The no-unsafe-* family stays on (recommendedTypeChecked) for product code: an `any` that flows on unchecked is a bug.
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
+      eqeqeq: ['error', 'always'],
+      curly: ['error', 'all'],
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true, allowNullish: true }],
     },
   },
@@ -163,9 +194,17 @@ export default tseslint.config(
     languageOptions: { globals: globals.node },
   },
   {
-    // Tests read loosely typed protocol answers (JSON-RPC bodies, structuredContent) on purpose.
-    files: ['test/**/*.ts', 'src/**/*.spec.ts', 'src/**/*.fake.ts'],
-    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+    // Tests read loosely typed protocol answers (JSON-RPC bodies, structuredContent) on purpose. The example
+    // host app is linted without its own dependencies installed (its test builds it from the packed tarball).
+    files: ['test/**/*.ts', 'src/**/*.spec.ts', 'src/**/*.fake.ts', 'examples/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+    },
   },
   {
     // What is built into dist (tsconfig.build.json leaves out specs and fakes) runs without jest, e.g.
@@ -178,8 +217,10 @@ export default tseslint.config(
       'no-restricted-syntax': [
         'error',
         {
-          selector: ":matches(ImportDeclaration, ImportExpression, ExportAllDeclaration, ExportNamedDeclaration)[source.value='@jest/globals']",
-          message: 'Only specs and fakes may import @jest/globals: this file is built into dist and must load without jest (test helpers go in test/support/).',
+          selector:
+            ":matches(ImportDeclaration, ImportExpression, ExportAllDeclaration, ExportNamedDeclaration)[source.value='@jest/globals']",
+          message:
+            'Only specs and fakes may import @jest/globals: this file is built into dist and must load without jest (test helpers go in test/support/).',
         },
       ],
     },

@@ -8,7 +8,9 @@ const SITE = 'https://www.example.com/';
 
 async function timed(n, fn) {
   const out = [];
-  for (let i = 0; i < 30; i++) await fn(); // warm-up
+  for (let i = 0; i < 30; i++) {
+    await fn();
+  } // warm-up
   for (let i = 0; i < n; i++) {
     const t = process.hrtime.bigint();
     await fn();
@@ -46,11 +48,17 @@ export async function callOverhead() {
   const google = await startGoogle({ unlimited: true });
   try {
     // The baseline: the same client library the server uses, called directly.
-    const jwt = new JWT({ email: google.key.client_email, key: google.key.private_key, scopes: ['https://www.googleapis.com/auth/webmasters'] });
+    const jwt = new JWT({
+      email: google.key.client_email,
+      key: google.key.private_key,
+      scopes: ['https://www.googleapis.com/auth/webmasters'],
+    });
     jwt.transporter.interceptors.request.add({
       resolved: async (o) => {
         const u = new URL(String(o.url));
-        if (u.origin === 'https://oauth2.googleapis.com') o.url = new URL(google.emulator.tokenUrl);
+        if (u.origin === 'https://oauth2.googleapis.com') {
+          o.url = new URL(google.emulator.tokenUrl);
+        }
         return o;
       },
     });
@@ -77,11 +85,36 @@ export async function callOverhead() {
 
     const over = (samples, p) => percentile(samples, p) - percentile(direct, p);
     return [
-      { bar: 'per-call overhead, stdio, p50', target: '≤ 2 ms', measured: `${ms(over(viaStdio, 50))} (MCP ${ms(percentile(viaStdio, 50))} vs direct ${ms(percentile(direct, 50))})`, verdict: verdict(over(viaStdio, 50) <= 2) },
-      { bar: 'per-call overhead, stdio, p99', target: '≤ 5 ms', measured: ms(over(viaStdio, 99)), verdict: verdict(over(viaStdio, 99) <= 5) },
-      { bar: 'per-call overhead, HTTP 2026-07-28 (incl. client), p50', target: '≤ 2 ms', measured: `${ms(over(viaHttp, 50))} (MCP ${ms(percentile(viaHttp, 50))})`, verdict: verdict(over(viaHttp, 50) <= 2) },
-      { bar: 'per-call overhead, HTTP 2026-07-28 (incl. client), p99', target: '≤ 5 ms', measured: ms(over(viaHttp, 99)), verdict: verdict(over(viaHttp, 99) <= 5) },
-      { bar: '  the same for the floor (bare SDK v2 HTTP server), p50 / p99', target: '', measured: `${ms(over(viaFloor, 50))} / ${ms(over(viaFloor, 99))}`, verdict: '' },
+      {
+        bar: 'per-call overhead, stdio, p50',
+        target: '≤ 2 ms',
+        measured: `${ms(over(viaStdio, 50))} (MCP ${ms(percentile(viaStdio, 50))} vs direct ${ms(percentile(direct, 50))})`,
+        verdict: verdict(over(viaStdio, 50) <= 2),
+      },
+      {
+        bar: 'per-call overhead, stdio, p99',
+        target: '≤ 5 ms',
+        measured: ms(over(viaStdio, 99)),
+        verdict: verdict(over(viaStdio, 99) <= 5),
+      },
+      {
+        bar: 'per-call overhead, HTTP 2026-07-28 (incl. client), p50',
+        target: '≤ 2 ms',
+        measured: `${ms(over(viaHttp, 50))} (MCP ${ms(percentile(viaHttp, 50))})`,
+        verdict: verdict(over(viaHttp, 50) <= 2),
+      },
+      {
+        bar: 'per-call overhead, HTTP 2026-07-28 (incl. client), p99',
+        target: '≤ 5 ms',
+        measured: ms(over(viaHttp, 99)),
+        verdict: verdict(over(viaHttp, 99) <= 5),
+      },
+      {
+        bar: '  the same for the floor (bare SDK v2 HTTP server), p50 / p99',
+        target: '',
+        measured: `${ms(over(viaFloor, 50))} / ${ms(over(viaFloor, 99))}`,
+        verdict: '',
+      },
     ];
   } finally {
     await google.emulator.close();

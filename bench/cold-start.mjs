@@ -21,9 +21,13 @@ const PEERS = [
  */
 async function interleaved(servers) {
   const times = servers.map(() => []);
-  for (const s of servers) await stdioToolsListTime(process.execPath, s.args, s.env);
+  for (const s of servers) {
+    await stdioToolsListTime(process.execPath, s.args, s.env);
+  }
   for (let i = 0; i < RUNS; i++) {
-    for (const [j, s] of servers.entries()) times[j].push(await stdioToolsListTime(process.execPath, s.args, s.env));
+    for (const [j, s] of servers.entries()) {
+      times[j].push(await stdioToolsListTime(process.execPath, s.args, s.env));
+    }
   }
   return times.map((t) => ({ median: median(t), spread: `${ms(Math.min(...t))}–${ms(Math.max(...t))}` }));
 }
@@ -38,11 +42,23 @@ export async function coldStart() {
   const [ours, floor] = results;
   const ratio = ours.median / floor.median;
   const rows = [
-    { bar: 'cold start: spawn → tools/list (stdio), vs the floor', target: '≤ 1.25×', measured: `${ratio.toFixed(2)}× (${ms(ours.median)} vs ${ms(floor.median)}, medians of ${RUNS}, taking turns)`, verdict: verdict(ratio <= 1.25) },
+    {
+      bar: 'cold start: spawn → tools/list (stdio), vs the floor',
+      target: '≤ 1.25×',
+      measured: `${ratio.toFixed(2)}× (${ms(ours.median)} vs ${ms(floor.median)}, medians of ${RUNS}, taking turns)`,
+      verdict: verdict(ratio <= 1.25),
+    },
     { bar: '  ours', target: '', measured: `${ms(ours.median)} (range ${ours.spread})`, verdict: '' },
-    { bar: '  floor: bare SDK v2 server, 21 trivial tools', target: '', measured: `${ms(floor.median)} (range ${floor.spread})`, verdict: '' },
+    {
+      bar: '  floor: bare SDK v2 server, 21 trivial tools',
+      target: '',
+      measured: `${ms(floor.median)} (range ${floor.spread})`,
+      verdict: '',
+    },
   ];
-  if (!peers.length) return rows;
+  if (!peers.length) {
+    return rows;
+  }
   let fastest = Infinity;
   let k = 2;
   for (const peer of peers) {
@@ -55,7 +71,12 @@ export async function coldStart() {
     rows.push({ bar: `  peer ${peer.name}`, target: '', measured: ms(t), verdict: '' });
   }
   if (Number.isFinite(fastest)) {
-    rows.push({ bar: 'cold start vs fastest peer', target: '≤ 0.5×', measured: `${(ours.median / fastest).toFixed(2)}×`, verdict: verdict(ours.median / fastest <= 0.5) });
+    rows.push({
+      bar: 'cold start vs fastest peer',
+      target: '≤ 0.5×',
+      measured: `${(ours.median / fastest).toFixed(2)}×`,
+      verdict: verdict(ours.median / fastest <= 0.5),
+    });
   }
   return rows;
 }
@@ -70,7 +91,9 @@ function installPeers() {
       // One folder per peer: npm install --no-save prunes whatever else a shared folder holds.
       const prefix = join(dir, peer.pkg.replace(/[^a-z0-9.@-]+/gi, '_'));
       const bin = join(prefix, 'node_modules/.bin', peer.bin);
-      if (!existsSync(bin)) execFileSync('npm', ['install', '--prefix', prefix, '--no-save', '--ignore-scripts', '--omit=dev', peer.pkg], { stdio: 'ignore' });
+      if (!existsSync(bin)) {
+        execFileSync('npm', ['install', '--prefix', prefix, '--no-save', '--ignore-scripts', '--omit=dev', peer.pkg], { stdio: 'ignore' });
+      }
       return { name: peer.name, args: [bin], env: cleanEnv({ GOOGLE_APPLICATION_CREDENTIALS: keyFile, GSC_CREDENTIALS_PATH: keyFile }) };
     } catch (error) {
       return { name: peer.name, error: error.message.split('\n')[0] };

@@ -23,8 +23,18 @@ export const verdict = (ok) => (ok ? 'meets' : 'MISSES');
 /** A clean environment: no ambient Google credentials, no inherited GSC_* settings. */
 export function cleanEnv(extra = {}) {
   const env = {};
-  for (const [k, v] of Object.entries(process.env)) if (!/^(GSC_|GOOGLE_|ELICITATION$|CLOUDSDK_)/.test(k)) env[k] = v;
-  return { ...env, CLOUDSDK_CONFIG: mkdtempSync(join(tmpdir(), 'bench-gcloud-')), METADATA_SERVER_DETECTION: 'none', GSC_STATE_DIR: mkdtempSync(join(tmpdir(), 'bench-state-')), ...extra };
+  for (const [k, v] of Object.entries(process.env)) {
+    if (!/^(GSC_|GOOGLE_|ELICITATION$|CLOUDSDK_)/.test(k)) {
+      env[k] = v;
+    }
+  }
+  return {
+    ...env,
+    CLOUDSDK_CONFIG: mkdtempSync(join(tmpdir(), 'bench-gcloud-')),
+    METADATA_SERVER_DETECTION: 'none',
+    GSC_STATE_DIR: mkdtempSync(join(tmpdir(), 'bench-state-')),
+    ...extra,
+  };
 }
 
 /**
@@ -35,12 +45,18 @@ export function cleanEnv(extra = {}) {
 export async function startGoogle({ unlimited = false, ...options } = {}) {
   const { GoogleEmulator, generateServiceAccountKey } = await dist('emulator/google-emulator.js');
   const { DEFAULT_QUOTAS } = await dist('emulator/emulator-types.js');
-  if (unlimited) options.quotas = { ...Object.fromEntries(Object.keys(DEFAULT_QUOTAS).map((k) => [k, Infinity])), ...options.quotas };
+  if (unlimited) {
+    options.quotas = { ...Object.fromEntries(Object.keys(DEFAULT_QUOTAS).map((k) => [k, Infinity])), ...options.quotas };
+  }
   const emulator = await GoogleEmulator.start(options);
   const clientEmail = 'bench@bench-project.iam.gserviceaccount.com';
   const { key, publicKeyPem } = generateServiceAccountKey(clientEmail);
   emulator.registerServiceAccount({ clientEmail, publicKeyPem });
-  return { emulator, key, env: { GSC_API_ROOT_URL: emulator.url, GSC_OAUTH_TOKEN_URL: emulator.tokenUrl, GSC_SERVICE_ACCOUNT_KEY: JSON.stringify(key) } };
+  return {
+    emulator,
+    key,
+    env: { GSC_API_ROOT_URL: emulator.url, GSC_OAUTH_TOKEN_URL: emulator.tokenUrl, GSC_SERVICE_ACCOUNT_KEY: JSON.stringify(key) },
+  };
 }
 
 /** Spawn → initialize → tools/list over stdio; resolves with the milliseconds until the tools/list answer. */
@@ -65,9 +81,16 @@ export function stdioToolsListTime(command, args, env) {
     });
     child.on('error', reject);
     child.on('exit', (code) => {
-      if (!/"id":2\b/.test(out)) reject(new Error(`exited ${code} before answering tools/list`));
+      if (!/"id":2\b/.test(out)) {
+        reject(new Error(`exited ${code} before answering tools/list`));
+      }
     });
-    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '0' } } });
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '0' } },
+    });
   });
 }
 
@@ -82,7 +105,9 @@ export async function spawnServer(args, env, ready, { nodeArgs = [], stdio = ['i
     child.stderr.on('data', (d) => {
       log += d;
       const m = ready.exec(log);
-      if (m) resolve(m[1]);
+      if (m) {
+        resolve(m[1]);
+      }
     });
     child.on('exit', () => reject(new Error(`server exited: ${log}`)));
   });

@@ -15,19 +15,30 @@ const WINDOW = { startDate: '2026-10-31', endDate: '2026-11-27' };
 
 async function main() {
   const { emulator, key } = await startGoogle({ now: () => NOW });
-  const sc = searchconsole({ version: 'v1', auth: emulatorJwtClient(emulator.url, key, Object.values(SCOPES)), rootUrl: `${emulator.url}/` });
+  const sc = searchconsole({
+    version: 'v1',
+    auth: emulatorJwtClient(emulator.url, key, Object.values(SCOPES)),
+    rootUrl: `${emulator.url}/`,
+  });
   await sc.sites.list(); // token and connection set up outside the timings
   const heap = () => `${(process.memoryUsage().heapUsed / 1e6).toFixed(0)} MB heap`;
   const heapBefore = heap();
-  for (const dimensions of [['date', 'query'], ['query', 'page'], ['date', 'query', 'page', 'country', 'device']]) {
+  for (const dimensions of [
+    ['date', 'query'],
+    ['query', 'page'],
+    ['date', 'query', 'page', 'country', 'device'],
+  ]) {
     const body = { ...WINDOW, dimensions, rowLimit: 25000 };
     for (const run of ['cold', 'again']) {
       const started = performance.now();
       let rows = 0;
       for (let startRow = 0; ; startRow += 25000) {
-        const page = (await sc.searchanalytics.query({ siteUrl: SEED_PROPERTIES.large, requestBody: { ...body, startRow } })).data.rows ?? [];
+        const page =
+          (await sc.searchanalytics.query({ siteUrl: SEED_PROPERTIES.large, requestBody: { ...body, startRow } })).data.rows ?? [];
         rows += page.length;
-        if (!page.length) break;
+        if (!page.length) {
+          break;
+        }
       }
       const ms = (performance.now() - started).toFixed(0);
       const available = emulator.analyticsRowsAvailable(SEED_PROPERTIES.large, body);

@@ -36,7 +36,9 @@ export async function exportBench() {
   try {
     // Warm-up without the big step: the Google token, the SQLite file, the export code path (a 1-row export).
     const small = await client.callTool({ name: 'query_search_analytics', arguments: { ...exportArgs, dimensions: [] } });
-    if (small.isError) throw new Error(small.content[0].text);
+    if (small.isError) {
+      throw new Error(small.content[0].text);
+    }
     await client.readResource({ uri: small.structuredContent.export.csv });
     const exportTimes = [];
     const readTimes = [];
@@ -53,7 +55,9 @@ export async function exportBench() {
       let t = performance.now();
       const result = await client.callTool({ name: 'query_search_analytics', arguments: exportArgs });
       exportTimes.push(performance.now() - t);
-      if (result.isError) throw new Error(result.content[0].text);
+      if (result.isError) {
+        throw new Error(result.content[0].text);
+      }
       rows = result.structuredContent.export.rows;
       exportPeaks.push(status(child.pid, 'VmHWM') - baseline);
       const beforeRead = status(child.pid, 'VmRSS');
@@ -62,17 +66,39 @@ export async function exportBench() {
       const { contents } = await client.readResource({ uri: result.structuredContent.export.csv });
       readTimes.push(performance.now() - t);
       readPeaks.push([status(child.pid, 'VmHWM') - beforeRead, beforeRead]);
-      if (contents[0].text.split('\r\n').length !== rows + 2) throw new Error('the CSV does not hold the exported rows');
+      if (contents[0].text.split('\r\n').length !== rows + 2) {
+        throw new Error('the CSV does not hold the exported rows');
+      }
     }
     // The first run grows a warm idle server (the bar); later runs start from the heap it left.
     const growth = exportPeaks[0];
     const peakNote = peakReset ? '' : ' (peak since start: clear_refs refused)';
     const mb = (n) => `${n.toFixed(0)} MB`;
     return [
-      { bar: `export: all_rows, ${rows} rows (2 pages of 25 000), median of ${RUNS}`, target: '—', measured: `${ms(median(exportTimes))} (first ${ms(exportTimes[0])})`, verdict: 'info' },
-      { bar: 'export: peak RSS growth, first export', target: '≤ 100 MB', measured: `${mb(growth)} over ${mb(baselines[0])} idle${peakNote}`, verdict: verdict(growth <= 100) },
-      { bar: 'export: peak RSS growth, later exports', target: '—', measured: `${exportPeaks.slice(1).map(mb).join(', ')} over ${baselines.slice(1).map(mb).join(', ')}`, verdict: 'info' },
-      { bar: `export: resources/read of the CSV, median of ${RUNS}`, target: '—', measured: `${ms(median(readTimes))}, peak RSS ${readPeaks.map(([g, b]) => `+${mb(g)} over ${mb(b)}`).join(', ')}`, verdict: 'info' },
+      {
+        bar: `export: all_rows, ${rows} rows (2 pages of 25 000), median of ${RUNS}`,
+        target: '—',
+        measured: `${ms(median(exportTimes))} (first ${ms(exportTimes[0])})`,
+        verdict: 'info',
+      },
+      {
+        bar: 'export: peak RSS growth, first export',
+        target: '≤ 100 MB',
+        measured: `${mb(growth)} over ${mb(baselines[0])} idle${peakNote}`,
+        verdict: verdict(growth <= 100),
+      },
+      {
+        bar: 'export: peak RSS growth, later exports',
+        target: '—',
+        measured: `${exportPeaks.slice(1).map(mb).join(', ')} over ${baselines.slice(1).map(mb).join(', ')}`,
+        verdict: 'info',
+      },
+      {
+        bar: `export: resources/read of the CSV, median of ${RUNS}`,
+        target: '—',
+        measured: `${ms(median(readTimes))}, peak RSS ${readPeaks.map(([g, b]) => `+${mb(g)} over ${mb(b)}`).join(', ')}`,
+        verdict: 'info',
+      },
     ];
   } finally {
     await client.close();

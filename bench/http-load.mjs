@@ -54,11 +54,15 @@ async function loadOn(url, pid) {
         const r = await client.callTool({ name, arguments: args });
         if (r.isError) {
           current.errors++;
-          if (process.env.BENCH_DEBUG) process.stderr.write(`${name}: ${JSON.stringify(r.content).slice(0, 200)}\n`);
+          if (process.env.BENCH_DEBUG) {
+            process.stderr.write(`${name}: ${JSON.stringify(r.content).slice(0, 200)}\n`);
+          }
         }
       } catch (e) {
         current.errors++;
-        if (process.env.BENCH_DEBUG) process.stderr.write(`${name}: ${e.message}\n`);
+        if (process.env.BENCH_DEBUG) {
+          process.stderr.write(`${name}: ${e.message}\n`);
+        }
       }
       current.latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
       current.calls++;
@@ -105,7 +109,9 @@ export async function httpLoad() {
   const warmup = Math.min(10, Math.max(2, Math.round(seconds / 3)));
   const slice = (seconds - warmup) / ROUNDS;
   const google = await startGoogle({ unlimited: true });
-  for (const site of INSPECTED) google.emulator.state.sites.set(site, 'siteOwner');
+  for (const site of INSPECTED) {
+    google.emulator.state.sites.set(site, 'siteOwner');
+  }
   const ours = await spawnOursHttp(google.env);
   const floor = await spawnFloorHttp(google.env);
   const oursLoad = await loadOn(ours.url, ours.child.pid);
@@ -117,7 +123,9 @@ export async function httpLoad() {
     measured.floor.push(await floorLoad.run(slice));
     measured.ours.push(await oursLoad.run(slice));
     // Ours idles while the floor runs, so its heap settles later than under continuous load: growth is counted from its first slice on.
-    if (round === 0) rssAfterWarmup = rssKb(ours.child.pid);
+    if (round === 0) {
+      rssAfterWarmup = rssKb(ours.child.pid);
+    }
   }
   const rssEnd = rssKb(ours.child.pid);
   await Promise.all([oursLoad.stop(), floorLoad.stop()]);
@@ -129,18 +137,53 @@ export async function httpLoad() {
   const f = merge(measured.floor);
   const time = slice * ROUNDS;
   const [oRate, fRate] = [o.calls / time, f.calls / time];
-  const [oP50, fP50, oP99, fP99] = [percentile(o.latencies, 50), percentile(f.latencies, 50), percentile(o.latencies, 99), percentile(f.latencies, 99)];
+  const [oP50, fP50, oP99, fP99] = [
+    percentile(o.latencies, 50),
+    percentile(f.latencies, 50),
+    percentile(o.latencies, 99),
+    percentile(f.latencies, 99),
+  ];
   const errors = warm[1].errors + o.errors;
   const calls = warm[1].calls + o.calls;
   const growth = ((rssEnd - rssAfterWarmup) / rssAfterWarmup) * 100;
   const floorNote = f.errors ? ` (the floor had ${f.errors} errors: compare with care)` : '';
   return [
-    { bar: `HTTP load: ${CLIENTS} clients, ${warmup} + ${time} s, mixed reads`, target: 'zero errors', measured: `${errors} errors in ${calls} calls (${oRate.toFixed(0)} calls/s)`, verdict: verdict(errors === 0) },
-    { bar: `HTTP load: RSS growth over the last ${ROUNDS - 1} slices`, target: '≤ 10 %', measured: `${growth.toFixed(1)} % (${(rssAfterWarmup / 1024).toFixed(0)} → ${(rssEnd / 1024).toFixed(0)} MB)`, verdict: verdict(growth <= 10) },
-    { bar: '  bare SDK v2 HTTP server, same Google calls (floor)', target: '', measured: `${fRate.toFixed(0)} calls/s, p50 ${ms(fP50)}, p99 ${ms(fP99)}, ${(f.cpu / f.calls).toFixed(2)} ms server CPU a call${floorNote}`, verdict: '' },
-    { bar: '  ours, same slices', target: '', measured: `${oRate.toFixed(0)} calls/s, p50 ${ms(oP50)}, p99 ${ms(oP99)}, ${(o.cpu / o.calls).toFixed(2)} ms server CPU a call`, verdict: '' },
-    { bar: 'HTTP load vs floor: calls/s', target: '≥ 0.9×', measured: `${(oRate / fRate).toFixed(2)}×`, verdict: verdict(oRate / fRate >= 0.9) },
+    {
+      bar: `HTTP load: ${CLIENTS} clients, ${warmup} + ${time} s, mixed reads`,
+      target: 'zero errors',
+      measured: `${errors} errors in ${calls} calls (${oRate.toFixed(0)} calls/s)`,
+      verdict: verdict(errors === 0),
+    },
+    {
+      bar: `HTTP load: RSS growth over the last ${ROUNDS - 1} slices`,
+      target: '≤ 10 %',
+      measured: `${growth.toFixed(1)} % (${(rssAfterWarmup / 1024).toFixed(0)} → ${(rssEnd / 1024).toFixed(0)} MB)`,
+      verdict: verdict(growth <= 10),
+    },
+    {
+      bar: '  bare SDK v2 HTTP server, same Google calls (floor)',
+      target: '',
+      measured: `${fRate.toFixed(0)} calls/s, p50 ${ms(fP50)}, p99 ${ms(fP99)}, ${(f.cpu / f.calls).toFixed(2)} ms server CPU a call${floorNote}`,
+      verdict: '',
+    },
+    {
+      bar: '  ours, same slices',
+      target: '',
+      measured: `${oRate.toFixed(0)} calls/s, p50 ${ms(oP50)}, p99 ${ms(oP99)}, ${(o.cpu / o.calls).toFixed(2)} ms server CPU a call`,
+      verdict: '',
+    },
+    {
+      bar: 'HTTP load vs floor: calls/s',
+      target: '≥ 0.9×',
+      measured: `${(oRate / fRate).toFixed(2)}×`,
+      verdict: verdict(oRate / fRate >= 0.9),
+    },
     { bar: 'HTTP load vs floor: p99', target: '≤ 1.3×', measured: `${(oP99 / fP99).toFixed(2)}×`, verdict: verdict(oP99 / fP99 <= 1.3) },
-    { bar: 'HTTP load vs floor: server CPU a call', target: '', measured: `${(o.cpu / o.calls / (f.cpu / f.calls)).toFixed(2)}×`, verdict: '' },
+    {
+      bar: 'HTTP load vs floor: server CPU a call',
+      target: '',
+      measured: `${(o.cpu / o.calls / (f.cpu / f.calls)).toFixed(2)}×`,
+      verdict: '',
+    },
   ];
 }

@@ -10,18 +10,31 @@ export async function inspectBatch() {
   const time = async (fn) => {
     const t = process.hrtime.bigint();
     const result = await fn();
-    if (result.isError) throw new Error(result.content?.[0]?.text ?? 'tool error');
+    if (result.isError) {
+      throw new Error(result.content?.[0]?.text ?? 'tool error');
+    }
     return Number(process.hrtime.bigint() - t) / 1e6;
   };
   try {
     await time(() => client.callTool({ name: 'inspect_url', arguments: { site_url: SITE, url: URLS[0] } }));
     const singles = [];
-    for (let i = 0; i < 5; i++) singles.push(await time(() => client.callTool({ name: 'inspect_url', arguments: { site_url: SITE, url: URLS[i] } })));
+    for (let i = 0; i < 5; i++) {
+      singles.push(await time(() => client.callTool({ name: 'inspect_url', arguments: { site_url: SITE, url: URLS[i] } })));
+    }
     const one = median(singles);
     const batch = [];
-    for (let i = 0; i < 3; i++) batch.push(await time(() => client.callTool({ name: 'inspect_urls', arguments: { site_url: SITE, urls: URLS } })));
+    for (let i = 0; i < 3; i++) {
+      batch.push(await time(() => client.callTool({ name: 'inspect_urls', arguments: { site_url: SITE, urls: URLS } })));
+    }
     const ratio = median(batch) / one;
-    return [{ bar: 'inspect_urls ×20 at 100 ms/inspection', target: '≤ 3× one inspection', measured: `${ratio.toFixed(2)}× (${median(batch).toFixed(0)} ms vs ${one.toFixed(0)} ms)`, verdict: verdict(ratio <= 3) }];
+    return [
+      {
+        bar: 'inspect_urls ×20 at 100 ms/inspection',
+        target: '≤ 3× one inspection',
+        measured: `${ratio.toFixed(2)}× (${median(batch).toFixed(0)} ms vs ${one.toFixed(0)} ms)`,
+        verdict: verdict(ratio <= 3),
+      },
+    ];
   } finally {
     await close();
     await google.emulator.close();

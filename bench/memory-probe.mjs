@@ -2,7 +2,9 @@
 // on the IPC channel with process.memoryUsage() after a full GC. Not part of
 // the product; only bench/ starts a server with it.
 process.on('message', (message) => {
-  if (message !== 'memory') return;
+  if (message !== 'memory') {
+    return;
+  }
   globalThis.gc?.();
   globalThis.gc?.();
   process.send?.(process.memoryUsage());

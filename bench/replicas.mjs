@@ -68,7 +68,9 @@ export async function replicaFaultRun(options = SHORT) {
     await phase('replica killed and restarted', options.seconds.kill, async () => {
       // In the middle of approvals: wait (up to 3 s) for a guarded call in flight on replica 1.
       const deadline = Date.now() + 3000;
-      while (Date.now() < deadline && !proxy.inflight(1).includes('delete_sitemap')) await sleep(5);
+      while (Date.now() < deadline && !proxy.inflight(1).includes('delete_sitemap')) {
+        await sleep(5);
+      }
       const inFlight = proxy.inflight(1);
       upstreams[1].origin = undefined;
       await replicas[1].kill('SIGKILL');
@@ -101,7 +103,9 @@ export async function replicaFaultRun(options = SHORT) {
     trace('replicas stopped');
     redis.stop();
     await google.emulator.close();
-    for (const dir of stateDirs) rmSync(dir, { recursive: true, force: true });
+    for (const dir of stateDirs) {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }
 }
 
@@ -116,7 +120,9 @@ async function startClients(world, options) {
   const record = (kind, started, outcome) => {
     current.calls++;
     current.latencies.push(Date.now() - started);
-    if (outcome !== 'ok') current.errors[outcome] = (current.errors[outcome] ?? 0) + 1;
+    if (outcome !== 'ok') {
+      current.errors[outcome] = (current.errors[outcome] ?? 0) + 1;
+    }
   };
   // One tool call: 'ok', 'refused' (an isError sentence), 'transport' (an error with a message) or 'no answer'.
   const call = async (client, name, args, refusal = 'refused') => {
@@ -132,7 +138,17 @@ async function startClients(world, options) {
   };
   const newSitemap = () => {
     const path = `${SITE}sitemap-${++world.sitemaps}.xml`;
-    world.google.emulator.state.sitemapsOf(SITE, true).push({ sitemap: { path, lastSubmitted: new Date().toISOString(), isPending: false, isSitemapsIndex: false, type: 'sitemap', warnings: '0', errors: '0' } });
+    world.google.emulator.state.sitemapsOf(SITE, true).push({
+      sitemap: {
+        path,
+        lastSubmitted: new Date().toISOString(),
+        isPending: false,
+        isSitemapsIndex: false,
+        type: 'sitemap',
+        warnings: '0',
+        errors: '0',
+      },
+    });
     return path;
   };
   const reads = (n) =>
@@ -148,12 +164,17 @@ async function startClients(world, options) {
     connected++;
     for (let n = 0; !stopping; n++) {
       await gate;
-      if (stopping) break;
+      if (stopping) {
+        break;
+      }
       busy.add(id);
       try {
         client ??= await withTimeout(connect());
-        if (n % 3 === 2) await guarded(client, n);
-        else await call(client, ...reads(n)).catch(() => undefined);
+        if (n % 3 === 2) {
+          await guarded(client, n);
+        } else {
+          await call(client, ...reads(n)).catch(() => undefined);
+        }
       } catch {
         // A lost session or a dead replica: the next round opens a new client.
         await client?.close().catch(() => undefined);
@@ -175,17 +196,23 @@ async function startClients(world, options) {
     }
     const first = await call(client, 'delete_sitemap', { site_url: SITE, sitemap_url: sitemap });
     const token = first.structuredContent?.confirm_token;
-    if (!token) return world.refusedOnly.add(sitemap);
+    if (!token) {
+      return world.refusedOnly.add(sitemap);
+    }
     world.approved.add(sitemap);
     const second = await call(client, 'delete_sitemap', { site_url: SITE, sitemap_url: sitemap, confirm_token: token });
-    if (second.structuredContent?.executed === true) world.redeemed.push({ sitemap, token });
+    if (second.structuredContent?.executed === true) {
+      world.redeemed.push({ sitemap, token });
+    }
   };
   // v1 with an elicitation handler: the dialog is pushed over the session's stream; one in five is declined.
   const declines = new Set();
   const dialogPath = async (client, n) => {
     const sitemap = newSitemap();
     (n % 5 === 4 ? declines : world.approved).add(sitemap);
-    if (n % 5 === 4) world.refusedOnly.add(sitemap);
+    if (n % 5 === 4) {
+      world.refusedOnly.add(sitemap);
+    }
     await call(client, 'delete_sitemap', { site_url: SITE, sitemap_url: sitemap });
   };
   const answer = (params) => {
@@ -199,7 +226,9 @@ async function startClients(world, options) {
   ];
   const closeGate = () => (gate = new Promise((r) => (release = r)));
   closeGate();
-  while (connected < workers.length) await sleep(10);
+  while (connected < workers.length) {
+    await sleep(10);
+  }
   return {
     open(name) {
       current = { phase: name, calls: 0, latencies: [], errors: {} };
@@ -208,7 +237,9 @@ async function startClients(world, options) {
     },
     async barrier() {
       closeGate();
-      while (busy.size) await sleep(10);
+      while (busy.size) {
+        await sleep(10);
+      }
     },
     async stop() {
       stopping = true;
@@ -219,7 +250,10 @@ async function startClients(world, options) {
       const client = await clientV2(world.proxy.url);
       const outcomes = [];
       for (const { sitemap, token } of redeemed) {
-        const r = await client.callTool({ name: 'delete_sitemap', arguments: { site_url: SITE, sitemap_url: sitemap, confirm_token: token } });
+        const r = await client.callTool({
+          name: 'delete_sitemap',
+          arguments: { site_url: SITE, sitemap_url: sitemap, confirm_token: token },
+        });
         outcomes.push(r.structuredContent?.outcome ?? 'none');
       }
       await client.close();
@@ -246,7 +280,9 @@ async function clientFactories() {
       // A session whose replica died cannot be resumed elsewhere (its requests died with it): once the
       // transport gives up reconnecting, close the client, so its pending calls fail now with "Connection closed".
       client.onerror = (error) => {
-        if (/Maximum reconnection attempts/.test(error.message)) void client.close();
+        if (/Maximum reconnection attempts/.test(error.message)) {
+          void client.close();
+        }
       };
       return client;
     },
@@ -259,9 +295,13 @@ async function compareBooks(books, google) {
   const sent = log.filter((r) => r.route === 'urlInspection.index.inspect' && r.status === 200).length;
   const deletes = log.filter((r) => r.route === 'sitemaps.delete').length;
   try {
-    if (books.status !== 'ready') await books.connect();
+    if (books.status !== 'ready') {
+      await books.connect();
+    }
     let counted = 0;
-    for (const key of await books.keys('gsc-mcp:quota:v1:inspection:*:day:*')) counted += Number(await books.get(key));
+    for (const key of await books.keys('gsc-mcp:quota:v1:inspection:*:day:*')) {
+      counted += Number(await books.get(key));
+    }
     const audit = (await books.xrange('gsc-mcp:audit', '-', '+')).map(([, fields]) => JSON.parse(fields[1]));
     const executed = audit.filter((e) => e.tool === 'delete_sitemap' && e.event === 'executed').length;
     const approvals = audit.filter((e) => e.tool === 'delete_sitemap' && (e.event === 'approved' || e.event === 'token_redeemed')).length;
@@ -300,18 +340,26 @@ async function finalChecks(world, books, google, phases) {
 
 function withTimeout(promise) {
   let timer;
-  return Promise.race([promise, new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('no answer')), CALL_TIMEOUT_MS)))]).finally(() => clearTimeout(timer));
+  return Promise.race([
+    promise,
+    new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('no answer')), CALL_TIMEOUT_MS))),
+  ]).finally(() => clearTimeout(timer));
 }
 
 async function spawnReplica(env) {
-  const child = spawn(process.execPath, [...binNodeFlags(MAIN), MAIN], { env: cleanEnv({ ...env, GSC_TRANSPORT: 'http', GSC_HTTP_PORT: '0' }), stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [...binNodeFlags(MAIN), MAIN], {
+    env: cleanEnv({ ...env, GSC_TRANSPORT: 'http', GSC_HTTP_PORT: '0' }),
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   killOnExit(child);
   let log = '';
   const origin = await new Promise((resolve, reject) => {
     child.stderr.on('data', (d) => {
       log += d;
       const m = /serving HTTP on (http:\/\/[^\s/]+)\/mcp/.exec(log);
-      if (m) resolve(m[1]);
+      if (m) {
+        resolve(m[1]);
+      }
     });
     child.on('exit', (code) => reject(new Error(`replica exited (${code}): ${log}`)));
   });
@@ -319,7 +367,9 @@ async function spawnReplica(env) {
   return {
     origin,
     kill: async (signal) => {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill(signal);
+      }
       await exited;
     },
   };
@@ -342,10 +392,14 @@ async function freePort() {
 
 /** A redis-server of this run's own, persisting nothing; pause()/resume() stop and continue the process. */
 async function startRedis() {
-  if (spawnSync('redis-server', ['--version']).status !== 0) throw new Error('redis-server is not installed (apt-get install -y redis-server)');
+  if (spawnSync('redis-server', ['--version']).status !== 0) {
+    throw new Error('redis-server is not installed (apt-get install -y redis-server)');
+  }
   const dir = mkdtempSync(join(tmpdir(), 'replica-redis-'));
   const port = await freePort();
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], {
+    stdio: 'ignore',
+  });
   killOnExit(child);
   const { Redis } = await import('ioredis');
   const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => 50 });
@@ -368,7 +422,10 @@ async function startRedis() {
 export async function replicas() {
   const { phases, checks } = await replicaFaultRun(FULL);
   const rows = phases.map((p) => {
-    const errors = Object.entries(p.errors).map(([k, v]) => `${v} ${k}`).join(', ') || 'none';
+    const errors =
+      Object.entries(p.errors)
+        .map(([k, v]) => `${v} ${k}`)
+        .join(', ') || 'none';
     return {
       bar: `replicas: ${p.name}`,
       target: '',
@@ -378,11 +435,36 @@ export async function replicas() {
   });
   const b = checks.books;
   rows.push(
-    { bar: 'replicas: no sitemap deleted twice, none without an approval', target: '0 and 0', measured: `${checks.deletedTwice.length} and ${checks.deletedWithoutApproval.length} (of ${checks.deletes} deletes)`, verdict: verdict(!checks.deletedTwice.length && !checks.deletedWithoutApproval.length) },
-    { bar: 'replicas: executed tokens replayed, then executed again', target: '0', measured: `${checks.replaysExecuted} of ${checks.replays}`, verdict: verdict(checks.replaysExecuted === 0) },
-    { bar: 'replicas: calls left without an answer', target: '0', measured: String(checks.unanswered), verdict: verdict(checks.unanswered === 0) },
-    { bar: 'replicas: quota ledger vs emulator log (inspections)', target: 'equal', measured: `${b.inspectionsCounted} counted, ${b.inspectionsSent} sent`, verdict: verdict(checks.ledgerMatchesLog) },
-    { bar: 'replicas: audit trail vs deletes executed', target: 'equal', measured: `${b.executedAudited} executed, ${b.approvalsAudited} approvals audited, ${b.deletes} deletes`, verdict: verdict(checks.auditMatchesDeletes) },
+    {
+      bar: 'replicas: no sitemap deleted twice, none without an approval',
+      target: '0 and 0',
+      measured: `${checks.deletedTwice.length} and ${checks.deletedWithoutApproval.length} (of ${checks.deletes} deletes)`,
+      verdict: verdict(!checks.deletedTwice.length && !checks.deletedWithoutApproval.length),
+    },
+    {
+      bar: 'replicas: executed tokens replayed, then executed again',
+      target: '0',
+      measured: `${checks.replaysExecuted} of ${checks.replays}`,
+      verdict: verdict(checks.replaysExecuted === 0),
+    },
+    {
+      bar: 'replicas: calls left without an answer',
+      target: '0',
+      measured: String(checks.unanswered),
+      verdict: verdict(checks.unanswered === 0),
+    },
+    {
+      bar: 'replicas: quota ledger vs emulator log (inspections)',
+      target: 'equal',
+      measured: `${b.inspectionsCounted} counted, ${b.inspectionsSent} sent`,
+      verdict: verdict(checks.ledgerMatchesLog),
+    },
+    {
+      bar: 'replicas: audit trail vs deletes executed',
+      target: 'equal',
+      measured: `${b.executedAudited} executed, ${b.approvalsAudited} approvals audited, ${b.deletes} deletes`,
+      verdict: verdict(checks.auditMatchesDeletes),
+    },
   );
   return rows;
 }

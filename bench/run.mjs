@@ -22,7 +22,9 @@ import { replicas } from './replicas.mjs';
 const only = process.argv.slice(2);
 const rows = [];
 const run = async (name, fn) => {
-  if (only.length && !only.includes(name)) return;
+  if (only.length && !only.includes(name)) {
+    return;
+  }
   process.stderr.write(`bench: ${name}…\n`);
   try {
     rows.push(...(await fn()));
@@ -45,6 +47,10 @@ await run('replicas', replicas);
 const widths = ['bar', 'target', 'measured', 'verdict'].map((k) => Math.max(k.length, ...rows.map((r) => String(r[k]).length)));
 const line = (cells) => `| ${cells.map((c, i) => String(c).padEnd(widths[i])).join(' | ')} |`;
 process.stdout.write(
-  [line(['bar', 'target', 'measured', 'verdict']), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map((r) => line([r.bar, r.target, r.measured, r.verdict]))].join('\n') + '\n',
+  [
+    line(['bar', 'target', 'measured', 'verdict']),
+    `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`,
+    ...rows.map((r) => line([r.bar, r.target, r.measured, r.verdict])),
+  ].join('\n') + '\n',
 );
 process.exit(0);

@@ -18,19 +18,25 @@ const LEGACY_READS = 400;
 
 async function claimLatencies(store) {
   const run = `bench:${process.pid}:${Date.now()}`;
-  for (let i = 0; i < WARM_UP; i++) await store.claim(`${run}:warm:${i}`, 60_000);
+  for (let i = 0; i < WARM_UP; i++) {
+    await store.claim(`${run}:warm:${i}`, 60_000);
+  }
   const times = [];
   for (let i = 0; i < CLAIMS; i++) {
     const t = process.hrtime.bigint();
     const won = await store.claim(`${run}:${i}`, 60_000);
     times.push(Number(process.hrtime.bigint() - t) / 1e6);
-    if (!won) throw new Error('a fresh key was not claimable');
+    if (!won) {
+      throw new Error('a fresh key was not claimable');
+    }
   }
   return times;
 }
 
 async function exportTime(store) {
-  const rows = Array.from({ length: EXPORT_ROWS }, (_, i) => JSON.stringify({ keys: [`https://www.example.com/p/${i}`], clicks: i % 97, impressions: i, ctr: 0.01, position: 4.2 }));
+  const rows = Array.from({ length: EXPORT_ROWS }, (_, i) =>
+    JSON.stringify({ keys: [`https://www.example.com/p/${i}`], clicks: i % 97, impressions: i, ctr: 0.01, position: 4.2 }),
+  );
   const t = process.hrtime.bigint();
   await store.appendMany(`bench:export:${process.pid}`, rows, { ttlMs: 60_000 });
   return Number(process.hrtime.bigint() - t) / 1e6;
@@ -40,7 +46,12 @@ async function measure(label, store) {
   const times = await claimLatencies(store);
   const exported = await exportTime(store);
   return [
-    { bar: `state: redeem (claim) on ${label}`, target: '', measured: `p50 ${ms(percentile(times, 50))}, p99 ${ms(percentile(times, 99))} (${CLAIMS} claims)`, verdict: '' },
+    {
+      bar: `state: redeem (claim) on ${label}`,
+      target: '',
+      measured: `p50 ${ms(percentile(times, 50))}, p99 ${ms(percentile(times, 99))} (${CLAIMS} claims)`,
+      verdict: '',
+    },
     { bar: `state: ${EXPORT_ROWS} export rows on ${label}`, target: '', measured: `${ms(exported)} (one appendMany)`, verdict: '' },
   ];
 }
@@ -60,13 +71,24 @@ async function guardedRedeem(label, env) {
       google.emulator.reset();
       const first = await server.client.callTool({ name: 'delete_site', arguments: { site_url: site } });
       const token = first.structuredContent?.confirm_token;
-      if (!token) throw new Error('no confirm_token was issued');
+      if (!token) {
+        throw new Error('no confirm_token was issued');
+      }
       const t = process.hrtime.bigint();
       const second = await server.client.callTool({ name: 'delete_site', arguments: { site_url: site, confirm_token: token } });
-      if (i >= 20) times.push(Number(process.hrtime.bigint() - t) / 1e6);
-      if (second.structuredContent?.executed !== true) throw new Error(`the redeem did not execute: ${JSON.stringify(second.content)}`);
+      if (i >= 20) {
+        times.push(Number(process.hrtime.bigint() - t) / 1e6);
+      }
+      if (second.structuredContent?.executed !== true) {
+        throw new Error(`the redeem did not execute: ${JSON.stringify(second.content)}`);
+      }
     }
-    return { bar: `state: guarded redeem through the server on ${label}`, target: '', measured: `p50 ${ms(percentile(times, 50))}, p99 ${ms(percentile(times, 99))} (${GUARDED_REDEEMS} calls)`, verdict: '' };
+    return {
+      bar: `state: guarded redeem through the server on ${label}`,
+      target: '',
+      measured: `p50 ${ms(percentile(times, 50))}, p99 ${ms(percentile(times, 99))} (${GUARDED_REDEEMS} calls)`,
+      verdict: '',
+    };
   } finally {
     await server.close();
     await google.emulator.close();
@@ -90,10 +112,19 @@ async function legacySessionRead(label, env) {
     for (let i = 0; i < LEGACY_READS + 30; i++) {
       const t = process.hrtime.bigint();
       const result = await client.callTool({ name: 'get_site', arguments: { site_url: 'https://www.example.com/' } });
-      if (i >= 30) times.push(Number(process.hrtime.bigint() - t) / 1e6);
-      if (result.isError) throw new Error(`get_site failed: ${JSON.stringify(result.content)}`);
+      if (i >= 30) {
+        times.push(Number(process.hrtime.bigint() - t) / 1e6);
+      }
+      if (result.isError) {
+        throw new Error(`get_site failed: ${JSON.stringify(result.content)}`);
+      }
     }
-    return { bar: `state: 2025 session read (events stored) on ${label}`, target: '', measured: `p50 ${ms(percentile(times, 50))}, p99 ${ms(percentile(times, 99))} (${LEGACY_READS} calls)`, verdict: '' };
+    return {
+      bar: `state: 2025 session read (events stored) on ${label}`,
+      target: '',
+      measured: `p50 ${ms(percentile(times, 50))}, p99 ${ms(percentile(times, 99))} (${LEGACY_READS} calls)`,
+      verdict: '',
+    };
   } finally {
     await client.close();
     await app.close();
@@ -124,12 +155,20 @@ function answersPing(port) {
 }
 
 async function startRedis(dir) {
-  if (spawnSync('redis-server', ['--version']).status !== 0) throw new Error('redis-server is not installed (apt-get install -y redis-server)');
+  if (spawnSync('redis-server', ['--version']).status !== 0) {
+    throw new Error('redis-server is not installed (apt-get install -y redis-server)');
+  }
   const port = await freePort();
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], {
+    stdio: 'ignore',
+  });
   for (let i = 0; i < 400; i++) {
-    if (await answersPing(port)) return { url: `redis://127.0.0.1:${port}/0`, stop: () => child.kill('SIGKILL') };
-    if (child.exitCode !== null) break;
+    if (await answersPing(port)) {
+      return { url: `redis://127.0.0.1:${port}/0`, stop: () => child.kill('SIGKILL') };
+    }
+    if (child.exitCode !== null) {
+      break;
+    }
     await sleep(25);
   }
   child.kill('SIGKILL');

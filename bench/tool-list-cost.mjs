@@ -25,7 +25,12 @@ function rawToolsList(env) {
     });
     child.on('error', reject);
     child.on('exit', (code) => reject(new Error(`server exited (${code}) before answering tools/list`)));
-    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '0' } } });
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '0' } },
+    });
   });
 }
 
@@ -44,10 +49,30 @@ export async function toolListCost() {
     const wholeEssential = JSON.stringify(essential).length;
     const outputs = (tools) => tools.reduce((n, t) => n + JSON.stringify(t.outputSchema ?? {}).length, 0);
     return [
-      { bar: `tool-list cost, all ${all.tools.length} tools`, target: '≤ 11 500 chars', measured: `${a} chars (${Math.round(a / all.tools.length)}/tool)`, verdict: verdict(a <= 11500) },
-      { bar: `tool-list cost, essential (${essential.tools.length})`, target: '≤ 3 000 chars', measured: `${e} chars`, verdict: verdict(e <= 3000) },
-      { bar: `whole tools/list as sent, all ${all.tools.length}`, target: '≤ 24 000 chars', measured: `${wholeAll} chars (output schemas ${outputs(all.tools)})`, verdict: verdict(wholeAll <= 24000) },
-      { bar: `whole tools/list as sent, essential (${essential.tools.length})`, target: '≤ 8 000 chars', measured: `${wholeEssential} chars (output schemas ${outputs(essential.tools)})`, verdict: verdict(wholeEssential <= 8000) },
+      {
+        bar: `tool-list cost, all ${all.tools.length} tools`,
+        target: '≤ 11 500 chars',
+        measured: `${a} chars (${Math.round(a / all.tools.length)}/tool)`,
+        verdict: verdict(a <= 11500),
+      },
+      {
+        bar: `tool-list cost, essential (${essential.tools.length})`,
+        target: '≤ 3 000 chars',
+        measured: `${e} chars`,
+        verdict: verdict(e <= 3000),
+      },
+      {
+        bar: `whole tools/list as sent, all ${all.tools.length}`,
+        target: '≤ 24 000 chars',
+        measured: `${wholeAll} chars (output schemas ${outputs(all.tools)})`,
+        verdict: verdict(wholeAll <= 24000),
+      },
+      {
+        bar: `whole tools/list as sent, essential (${essential.tools.length})`,
+        target: '≤ 8 000 chars',
+        measured: `${wholeEssential} chars (output schemas ${outputs(essential.tools)})`,
+        verdict: verdict(wholeEssential <= 8000),
+      },
     ];
   } finally {
     google.emulator.close();

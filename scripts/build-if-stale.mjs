@@ -15,7 +15,9 @@ const OUTPUTS = ['dist/main.js', 'dist/demo.js', 'dist/cli.bundle.mjs', 'dist/ad
 
 function newest(path) {
   const stat = statSync(path);
-  if (!stat.isDirectory()) return stat.mtimeMs;
+  if (!stat.isDirectory()) {
+    return stat.mtimeMs;
+  }
   return Math.max(stat.mtimeMs, ...readdirSync(path).map((name) => newest(join(path, name))));
 }
 

@@ -39,13 +39,19 @@ for (const view of VIEWS) {
   const script = result.outputFiles[0].text.trim();
   // Google- and public-supplied text goes in as text only (src/views/app/dom.ts); no bundled code may parse markup.
   const parser = /\b(innerHTML|outerHTML|insertAdjacentHTML|createContextualFragment|document\.write)\b/.exec(script);
-  if (parser) throw new Error(`${view.entry}: the bundle uses ${parser[1]}; views insert text with textContent only`);
-  if (/<\/script|<!--/i.test(script)) throw new Error(`${view.entry}: the bundle contains "</script" or "<!--", which would break out of the inline script`);
+  if (parser) {
+    throw new Error(`${view.entry}: the bundle uses ${parser[1]}; views insert text with textContent only`);
+  }
+  if (/<\/script|<!--/i.test(script)) {
+    throw new Error(`${view.entry}: the bundle contains "</script" or "<!--", which would break out of the inline script`);
+  }
   const html =
     '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">' +
     `<title>${view.title}</title><style>${css}</style></head><body><main id="app"></main><script>${script}</script></body></html>\n`;
   const bytes = Buffer.byteLength(html);
-  if (bytes > LIMIT_BYTES) throw new Error(`${view.file} is ${bytes} bytes, over the ${LIMIT_BYTES}-byte limit of a view`);
+  if (bytes > LIMIT_BYTES) {
+    throw new Error(`${view.file} is ${bytes} bytes, over the ${LIMIT_BYTES}-byte limit of a view`);
+  }
   writeFileSync(join(OUT, view.file), html);
   sizes.push({ [view.file]: bytes });
 }

@@ -55,7 +55,12 @@ async function toolSchemas() {
   const { builtToolSchemas, DEFAULT_SITE_PLACEHOLDER } = await import('../dist/mcp/tool-catalog.js');
   const scratch = mkdtempSync(join(tmpdir(), 'gsc-build-'));
   const boot = async (env) => {
-    const clean = { GSC_STATE_DIR: join(scratch, 'state'), CLOUDSDK_CONFIG: join(scratch, 'gcloud'), METADATA_SERVER_DETECTION: 'none', ...env };
+    const clean = {
+      GSC_STATE_DIR: join(scratch, 'state'),
+      CLOUDSDK_CONFIG: join(scratch, 'gcloud'),
+      METADATA_SERVER_DETECTION: 'none',
+      ...env,
+    };
     const app = await NestFactory.createApplicationContext(AppModule.forRoot(loadConfig(clean)), { logger: false });
     try {
       return app.get(ToolRegistry).tools;
@@ -85,8 +90,13 @@ rmSync('dist/cli.bundle.mjs.LEGAL.txt', { force: true });
 const builtinsViaRequire = {
   name: 'builtins-via-require',
   setup(build) {
-    build.onResolve({ filter: /^[a-z_:/]+$/ }, (args) => (args.kind === 'import-statement' && isBuiltin(args.path) ? { path: args.path, namespace: 'builtin' } : undefined));
-    build.onLoad({ filter: /.*/, namespace: 'builtin' }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: 'js' }));
+    build.onResolve({ filter: /^[a-z_:/]+$/ }, (args) =>
+      args.kind === 'import-statement' && isBuiltin(args.path) ? { path: args.path, namespace: 'builtin' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'builtin' }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(args.path)});`,
+      loader: 'js',
+    }));
   },
 };
 
@@ -100,7 +110,9 @@ const rxjsAsModules = {
   name: 'rxjs-as-modules',
   setup(build) {
     const root = join(dirname(createRequire(import.meta.url).resolve('rxjs/package.json')), 'dist/esm');
-    build.onResolve({ filter: /^rxjs(\/operators)?$/ }, (args) => ({ path: join(root, args.path === 'rxjs' ? 'index.js' : 'operators/index.js') }));
+    build.onResolve({ filter: /^rxjs(\/operators)?$/ }, (args) => ({
+      path: join(root, args.path === 'rxjs' ? 'index.js' : 'operators/index.js'),
+    }));
   },
 };
 
@@ -118,10 +130,17 @@ const nestLazyDateFormat = {
     build.onLoad({ filter: /[\\/]@nestjs[\\/]common[\\/]services[\\/](console-)?logger\.service\.js$/ }, (args) => {
       const source = readFileSync(args.path, 'utf8');
       const made = 'const dateTimeFormatter = new Intl.DateTimeFormat(';
-      if (source.split(made).length !== 2 || source.split('dateTimeFormatter.format(').length !== 2 || source.split('dateTimeFormatter').length !== 3) {
-        throw new Error(`${args.path}: expected one module-level dateTimeFormatter, used once with .format(); update nest-lazy-date-format in scripts/bundle.mjs`);
+      if (
+        source.split(made).length !== 2 ||
+        source.split('dateTimeFormatter.format(').length !== 2 ||
+        source.split('dateTimeFormatter').length !== 3
+      ) {
+        throw new Error(
+          `${args.path}: expected one module-level dateTimeFormatter, used once with .format(); update nest-lazy-date-format in scripts/bundle.mjs`,
+        );
       }
-      const lazy = 'function lazyDateTimeFormat(locales, options) { let f; return { format: (date) => (f ??= new Intl.DateTimeFormat(locales, options)).format(date) }; }';
+      const lazy =
+        'function lazyDateTimeFormat(locales, options) { let f; return { format: (date) => (f ??= new Intl.DateTimeFormat(locales, options)).format(date) }; }';
       return { contents: `${source.replace(made, 'const dateTimeFormatter = lazyDateTimeFormat(')}\n${lazy}\n`, loader: 'js' };
     });
   },

@@ -23,14 +23,24 @@ export function folderGraph(root) {
     const from = folderOf(base, file);
     const { importedFiles } = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
     for (const { fileName } of importedFiles) {
-      if (!fileName.startsWith('.')) continue;
+      if (!fileName.startsWith('.')) {
+        continue;
+      }
       const target = resolve(dirname(file), fileName);
-      if (!target.startsWith(base + sep)) continue;
+      if (!target.startsWith(base + sep)) {
+        continue;
+      }
       const to = folderOf(base, target);
-      if (to === from) continue;
-      if (!graph.has(from)) graph.set(from, new Map());
+      if (to === from) {
+        continue;
+      }
+      if (!graph.has(from)) {
+        graph.set(from, new Map());
+      }
       const arrows = graph.get(from);
-      if (!arrows.has(to)) arrows.set(to, `${relative(base, file)}: ${fileName}`);
+      if (!arrows.has(to)) {
+        arrows.set(to, `${relative(base, file)}: ${fileName}`);
+      }
     }
   }
   return graph;
@@ -65,10 +75,16 @@ export function folderCycles(graph) {
         onStack.delete(w);
         group.push(w);
       } while (w !== v);
-      if (group.length > 1) groups.push(group.sort());
+      if (group.length > 1) {
+        groups.push(group.sort());
+      }
     }
   };
-  for (const v of [...graph.keys()].sort()) if (!index.has(v)) visit(v);
+  for (const v of [...graph.keys()].sort()) {
+    if (!index.has(v)) {
+      visit(v);
+    }
+  }
   return groups.map((folders) => ({ folders, cycle: shortestCycle(graph, folders) }));
 }
 
@@ -84,8 +100,12 @@ function shortestCycle(graph, folders) {
       const back = graph.get(v)?.has(start);
       if (back) {
         const path = [start];
-        for (let w = v; w !== start; w = cameFrom.get(w)) path.splice(1, 0, w);
-        if (!best || path.length < best.length) best = path;
+        for (let w = v; w !== start; w = cameFrom.get(w)) {
+          path.splice(1, 0, w);
+        }
+        if (!best || path.length < best.length) {
+          best = path;
+        }
         break;
       }
       for (const w of graph.get(v)?.keys() ?? []) {
@@ -110,7 +130,9 @@ function folderOf(base, file) {
 function tsFiles(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) return tsFiles(path);
+    if (entry.isDirectory()) {
+      return tsFiles(path);
+    }
     return /\.(ts|mts|cts)$/.test(entry.name) ? [path] : [];
   });
 }
@@ -120,8 +142,12 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const cycles = folderCycles(folderGraph(root));
   if (cycles.length > 0) {
     for (const { folders, cycle } of cycles) {
-      process.stderr.write(`Folder cycle in ${root}/ among ${folders.join(', ')}; the shortest round trip is below, break one of its imports (README "## Development" draws the allowed arrows):\n`);
-      for (const line of cycle) process.stderr.write(`  ${line}\n`);
+      process.stderr.write(
+        `Folder cycle in ${root}/ among ${folders.join(', ')}; the shortest round trip is below, break one of its imports (README "## Development" draws the allowed arrows):\n`,
+      );
+      for (const line of cycle) {
+        process.stderr.write(`  ${line}\n`);
+      }
     }
     process.exit(1);
   }

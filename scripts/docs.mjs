@@ -69,7 +69,9 @@ function toolsListBytes(env = {}) {
     child.stdout.on('data', (chunk) => {
       out += chunk;
       const line = out.split('\n').find((l) => l.includes('"id":2'));
-      if (!line) return;
+      if (!line) {
+        return;
+      }
       clearTimeout(timer);
       child.kill();
       const { result } = JSON.parse(line);
@@ -78,13 +80,21 @@ function toolsListBytes(env = {}) {
     });
     child.on('error', reject);
     const send = (message) => child.stdin.write(`${JSON.stringify(message)}\n`);
-    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'docs', version: '1' } } });
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'docs', version: '1' } },
+    });
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
   });
 }
 
-const cell = (text) => String(text).replace(/\s*\n\s*/g, ' ').replace(/\|/g, '\\|');
+const cell = (text) =>
+  String(text)
+    .replace(/\s*\n\s*/g, ' ')
+    .replace(/\|/g, '\\|');
 const code = (text) => `\`${text}\``;
 const scopeName = (scope) => scope.replace('https://www.googleapis.com/auth/', '');
 
@@ -93,12 +103,24 @@ function accessOf(spec) {
 }
 
 function typeOf(schema) {
-  if (!schema || typeof schema !== 'object') return 'any';
-  if (schema.enum) return schema.enum.map((v) => JSON.stringify(v)).join(' \\| ');
-  if (schema.const !== undefined) return JSON.stringify(schema.const);
-  if (schema.anyOf || schema.oneOf) return (schema.anyOf ?? schema.oneOf).map(typeOf).join(' or ');
-  if (schema.type === 'array') return `array of ${typeOf(schema.items)}`;
-  if (Array.isArray(schema.type)) return schema.type.join(' or ');
+  if (!schema || typeof schema !== 'object') {
+    return 'any';
+  }
+  if (schema.enum) {
+    return schema.enum.map((v) => JSON.stringify(v)).join(' \\| ');
+  }
+  if (schema.const !== undefined) {
+    return JSON.stringify(schema.const);
+  }
+  if (schema.anyOf || schema.oneOf) {
+    return (schema.anyOf ?? schema.oneOf).map(typeOf).join(' or ');
+  }
+  if (schema.type === 'array') {
+    return `array of ${typeOf(schema.items)}`;
+  }
+  if (Array.isArray(schema.type)) {
+    return schema.type.join(' or ');
+  }
   return schema.type ?? 'object';
 }
 
@@ -106,7 +128,9 @@ function argumentLines(inputSchema) {
   const properties = inputSchema.properties ?? {};
   const required = new Set(inputSchema.required ?? []);
   const names = Object.keys(properties);
-  if (names.length === 0) return ['- no arguments'];
+  if (names.length === 0) {
+    return ['- no arguments'];
+  }
   return names.map((name) => {
     const schema = properties[name];
     const description = schema.description ?? (schema.anyOf ?? []).find((s) => s.description)?.description;
@@ -118,8 +142,9 @@ function toolsReference(tools) {
   const lines = [
     '| tool | title | access | asks a person | Google scope |',
     '|---|---|---|---|---|',
-    ...tools.map(({ spec }) =>
-      `| [${code(spec.name)}](#tool-${spec.name.replace(/_/g, '-')}) | ${cell(spec.title)} | ${accessOf(spec)} | ${spec.access === 'destructive' ? 'yes' : 'no'} | ${scopesFor([spec]).map(scopeName).map(code).join(', ')} |`,
+    ...tools.map(
+      ({ spec }) =>
+        `| [${code(spec.name)}](#tool-${spec.name.replace(/_/g, '-')}) | ${cell(spec.title)} | ${accessOf(spec)} | ${spec.access === 'destructive' ? 'yes' : 'no'} | ${scopesFor([spec]).map(scopeName).map(code).join(', ')} |`,
     ),
     '',
   ];
@@ -143,7 +168,9 @@ function toolsReference(tools) {
 
 function configTable() {
   const sentence = (text) => (/[.!?]$/.test(text) ? text : `${text}.`);
-  const rows = SETTINGS.map((s) => `| ${code(s.name)}${s.secret ? ' (secret)' : ''} | ${cell(s.more ? `${sentence(s.help)} ${s.more}` : s.help)} |`);
+  const rows = SETTINGS.map(
+    (s) => `| ${code(s.name)}${s.secret ? ' (secret)' : ''} | ${cell(s.more ? `${sentence(s.help)} ${s.more}` : s.help)} |`,
+  );
   return ['| variable | meaning |', '|---|---|', ...rows].join('\n');
 }
 
@@ -160,7 +187,9 @@ function replaceBlock(text, name, body) {
   const end = `<!-- END GENERATED: ${name} -->`;
   const from = text.indexOf(begin);
   const to = text.indexOf(end);
-  if (from < 0 || to < from) throw new Error(`README.md has no ${begin} … ${end} markers`);
+  if (from < 0 || to < from) {
+    throw new Error(`README.md has no ${begin} … ${end} markers`);
+  }
   return `${text.slice(0, from + begin.length)}\n${body}\n${text.slice(to)}`;
 }
 
@@ -170,9 +199,13 @@ try {
   const before = readFileSync(README, 'utf8');
   const blocks = { tools: toolsReference(tools), 'tools-size': sizeLine(all, essential), config: configTable() };
   let after = before;
-  for (const [name, body] of Object.entries(blocks)) after = replaceBlock(after, name, body);
+  for (const [name, body] of Object.entries(blocks)) {
+    after = replaceBlock(after, name, body);
+  }
   if (process.argv.includes('--check')) {
-    const stale = Object.entries(blocks).filter(([name, body]) => replaceBlock(before, name, body) !== before).map(([name]) => name);
+    const stale = Object.entries(blocks)
+      .filter(([name, body]) => replaceBlock(before, name, body) !== before)
+      .map(([name]) => name);
     if (stale.length > 0) {
       process.stderr.write(`README.md is out of date with the code (${stale.join(', ')}); run npm run docs and commit the result\n`);
       process.exitCode = 1;

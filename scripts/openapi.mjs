@@ -13,7 +13,17 @@ import { NestFactory } from '@nestjs/core';
 import { ApiOperation, ApiQuery, ApiResponse, DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 
 const dist = (path) => import(new URL(`../dist/${path}`, import.meta.url));
-const [{ SearchConsoleMcpModule }, { loadConfig }, { AdminController }, { MetricsController }, { ADMIN_ROUTE }, { AuditQueryDto }, { QuotaQueryDto }, { QuotaController }, product] = await Promise.all([
+const [
+  { SearchConsoleMcpModule },
+  { loadConfig },
+  { AdminController },
+  { MetricsController },
+  { ADMIN_ROUTE },
+  { AuditQueryDto },
+  { QuotaQueryDto },
+  { QuotaController },
+  product,
+] = await Promise.all([
   dist('search-console-mcp.module.js'),
   dist('config/config.js'),
   dist('admin/admin.controller.js'),
@@ -36,13 +46,27 @@ function queryParameters(dto) {
   for (const rule of getMetadataStorage().getTargetValidationMetadatas(dto, '', false, false)) {
     const schema = byProperty.get(rule.propertyName) ?? { type: 'string' };
     const [a, b] = rule.constraints ?? [];
-    if (rule.name === 'isInt') schema.type = 'integer';
-    if (rule.name === 'min') schema.minimum = a;
-    if (rule.name === 'max') schema.maximum = a;
-    if (rule.name === 'maxLength') schema.maxLength = a;
-    if (rule.name === 'minLength') schema.minLength = a;
-    if (rule.name === 'matches') schema.pattern = (a instanceof RegExp ? a : new RegExp(a, b)).source;
-    if (rule.name === 'isIn') schema.enum = a;
+    if (rule.name === 'isInt') {
+      schema.type = 'integer';
+    }
+    if (rule.name === 'min') {
+      schema.minimum = a;
+    }
+    if (rule.name === 'max') {
+      schema.maximum = a;
+    }
+    if (rule.name === 'maxLength') {
+      schema.maxLength = a;
+    }
+    if (rule.name === 'minLength') {
+      schema.minLength = a;
+    }
+    if (rule.name === 'matches') {
+      schema.pattern = (a instanceof RegExp ? a : new RegExp(a, b)).source;
+    }
+    if (rule.name === 'isIn') {
+      schema.enum = a;
+    }
     byProperty.set(rule.propertyName, schema);
   }
   return [...byProperty].map(([name, schema]) => ({ name, required: false, schema }));
@@ -52,11 +76,23 @@ for (const controller of controllers) {
   for (const key of Object.getOwnPropertyNames(controller.prototype)) {
     const method = controller.prototype[key];
     const doc = typeof method === 'function' ? Reflect.getMetadata(ADMIN_ROUTE, method) : undefined;
-    if (!doc) continue;
+    if (!doc) {
+      continue;
+    }
     const descriptor = Object.getOwnPropertyDescriptor(controller.prototype, key);
-    ApiOperation({ summary: doc.summary, ...(doc.description ? { description: doc.description } : {}) })(controller.prototype, key, descriptor);
-    for (const [status, description] of Object.entries(doc.responses ?? {})) ApiResponse({ status: Number(status), description })(controller.prototype, key, descriptor);
-    if (QUERY_DTOS[key]) for (const parameter of queryParameters(QUERY_DTOS[key])) ApiQuery(parameter)(controller.prototype, key, descriptor);
+    ApiOperation({ summary: doc.summary, ...(doc.description ? { description: doc.description } : {}) })(
+      controller.prototype,
+      key,
+      descriptor,
+    );
+    for (const [status, description] of Object.entries(doc.responses ?? {})) {
+      ApiResponse({ status: Number(status), description })(controller.prototype, key, descriptor);
+    }
+    if (QUERY_DTOS[key]) {
+      for (const parameter of queryParameters(QUERY_DTOS[key])) {
+        ApiQuery(parameter)(controller.prototype, key, descriptor);
+      }
+    }
   }
 }
 
@@ -69,7 +105,9 @@ const document = SwaggerModule.createDocument(
   new DocumentBuilder()
     .setTitle(`${product.SERVER_NAME} operations API`)
     .setVersion(product.serverVersion())
-    .setDescription('Read-only operations endpoints beside the MCP endpoint. They need GSC_ADMIN_TOKEN as a bearer token, or a loopback caller when it is unset.')
+    .setDescription(
+      'Read-only operations endpoints beside the MCP endpoint. They need GSC_ADMIN_TOKEN as a bearer token, or a loopback caller when it is unset.',
+    )
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'GSC_ADMIN_TOKEN' }, 'adminToken')
     .addSecurityRequirements('adminToken')
     .build(),
@@ -77,10 +115,16 @@ const document = SwaggerModule.createDocument(
 await app.close();
 // Only the documented operations routes: the MCP endpoint speaks JSON-RPC, not REST.
 const documented = new Set(
-  controllers.flatMap((c) => Object.getOwnPropertyNames(c.prototype).filter((k) => typeof c.prototype[k] === 'function' && Reflect.getMetadata(ADMIN_ROUTE, c.prototype[k]))),
+  controllers.flatMap((c) =>
+    Object.getOwnPropertyNames(c.prototype).filter(
+      (k) => typeof c.prototype[k] === 'function' && Reflect.getMetadata(ADMIN_ROUTE, c.prototype[k]),
+    ),
+  ),
 );
 for (const [path, item] of Object.entries(document.paths)) {
   const operations = Object.values(item).filter((op) => op && typeof op === 'object' && 'operationId' in op);
-  if (!operations.some((op) => [...documented].some((name) => String(op.operationId).endsWith(`_${name}`)))) delete document.paths[path];
+  if (!operations.some((op) => [...documented].some((name) => String(op.operationId).endsWith(`_${name}`)))) {
+    delete document.paths[path];
+  }
 }
 writeFileSync(new URL('../dist/admin-openapi.json', import.meta.url), `${JSON.stringify(document, null, 2)}\n`);

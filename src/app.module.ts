@@ -38,6 +38,10 @@ export class AppModule {
 
   static in(graph: ModuleGraph): DynamicModule {
     const mcp = McpModule.in(graph);
-    return { module: AppModule, imports: [graph.shared, mcp, ...DOMAINS.map((domain) => domain.in(graph)), ViewsModule.in(graph)], exports: [mcp] };
+    return {
+      module: AppModule,
+      imports: [graph.shared, mcp, ...DOMAINS.map((domain) => domain.in(graph)), ViewsModule.in(graph)],
+      exports: [mcp],
+    };
   }
 }

@@ -14,8 +14,12 @@ async function main(): Promise<void> {
   }
   // No transport exists yet, so stdout is still the terminal's: --help and --version answer there, as CLIs do
   // (`gsc-mcp --version` in a script). Once a server runs, stdout carries only JSON-RPC.
-  if (command.kind === 'help') return void process.stdout.write(usage());
-  if (command.kind === 'version') return void process.stdout.write(`${serverVersion()}\n`);
+  if (command.kind === 'help') {
+    return void process.stdout.write(usage());
+  }
+  if (command.kind === 'version') {
+    return void process.stdout.write(`${serverVersion()}\n`);
+  }
 
   let config: Config;
   try {
@@ -25,7 +29,9 @@ async function main(): Promise<void> {
   } finally {
     scrubSecrets(process.env);
   }
-  if (!config.elicitation) process.stderr.write(`${ELICITATION_OFF_LINE}\n`);
+  if (!config.elicitation) {
+    process.stderr.write(`${ELICITATION_OFF_LINE}\n`);
+  }
   try {
     // Loaded after the configuration is valid, so a bad setting never pays for Nest.
     if (config.transport === 'http') {

@@ -28,11 +28,15 @@ import { exitOnSignals } from './server-lifecycle.js';
 async function demo(): Promise<void> {
   const throwAway = process.env.GSC_STATE_DIR?.trim() ? undefined : mkdtempSync(join(tmpdir(), 'gsc-demo-state-'));
   const removeState = () => {
-    if (throwAway) rmSync(throwAway, { recursive: true, force: true });
+    if (throwAway) {
+      rmSync(throwAway, { recursive: true, force: true });
+    }
   };
   const emulator = await GoogleEmulator.start({ port: Number(process.env.EMULATOR_PORT ?? 0) });
   const fail = async (error: unknown): Promise<never> => {
-    process.stderr.write(`${SERVER_NAME}: ${error instanceof ConfigError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `${SERVER_NAME}: ${error instanceof ConfigError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     await emulator.close();
     removeState();
     process.exit(1);
@@ -60,7 +64,9 @@ async function demo(): Promise<void> {
     return fail(error);
   }
   scrubSecrets(process.env);
-  if (!config.elicitation) process.stderr.write(`${ELICITATION_OFF_LINE}\n`);
+  if (!config.elicitation) {
+    process.stderr.write(`${ELICITATION_OFF_LINE}\n`);
+  }
   let server: Awaited<ReturnType<typeof startHttpServer>>;
   try {
     server = await startHttpServer(config);
@@ -109,9 +115,17 @@ function tryLine(registered: ReadonlySet<string>): string {
     ['list_sitemaps', 'list_sitemaps'],
   ];
   const asking = ['delete_sitemap', 'delete_site', 'unverify_site', 'update_site_owners'].find((name) => registered.has(name));
-  const picked = [...reads.filter(([name]) => registered.has(name)).slice(0, 4).map(([, hint]) => hint), ...(asking ? [`${asking} (it asks first)`] : [])];
+  const picked = [
+    ...reads
+      .filter(([name]) => registered.has(name))
+      .slice(0, 4)
+      .map(([, hint]) => hint),
+    ...(asking ? [`${asking} (it asks first)`] : []),
+  ];
   const shown = picked.length > 0 ? picked : [...registered].slice(0, 3);
-  if (shown.length === 0) return 'No tools are registered: check GSC_ALLOW_TOOLS and GSC_DENY_TOOLS.';
+  if (shown.length === 0) {
+    return 'No tools are registered: check GSC_ALLOW_TOOLS and GSC_DENY_TOOLS.';
+  }
   return `Try: ${shown.slice(0, -1).join(', ')}${shown.length > 1 ? ', or ' : ''}${shown[shown.length - 1]}.`;
 }
 
@@ -130,8 +144,17 @@ async function seedIndexingRecord(record: IndexingRecord, emulator: GoogleEmulat
       .filter((n) => n !== undefined)
       .sort((a, b) => Date.parse(a.notifyTime) - Date.parse(b.notifyTime));
     for (const n of notes) {
-      if (sent.some((s) => s.type === n.type && s.google_notify_time === n.notifyTime)) continue;
-      await record.add({ url: n.url, type: n.type, sent_at: n.notifyTime, principal: 'local', outcome: 'accepted', google_notify_time: n.notifyTime });
+      if (sent.some((s) => s.type === n.type && s.google_notify_time === n.notifyTime)) {
+        continue;
+      }
+      await record.add({
+        url: n.url,
+        type: n.type,
+        sent_at: n.notifyTime,
+        principal: 'local',
+        outcome: 'accepted',
+        google_notify_time: n.notifyTime,
+      });
     }
   }
 }

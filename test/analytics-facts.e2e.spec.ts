@@ -44,32 +44,85 @@ const CASES: Case[] = [
   { name: 'by query, a top slice with a next page', args: { period: 'last28days', dimensions: ['query'], row_limit: 5 } },
   { name: 'by query and page: rows by page, total by page', args: { ...OLD, dimensions: ['query', 'page'], row_limit: 25000 } },
   { name: 'by page', args: { ...OLD, dimensions: ['page'] } },
-  { name: 'filtered, by device', args: { ...OLD, dimensions: ['device'], filters: [{ dimension: 'query', operator: 'contains', expression: 'widget' }, { dimension: 'country', expression: 'usa' }] } },
+  {
+    name: 'filtered, by device',
+    args: {
+      ...OLD,
+      dimensions: ['device'],
+      filters: [
+        { dimension: 'query', operator: 'contains', expression: 'widget' },
+        { dimension: 'country', expression: 'usa' },
+      ],
+    },
+  },
   { name: 'a later page', args: { ...OLD, dimensions: ['query'], row_limit: 5, start_row: 5 } },
   { name: 'hourly', args: { period: 'today', dimensions: ['hour'], data_state: 'hourly_all' } },
   { name: 'no data', args: { period: 'yesterday' } },
   { name: 'today, no data_state: all, saying so', args: { period: 'today', dimensions: ['query'] } },
-  { name: 'the last rows Google serves: the cap', args: { site_url: LARGE, start_date: '2026-02-15', end_date: '2026-03-14', dimensions: ['date', 'query'], row_limit: 25000, start_row: 25000 } },
+  {
+    name: 'the last rows Google serves: the cap',
+    args: {
+      site_url: LARGE,
+      start_date: '2026-02-15',
+      end_date: '2026-03-14',
+      dimensions: ['date', 'query'],
+      row_limit: 25000,
+      start_row: 25000,
+    },
+  },
   { name: 'cut to 100 kB', args: { period: 'last3months', dimensions: ['date', 'query', 'page', 'country', 'device'], row_limit: 25000 } },
   { name: 'side queries failed', args: { period: 'last7days', dimensions: ['query'] }, before: () => failSideQueries() },
-  { name: 'compare previous_period by query and country', args: { period: 'last7days', dimensions: ['query', 'country'], compare: 'previous_period', row_limit: 60 } },
-  { name: 'compare previous_year by date across DST', args: { start_date: '2026-03-02', end_date: '2026-03-15', dimensions: ['date'], compare: 'previous_year' }, legacy: true },
+  {
+    name: 'compare previous_period by query and country',
+    args: { period: 'last7days', dimensions: ['query', 'country'], compare: 'previous_period', row_limit: 60 },
+  },
+  {
+    name: 'compare previous_year by date across DST',
+    args: { start_date: '2026-03-02', end_date: '2026-03-15', dimensions: ['date'], compare: 'previous_year' },
+    legacy: true,
+  },
   { name: 'compare whole property, own window', args: { ...OLD, compare: { start_date: '2026-01-18', end_date: '2026-01-31' } } },
   { name: 'compare past the retention, whole property', args: { period: 'last16months', compare: 'previous_year' } },
-  { name: 'compare with cut lists (more than 25 000 rows a window)', args: { site_url: LARGE, start_date: '2026-02-15', end_date: '2026-03-14', dimensions: ['query'], compare: 'previous_period', row_limit: 30 } },
-  { name: 'export past the cap', args: { site_url: LARGE, start_date: '2026-02-15', end_date: '2026-03-14', dimensions: ['date', 'query'], all_rows: true } },
+  {
+    name: 'compare with cut lists (more than 25 000 rows a window)',
+    args: {
+      site_url: LARGE,
+      start_date: '2026-02-15',
+      end_date: '2026-03-14',
+      dimensions: ['query'],
+      compare: 'previous_period',
+      row_limit: 30,
+    },
+  },
+  {
+    name: 'export past the cap',
+    args: { site_url: LARGE, start_date: '2026-02-15', end_date: '2026-03-14', dimensions: ['date', 'query'], all_rows: true },
+  },
   { name: 'export by query under the cap', args: { ...OLD, dimensions: ['query'], all_rows: true } },
   { name: 'export with nothing to store', args: { period: 'today', data_state: 'final', all_rows: true } },
-  { name: 'export cut short by Google', args: { site_url: LARGE, start_date: '2026-02-15', end_date: '2026-03-14', dimensions: ['date', 'query'], all_rows: true }, before: () => failSecondPage() },
+  {
+    name: 'export cut short by Google',
+    args: { site_url: LARGE, start_date: '2026-02-15', end_date: '2026-03-14', dimensions: ['date', 'query'], all_rows: true },
+    before: () => failSecondPage(),
+  },
 ];
 
 function failSideQueries(): void {
   google.emulator.injectFault({ route: 'searchanalytics.query', status: 403, bodyMatches: { dimensions: [], rowLimit: 1 } });
-  google.emulator.injectFault({ route: 'searchanalytics.query', status: 403, bodyMatches: { dimensions: ['date'], dataState: 'all', rowLimit: 7 } });
+  google.emulator.injectFault({
+    route: 'searchanalytics.query',
+    status: 403,
+    bodyMatches: { dimensions: ['date'], dataState: 'all', rowLimit: 7 },
+  });
 }
 
 function failSecondPage(): void {
-  google.emulator.injectFault({ route: 'searchanalytics.query', status: 429, message: 'Search Analytics load quota exceeded (long-term).', bodyMatches: { startRow: 25000 } });
+  google.emulator.injectFault({
+    route: 'searchanalytics.query',
+    status: 429,
+    message: 'Search Analytics load quota exceeded (long-term).',
+    bodyMatches: { startRow: 25000 },
+  });
 }
 
 // Google's documented limits and the server's own constants, as the text names them in fixed phrases.
@@ -93,10 +146,15 @@ interface Atoms {
 }
 
 function atomsOf(value: unknown, out: Atoms = { numbers: [], strings: [] }): Atoms {
-  if (typeof value === 'number') out.numbers.push(value);
-  else if (typeof value === 'string') out.strings.push(value);
-  else if (Array.isArray(value)) value.forEach((v) => atomsOf(v, out));
-  else if (value && typeof value === 'object') Object.values(value).forEach((v) => atomsOf(v, out));
+  if (typeof value === 'number') {
+    out.numbers.push(value);
+  } else if (typeof value === 'string') {
+    out.strings.push(value);
+  } else if (Array.isArray(value)) {
+    value.forEach((v) => atomsOf(v, out));
+  } else if (value && typeof value === 'object') {
+    Object.values(value).forEach((v) => atomsOf(v, out));
+  }
   return out;
 }
 
@@ -110,7 +168,11 @@ function numberIsStructured(token: string, numbers: number[]): boolean {
     const t = n.toFixed(digits);
     return plus && n >= 0 ? `+${t}` : t;
   };
-  return numbers.some((n) => [n, ...(percent ? [n * 100] : [])].some((c) => format(c) === body || (!plus && format(Math.abs(c)) === body.replace(/^-/, '') && body.startsWith('-') === c < 0)));
+  return numbers.some((n) =>
+    [n, ...(percent ? [n * 100] : [])].some(
+      (c) => format(c) === body || (!plus && format(Math.abs(c)) === body.replace(/^-/, '') && body.startsWith('-') === c < 0),
+    ),
+  );
 }
 
 interface Problem {
@@ -127,7 +189,11 @@ function check(result: ToolResult): Problem[] {
   const has = (s: string) => strings.some((v) => v === s || v.includes(s));
   let rest = said;
   const take = (re: RegExp, what: string, ok: (m: RegExpExecArray) => boolean) => {
-    for (const m of rest.matchAll(new RegExp(re.source, 'g'))) if (!ok(m)) problems.push({ what, value: m[0] });
+    for (const m of rest.matchAll(new RegExp(re.source, 'g'))) {
+      if (!ok(m)) {
+        problems.push({ what, value: m[0] });
+      }
+    }
     rest = rest.replace(new RegExp(re.source, 'g'), ' ');
   };
 
@@ -140,8 +206,13 @@ function check(result: ToolResult): Problem[] {
       header = undefined;
       continue;
     }
-    if (/^\|(---\|)+$/.test(line)) continue;
-    const cells = line.slice(2, -2).split(/(?<!\\) \| /).map((c) => c.replace(/\\\|/g, '|'));
+    if (/^\|(---\|)+$/.test(line)) {
+      continue;
+    }
+    const cells = line
+      .slice(2, -2)
+      .split(/(?<!\\) \| /)
+      .map((c) => c.replace(/\\\|/g, '|'));
     if (!header) {
       header = cells;
       continue;
@@ -149,25 +220,44 @@ function check(result: ToolResult): Problem[] {
     const keyCount = header.indexOf('clicks');
     const keys = cells.slice(0, keyCount);
     const row = rows.find((r) => JSON.stringify(r.keys) === JSON.stringify(keys));
-    if (!row) problems.push({ what: 'table row without a structured row', value: line });
+    if (!row) {
+      problems.push({ what: 'table row without a structured row', value: line });
+    }
     for (const cell of cells.slice(keyCount)) {
-      if (cell === '—') continue;
+      if (cell === '—') {
+        continue;
+      }
       const marker = /^(only in current|only in previous|not in the previous rows|not in the current rows)(?:, had (.+))?$/.exec(cell);
       if (marker) {
-        const expected = { 'only in current': ['only_in', 'current'], 'only in previous': ['only_in', 'previous'], 'not in the previous rows': ['not_listed_in', 'previous'], 'not in the current rows': ['not_listed_in', 'current'] }[marker[1]]!;
-        if (row && row[expected[0]] !== expected[1]) problems.push({ what: 'marker not in the structured row', value: `${line} (${cell})` });
-        if (marker[2] && !numberIsStructured(marker[2], numbers)) problems.push({ what: 'number', value: marker[2] });
+        const expected = {
+          'only in current': ['only_in', 'current'],
+          'only in previous': ['only_in', 'previous'],
+          'not in the previous rows': ['not_listed_in', 'previous'],
+          'not in the current rows': ['not_listed_in', 'current'],
+        }[marker[1]]!;
+        if (row && row[expected[0]] !== expected[1]) {
+          problems.push({ what: 'marker not in the structured row', value: `${line} (${cell})` });
+        }
+        if (marker[2] && !numberIsStructured(marker[2], numbers)) {
+          problems.push({ what: 'number', value: marker[2] });
+        }
         continue;
       }
       const value = cell.replace(/^had /, '');
-      if (!numberIsStructured(value, numbers)) problems.push({ what: 'table number', value: `${cell} in ${line}` });
+      if (!numberIsStructured(value, numbers)) {
+        problems.push({ what: 'table number', value: `${cell} in ${line}` });
+      }
     }
   }
   rest = lines.filter((l) => !l.startsWith('|')).join('\n');
   // Whole sentences the structured half carries verbatim (why a side query failed, why an export stopped).
-  for (const sentence of strings.filter((v) => v.length > 40)) rest = rest.split(sentence).join(' ');
+  for (const sentence of strings.filter((v) => v.length > 40)) {
+    rest = rest.split(sentence).join(' ');
+  }
 
-  for (const phrase of LIMIT_PHRASES) rest = rest.replace(phrase, ' ');
+  for (const phrase of LIMIT_PHRASES) {
+    rest = rest.replace(phrase, ' ');
+  }
   take(/gsc:\/\/exports\/[0-9a-f]{24}\.(csv|ndjson)/, 'export URI', (m) => has(m[0]));
   take(/https?:\/\/[^\s,()]*[^\s,().:]/, 'URL', (m) => has(m[0]));
   take(/[\w.+-]+@[\w-]+(\.[\w-]+)+/, 'e-mail', (m) => has(m[0]));
@@ -199,18 +289,27 @@ function check(result: ToolResult): Problem[] {
     [/This is an answer, not an error/, () => structured.rows.length === 0],
     [/not final yet, Google is still collecting them/, () => structured.compare.left_out.some((l: any) => l.reason === 'not_final')],
     [/older than the ~16 months Google keeps/, () => structured.compare.left_out.some((l: any) => l.reason === 'outside_retention')],
-    [/matching days in the other window are left out/, () => structured.compare.left_out.some((l: any) => l.reason === 'not_in_other_window')],
+    [
+      /matching days in the other window are left out/,
+      () => structured.compare.left_out.some((l: any) => l.reason === 'not_in_other_window'),
+    ],
     [/previous_year: the same weekdays/, () => structured.compare.with === 'previous_year'],
     [/previous_period: the same number of days/, () => structured.compare.with === 'previous_period'],
     [/the window given/, () => structured.compare.with === 'custom'],
     [/, better\)/, () => structured.compare.change.position < 0],
     [/, worse\)/, () => structured.compare.change.position > 0],
-    [/, none before/, () => structured.compare.change.clicks_percent === undefined || structured.compare.change.impressions_percent === undefined],
+    [
+      /, none before/,
+      () => structured.compare.change.clicks_percent === undefined || structured.compare.change.impressions_percent === undefined,
+    ],
     [/Sum of the \d+ rows? (returned|exported) \(rows_sum\)/, () => structured.rows_sum !== undefined],
     [/^Total: /m, () => structured.totals !== undefined && structured.rows_sum === undefined],
     [/Property totals \(a whole-property query/, () => structured.totals !== undefined],
     [/- Data state: period today/, () => said.includes(truth.data_state_note)],
-    [/window has more than the \d+ rows Google returns/, () => structured.compare.current.rows_complete === false || structured.compare.previous.rows_complete === false],
+    [
+      /window has more than the \d+ rows Google returns/,
+      () => structured.compare.current.rows_complete === false || structured.compare.previous.rows_complete === false,
+    ],
     [/The export is incomplete/, () => structured.export.complete === false && said.includes(structured.export.stopped)],
     [/Nothing was stored/, () => structured.export === undefined],
     [/ — all rows\./, () => structured.rows_returned === undefined],
@@ -227,10 +326,16 @@ function check(result: ToolResult): Problem[] {
       } catch {
         ok = false; // a field the statement needs is missing altogether
       }
-      if (!ok) problems.push({ what: 'statement without its structured field', value: pattern.source });
+      if (!ok) {
+        problems.push({ what: 'statement without its structured field', value: pattern.source });
+      }
     }
   }
-  for (const dimension of structured.dimensions) if (!said.includes(dimension)) problems.push({ what: 'dimension', value: dimension });
+  for (const dimension of structured.dimensions) {
+    if (!said.includes(dimension)) {
+      problems.push({ what: 'dimension', value: dimension });
+    }
+  }
   return problems;
 }
 
@@ -241,7 +346,9 @@ describe('structuredContent carries every fact the text carries', () => {
       google.emulator.reset();
       c.before?.();
       results.set(c.name, await (c.legacy ? legacy : client).call(TOOL, { site_url: OWNED, ...c.args }));
-      if (process.env.GSC_TEST_PRINT) process.stderr.write(`\n=== ${c.name}\n${text(results.get(c.name)!)}\n`);
+      if (process.env.GSC_TEST_PRINT) {
+        process.stderr.write(`\n=== ${c.name}\n${text(results.get(c.name)!)}\n`);
+      }
     }
   }, 120_000);
 
@@ -271,7 +378,32 @@ describe('structuredContent carries every fact the text carries', () => {
 
   it('covers every result shape: compare, export and every data-truth statement appear in the corpus', () => {
     const all = [...results.values()].map(text).join('\n');
-    for (const needle of ['- Freshness: fresh', '- Freshness: final —', '- Freshness: unknown', 'not final yet, so they are missing here', '- Row cap: reached', '- Row cap: not reached', '- Not in any listed query', '- Anonymised queries: not measured', 'queries below the', 'Aggregated by page', 'only in current', 'only in previous', 'not in the previous rows', 'Left out of both windows, so that', 'not final yet, Google is still collecting', 'matching days in the other window are left out', 'older than the ~16 months', 'Property totals (a whole-property query', 'Sum of the', '- Data state: period today', 'The export is incomplete', 'Nothing was stored', 'are not shown, to keep this result under 100 kB', 'Google returned exactly row_limit']) {
+    for (const needle of [
+      '- Freshness: fresh',
+      '- Freshness: final —',
+      '- Freshness: unknown',
+      'not final yet, so they are missing here',
+      '- Row cap: reached',
+      '- Row cap: not reached',
+      '- Not in any listed query',
+      '- Anonymised queries: not measured',
+      'queries below the',
+      'Aggregated by page',
+      'only in current',
+      'only in previous',
+      'not in the previous rows',
+      'Left out of both windows, so that',
+      'not final yet, Google is still collecting',
+      'matching days in the other window are left out',
+      'older than the ~16 months',
+      'Property totals (a whole-property query',
+      'Sum of the',
+      '- Data state: period today',
+      'The export is incomplete',
+      'Nothing was stored',
+      'are not shown, to keep this result under 100 kB',
+      'Google returned exactly row_limit',
+    ]) {
       expect(all).toContain(needle);
     }
   });

@@ -22,7 +22,8 @@ const { google, client, legacy } = useStack({
 
 const queries = () => google.emulator.apiRequests().filter((r) => r.route === 'searchanalytics.query');
 /** The side query that asks which days are final: date-grouped, data_state all, no start_row. */
-const isFreshnessQuery = (body: any) => body.dataState === 'all' && JSON.stringify(body.dimensions) === '["date"]' && body.startRow === undefined;
+const isFreshnessQuery = (body: any) =>
+  body.dataState === 'all' && JSON.stringify(body.dimensions) === '["date"]' && body.startRow === undefined;
 /** The requests that fetch the rows asked for (not the freshness query). */
 const mainQueries = () => queries().filter((q) => !isFreshnessQuery(q.body));
 const lastBody = () => mainQueries().at(-1)!.body as Record<string, any>;
@@ -54,12 +55,29 @@ describe('query_search_analytics: dates in Pacific Time', () => {
     });
     expect(queries()[0].params.siteUrl).toBe(OWNED);
     // The window reaches into the last week, so the server also asks which of its last days are final (Google says only for data_state all grouped by date).
-    expect(queries().filter((q) => isFreshnessQuery(q.body)).map((q) => q.body)).toEqual([
-      { startDate: '2026-02-28', endDate: '2026-03-06', dimensions: ['date'], type: 'web', dataState: 'all', rowLimit: 7 },
-    ]);
+    expect(
+      queries()
+        .filter((q) => isFreshnessQuery(q.body))
+        .map((q) => q.body),
+    ).toEqual([{ startDate: '2026-02-28', endDate: '2026-03-06', dimensions: ['date'], type: 'web', dataState: 'all', rowLimit: 7 }]);
     const out = result.structuredContent!;
-    expect(out).toMatchObject({ site_url: OWNED, start_date: '2026-02-07', end_date: '2026-03-06', period: 'last28days', dimensions: [], type: 'web', untrusted: true });
-    expect(out.data_truth).toMatchObject({ start_date: '2026-02-07', end_date: '2026-03-06', days: 28, time_zone: 'America/Los_Angeles', data_state: 'final', first_incomplete_date: '2026-03-05' });
+    expect(out).toMatchObject({
+      site_url: OWNED,
+      start_date: '2026-02-07',
+      end_date: '2026-03-06',
+      period: 'last28days',
+      dimensions: [],
+      type: 'web',
+      untrusted: true,
+    });
+    expect(out.data_truth).toMatchObject({
+      start_date: '2026-02-07',
+      end_date: '2026-03-06',
+      days: 28,
+      time_zone: 'America/Los_Angeles',
+      data_state: 'final',
+      first_incomplete_date: '2026-03-05',
+    });
     expect(text(result)).toContain('last28days = the 28 days ending yesterday');
     expect(text(result)).toContain('Pacific Time');
   });
@@ -74,10 +92,18 @@ describe('query_search_analytics: dates in Pacific Time', () => {
   it('asks for today with data_state all when none is given, saying so, instead of an always-empty final answer', async () => {
     const result = await ask({ period: 'today', dimensions: ['query'] });
     expect(result.isError).toBeFalsy();
-    expect(mainQueries()[0].body).toMatchObject({ startDate: '2026-03-07', endDate: '2026-03-07', dimensions: ['query'], dataState: 'all' });
+    expect(mainQueries()[0].body).toMatchObject({
+      startDate: '2026-03-07',
+      endDate: '2026-03-07',
+      dimensions: ['query'],
+      dataState: 'all',
+    });
     const out = result.structuredContent!;
     expect(out.rows.length).toBeGreaterThan(0);
-    expect(out.data_truth).toMatchObject({ data_state: 'all', data_state_note: expect.stringMatching(/^period today: data_state all was used, since today's data is never final/) });
+    expect(out.data_truth).toMatchObject({
+      data_state: 'all',
+      data_state_note: expect.stringMatching(/^period today: data_state all was used, since today's data is never final/),
+    });
     expect(text(result)).toContain(`- Data state: ${out.data_truth.data_state_note}`);
     expect(text(result).split('\n')[0]).toContain('data_state all');
   });
@@ -103,17 +129,29 @@ describe('query_search_analytics: dates in Pacific Time', () => {
   });
 
   it('refuses period together with dates, before sending anything', async () => {
-    expectRefusedBeforeSending(await ask({ period: 'last7days', start_date: '2026-01-01', end_date: '2026-01-31' }), /either period .* not both.*Nothing was sent to Google/);
+    expectRefusedBeforeSending(
+      await ask({ period: 'last7days', start_date: '2026-01-01', end_date: '2026-01-31' }),
+      /either period .* not both.*Nothing was sent to Google/,
+    );
   });
 
   it('refuses an end date before the start date, before sending anything', async () => {
-    expectRefusedBeforeSending(await ask({ start_date: '2026-02-10', end_date: '2026-02-01' }), /end_date 2026-02-01 is before start_date 2026-02-10.*Nothing was sent/);
+    expectRefusedBeforeSending(
+      await ask({ start_date: '2026-02-10', end_date: '2026-02-01' }),
+      /end_date 2026-02-01 is before start_date 2026-02-10.*Nothing was sent/,
+    );
   });
 
   it('refuses a filter without a dimension or an expression, before sending anything', async () => {
     // The schema lists both as required; the refusal names the field and its valid forms (PRODUCT.md §5c).
-    expectRefusedBeforeSending(await ask({ filters: [{ dimension: 'query' }] }), /filters\.0\.expression: each filter needs an expression .*"expression":"shoes".*Nothing was sent/);
-    expectRefusedBeforeSending(await ask({ filters: [{ dimension: 'device', expression: 'MOBILE' }, { expression: 'x' }] }), /filters\.1\.dimension: each filter needs a dimension: query, page, country, device, searchAppearance\./);
+    expectRefusedBeforeSending(
+      await ask({ filters: [{ dimension: 'query' }] }),
+      /filters\.0\.expression: each filter needs an expression .*"expression":"shoes".*Nothing was sent/,
+    );
+    expectRefusedBeforeSending(
+      await ask({ filters: [{ dimension: 'device', expression: 'MOBILE' }, { expression: 'x' }] }),
+      /filters\.1\.dimension: each filter needs a dimension: query, page, country, device, searchAppearance\./,
+    );
   });
 
   it('refuses half a range and impossible dates, before sending anything', async () => {
@@ -129,7 +167,15 @@ describe('query_search_analytics: the table and its totals', () => {
     expect(result.isError).toBeFalsy();
     const out = result.structuredContent!;
     expect(out.rows).toHaveLength(7);
-    expect(out.rows.map((r: any) => r.keys[0])).toEqual(['2026-02-28', '2026-03-01', '2026-03-02', '2026-03-03', '2026-03-04', '2026-03-05', '2026-03-06']);
+    expect(out.rows.map((r: any) => r.keys[0])).toEqual([
+      '2026-02-28',
+      '2026-03-01',
+      '2026-03-02',
+      '2026-03-03',
+      '2026-03-04',
+      '2026-03-05',
+      '2026-03-06',
+    ]);
     const clicks = sum(out.rows, 'clicks');
     const impressions = sum(out.rows, 'impressions');
     const weighted = out.rows.reduce((s: number, r: any) => s + r.position * r.impressions, 0) / impressions;
@@ -149,7 +195,9 @@ describe('query_search_analytics: the table and its totals', () => {
     const said = text(result);
     expect(said).toContain('| date | clicks | impressions | CTR | position |');
     expect(said).toMatch(/\| 2026-03-06 \| \d+ \| \d+ \| \d+\.\d\d% \| \d+\.\d \|/);
-    expect(said).toContain(`Sum of the 7 rows returned (rows_sum): ${clicks} clicks, ${impressions} impressions, CTR ${((clicks / impressions) * 100).toFixed(2)}%`);
+    expect(said).toContain(
+      `Sum of the 7 rows returned (rows_sum): ${clicks} clicks, ${impressions} impressions, CTR ${((clicks / impressions) * 100).toFixed(2)}%`,
+    );
     expect(said).toContain('impression-weighted');
   });
 
@@ -157,7 +205,9 @@ describe('query_search_analytics: the table and its totals', () => {
     const result = await ask({ period: 'last7days', dimensions: ['date'], data_state: 'all' });
     // The emulator (like Google) marks the last two Pacific days as incomplete: from 2026-03-05.
     expect(result.structuredContent!.data_truth).toMatchObject({ freshness: 'fresh', first_incomplete_date: '2026-03-05' });
-    expect(text(result)).toContain('- Freshness: fresh — days from 2026-03-05 on are incomplete (Google is still collecting them) and will still rise.');
+    expect(text(result)).toContain(
+      '- Freshness: fresh — days from 2026-03-05 on are incomplete (Google is still collecting them) and will still rise.',
+    );
     expect(queries()).toHaveLength(1); // Google's own answer carried it: no freshness query
   });
 
@@ -166,7 +216,9 @@ describe('query_search_analytics: the table and its totals', () => {
     const out = result.structuredContent!;
     expect(out.rows.at(-1).keys[0]).toBe('2026-03-04'); // final data stops three days back
     expect(out.data_truth).toMatchObject({ freshness: 'final', first_incomplete_date: '2026-03-05' });
-    expect(text(result)).toContain('- Freshness: final data only (data_state final); days from 2026-03-05 on are not final yet, so they are missing here');
+    expect(text(result)).toContain(
+      '- Freshness: final data only (data_state final); days from 2026-03-05 on are not final yet, so they are missing here',
+    );
   });
 
   it('says grouped-by-query rows leave out anonymised queries, and they really sum below the property total', async () => {
@@ -181,7 +233,9 @@ describe('query_search_analytics: the table and its totals', () => {
     expect(byQuery.structuredContent!.totals).toEqual(total);
     expect(byQuery.structuredContent!.rows_sum.impressions).toBeLessThan(total.impressions);
     expect(text(whole)).toMatch(/^Total: \d+ clicks/m);
-    expect(text(byQuery)).toContain(`Property totals (a whole-property query, same filters): ${total.clicks} clicks, ${total.impressions} impressions`);
+    expect(text(byQuery)).toContain(
+      `Property totals (a whole-property query, same filters): ${total.clicks} clicks, ${total.impressions} impressions`,
+    );
   });
 
   it('measures what no listed query accounts for: exactly the seeded anonymised traffic, from one whole-property query beside the rows', async () => {
@@ -198,20 +252,37 @@ describe('query_search_analytics: the table and its totals', () => {
       listed_rows_complete: true,
     });
     expect(mainQueries().map((q) => q.body)).toEqual([
-      { startDate: OLD.start_date, endDate: OLD.end_date, dimensions: ['query'], type: 'web', dataState: 'final', rowLimit: 25000, startRow: 0 },
+      {
+        startDate: OLD.start_date,
+        endDate: OLD.end_date,
+        dimensions: ['query'],
+        type: 'web',
+        dataState: 'final',
+        rowLimit: 25000,
+        startRow: 0,
+      },
       { startDate: OLD.start_date, endDate: OLD.end_date, dimensions: [], type: 'web', dataState: 'final', rowLimit: 1, startRow: 0 },
     ]);
     const pct = (n: number) => `${(n * 100).toFixed(2)}%`;
-    expect(text(result)).toContain(`- Not in any listed query: ${pct(seeded.clickShare)} of clicks (${seeded.clicks} of ${seeded.totalClicks}) and ${pct(seeded.impressionShare)} of impressions`);
+    expect(text(result)).toContain(
+      `- Not in any listed query: ${pct(seeded.clickShare)} of clicks (${seeded.clicks} of ${seeded.totalClicks}) and ${pct(seeded.impressionShare)} of impressions`,
+    );
 
     // A top slice: the shortfall then also holds the queries below it, and says so.
     const top = await ask({ ...OLD, dimensions: ['query'], row_limit: 3 });
-    expect(top.structuredContent!.data_truth.unattributed).toMatchObject({ listed_rows_complete: false, property_clicks: seeded.totalClicks });
+    expect(top.structuredContent!.data_truth.unattributed).toMatchObject({
+      listed_rows_complete: false,
+      property_clicks: seeded.totalClicks,
+    });
     expect(text(top)).toContain('anonymised queries plus queries below the 3 rows listed');
   });
 
   it('does not spend a whole-property query where it would not measure anonymised queries, and says why', async () => {
-    const filtered = await ask({ ...OLD, dimensions: ['query'], filters: [{ dimension: 'query', operator: 'contains', expression: 'widget' }] });
+    const filtered = await ask({
+      ...OLD,
+      dimensions: ['query'],
+      filters: [{ dimension: 'query', operator: 'contains', expression: 'widget' }],
+    });
     expect(filtered.structuredContent!.data_truth.unattributed).toEqual({ not_measured: expect.stringMatching(/^filtered by query/) });
     const paged = await ask({ ...OLD, dimensions: ['query'], start_row: 5 });
     expect(text(paged)).toMatch(/- Anonymised queries: not measured — the rows start at start_row 5/);
@@ -222,13 +293,19 @@ describe('query_search_analytics: the table and its totals', () => {
 
   it('answers when a side query fails, saying which fact is missing and why', async () => {
     google.emulator.injectFault({ route: 'searchanalytics.query', status: 403, bodyMatches: { dimensions: [], rowLimit: 1 } });
-    google.emulator.injectFault({ route: 'searchanalytics.query', status: 403, bodyMatches: { dimensions: ['date'], dataState: 'all', rowLimit: 7 } });
+    google.emulator.injectFault({
+      route: 'searchanalytics.query',
+      status: 403,
+      bodyMatches: { dimensions: ['date'], dataState: 'all', rowLimit: 7 },
+    });
     const result = await ask({ period: 'last7days', dimensions: ['query'] });
     expect(result.isError).toBeFalsy();
     const truth = result.structuredContent!.data_truth;
     expect(truth.freshness).toBe('unknown');
     expect(truth.freshness_unknown).toMatch(/check which days of https:\/\/www\.example\.com\/ are final/);
-    expect(truth.unattributed.not_measured).toMatch(/^the whole-property query failed: .*query the whole-property totals of https:\/\/www\.example\.com\//);
+    expect(truth.unattributed.not_measured).toMatch(
+      /^the whole-property query failed: .*query the whole-property totals of https:\/\/www\.example\.com\//,
+    );
     expect(text(result)).toContain('- Freshness: unknown — asking Google which days are final failed:');
     expect(result.structuredContent!.rows.length).toBeGreaterThan(0);
   });
@@ -250,7 +327,10 @@ describe('query_search_analytics: the table and its totals', () => {
       dimensions: ['query', 'device'],
       type: 'web',
       aggregation_type: 'byProperty',
-      filters: [{ dimension: 'query', operator: 'contains', expression: 'widget' }, { dimension: 'country', expression: 'usa' }],
+      filters: [
+        { dimension: 'query', operator: 'contains', expression: 'widget' },
+        { dimension: 'country', expression: 'usa' },
+      ],
     });
     expect(result.isError).toBeFalsy();
     expect(lastBody()).toMatchObject({
@@ -268,7 +348,9 @@ describe('query_search_analytics: the table and its totals', () => {
     });
     const rows = result.structuredContent!.rows;
     expect(rows.length).toBeGreaterThan(0);
-    for (const row of rows) expect(row.keys[0].toLowerCase()).toContain('widget');
+    for (const row of rows) {
+      expect(row.keys[0].toLowerCase()).toContain('widget');
+    }
     expect(text(result)).toContain('Filters (all must match): query contains "widget"; country equals "usa"');
   });
 
@@ -278,7 +360,9 @@ describe('query_search_analytics: the table and its totals', () => {
     const out = first.structuredContent!;
     expect(out.rows).toHaveLength(5);
     expect(out.next_start_row).toBe(5);
-    expect(text(first)).toMatch(/exactly row_limit \(5\) rows, so there may be more: call again with start_row 5\. The sum covers only rows 1–5/);
+    expect(text(first)).toMatch(
+      /exactly row_limit \(5\) rows, so there may be more: call again with start_row 5\. The sum covers only rows 1–5/,
+    );
     const second = await ask({ ...range, row_limit: 5, start_row: 5 });
     expect(lastBody()).toMatchObject({ rowLimit: 5, startRow: 5 });
     expect(second.structuredContent!.start_row).toBe(5);
@@ -304,7 +388,9 @@ describe('query_search_analytics: the table and its totals', () => {
     expect(out.rows).toEqual([]);
     expect(out.rows_returned).toBe(0);
     expect(out.totals).toEqual({ clicks: 0, impressions: 0, ctr: 0, position: 0 });
-    expect(text(result)).toMatch(/No data for https:\/\/www\.example\.com\/ on 2026-03-06 .* not an error\. Final data for the last ~2–3 days does not exist yet; ask with data_state all/);
+    expect(text(result)).toMatch(
+      /No data for https:\/\/www\.example\.com\/ on 2026-03-06 .* not an error\. Final data for the last ~2–3 days does not exist yet; ask with data_state all/,
+    );
   });
 
   it('serves the legacy 2025-11-25 client the same result', async () => {
@@ -316,7 +402,10 @@ describe('query_search_analytics: the table and its totals', () => {
 
 describe('query_search_analytics: the hour dimension', () => {
   it('refuses hour unless data_state is hourly_all, before sending anything', async () => {
-    expectRefusedBeforeSending(await ask({ dimensions: ['hour'] }), /hour dimension needs data_state "hourly_all".*data_state is "final".*Nothing was sent/);
+    expectRefusedBeforeSending(
+      await ask({ dimensions: ['hour'] }),
+      /hour dimension needs data_state "hourly_all".*data_state is "final".*Nothing was sent/,
+    );
     expectRefusedBeforeSending(await ask({ dimensions: ['date', 'hour'], data_state: 'all' }), /hourly_all/);
   });
 
@@ -326,7 +415,11 @@ describe('query_search_analytics: the hour dimension', () => {
     expect(result.isError).toBeFalsy();
     expect(lastBody()).toMatchObject({ dimensions: ['hour'], dataState: 'hourly_all', startDate: '2026-03-06', endDate: '2026-03-06' });
     const out = result.structuredContent!;
-    expect(out.data_truth).toMatchObject({ freshness: 'fresh', first_incomplete_hour: '2026-03-06T10:00:00-08:00', first_incomplete_date: '2026-03-06' }); // the first incomplete day of the window asked
+    expect(out.data_truth).toMatchObject({
+      freshness: 'fresh',
+      first_incomplete_hour: '2026-03-06T10:00:00-08:00',
+      first_incomplete_date: '2026-03-06',
+    }); // the first incomplete day of the window asked
     expect(out.rows.length).toBeGreaterThan(0);
     expect(text(result)).toContain('hours from 2026-03-06T10:00:00-08:00 on are incomplete');
   });
@@ -355,7 +448,12 @@ describe('query_search_analytics: Google errors', () => {
   });
 
   it('gives up on a daily-quota 429 at once, saying when it resets', async () => {
-    google.emulator.injectFault({ route: 'searchanalytics.query', status: 429, message: 'Search Analytics load quota exceeded (long-term).', times: 5 });
+    google.emulator.injectFault({
+      route: 'searchanalytics.query',
+      status: 429,
+      message: 'Search Analytics load quota exceeded (long-term).',
+      times: 5,
+    });
     const result = await ask(OLD);
     expect(result.isError).toBe(true);
     expect(queries()).toHaveLength(1);
@@ -380,7 +478,12 @@ describe('query_search_analytics: Google errors', () => {
 
 describe('query_search_analytics: the 100 kB budget', () => {
   it('drops whole rows from the end, says how many and how to narrow, and keeps totals over every row Google returned', async () => {
-    const result = await ask({ period: 'last16months', dimensions: ['date', 'query', 'page', 'country', 'device'], data_state: 'all', row_limit: 25000 });
+    const result = await ask({
+      period: 'last16months',
+      dimensions: ['date', 'query', 'page', 'country', 'device'],
+      data_state: 'all',
+      row_limit: 25000,
+    });
     expect(result.isError).toBeFalsy();
     const out = result.structuredContent!;
     const bytes = Buffer.byteLength(JSON.stringify(out)) + Buffer.byteLength(text(result));

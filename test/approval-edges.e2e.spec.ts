@@ -19,7 +19,11 @@ let server: InProcessServer;
 
 beforeAll(async () => {
   google = await startGoogle();
-  server = await startInProcess({ ...google.env, GSC_APPROVAL_SECRET: 'approval-secret-for-edge-tests-0123456789', GSC_AUDIT_LOG: auditLog });
+  server = await startInProcess({
+    ...google.env,
+    GSC_APPROVAL_SECRET: 'approval-secret-for-edge-tests-0123456789',
+    GSC_AUDIT_LOG: auditLog,
+  });
 });
 afterAll(async () => {
   await server?.close();
@@ -28,7 +32,11 @@ afterAll(async () => {
 beforeEach(() => google.emulator.reset());
 
 const deletes = () => google.emulator.apiRequests().filter((r) => r.route === 'sites.delete');
-const audit = () => readFileSync(auditLog, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { event: string; path: string; era: string });
+const audit = () =>
+  readFileSync(auditLog, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { event: string; path: string; era: string });
 
 /** A 2025-11-25 session by hand: initialize with the given capabilities, then one POST; returns the raw SSE/JSON answer. */
 async function legacySession(capabilities: Record<string, unknown>) {
@@ -36,12 +44,21 @@ async function legacySession(capabilities: Record<string, unknown>) {
   const init = await fetch(server.url, {
     method: 'POST',
     headers,
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities, clientInfo: { name: 'edge', version: '0' } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities, clientInfo: { name: 'edge', version: '0' } },
+    }),
   });
   const session = init.headers.get('mcp-session-id')!;
   await init.text();
   const inSession = { ...headers, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
-  await fetch(server.url, { method: 'POST', headers: inSession, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+  await fetch(server.url, {
+    method: 'POST',
+    headers: inSession,
+    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+  });
   return {
     /** Sends a request and reads the stream until the first message, then lets go. */
     async first(message: Record<string, unknown>): Promise<Record<string, any>> {
@@ -51,7 +68,9 @@ async function legacySession(capabilities: Record<string, unknown>) {
       let text = '';
       for (;;) {
         const { value, done } = await reader.read();
-        if (done) break;
+        if (done) {
+          break;
+        }
         text += Buffer.from(value).toString('utf8');
         const data = /^data: (.+)$/m.exec(text);
         if (data) {
@@ -94,12 +113,22 @@ describe('behind a gateway that adds 2026-style capabilities to a 2025 connectio
         jsonrpc: '2.0',
         id: 8,
         method: 'tools/call',
-        params: { name: 'delete_site', arguments: { site_url: SITE }, _meta: { 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } } },
+        params: {
+          name: 'delete_site',
+          arguments: { site_url: SITE },
+          _meta: { 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } },
+        },
       });
       expect(answer.result.isError).toBeFalsy();
       expect(answer.result.structuredContent).toMatchObject({ executed: false, outcome: 'token_issued' });
-      expect(answer.result.content[0].text).toMatch(/the client \(or a gateway between it and this server\) did not declare the MCP elicitation capability/);
-      expect(audit().slice(before).map((e) => `${e.event}/${e.path}/${e.era}`)).toEqual(['token_issued/token/2025-11-25']);
+      expect(answer.result.content[0].text).toMatch(
+        /the client \(or a gateway between it and this server\) did not declare the MCP elicitation capability/,
+      );
+      expect(
+        audit()
+          .slice(before)
+          .map((e) => `${e.event}/${e.path}/${e.era}`),
+      ).toEqual(['token_issued/token/2025-11-25']);
     } finally {
       await session.close();
     }
@@ -117,10 +146,19 @@ describe('an owner approval binds its effect, not only its arguments', () => {
     expect(asked.body.result.inputRequests.approval.params.message).toContain('- Losing ownership: "webmaster@example.com"');
     const resource = google.emulator.state.resources.get('https://www.example.com/')!;
     resource.owners = [...resource.owners, 'coowner@example.com'];
-    const accepted = await modernToolCall(server.url, 'update_site_owners', { id: WWW_ID, owners: owners() }, { requestState: asked.body.result.requestState, inputResponses: accept });
+    const accepted = await modernToolCall(
+      server.url,
+      'update_site_owners',
+      { id: WWW_ID, owners: owners() },
+      { requestState: asked.body.result.requestState, inputResponses: accept },
+    );
     expect(accepted.body.result.resultType).toBe('input_required');
-    expect(accepted.body.result.inputRequests.approval.params.message).toMatch(/- Losing ownership: "webmaster@example.com", "coowner@example.com"/);
-    expect(google.emulator.apiRequests().filter((r) => r.route === 'webResource.update' || r.route === 'webResource.patch')).toHaveLength(0);
+    expect(accepted.body.result.inputRequests.approval.params.message).toMatch(
+      /- Losing ownership: "webmaster@example.com", "coowner@example.com"/,
+    );
+    expect(google.emulator.apiRequests().filter((r) => r.route === 'webResource.update' || r.route === 'webResource.patch')).toHaveLength(
+      0,
+    );
     expect(google.emulator.state.resources.get('https://www.example.com/')!.owners).toContain('coowner@example.com');
   });
 
@@ -132,14 +170,22 @@ describe('an owner approval binds its effect, not only its arguments', () => {
       expect(text(first)).toContain('Losing ownership: "webmaster@example.com"');
       const resource = google.emulator.state.resources.get('https://www.example.com/')!;
       resource.owners = [...resource.owners, 'coowner@example.com'];
-      const second = await tokenClient.call('update_site_owners', { id: WWW_ID, owners: owners(), confirm_token: first.structuredContent!.confirm_token });
+      const second = await tokenClient.call('update_site_owners', {
+        id: WWW_ID,
+        owners: owners(),
+        confirm_token: first.structuredContent!.confirm_token,
+      });
       expect(second.isError).toBeFalsy();
       expect(second.structuredContent).toMatchObject({ executed: false, outcome: 'token_issued' });
       expect(second.structuredContent!.confirm_token).not.toBe(first.structuredContent!.confirm_token);
       expect(text(second)).toMatch(/no longer the change this call would make/);
       expect(text(second)).toContain('Losing ownership: "webmaster@example.com", "coowner@example.com"');
       expect(google.emulator.apiRequests().filter((r) => r.route === 'webResource.update')).toHaveLength(0);
-      const third = await tokenClient.call('update_site_owners', { id: WWW_ID, owners: owners(), confirm_token: second.structuredContent!.confirm_token });
+      const third = await tokenClient.call('update_site_owners', {
+        id: WWW_ID,
+        owners: owners(),
+        confirm_token: second.structuredContent!.confirm_token,
+      });
       expect(third.structuredContent).toMatchObject({ executed: true, outcome: 'executed' });
       expect(google.emulator.apiRequests().filter((r) => r.route === 'webResource.update')).toHaveLength(1);
     } finally {

@@ -34,11 +34,18 @@ beforeEach(() => {
 });
 
 const deletes = () => google.emulator.apiRequests().filter((r) => r.route === 'sites.delete');
-const auditEvents = () => readFileSync(auditLog, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+const auditEvents = () =>
+  readFileSync(auditLog, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
 
 describe('a 2026-07-28 client that can show dialogs', () => {
   it('asks; an accepted dialog deletes exactly once', async () => {
-    const client = await connectHttp(server.url, { revision: '2026-07-28', elicit: () => ({ action: 'accept', content: { confirm: true } }) });
+    const client = await connectHttp(server.url, {
+      revision: '2026-07-28',
+      elicit: () => ({ action: 'accept', content: { confirm: true } }),
+    });
     try {
       const result = await client.call('delete_site', { site_url: SITE });
       expect(result.isError).toBeFalsy();
@@ -71,7 +78,10 @@ describe('a 2026-07-28 client that can show dialogs', () => {
   });
 
   it('an accept without ticking the box counts as a decline', async () => {
-    const client = await connectHttp(server.url, { revision: '2026-07-28', elicit: () => ({ action: 'accept', content: { confirm: false } }) });
+    const client = await connectHttp(server.url, {
+      revision: '2026-07-28',
+      elicit: () => ({ action: 'accept', content: { confirm: false } }),
+    });
     try {
       expect((await client.call('delete_site', { site_url: SITE })).structuredContent).toEqual({ executed: false, outcome: 'declined' });
       expect(deletes()).toHaveLength(0);
@@ -83,7 +93,10 @@ describe('a 2026-07-28 client that can show dialogs', () => {
 
 describe('a 2025-11-25 client with elicitation gets the dialog pushed mid-call', () => {
   it('over HTTP, through its session', async () => {
-    const client = await connectHttp(server.url, { revision: '2025-11-25', elicit: () => ({ action: 'accept', content: { confirm: true } }) });
+    const client = await connectHttp(server.url, {
+      revision: '2025-11-25',
+      elicit: () => ({ action: 'accept', content: { confirm: true } }),
+    });
     try {
       const result = await client.call('delete_site', { site_url: SITE });
       expect(result.structuredContent).toMatchObject({ executed: true, outcome: 'executed' });
@@ -96,7 +109,10 @@ describe('a 2025-11-25 client with elicitation gets the dialog pushed mid-call',
   });
 
   it('over stdio', async () => {
-    const client = await connectStdio(google.env, { revision: '2025-11-25', elicit: () => ({ action: 'accept', content: { confirm: true } }) });
+    const client = await connectStdio(google.env, {
+      revision: '2025-11-25',
+      elicit: () => ({ action: 'accept', content: { confirm: true } }),
+    });
     try {
       const result = await client.call('delete_site', { site_url: SITE });
       expect(result.structuredContent).toMatchObject({ executed: true, outcome: 'executed' });
@@ -125,9 +141,16 @@ describe('a client without elicitation: the two-call token', () => {
       try {
         const first = await client.call('delete_site', { site_url: SITE });
         expect(first.isError).toBeFalsy();
-        expect(first.structuredContent).toMatchObject({ executed: false, outcome: 'token_issued', confirm_token: expect.any(String), expires_at: expect.any(String) });
+        expect(first.structuredContent).toMatchObject({
+          executed: false,
+          outcome: 'token_issued',
+          confirm_token: expect.any(String),
+          expires_at: expect.any(String),
+        });
         expect(Date.parse(first.structuredContent!.expires_at)).toBeGreaterThan(now);
-        expect(text(first)).toMatch(/google-search-console-mcp did not ask a person because the client \(or a gateway between it and this server\) did not declare the MCP elicitation capability/);
+        expect(text(first)).toMatch(
+          /google-search-console-mcp did not ask a person because the client \(or a gateway between it and this server\) did not declare the MCP elicitation capability/,
+        );
         expect(text(first)).toMatch(/proves only that the call was made twice with the same arguments/);
         expect(deletes()).toHaveLength(0);
 
@@ -209,7 +232,12 @@ describe('the sealed requestState on the 2026-07-28 wire', () => {
     ['garbage', () => 'v1.not-a-seal.at-all'],
   ])('a %s seal is no answer: a fresh question, never an error or an execution', async (_name, mangle) => {
     const state = await ask();
-    const retry = await modernToolCall(server.url, 'delete_site', { site_url: SITE }, { requestState: mangle(state), inputResponses: accept });
+    const retry = await modernToolCall(
+      server.url,
+      'delete_site',
+      { site_url: SITE },
+      { requestState: mangle(state), inputResponses: accept },
+    );
     expect(retry.status).toBe(200);
     expect(retry.body.error).toBeUndefined();
     expect(retry.body.result.resultType).toBe('input_required');
@@ -241,7 +269,10 @@ describe('the sealed requestState on the 2026-07-28 wire', () => {
   });
 
   it('decline and cancel on the wire change nothing', async () => {
-    for (const [answer, outcome] of [[decline, 'declined'], [cancel, 'cancelled']] as const) {
+    for (const [answer, outcome] of [
+      [decline, 'declined'],
+      [cancel, 'cancelled'],
+    ] as const) {
       const state = await ask();
       const retry = await modernToolCall(server.url, 'delete_site', { site_url: SITE }, { requestState: state, inputResponses: answer });
       expect(retry.body.result.structuredContent).toEqual({ executed: false, outcome });
@@ -263,7 +294,12 @@ describe('replicas', () => {
     try {
       const asked = await modernToolCall(server.url, 'delete_site', { site_url: SITE });
       const state = asked.body.result.requestState;
-      const elsewhere = await modernToolCall(stranger.url, 'delete_site', { site_url: SITE }, { requestState: state, inputResponses: accept });
+      const elsewhere = await modernToolCall(
+        stranger.url,
+        'delete_site',
+        { site_url: SITE },
+        { requestState: state, inputResponses: accept },
+      );
       expect(elsewhere.body.result.resultType).toBe('input_required');
       expect(deletes()).toHaveLength(0);
       const onTwin = await modernToolCall(twin.url, 'delete_site', { site_url: SITE }, { requestState: state, inputResponses: accept });
@@ -289,9 +325,19 @@ describe('the audit trail', () => {
     }
     const state = (await modernToolCall(server.url, 'delete_site', { site_url: OTHER })).body.result.requestState;
     await modernToolCall(server.url, 'delete_site', { site_url: OTHER }, { requestState: `${state}x`, inputResponses: accept });
-    await modernToolCall(server.url, 'delete_site', { site_url: OTHER }, { requestState: (await modernToolCall(server.url, 'delete_site', { site_url: OTHER })).body.result.requestState, inputResponses: decline });
+    await modernToolCall(
+      server.url,
+      'delete_site',
+      { site_url: OTHER },
+      {
+        requestState: (await modernToolCall(server.url, 'delete_site', { site_url: OTHER })).body.result.requestState,
+        inputResponses: decline,
+      },
+    );
 
-    const events = auditEvents().slice(-9).map((e) => `${e.event}/${e.path}${e.reason ? `/${e.reason}` : ''}`);
+    const events = auditEvents()
+      .slice(-9)
+      .map((e) => `${e.event}/${e.path}${e.reason ? `/${e.reason}` : ''}`);
     expect(events).toEqual([
       'token_issued/token',
       'token_redeemed/token',
@@ -304,7 +350,12 @@ describe('the audit trail', () => {
       'declined/dialog',
     ]);
     const last = auditEvents().at(-1);
-    expect(last).toMatchObject({ tool: 'delete_site', era: '2026-07-28', target_fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/), time: expect.any(String) });
+    expect(last).toMatchObject({
+      tool: 'delete_site',
+      era: '2026-07-28',
+      target_fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/),
+      time: expect.any(String),
+    });
     const file = readFileSync(auditLog, 'utf8');
     expect(file).not.toContain(token);
     expect(file).not.toContain(SECRET);
@@ -356,7 +407,10 @@ describe('the dialog text', () => {
 
 describe('ELICITATION=false', () => {
   it('prints exactly one start-up line and takes the token path even with a client that can show dialogs', async () => {
-    const client = await connectStdio({ ...google.env, ELICITATION: 'false' }, { revision: '2025-11-25', elicit: () => ({ action: 'accept', content: { confirm: true } }) });
+    const client = await connectStdio(
+      { ...google.env, ELICITATION: 'false' },
+      { revision: '2025-11-25', elicit: () => ({ action: 'accept', content: { confirm: true } }) },
+    );
     try {
       const first = await client.call('delete_site', { site_url: SITE });
       expect(first.structuredContent).toMatchObject({ executed: false, outcome: 'token_issued' });
@@ -366,7 +420,10 @@ describe('ELICITATION=false', () => {
       expect(second.structuredContent).toMatchObject({ executed: true });
       expect(client.dialogs).toHaveLength(0);
       expect(deletes()).toHaveLength(1);
-      const notices = client.stderr().split('\n').filter((line) => line.includes('ELICITATION'));
+      const notices = client
+        .stderr()
+        .split('\n')
+        .filter((line) => line.includes('ELICITATION'));
       expect(notices).toEqual(['google-search-console-mcp: ELICITATION=false — guarded tools fall back to the two-call token']);
     } finally {
       await client.close();
@@ -382,7 +439,9 @@ describe('altered arguments', () => {
       const token = (await client.call('update_site_owners', { ...args, method: 'update' })).structuredContent!.confirm_token;
       const altered = await client.call('update_site_owners', { ...args, method: 'patch', confirm_token: token });
       expect(altered.structuredContent).toEqual({ executed: false, outcome: 'token_rejected' });
-      expect(google.emulator.apiRequests().filter((r) => r.route === 'webResource.patch' || r.route === 'webResource.update')).toHaveLength(0);
+      expect(google.emulator.apiRequests().filter((r) => r.route === 'webResource.patch' || r.route === 'webResource.update')).toHaveLength(
+        0,
+      );
     } finally {
       await client.close();
     }

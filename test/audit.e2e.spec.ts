@@ -33,9 +33,19 @@ beforeAll(async () => {
   const token = await issueToken(a.url, SITE);
   secrets.push(token);
   await redeemToken(a.url, SITE, token);
-  await modernToolCall(a.url, 'delete_sitemap', { site_url: SEED_PROPERTIES.owned, sitemap_url: 'https://www.example.com/sitemap.xml', confirm_token: 'made-up' }, { elicitation: false });
+  await modernToolCall(
+    a.url,
+    'delete_sitemap',
+    { site_url: SEED_PROPERTIES.owned, sitemap_url: 'https://www.example.com/sitemap.xml', confirm_token: 'made-up' },
+    { elicitation: false },
+  );
   // On B (principal of its bearer token): a question asked.
-  const asked = await modernToolCall(b.url, 'delete_site', { site_url: SEED_PROPERTIES.owned }, { headers: { authorization: `Bearer ${HTTP_TOKEN}` } });
+  const asked = await modernToolCall(
+    b.url,
+    'delete_site',
+    { site_url: SEED_PROPERTIES.owned },
+    { headers: { authorization: `Bearer ${HTTP_TOKEN}` } },
+  );
   secrets.push(asked.body.result.requestState);
 });
 afterAll(async () => {
@@ -55,7 +65,13 @@ describe('/admin/audit', () => {
     for (const server of [a, b]) {
       const { status, body, text } = await audit(server);
       expect(status).toBe(200);
-      expect(events(body.entries)).toEqual(['asked delete_site', 'token_refused delete_sitemap', 'executed delete_site', 'token_redeemed delete_site', 'token_issued delete_site']);
+      expect(events(body.entries)).toEqual([
+        'asked delete_site',
+        'token_refused delete_sitemap',
+        'executed delete_site',
+        'token_redeemed delete_site',
+        'token_issued delete_site',
+      ]);
       expect(body.next_before).toBeUndefined();
       expect(body.entries[0]).toEqual({
         id: expect.stringMatching(/^\d+-\d+$/),
@@ -69,7 +85,9 @@ describe('/admin/audit', () => {
         principal: expect.stringMatching(/^token:[0-9a-f]{16}$/),
       });
       expect(body.entries[1]).toMatchObject({ principal: 'local', reason: 'malformed', path: 'token' });
-      for (const secret of [...secrets, HTTP_TOKEN, 'made-up']) expect(text).not.toContain(secret);
+      for (const secret of [...secrets, HTTP_TOKEN, 'made-up']) {
+        expect(text).not.toContain(secret);
+      }
     }
   });
 
@@ -83,7 +101,9 @@ describe('/admin/audit', () => {
       ['?outcome=asked&principal=local', []],
       ['?tool=unverify_site', []],
     ];
-    for (const [query, expected] of cases) expect([query, events((await audit(b, query)).body.entries)]).toEqual([query, expected]);
+    for (const [query, expected] of cases) {
+      expect([query, events((await audit(b, query)).body.entries)]).toEqual([query, expected]);
+    }
   });
 
   it('pages back through history with limit and before', async () => {
@@ -119,8 +139,16 @@ describe('/admin/audit', () => {
   });
 
   it('keeps GSC_AUDIT_LOG as an export of what this process decided', () => {
-    const lines = readFileSync(exportFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    expect(lines.map((e) => `${e.event} ${e.tool}`)).toEqual(['token_issued delete_site', 'token_redeemed delete_site', 'executed delete_site', 'token_refused delete_sitemap']);
+    const lines = readFileSync(exportFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines.map((e) => `${e.event} ${e.tool}`)).toEqual([
+      'token_issued delete_site',
+      'token_redeemed delete_site',
+      'executed delete_site',
+      'token_refused delete_sitemap',
+    ]);
   });
 });
 
@@ -128,10 +156,19 @@ describe('class-validator is loaded by the HTTP server only', () => {
   const PRELOAD = resolve(import.meta.dirname, 'support/loaded-modules.mjs');
   const watch = () => {
     const report = join(mkdtempSync(join(tmpdir(), 'gsc-loaded-')), 'modules.txt');
-    return { report, env: { NODE_OPTIONS: `--import ${PRELOAD}`, LOADED_MODULES_REPORT: report, LOADED_MODULES_PATTERN: '/node_modules/class-(validator|transformer)/' } };
+    return {
+      report,
+      env: {
+        NODE_OPTIONS: `--import ${PRELOAD}`,
+        LOADED_MODULES_REPORT: report,
+        LOADED_MODULES_PATTERN: '/node_modules/class-(validator|transformer)/',
+      },
+    };
   };
   const read = async (report: string) => {
-    for (let i = 0; i < 100 && !existsSync(report); i++) await sleep(50);
+    for (let i = 0; i < 100 && !existsSync(report); i++) {
+      await sleep(50);
+    }
     return readFileSync(report, 'utf8').split('\n').filter(Boolean);
   };
 

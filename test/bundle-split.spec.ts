@@ -12,10 +12,14 @@ const chunks = JSON.parse(readFileSync(join(process.cwd(), 'dist/cli-chunks/chun
 
 function loadedBy(transport: 'stdio-server' | 'http-server'): { packages: Set<string>; builtins: Set<string> } {
   const own = Object.keys(chunks).find((path) => chunks[path].entryPoint === `dist/${transport}.js`);
-  if (!own) throw new Error(`no chunk for dist/${transport}.js`);
+  if (!own) {
+    throw new Error(`no chunk for dist/${transport}.js`);
+  }
   const files = new Set<string>();
   const walk = (path: string) => {
-    if (files.has(path)) return;
+    if (files.has(path)) {
+      return;
+    }
     files.add(path);
     chunks[path].imports.forEach(walk);
   };
@@ -28,7 +32,15 @@ function loadedBy(transport: 'stdio-server' | 'http-server'): { packages: Set<st
   };
 }
 
-const HTTP_ONLY = ['express', '@nestjs/platform-express', 'prom-client', 'body-parser', 'multer', '@modelcontextprotocol/node', '@hono/node-server'];
+const HTTP_ONLY = [
+  'express',
+  '@nestjs/platform-express',
+  'prom-client',
+  'body-parser',
+  'multer',
+  '@modelcontextprotocol/node',
+  '@hono/node-server',
+];
 
 describe('the bundled CLI', () => {
   it('loads none of the HTTP-only packages when serving stdio', () => {

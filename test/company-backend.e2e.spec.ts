@@ -6,7 +6,17 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { SEED_PROPERTIES } from '../src/emulator/emulator-seed.js';
 import { connectHttp, type TestClient, text } from './support/clients.js';
 import { startGoogle, type TestGoogle } from './support/google.js';
-import { EXAMPLE, hostEnv, hostRequest, installedCopies, installExample, PRODUCT, type RunningHost, runHostToExit, startHost } from './support/host-app.js';
+import {
+  EXAMPLE,
+  hostEnv,
+  hostRequest,
+  installedCopies,
+  installExample,
+  PRODUCT,
+  type RunningHost,
+  runHostToExit,
+  startHost,
+} from './support/host-app.js';
 import { accept, modernToolCall } from './support/modern-wire.js';
 import { npm } from './support/npm.js';
 
@@ -41,7 +51,9 @@ let keyFile: string;
 beforeAll(async () => {
   scratch = mkdtempSync(join(tmpdir(), 'gsc-company-'));
   // dist/ is what `npm test` built a moment ago (pretest); one tarball serves every host below.
-  const packed = (JSON.parse(npm(['pack', '--ignore-scripts', '--json', '--pack-destination', scratch], REPO)) as { filename: string }[])[0];
+  const packed = (
+    JSON.parse(npm(['pack', '--ignore-scripts', '--json', '--pack-destination', scratch], REPO)) as { filename: string }[]
+  )[0];
   tarball = join(scratch, packed.filename);
   google = await startGoogle();
   keyFile = join(scratch, 'search-console-key.json');
@@ -50,7 +62,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await google?.emulator.close();
-  if (scratch) rmSync(scratch, { recursive: true, force: true });
+  if (scratch) {
+    rmSync(scratch, { recursive: true, force: true });
+  }
 });
 
 /** The company's environment: its users, and where Search Console's key, state and Google are. */
@@ -68,7 +82,8 @@ function companyEnv(name: string, extra: Record<string, string> = {}): Record<st
   };
 }
 
-const sitemapDeletes = (feedpath: string) => google.emulator.apiRequests().filter((r) => r.route === 'sitemaps.delete' && r.params.feedpath === feedpath);
+const sitemapDeletes = (feedpath: string) =>
+  google.emulator.apiRequests().filter((r) => r.route === 'sitemaps.delete' && r.params.feedpath === feedpath);
 
 /** Tools listed, a read, and a guarded call that asks once and reaches Google once, with each client. */
 async function driveBothClients(mcp: string, sitemaps: Record<'2026-07-28' | '2025-11-25', string>): Promise<void> {
@@ -82,7 +97,10 @@ async function driveBothClients(mcp: string, sitemaps: Record<'2026-07-28' | '20
       expect(read.structuredContent!.sitemaps.map((s: any) => s.path)).toContain(sitemaps[revision]);
 
       const deleted = await client.call('delete_sitemap', { site_url: SITE, sitemap_url: sitemaps[revision] });
-      expect([revision, deleted.structuredContent]).toEqual([revision, expect.objectContaining({ executed: true, outcome: 'executed', deleted: true })]);
+      expect([revision, deleted.structuredContent]).toEqual([
+        revision,
+        expect.objectContaining({ executed: true, outcome: 'executed', deleted: true }),
+      ]);
       expect([revision, client.dialogs.length]).toEqual([revision, 1]);
       expect(client.dialogs[0]).toContain(sitemaps[revision]);
       expect([revision, sitemapDeletes(sitemaps[revision]).length]).toEqual([revision, 1]);
@@ -122,7 +140,10 @@ describe('examples/company-backend on the Nest it installs', () => {
     // proves they are real types, not `any`: every @ts-expect-error must meet an error.
     const dir = join(app, 'types-check');
     mkdirSync(dir);
-    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ extends: '../tsconfig.json', compilerOptions: { noEmit: true, rootDir: '.', skipLibCheck: false }, include: ['.'] }));
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({ extends: '../tsconfig.json', compilerOptions: { noEmit: true, rootDir: '.', skipLibCheck: false }, include: ['.'] }),
+    );
     writeFileSync(
       join(dir, 'check.ts'),
       `import type { IncomingMessage } from 'node:http';
@@ -221,10 +242,17 @@ void import('${PRODUCT}/dist/app.module.js');
 
   it('is behind the host guard: without its header the host answers 401, not the MCP endpoint', async () => {
     for (const headers of [{}, { 'x-company-key': 'not-a-key' }] as Record<string, string>[]) {
-      const refused = await hostRequest(host.origin, '/api/mcp', { headers, body: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} } });
+      const refused = await hostRequest(host.origin, '/api/mcp', {
+        headers,
+        body: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} },
+      });
       expect(refused.status).toBe(401);
       // Nest's own exception body from the host's guard, not a JSON-RPC error of ours.
-      expect(refused.json()).toEqual({ statusCode: 401, error: 'Unauthorized', message: 'company-backend: send your company key in the x-company-key header' });
+      expect(refused.json()).toEqual({
+        statusCode: 401,
+        error: 'Unauthorized',
+        message: 'company-backend: send your company key in the x-company-key header',
+      });
     }
     const admin = await hostRequest(host.origin, '/api/admin/search-console/health');
     expect(admin.status).toBe(401);
@@ -269,11 +297,19 @@ void import('${PRODUCT}/dist/app.module.js');
       expect(asked.body.result.resultType).toBe('input_required');
       const state = asked.body.result.requestState as string;
 
-      const asBob = await modernToolCall(mcp, 'delete_sitemap', args, { headers: as('bob-key'), requestState: state, inputResponses: accept });
+      const asBob = await modernToolCall(mcp, 'delete_sitemap', args, {
+        headers: as('bob-key'),
+        requestState: state,
+        inputResponses: accept,
+      });
       expect(asBob.body.result.resultType).toBe('input_required');
       expect(sitemapDeletes(args.sitemap_url)).toHaveLength(0);
 
-      const asAlice = await modernToolCall(mcp, 'delete_sitemap', args, { headers: as('alice-key'), requestState: state, inputResponses: accept });
+      const asAlice = await modernToolCall(mcp, 'delete_sitemap', args, {
+        headers: as('alice-key'),
+        requestState: state,
+        inputResponses: accept,
+      });
       expect(asAlice.body.result.structuredContent).toMatchObject({ executed: true });
       expect(sitemapDeletes(args.sitemap_url)).toHaveLength(1);
     });
@@ -326,7 +362,9 @@ describe(`examples/company-backend on the oldest Nest 12 (${OLDEST_NEST})`, () =
     for (const name of ['@nestjs/core', '@nestjs/common', '@nestjs/platform-express']) {
       expect([name, installedCopies(app, name)]).toEqual([name, [`${OLDEST_NEST} ${join(app, 'node_modules', name)}`]]);
     }
-    expect(JSON.parse(readFileSync(join(app, 'node_modules', PRODUCT, 'package.json'), 'utf8')).peerDependencies['@nestjs/core']).toBe('^12.0.0');
+    expect(JSON.parse(readFileSync(join(app, 'node_modules', PRODUCT, 'package.json'), 'utf8')).peerDependencies['@nestjs/core']).toBe(
+      '^12.0.0',
+    );
   });
 
   it('serves both clients: tools listed, a read, a guarded call asked once and executed once', async () => {

@@ -11,7 +11,9 @@ const SECRET = 'S3CR3T-value-that-must-never-be-printed';
 const CLIENT_ID = '123456789012-abcdefghijklmnopqrstuvwxyz012345.apps.googleusercontent.com';
 const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 1024 });
 const PEM = privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
-const clientSecrets = JSON.stringify({ installed: { client_id: 'x.apps.googleusercontent.com', client_secret: SECRET, redirect_uris: ['http://localhost'] } });
+const clientSecrets = JSON.stringify({
+  installed: { client_id: 'x.apps.googleusercontent.com', client_secret: SECRET, redirect_uris: ['http://localhost'] },
+});
 const goodKey = JSON.stringify({ type: 'service_account', client_email: 'a@b.iam.gserviceaccount.com', private_key: PEM });
 
 type Case = { name: string; env: Record<string, string>; args?: string[]; says: RegExp[]; secret?: string };
@@ -42,9 +44,23 @@ const cases: Case[] = [
     says: [/GSC_CLIENT_ID, GSC_CLIENT_SECRET and GSC_REFRESH_TOKEN must be set together/, /missing: GSC_REFRESH_TOKEN/],
     secret: SECRET,
   },
-  { name: 'key and key file both set', env: { GSC_SERVICE_ACCOUNT_KEY: goodKey, GSC_SERVICE_ACCOUNT_KEY_FILE: '/tmp/key.json' }, says: [/both set/] },
-  { name: 'key neither JSON nor base64 JSON', env: { GSC_SERVICE_ACCOUNT_KEY: SECRET }, says: [/GSC_SERVICE_ACCOUNT_KEY is neither JSON nor base64/], secret: SECRET },
-  { name: 'broken JSON key', env: { GSC_SERVICE_ACCOUNT_KEY: `{"private_key": "${SECRET}"` }, says: [/GSC_SERVICE_ACCOUNT_KEY is not a JSON object/], secret: SECRET },
+  {
+    name: 'key and key file both set',
+    env: { GSC_SERVICE_ACCOUNT_KEY: goodKey, GSC_SERVICE_ACCOUNT_KEY_FILE: '/tmp/key.json' },
+    says: [/both set/],
+  },
+  {
+    name: 'key neither JSON nor base64 JSON',
+    env: { GSC_SERVICE_ACCOUNT_KEY: SECRET },
+    says: [/GSC_SERVICE_ACCOUNT_KEY is neither JSON nor base64/],
+    secret: SECRET,
+  },
+  {
+    name: 'broken JSON key',
+    env: { GSC_SERVICE_ACCOUNT_KEY: `{"private_key": "${SECRET}"` },
+    says: [/GSC_SERVICE_ACCOUNT_KEY is not a JSON object/],
+    secret: SECRET,
+  },
   { name: 'bare PEM as the key', env: { GSC_SERVICE_ACCOUNT_KEY: PEM }, says: [/GSC_SERVICE_ACCOUNT_KEY holds a bare PEM private key/] },
   {
     name: 'OAuth client secrets pasted as the key (raw)',
@@ -58,20 +74,52 @@ const cases: Case[] = [
     says: [/OAuth client secrets file/],
     secret: SECRET,
   },
-  { name: 'key file that does not exist', env: { GSC_SERVICE_ACCOUNT_KEY_FILE: '/nonexistent/key.json' }, says: [/GSC_SERVICE_ACCOUNT_KEY_FILE points at "\/nonexistent\/key.json"/, /ENOENT/] },
-  { name: 'GOOGLE_APPLICATION_CREDENTIALS that does not exist', env: { GOOGLE_APPLICATION_CREDENTIALS: '/nonexistent/adc.json' }, says: [/GOOGLE_APPLICATION_CREDENTIALS points at/] },
-  { name: 'GSC_SITE_URL bare hostname', env: { GSC_SITE_URL: 'example.com' }, says: [/GSC_SITE_URL "example.com" is a bare hostname/, /sc-domain:example\.com/, /https:\/\/example\.com\//] },
+  {
+    name: 'key file that does not exist',
+    env: { GSC_SERVICE_ACCOUNT_KEY_FILE: '/nonexistent/key.json' },
+    says: [/GSC_SERVICE_ACCOUNT_KEY_FILE points at "\/nonexistent\/key.json"/, /ENOENT/],
+  },
+  {
+    name: 'GOOGLE_APPLICATION_CREDENTIALS that does not exist',
+    env: { GOOGLE_APPLICATION_CREDENTIALS: '/nonexistent/adc.json' },
+    says: [/GOOGLE_APPLICATION_CREDENTIALS points at/],
+  },
+  {
+    name: 'GSC_SITE_URL bare hostname',
+    env: { GSC_SITE_URL: 'example.com' },
+    says: [/GSC_SITE_URL "example.com" is a bare hostname/, /sc-domain:example\.com/, /https:\/\/example\.com\//],
+  },
   {
     name: 'GSC_SITE_URL outside the allowlist',
     env: { GSC_SITE_URL: 'https://other.example/', GSC_ALLOWED_SITES: 'sc-domain:example.com' },
     says: [/GSC_SITE_URL "https:\/\/other\.example\/" is outside GSC_ALLOWED_SITES \("sc-domain:example.com"\)/],
   },
-  { name: 'GSC_ALLOWED_SITES entry that is not a property', env: { GSC_ALLOWED_SITES: 'sc-domain:example.com,ftp://example.com/' }, says: [/GSC_ALLOWED_SITES entry "ftp:\/\/example.com\/"/, /only http and https/] },
+  {
+    name: 'GSC_ALLOWED_SITES entry that is not a property',
+    env: { GSC_ALLOWED_SITES: 'sc-domain:example.com,ftp://example.com/' },
+    says: [/GSC_ALLOWED_SITES entry "ftp:\/\/example.com\/"/, /only http and https/],
+  },
   { name: 'GSC_ALLOWED_SITES with no entries', env: { GSC_ALLOWED_SITES: ' , ,' }, says: [/GSC_ALLOWED_SITES has no entries/] },
-  { name: 'pattern with a leading *', env: { GSC_ALLOW_TOOLS: '*_sites' }, says: [/GSC_ALLOW_TOOLS entry "\*_sites" is not a valid pattern/, /list_\*/] },
-  { name: 'pattern with an inner *', env: { GSC_DENY_TOOLS: 'list_*_x' }, says: [/GSC_DENY_TOOLS entry "list_\*_x" is not a valid pattern/] },
-  { name: 'allow entry that matches no tool', env: { GSC_ALLOW_TOOLS: 'list_sites,lst_sitemaps' }, says: [/GSC_ALLOW_TOOLS entry "lst_sitemaps" matches no tool/, /the tools are: .*list_sites/] },
-  { name: 'deny entry that matches no tool', env: { GSC_DENY_TOOLS: 'nothing_*' }, says: [/GSC_DENY_TOOLS entry "nothing_\*" matches no tool/] },
+  {
+    name: 'pattern with a leading *',
+    env: { GSC_ALLOW_TOOLS: '*_sites' },
+    says: [/GSC_ALLOW_TOOLS entry "\*_sites" is not a valid pattern/, /list_\*/],
+  },
+  {
+    name: 'pattern with an inner *',
+    env: { GSC_DENY_TOOLS: 'list_*_x' },
+    says: [/GSC_DENY_TOOLS entry "list_\*_x" is not a valid pattern/],
+  },
+  {
+    name: 'allow entry that matches no tool',
+    env: { GSC_ALLOW_TOOLS: 'list_sites,lst_sitemaps' },
+    says: [/GSC_ALLOW_TOOLS entry "lst_sitemaps" matches no tool/, /the tools are: .*list_sites/],
+  },
+  {
+    name: 'deny entry that matches no tool',
+    env: { GSC_DENY_TOOLS: 'nothing_*' },
+    says: [/GSC_DENY_TOOLS entry "nothing_\*" matches no tool/],
+  },
   {
     name: 'write tool named under read-only',
     env: { GSC_READ_ONLY: 'true', GSC_ALLOW_TOOLS: 'list_sites,add_site' },
@@ -86,28 +134,73 @@ const cases: Case[] = [
     says: [/GSC_HTTP_HOST 0\.0\.0\.0 is not a loopback address/, /set GSC_HTTP_TOKEN, or GSC_AUTH_ISSUER with GSC_AUTH_AUDIENCE/],
   },
   { name: 'non-loopback bind without a token, via --http', env: { GSC_HTTP_HOST: '0.0.0.0' }, args: ['--http'], says: [/GSC_HTTP_TOKEN/] },
-  { name: 'short approval secret', env: { GSC_APPROVAL_SECRET: 'short-secret-value' }, says: [/GSC_APPROVAL_SECRET must be at least 32 bytes/], secret: 'short-secret-value' },
-  { name: 'short HTTP token', env: { GSC_HTTP_TOKEN: 'tiny-token' }, says: [/GSC_HTTP_TOKEN must be at least 16 characters/], secret: 'tiny-token' },
-  { name: 'HTTP token with a space', env: { GSC_HTTP_TOKEN: 'two words for one token' }, says: [/GSC_HTTP_TOKEN must be printable ASCII without spaces/], secret: 'two words' },
-  { name: 'short admin token', env: { GSC_ADMIN_TOKEN: 'tiny-admin' }, says: [/GSC_ADMIN_TOKEN must be at least 16 characters/], secret: 'tiny-admin' },
+  {
+    name: 'short approval secret',
+    env: { GSC_APPROVAL_SECRET: 'short-secret-value' },
+    says: [/GSC_APPROVAL_SECRET must be at least 32 bytes/],
+    secret: 'short-secret-value',
+  },
+  {
+    name: 'short HTTP token',
+    env: { GSC_HTTP_TOKEN: 'tiny-token' },
+    says: [/GSC_HTTP_TOKEN must be at least 16 characters/],
+    secret: 'tiny-token',
+  },
+  {
+    name: 'HTTP token with a space',
+    env: { GSC_HTTP_TOKEN: 'two words for one token' },
+    says: [/GSC_HTTP_TOKEN must be printable ASCII without spaces/],
+    secret: 'two words',
+  },
+  {
+    name: 'short admin token',
+    env: { GSC_ADMIN_TOKEN: 'tiny-admin' },
+    says: [/GSC_ADMIN_TOKEN must be at least 16 characters/],
+    secret: 'tiny-admin',
+  },
   {
     name: 'impersonation without a service account',
     env: { GSC_CLIENT_ID: CLIENT_ID, GSC_CLIENT_SECRET: SECRET, GSC_REFRESH_TOKEN: SECRET, GSC_IMPERSONATE: 'boss@example.com' },
     says: [/GSC_IMPERSONATE applies to service account credentials only/],
     secret: SECRET,
   },
-  { name: 'impersonation subject that is not an address', env: { GSC_SERVICE_ACCOUNT_KEY: goodKey, GSC_IMPERSONATE: 'boss' }, says: [/GSC_IMPERSONATE must be the e-mail address .* \(got "boss"\)/] },
-  { name: 'OAuth client id of the wrong shape', env: { GSC_CLIENT_ID: 'my-client', GSC_CLIENT_SECRET: SECRET, GSC_REFRESH_TOKEN: SECRET }, says: [/GSC_CLIENT_ID is not an OAuth client id \(got "my-client"\)/, /apps\.googleusercontent\.com/], secret: SECRET },
-  { name: 'API root with a path', env: { GSC_API_ROOT_URL: 'http://127.0.0.1:1/prefix/' }, says: [/GSC_API_ROOT_URL must be an origin without a path/] },
-  { name: 'token URL that is not a URL', env: { GSC_OAUTH_TOKEN_URL: 'token-endpoint' }, says: [/GSC_OAUTH_TOKEN_URL must be an http\(s\) URL/] },
-  { name: 'audit log in a missing directory', env: { GSC_AUDIT_LOG: '/nonexistent/dir/audit.jsonl' }, says: [/GSC_AUDIT_LOG points at "\/nonexistent\/dir\/audit.jsonl"/] },
+  {
+    name: 'impersonation subject that is not an address',
+    env: { GSC_SERVICE_ACCOUNT_KEY: goodKey, GSC_IMPERSONATE: 'boss' },
+    says: [/GSC_IMPERSONATE must be the e-mail address .* \(got "boss"\)/],
+  },
+  {
+    name: 'OAuth client id of the wrong shape',
+    env: { GSC_CLIENT_ID: 'my-client', GSC_CLIENT_SECRET: SECRET, GSC_REFRESH_TOKEN: SECRET },
+    says: [/GSC_CLIENT_ID is not an OAuth client id \(got "my-client"\)/, /apps\.googleusercontent\.com/],
+    secret: SECRET,
+  },
+  {
+    name: 'API root with a path',
+    env: { GSC_API_ROOT_URL: 'http://127.0.0.1:1/prefix/' },
+    says: [/GSC_API_ROOT_URL must be an origin without a path/],
+  },
+  {
+    name: 'token URL that is not a URL',
+    env: { GSC_OAUTH_TOKEN_URL: 'token-endpoint' },
+    says: [/GSC_OAUTH_TOKEN_URL must be an http\(s\) URL/],
+  },
+  {
+    name: 'audit log in a missing directory',
+    env: { GSC_AUDIT_LOG: '/nonexistent/dir/audit.jsonl' },
+    says: [/GSC_AUDIT_LOG points at "\/nonexistent\/dir\/audit.jsonl"/],
+  },
 ];
 
 describe('configuration errors stop start-up with exit code 1 and one stderr line', () => {
   it.each(cases)('$name', ({ env, args = [], says, secret }) => {
     const line = oneLineFailure(env, args);
-    for (const pattern of says) expect(line).toMatch(pattern);
-    if (secret) expect(line).not.toContain(secret);
+    for (const pattern of says) {
+      expect(line).toMatch(pattern);
+    }
+    if (secret) {
+      expect(line).not.toContain(secret);
+    }
   });
 });
 
@@ -118,38 +211,143 @@ writeFileSync(stateFile, '');
 const ISSUER = { GSC_AUTH_ISSUER: 'https://login.corp.example', GSC_AUTH_AUDIENCE: 'https://mcp.corp.example/mcp' };
 
 const newSettings: Case[] = [
-  { name: 'GSC_GOOGLE_TIMEOUT_MS too small', env: { GSC_GOOGLE_TIMEOUT_MS: '10' }, says: [/GSC_GOOGLE_TIMEOUT_MS must be a whole number of milliseconds from 1000 to 600000/, /\(got "10"\)/] },
+  {
+    name: 'GSC_GOOGLE_TIMEOUT_MS too small',
+    env: { GSC_GOOGLE_TIMEOUT_MS: '10' },
+    says: [/GSC_GOOGLE_TIMEOUT_MS must be a whole number of milliseconds from 1000 to 600000/, /\(got "10"\)/],
+  },
   { name: 'GSC_GOOGLE_TIMEOUT_MS with a unit', env: { GSC_GOOGLE_TIMEOUT_MS: '30s' }, says: [/GSC_GOOGLE_TIMEOUT_MS must be/] },
-  { name: 'GSC_HTTP_MAX_SESSIONS zero', env: { GSC_HTTP_MAX_SESSIONS: '0' }, says: [/GSC_HTTP_MAX_SESSIONS must be an integer from 1 to 100000 \(default 1000\)/] },
-  { name: 'GSC_EXPORT_MAX_PER_PRINCIPAL zero', env: { GSC_EXPORT_MAX_PER_PRINCIPAL: '0' }, says: [/GSC_EXPORT_MAX_PER_PRINCIPAL must be an integer from 1 to 100 \(default 10\)/] },
-  { name: 'GSC_EXPORT_MAX_BYTES_PER_PRINCIPAL with a unit', env: { GSC_EXPORT_MAX_BYTES_PER_PRINCIPAL: '64MB' }, says: [/GSC_EXPORT_MAX_BYTES_PER_PRINCIPAL must be a whole number of bytes from 1000000 to 999999999 \(default 67108864, 64 MiB\)/] },
-  { name: 'GSC_PUBLIC_URL without a scheme', env: { GSC_PUBLIC_URL: 'mcp.corp.example' }, says: [/GSC_PUBLIC_URL must be the absolute http\(s\) URL/] },
-  { name: 'GSC_PUBLIC_URL with a query', env: { GSC_PUBLIC_URL: 'https://mcp.corp.example/?x=1' }, says: [/GSC_PUBLIC_URL must not carry a query or fragment/] },
-  { name: 'GSC_STATE_DIR that is a file', env: { GSC_STATE_DIR: stateFile }, says: [/GSC_STATE_DIR points at .*, which is a file, not a folder/] },
-  { name: 'GSC_REDIS_URL with another scheme', env: { GSC_REDIS_URL: `https://:${SECRET}@redis.internal` }, says: [/GSC_REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL/], secret: SECRET },
-  { name: 'GSC_REDIS_URL that is only a password', env: { GSC_REDIS_URL: SECRET }, says: [/GSC_REDIS_URL must be/, /not shown/], secret: SECRET },
-  { name: 'GSC_REDIS_URL with a path', env: { GSC_REDIS_URL: `redis://:${SECRET}@h:6379/queue` }, says: [/GSC_REDIS_URL has a path that is not a database number/], secret: SECRET },
-  { name: 'GSC_AUTH_ISSUER without an audience', env: { GSC_AUTH_ISSUER: ISSUER.GSC_AUTH_ISSUER }, says: [/GSC_AUTH_ISSUER is set without GSC_AUTH_AUDIENCE/] },
-  { name: 'GSC_AUTH_AUDIENCE without an issuer', env: { GSC_AUTH_AUDIENCE: 'aud' }, says: [/GSC_AUTH_AUDIENCE is set without GSC_AUTH_ISSUER/] },
-  { name: 'issuer together with GSC_HTTP_TOKEN', env: { ...ISSUER, GSC_HTTP_TOKEN: SECRET }, says: [/GSC_AUTH_ISSUER and GSC_HTTP_TOKEN are both set/], secret: SECRET },
-  { name: 'plain-http issuer off loopback', env: { ...ISSUER, GSC_AUTH_ISSUER: 'http://login.corp.example' }, says: [/GSC_AUTH_ISSUER must use https:\/\//] },
-  { name: 'plain-http key set off loopback', env: { ...ISSUER, GSC_AUTH_JWKS_URL: 'http://login.corp.example/keys' }, says: [/GSC_AUTH_JWKS_URL must use https:\/\//] },
-  { name: 'issuer that is not a URL', env: { ...ISSUER, GSC_AUTH_ISSUER: 'login.corp.example' }, says: [/GSC_AUTH_ISSUER must be an https:\/\/ URL/, /exactly as the tokens’ iss claim/] },
-  { name: 'issuer with a query', env: { ...ISSUER, GSC_AUTH_ISSUER: 'https://login.corp.example/?tenant=staff' }, says: [/GSC_AUTH_ISSUER must not carry a query or fragment/] },
-  { name: 'issuer with a password in it', env: { ...ISSUER, GSC_AUTH_ISSUER: `https://admin:${SECRET}@login.corp.example` }, says: [/GSC_AUTH_ISSUER must not carry a user name or password/], secret: SECRET },
-  { name: 'audience of whitespace only counts as unset', env: { ...ISSUER, GSC_AUTH_AUDIENCE: '   ' }, says: [/GSC_AUTH_ISSUER is set without GSC_AUTH_AUDIENCE/] },
-  { name: 'key set that is not http(s)', env: { ...ISSUER, GSC_AUTH_JWKS_URL: 'ftp://login.corp.example/keys' }, says: [/GSC_AUTH_JWKS_URL must be the issuer's JWKS URL/] },
-  { name: 'claim setting without the OAuth pair', env: { GSC_AUTH_PRINCIPAL_CLAIM: 'upn' }, says: [/GSC_AUTH_PRINCIPAL_CLAIM is set but GSC_AUTH_ISSUER and GSC_AUTH_AUDIENCE are not/] },
-  { name: 'groups claim with a space', env: { ...ISSUER, GSC_AUTH_GROUPS_CLAIM: 'my groups' }, says: [/GSC_AUTH_GROUPS_CLAIM must be a claim name/] },
-  { name: 'GSC_POLICY_FILE missing', env: { GSC_POLICY_FILE: '/nonexistent/policy.json' }, says: [/GSC_POLICY_FILE points at "\/nonexistent\/policy.json", which cannot be read \(ENOENT\)/] },
-  { name: 'GSC_POLICY_FILE that is a folder', env: { GSC_POLICY_FILE: tmpdir() }, says: [/GSC_POLICY_FILE points at .*, which is not a file/] },
+  {
+    name: 'GSC_HTTP_MAX_SESSIONS zero',
+    env: { GSC_HTTP_MAX_SESSIONS: '0' },
+    says: [/GSC_HTTP_MAX_SESSIONS must be an integer from 1 to 100000 \(default 1000\)/],
+  },
+  {
+    name: 'GSC_EXPORT_MAX_PER_PRINCIPAL zero',
+    env: { GSC_EXPORT_MAX_PER_PRINCIPAL: '0' },
+    says: [/GSC_EXPORT_MAX_PER_PRINCIPAL must be an integer from 1 to 100 \(default 10\)/],
+  },
+  {
+    name: 'GSC_EXPORT_MAX_BYTES_PER_PRINCIPAL with a unit',
+    env: { GSC_EXPORT_MAX_BYTES_PER_PRINCIPAL: '64MB' },
+    says: [/GSC_EXPORT_MAX_BYTES_PER_PRINCIPAL must be a whole number of bytes from 1000000 to 999999999 \(default 67108864, 64 MiB\)/],
+  },
+  {
+    name: 'GSC_PUBLIC_URL without a scheme',
+    env: { GSC_PUBLIC_URL: 'mcp.corp.example' },
+    says: [/GSC_PUBLIC_URL must be the absolute http\(s\) URL/],
+  },
+  {
+    name: 'GSC_PUBLIC_URL with a query',
+    env: { GSC_PUBLIC_URL: 'https://mcp.corp.example/?x=1' },
+    says: [/GSC_PUBLIC_URL must not carry a query or fragment/],
+  },
+  {
+    name: 'GSC_STATE_DIR that is a file',
+    env: { GSC_STATE_DIR: stateFile },
+    says: [/GSC_STATE_DIR points at .*, which is a file, not a folder/],
+  },
+  {
+    name: 'GSC_REDIS_URL with another scheme',
+    env: { GSC_REDIS_URL: `https://:${SECRET}@redis.internal` },
+    says: [/GSC_REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL/],
+    secret: SECRET,
+  },
+  {
+    name: 'GSC_REDIS_URL that is only a password',
+    env: { GSC_REDIS_URL: SECRET },
+    says: [/GSC_REDIS_URL must be/, /not shown/],
+    secret: SECRET,
+  },
+  {
+    name: 'GSC_REDIS_URL with a path',
+    env: { GSC_REDIS_URL: `redis://:${SECRET}@h:6379/queue` },
+    says: [/GSC_REDIS_URL has a path that is not a database number/],
+    secret: SECRET,
+  },
+  {
+    name: 'GSC_AUTH_ISSUER without an audience',
+    env: { GSC_AUTH_ISSUER: ISSUER.GSC_AUTH_ISSUER },
+    says: [/GSC_AUTH_ISSUER is set without GSC_AUTH_AUDIENCE/],
+  },
+  {
+    name: 'GSC_AUTH_AUDIENCE without an issuer',
+    env: { GSC_AUTH_AUDIENCE: 'aud' },
+    says: [/GSC_AUTH_AUDIENCE is set without GSC_AUTH_ISSUER/],
+  },
+  {
+    name: 'issuer together with GSC_HTTP_TOKEN',
+    env: { ...ISSUER, GSC_HTTP_TOKEN: SECRET },
+    says: [/GSC_AUTH_ISSUER and GSC_HTTP_TOKEN are both set/],
+    secret: SECRET,
+  },
+  {
+    name: 'plain-http issuer off loopback',
+    env: { ...ISSUER, GSC_AUTH_ISSUER: 'http://login.corp.example' },
+    says: [/GSC_AUTH_ISSUER must use https:\/\//],
+  },
+  {
+    name: 'plain-http key set off loopback',
+    env: { ...ISSUER, GSC_AUTH_JWKS_URL: 'http://login.corp.example/keys' },
+    says: [/GSC_AUTH_JWKS_URL must use https:\/\//],
+  },
+  {
+    name: 'issuer that is not a URL',
+    env: { ...ISSUER, GSC_AUTH_ISSUER: 'login.corp.example' },
+    says: [/GSC_AUTH_ISSUER must be an https:\/\/ URL/, /exactly as the tokens’ iss claim/],
+  },
+  {
+    name: 'issuer with a query',
+    env: { ...ISSUER, GSC_AUTH_ISSUER: 'https://login.corp.example/?tenant=staff' },
+    says: [/GSC_AUTH_ISSUER must not carry a query or fragment/],
+  },
+  {
+    name: 'issuer with a password in it',
+    env: { ...ISSUER, GSC_AUTH_ISSUER: `https://admin:${SECRET}@login.corp.example` },
+    says: [/GSC_AUTH_ISSUER must not carry a user name or password/],
+    secret: SECRET,
+  },
+  {
+    name: 'audience of whitespace only counts as unset',
+    env: { ...ISSUER, GSC_AUTH_AUDIENCE: '   ' },
+    says: [/GSC_AUTH_ISSUER is set without GSC_AUTH_AUDIENCE/],
+  },
+  {
+    name: 'key set that is not http(s)',
+    env: { ...ISSUER, GSC_AUTH_JWKS_URL: 'ftp://login.corp.example/keys' },
+    says: [/GSC_AUTH_JWKS_URL must be the issuer's JWKS URL/],
+  },
+  {
+    name: 'claim setting without the OAuth pair',
+    env: { GSC_AUTH_PRINCIPAL_CLAIM: 'upn' },
+    says: [/GSC_AUTH_PRINCIPAL_CLAIM is set but GSC_AUTH_ISSUER and GSC_AUTH_AUDIENCE are not/],
+  },
+  {
+    name: 'groups claim with a space',
+    env: { ...ISSUER, GSC_AUTH_GROUPS_CLAIM: 'my groups' },
+    says: [/GSC_AUTH_GROUPS_CLAIM must be a claim name/],
+  },
+  {
+    name: 'GSC_POLICY_FILE missing',
+    env: { GSC_POLICY_FILE: '/nonexistent/policy.json' },
+    says: [/GSC_POLICY_FILE points at "\/nonexistent\/policy.json", which cannot be read \(ENOENT\)/],
+  },
+  {
+    name: 'GSC_POLICY_FILE that is a folder',
+    env: { GSC_POLICY_FILE: tmpdir() },
+    says: [/GSC_POLICY_FILE points at .*, which is not a file/],
+  },
 ];
 
 describe('the new settings are checked as strictly', () => {
   it.each(newSettings)('$name', ({ env, says, secret }) => {
     const line = oneLineFailure(env);
-    for (const pattern of says) expect(line).toMatch(pattern);
-    if (secret) expect(line).not.toContain(secret);
+    for (const pattern of says) {
+      expect(line).toMatch(pattern);
+    }
+    if (secret) {
+      expect(line).not.toContain(secret);
+    }
   });
 });
 
@@ -164,7 +362,9 @@ const KEY_JSON = JSON.stringify({
 });
 const KEY_B64 = Buffer.from(KEY_JSON).toString('base64');
 const CLIENT_SECRET_VALUE = `GOCSPX-${randomBytes(21).toString('base64url')}`;
-const CLIENT_SECRETS = JSON.stringify({ web: { client_id: CLIENT_ID, client_secret: CLIENT_SECRET_VALUE, redirect_uris: ['https://x.example/cb'] } });
+const CLIENT_SECRETS = JSON.stringify({
+  web: { client_id: CLIENT_ID, client_secret: CLIENT_SECRET_VALUE, redirect_uris: ['https://x.example/cb'] },
+});
 const b64url = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
 const JWT = `${b64url({ alg: 'RS256', kid: 'k1' })}.${b64url({ sub: randomBytes(12).toString('hex'), email: 'alice@corp.example', exp: 2e9 })}.${randomBytes(64).toString('base64url')}`;
 const REFRESH_TOKEN = `1//0g${randomBytes(40).toString('base64url')}`;
@@ -190,7 +390,19 @@ const FRAGMENTS: Record<string, string[]> = {
   ANSI: ['\u001b'],
   NEWLINES: ['\n', '\r'],
 };
-const VALUES: Record<string, string> = { PEM, KEY_JSON, KEY_B64, CLIENT_SECRETS, JWT, REFRESH_TOKEN, PASSWORD_URL, BIG, BIG_PLAIN, ANSI, NEWLINES };
+const VALUES: Record<string, string> = {
+  PEM,
+  KEY_JSON,
+  KEY_B64,
+  CLIENT_SECRETS,
+  JWT,
+  REFRESH_TOKEN,
+  PASSWORD_URL,
+  BIG,
+  BIG_PLAIN,
+  ANSI,
+  NEWLINES,
+};
 
 type Leak = { variable: string; value: keyof typeof VALUES; extra?: Record<string, string> };
 const oauthPair = { GSC_CLIENT_SECRET: 'client-secret-1', GSC_REFRESH_TOKEN: 'refresh-token-1' };
@@ -266,7 +478,9 @@ describe('no secret is ever echoed: a value in the wrong variable', () => {
   it.each(leaks.map((leak) => ({ ...leak, label: `${leak.value} in ${leak.variable}` })))('$label', ({ variable, value, extra }) => {
     const line = oneLineFailure({ ...extra, [variable]: VALUES[value] });
     expect(line).toContain(variable);
-    for (const fragment of FRAGMENTS[value]) expect(line).not.toContain(fragment);
+    for (const fragment of FRAGMENTS[value]) {
+      expect(line).not.toContain(fragment);
+    }
     expect(line.length).toBeLessThan(1000);
   });
 
@@ -287,15 +501,46 @@ describe('command line', () => {
     expect(result.stdout).toMatch(/^Usage: google-search-console-mcp/);
     // The variables of PRODUCT §4, listed here independently of the server's table.
     const documented = [
-      'GSC_SERVICE_ACCOUNT_KEY', 'GSC_SERVICE_ACCOUNT_KEY_FILE', 'GSC_CLIENT_ID', 'GSC_CLIENT_SECRET', 'GSC_REFRESH_TOKEN',
-      'GOOGLE_APPLICATION_CREDENTIALS', 'GSC_IMPERSONATE', 'GSC_SITE_URL', 'GSC_ALLOWED_SITES', 'GSC_READ_ONLY', 'GSC_ALLOW_TOOLS',
-      'GSC_DENY_TOOLS', 'ELICITATION', 'GSC_TRANSPORT', 'GSC_HTTP_HOST', 'GSC_HTTP_PORT', 'GSC_HTTP_TOKEN', 'GSC_ADMIN_TOKEN',
-      'GSC_ALLOWED_ORIGINS', 'GSC_APPROVAL_SECRET', 'GSC_AUDIT_LOG', 'GSC_API_ROOT_URL', 'GSC_OAUTH_TOKEN_URL', 'GSC_STATE_DIR',
-      'GSC_REDIS_URL', 'GSC_AUTH_ISSUER', 'GSC_AUTH_AUDIENCE', 'GSC_AUTH_JWKS_URL', 'GSC_AUTH_PRINCIPAL_CLAIM', 'GSC_AUTH_GROUPS_CLAIM',
-      'GSC_PUBLIC_URL', 'GSC_POLICY_FILE', 'GSC_HTTP_MAX_SESSIONS', 'GSC_GOOGLE_TIMEOUT_MS', 'GSC_EXPORT_MAX_PER_PRINCIPAL',
+      'GSC_SERVICE_ACCOUNT_KEY',
+      'GSC_SERVICE_ACCOUNT_KEY_FILE',
+      'GSC_CLIENT_ID',
+      'GSC_CLIENT_SECRET',
+      'GSC_REFRESH_TOKEN',
+      'GOOGLE_APPLICATION_CREDENTIALS',
+      'GSC_IMPERSONATE',
+      'GSC_SITE_URL',
+      'GSC_ALLOWED_SITES',
+      'GSC_READ_ONLY',
+      'GSC_ALLOW_TOOLS',
+      'GSC_DENY_TOOLS',
+      'ELICITATION',
+      'GSC_TRANSPORT',
+      'GSC_HTTP_HOST',
+      'GSC_HTTP_PORT',
+      'GSC_HTTP_TOKEN',
+      'GSC_ADMIN_TOKEN',
+      'GSC_ALLOWED_ORIGINS',
+      'GSC_APPROVAL_SECRET',
+      'GSC_AUDIT_LOG',
+      'GSC_API_ROOT_URL',
+      'GSC_OAUTH_TOKEN_URL',
+      'GSC_STATE_DIR',
+      'GSC_REDIS_URL',
+      'GSC_AUTH_ISSUER',
+      'GSC_AUTH_AUDIENCE',
+      'GSC_AUTH_JWKS_URL',
+      'GSC_AUTH_PRINCIPAL_CLAIM',
+      'GSC_AUTH_GROUPS_CLAIM',
+      'GSC_PUBLIC_URL',
+      'GSC_POLICY_FILE',
+      'GSC_HTTP_MAX_SESSIONS',
+      'GSC_GOOGLE_TIMEOUT_MS',
+      'GSC_EXPORT_MAX_PER_PRINCIPAL',
       'GSC_EXPORT_MAX_BYTES_PER_PRINCIPAL',
     ];
-    for (const name of documented) expect(result.stdout).toMatch(new RegExp(`^  ${name}\\b`, 'm'));
+    for (const name of documented) {
+      expect(result.stdout).toMatch(new RegExp(`^  ${name}\\b`, 'm'));
+    }
     expect(result.stdout).toContain('--http');
   });
 

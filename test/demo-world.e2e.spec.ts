@@ -36,7 +36,9 @@ async function call(name: string, args: Record<string, unknown> = {}) {
 
 async function ok(name: string, args: Record<string, unknown> = {}) {
   const result = await call(name, args);
-  if (result.isError) throw new Error(`${name} ${JSON.stringify(args)} failed: ${text(result)}`);
+  if (result.isError) {
+    throw new Error(`${name} ${JSON.stringify(args)} failed: ${text(result)}`);
+  }
   return result.structuredContent!;
 }
 
@@ -48,7 +50,9 @@ async function pagesWithClicks(site: string, type: string): Promise<string[]> {
 
 beforeAll(async () => {
   demo = await spawnHttpBinary({}, [DEMO]);
-  for (let i = 0; i < 200 && !demo.stderr().includes('Press Ctrl+C'); i++) await new Promise((r) => setTimeout(r, 25));
+  for (let i = 0; i < 200 && !demo.stderr().includes('Press Ctrl+C'); i++) {
+    await new Promise((r) => setTimeout(r, 25));
+  }
   client = await connectHttp(demo.url, { revision: '2026-07-28' });
 });
 afterAll(async () => {
@@ -76,7 +80,11 @@ describe('the demo world agrees with itself', () => {
                 type,
                 filters: [{ dimension: 'page', operator: 'equals', expression: r.url }],
               });
-              const lastDay = daily.rows.filter((d: any) => d.clicks > 0).map((d: any) => d.keys[0]).sort().at(-1);
+              const lastDay = daily.rows
+                .filter((d: any) => d.clicks > 0)
+                .map((d: any) => d.keys[0])
+                .sort()
+                .at(-1);
               expect(lastDay < r.last_crawl_time.slice(0, 10)).toBe(true);
             }
           }
@@ -108,7 +116,9 @@ describe('the demo world agrees with itself', () => {
   it('setup_site, get_verification_token, verify_site and list_verified_sites agree about every property', async () => {
     const sites = (await ok('list_sites')).sites.map((s: any) => s.site_url as string);
     const resources = (await ok('list_verified_sites')).resources as { id: string; site_url: string; owners: string[] }[];
-    for (const r of resources) expect(r.owners).toContain(DEMO_CREDENTIAL);
+    for (const r of resources) {
+      expect(r.owners).toContain(DEMO_CREDENTIAL);
+    }
     for (const site of sites) {
       await ok('get_site', { site_url: site });
       const setup = await ok('setup_site', { site_url: site });
@@ -126,14 +136,19 @@ describe('the demo world agrees with itself', () => {
         const got = await ok('get_verified_site', { id: through[2] });
         expect(got.owners).toContain(DEMO_CREDENTIAL);
         // A property with a verification of its own is verified through it, not through a domain above it.
-        if (resources.some((r) => r.site_url === site)) expect(through[1]).toBe(site);
+        if (resources.some((r) => r.site_url === site)) {
+          expect(through[1]).toBe(site);
+        }
       } else {
         expect(token.verified_through).toBeUndefined();
         expect(attempt.isError).toBe(true);
         const said = text(attempt);
         expect(said).toContain(`with ${token.method}`);
-        if (!token.method.startsWith('DNS')) expect(said).not.toMatch(/DNS|propagat/);
-        else expect(said).toMatch(/record/);
+        if (!token.method.startsWith('DNS')) {
+          expect(said).not.toMatch(/DNS|propagat/);
+        } else {
+          expect(said).toMatch(/record/);
+        }
       }
     }
   });
@@ -152,22 +167,31 @@ describe('the demo world agrees with itself', () => {
 
   it('lists in sitemaps only pages the site has, and inspections name sitemaps that exist', async () => {
     const top = (await ok('list_sitemaps', { site_url: OWNED })).sitemaps as any[];
-    const children = (await ok('list_sitemaps', { site_url: OWNED, sitemap_index: 'https://www.example.com/sitemap_index.xml' })).sitemaps as any[];
+    const children = (await ok('list_sitemaps', { site_url: OWNED, sitemap_index: 'https://www.example.com/sitemap_index.xml' }))
+      .sitemaps as any[];
     const all = [...top, ...children];
-    for (const s of top) await ok('get_sitemap', { site_url: OWNED, sitemap_url: s.path });
+    for (const s of top) {
+      await ok('get_sitemap', { site_url: OWNED, sitemap_url: s.path });
+    }
     expect(top.some((s) => s.is_pending)).toBe(true);
     const pages = await pagesWithClicks(OWNED, 'web');
     const naming = new Map<string, number>();
     for (let i = 0; i < pages.length; i += 20) {
       for (const url of pages.slice(i, i + 20)) {
         const out = await ok('inspect_url', { site_url: OWNED, url });
-        for (const s of out.sitemaps) naming.set(s, (naming.get(s) ?? 0) + 1);
+        for (const s of out.sitemaps) {
+          naming.set(s, (naming.get(s) ?? 0) + 1);
+        }
       }
     }
-    for (const s of naming.keys()) expect(all.map((x) => x.path)).toContain(s);
+    for (const s of naming.keys()) {
+      expect(all.map((x) => x.path)).toContain(s);
+    }
     const submitted = (path: string) => all.find((s) => s.path === path).contents.find((c: any) => c.type === 'web').submitted as number;
     // The index's children list traffic pages only: exactly the pages that name them.
-    for (const child of children) expect(submitted(child.path)).toBe(naming.get(child.path) ?? 0);
+    for (const child of children) {
+      expect(submitted(child.path)).toBe(naming.get(child.path) ?? 0);
+    }
     // No sitemap lists more pages than the site has.
     const index = top.find((s) => s.is_sitemaps_index);
     expect(submitted(index.path)).toBeLessThanOrEqual(pages.length);
@@ -175,8 +199,13 @@ describe('the demo world agrees with itself', () => {
 
   it('drove every read tool the server lists', async () => {
     const tools = await client.listTools();
-    const reads = tools.filter((t) => t.annotations?.readOnlyHint === true).map((t) => t.name).sort();
+    const reads = tools
+      .filter((t) => t.annotations?.readOnlyHint === true)
+      .map((t) => t.name)
+      .sort();
     expect(reads).toEqual([...READ_TOOLS].sort());
-    for (const name of READ_TOOLS) expect(used).toContain(name);
+    for (const name of READ_TOOLS) {
+      expect(used).toContain(name);
+    }
   });
 });

@@ -15,7 +15,9 @@ const contents = (dir: string): string[] => readdirSync(dir, { recursive: true, 
 
 async function startDemo(env: Record<string, string>): Promise<HttpBinary> {
   const demo = await spawnHttpBinary(env, [DEMO]);
-  for (let i = 0; i < 200 && !demo.stderr().includes('Press Ctrl+C'); i++) await new Promise((r) => setTimeout(r, 25));
+  for (let i = 0; i < 200 && !demo.stderr().includes('Press Ctrl+C'); i++) {
+    await new Promise((r) => setTimeout(r, 25));
+  }
   return demo;
 }
 
@@ -51,7 +53,9 @@ describe('npm run demo, with an empty HOME and no GSC_STATE_DIR', () => {
   });
 
   it('suggests a guarded tool among the registered ones', () => {
-    expect(demo.stderr()).toMatch(/^Try: list_sites, query_search_analytics with site_url "[^"]+", inspect_url, get_indexing_status for \S+, or delete_sitemap \(it asks first\)\.$/m);
+    expect(demo.stderr()).toMatch(
+      /^Try: list_sites, query_search_analytics with site_url "[^"]+", inspect_url, get_indexing_status for \S+, or delete_sitemap \(it asks first\)\.$/m,
+    );
   });
 
   it.each(['2025-11-25', '2026-07-28'] as const)('lets a %s client list the seeded properties', async (revision) => {
@@ -102,7 +106,9 @@ describe('npm run demo on a busy port', () => {
     const env = { GSC_HTTP_PORT: String(port), GSC_TRANSPORT: 'http' };
     const [demo, server] = await Promise.all([run([DEMO], env), run([MAIN], env)]);
     expect(server.status).toBe(1);
-    expect(server.stderr).toBe(`google-search-console-mcp: GSC_HTTP_PORT ${port} on 127.0.0.1 is already in use; stop the other server or choose another port (GSC_HTTP_PORT=0 picks a free one)\n`);
+    expect(server.stderr).toBe(
+      `google-search-console-mcp: GSC_HTTP_PORT ${port} on 127.0.0.1 is already in use; stop the other server or choose another port (GSC_HTTP_PORT=0 picks a free one)\n`,
+    );
     expect(demo.status).toBe(1);
     expect(demo.stderr).toBe(server.stderr);
   });

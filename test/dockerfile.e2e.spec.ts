@@ -27,8 +27,11 @@ let runtimeRoot: string;
 function containerEnv(overrides: Record<string, string | undefined>): Record<string, string> {
   const env: Record<string, string> = { PATH, HOME: join(runtimeRoot, 'home/node'), ...runtime.env };
   for (const [name, value] of Object.entries(overrides)) {
-    if (value === undefined) delete env[name];
-    else env[name] = value;
+    if (value === undefined) {
+      delete env[name];
+    } else {
+      env[name] = value;
+    }
   }
   return env;
 }
@@ -69,7 +72,9 @@ async function run(overrides: Record<string, string | undefined>): Promise<Conta
     stderr: () => stderr,
     stop: () =>
       new Promise((stopped) => {
-        if (child.exitCode !== null) return stopped();
+        if (child.exitCode !== null) {
+          return stopped();
+        }
         child.on('exit', () => stopped());
         child.kill('SIGTERM');
       }),
@@ -79,7 +84,12 @@ async function run(overrides: Record<string, string | undefined>): Promise<Conta
 /** What Docker does every interval: run the HEALTHCHECK command in the container, bounded by its --timeout. */
 function healthcheck(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   const [command, ...args] = runtime.healthcheck!.command;
-  const child = spawn(command, args, { cwd: inside(runtimeRoot, runtime.workdir), env, timeout: runtime.healthcheck!.timeoutMs, ...AS_NODE_USER });
+  const child = spawn(command, args, {
+    cwd: inside(runtimeRoot, runtime.workdir),
+    env,
+    timeout: runtime.healthcheck!.timeoutMs,
+    ...AS_NODE_USER,
+  });
   let output = '';
   child.stdout.on('data', (d) => (output += d));
   child.stderr.on('data', (d) => (output += d));
@@ -120,11 +130,15 @@ describe('the Dockerfile, replayed without a Docker engine', () => {
     runtimeRoot = roots.get(runtime.name)!;
     // The node image ships /home/node owned by node; the server keeps its state under HOME.
     mkdirSync(join(runtimeRoot, 'home/node'), { recursive: true });
-    if (AS_NODE_USER.uid !== undefined) chownSync(join(runtimeRoot, 'home/node'), AS_NODE_USER.uid, AS_NODE_USER.gid);
+    if (AS_NODE_USER.uid !== undefined) {
+      chownSync(join(runtimeRoot, 'home/node'), AS_NODE_USER.uid, AS_NODE_USER.gid);
+    }
   }, 600_000);
 
   afterAll(() => {
-    if (scratch) rmSync(scratch, { recursive: true, force: true });
+    if (scratch) {
+      rmSync(scratch, { recursive: true, force: true });
+    }
   });
 
   it('builds from a clean checkout in two stages on Node 24 slim, and runs as a non-root user', () => {
@@ -138,7 +152,9 @@ describe('the Dockerfile, replayed without a Docker engine', () => {
     // Production dependencies only: no compiler, test runner or bundler in the image.
     const modules = join(inside(runtimeRoot, runtime.workdir), 'node_modules');
     expect(existsSync(join(modules, '@modelcontextprotocol/server'))).toBe(true);
-    for (const dev of ['typescript', 'jest', 'esbuild', '@nestjs/cli', '@swc/core']) expect([dev, existsSync(join(modules, dev))]).toEqual([dev, false]);
+    for (const dev of ['typescript', 'jest', 'esbuild', '@nestjs/cli', '@swc/core']) {
+      expect([dev, existsSync(join(modules, dev))]).toEqual([dev, false]);
+    }
     expect(existsSync(join(inside(runtimeRoot, runtime.workdir), 'dist/main.js'))).toBe(true);
   });
 
@@ -208,7 +224,9 @@ describe('the replay refuses what it does not model, naming the line', () => {
       const parsed = parseDockerfile(text);
       const dir = mkdtempSync(join(tmpdir(), 'gsc-dockerfile-refuse-'));
       try {
-        expect(() => replay(parsed, { context: dir, scratch: dir, path: PATH, home: dir, npmCache: dir, buildEnv: {} })).toThrow(/line 2 .*--mount=type=secret,id=npm is not supported/);
+        expect(() => replay(parsed, { context: dir, scratch: dir, path: PATH, home: dir, npmCache: dir, buildEnv: {} })).toThrow(
+          /line 2 .*--mount=type=secret,id=npm is not supported/,
+        );
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
@@ -217,7 +235,11 @@ describe('the replay refuses what it does not model, naming the line', () => {
 
   it('.dockerignore keeps local artefacts and secrets out of the build context', () => {
     const ignored = dockerignore(readFileSync(join(REPO, '.dockerignore'), 'utf8'));
-    for (const path of ['node_modules/x/index.js', 'dist/main.js', '.env', '.git/HEAD', 'scratch/a']) expect([path, ignored(path)]).toEqual([path, true]);
-    for (const path of ['package.json', 'src/main.ts', 'Dockerfile']) expect([path, ignored(path)]).toEqual([path, false]);
+    for (const path of ['node_modules/x/index.js', 'dist/main.js', '.env', '.git/HEAD', 'scratch/a']) {
+      expect([path, ignored(path)]).toEqual([path, true]);
+    }
+    for (const path of ['package.json', 'src/main.ts', 'Dockerfile']) {
+      expect([path, ignored(path)]).toEqual([path, false]);
+    }
   });
 });

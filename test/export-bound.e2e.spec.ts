@@ -67,16 +67,22 @@ describe('GSC_EXPORT_MAX_PER_PRINCIPAL=2', () => {
     expect(text(third)).toContain(
       `To stay within 2 exports and 67108864 bytes of rows per person (GSC_EXPORT_MAX_PER_PRINCIPAL, GSC_EXPORT_MAX_BYTES_PER_PRINCIPAL), your oldest export was removed: ${first.id}.`,
     );
-    for (const uri of [first.csv, first.ndjson]) await expect(alice.raw.readResource({ uri })).rejects.toThrow(/not found/i);
+    for (const uri of [first.csv, first.ndjson]) {
+      await expect(alice.raw.readResource({ uri })).rejects.toThrow(/not found/i);
+    }
     expect((await alice.raw.readResource({ uri: second.csv })).contents[0].text).toMatch(/^date,query,/);
-    expect((await exportUris(alice)).sort()).toEqual([second.csv, second.ndjson, third.structuredContent!.export.csv, third.structuredContent!.export.ndjson].sort());
+    expect((await exportUris(alice)).sort()).toEqual(
+      [second.csv, second.ndjson, third.structuredContent!.export.csv, third.structuredContent!.export.ndjson].sort(),
+    );
     // bob's one export is untouched by alice's bound.
     expect((await bob.raw.readResource({ uri: bobs.csv })).contents[0].text).toMatch(/^date,query,/);
   });
 
   it('exports made at once by one person end within the bound', async () => {
     const made = await Promise.all(Array.from({ length: 6 }, () => modern.call(TOOL, SMALL)));
-    for (const result of made) expect(result.isError).toBeFalsy();
+    for (const result of made) {
+      expect(result.isError).toBeFalsy();
+    }
     const live = await exportUris(modern);
     expect(live.length).toBeGreaterThanOrEqual(2); // csv and ndjson of at least the last one
     expect(live.length).toBeLessThanOrEqual(4); // two exports, two formats each
@@ -93,7 +99,15 @@ describe('GSC_EXPORT_MAX_BYTES_PER_PRINCIPAL', () => {
     const sc = directSearchConsole(google);
     pageBytes = [];
     for (const startRow of [0, 25000]) {
-      const rows = await directRows(sc, LARGE, { startDate: WINDOW.start_date, endDate: WINDOW.end_date, dimensions: ['date', 'query'], type: 'web', dataState: 'final', rowLimit: 25000, startRow });
+      const rows = await directRows(sc, LARGE, {
+        startDate: WINDOW.start_date,
+        endDate: WINDOW.end_date,
+        dimensions: ['date', 'query'],
+        type: 'web',
+        dataState: 'final',
+        rowLimit: 25000,
+        startRow,
+      });
       pageBytes.push(rows.reduce((n, r) => n + Buffer.byteLength(encodeRow(r)), 0));
     }
     expect(pageBytes[0]).toBeGreaterThan(1_000_000);
@@ -125,7 +139,9 @@ describe('GSC_EXPORT_MAX_BYTES_PER_PRINCIPAL', () => {
       expect(result.isError).toBeFalsy();
       const out = result.structuredContent!.export;
       expect(out).toMatchObject({ rows: 25_000, complete: false, stopped: expect.stringContaining('GSC_EXPORT_MAX_BYTES_PER_PRINCIPAL') });
-      expect(text(result)).toContain(`The export is incomplete: a later page would have passed the per-person bound, so it holds the first 25000 rows only. Its next page (${pageBytes[1]} bytes) would take it past the ${bound} bytes`);
+      expect(text(result)).toContain(
+        `The export is incomplete: a later page would have passed the per-person bound, so it holds the first 25000 rows only. Its next page (${pageBytes[1]} bytes) would take it past the ${bound} bytes`,
+      );
       // A second export of the same size removes the first: the two together would pass the bound.
       const again = await client.call(TOOL, BIG);
       expect(again.structuredContent!.export.replaced).toEqual([out.id]);

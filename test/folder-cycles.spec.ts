@@ -46,7 +46,10 @@ describe('check-folder-cycles', () => {
   });
 
   it('fails on a cycle closed by a type-only import, naming the folders and the import that closes it', () => {
-    const root = tree({ ...LAYERED, 'config/uses-tools.ts': "import type { Plan } from '../mcp/approval/plan.js';\nexport type Uses = Plan;\n" });
+    const root = tree({
+      ...LAYERED,
+      'config/uses-tools.ts': "import type { Plan } from '../mcp/approval/plan.js';\nexport type Uses = Plan;\n",
+    });
     const { status, stderr } = check(root);
     expect(status).toBe(1);
     expect(stderr).toContain(`Folder cycle in ${root}/ among config, mcp`);
@@ -70,13 +73,18 @@ describe('check-folder-cycles', () => {
     const dynamic = check(tree({ ...LAYERED, 'common/late.ts': "export const late = () => import('../config/rule.js');\n" }));
     expect(dynamic.status).toBe(1);
     expect(dynamic.stderr).toContain('among common, config;');
-    const throughRoot = check(tree({ ...LAYERED, 'config/options.ts': "import type { app } from '../app.module.js';\nexport type Options = typeof app;\n" }));
+    const throughRoot = check(
+      tree({ ...LAYERED, 'config/options.ts': "import type { app } from '../app.module.js';\nexport type Options = typeof app;\n" }),
+    );
     expect(throughRoot.status).toBe(1);
     expect(throughRoot.stderr).toContain('(root) -> mcp (app.module.ts: ./mcp/mcp.module.js)');
   });
 
   it('ignores an import written in a comment or a string', () => {
-    const root = tree({ ...LAYERED, 'common/notes.ts': "// import { decide } from '../policy/decide.js';\nexport const text = \"import '../policy/decide.js'\";\n" });
+    const root = tree({
+      ...LAYERED,
+      'common/notes.ts': "// import { decide } from '../policy/decide.js';\nexport const text = \"import '../policy/decide.js'\";\n",
+    });
     expect(check(root)).toEqual({ status: 0, stderr: '' });
   });
 });

@@ -21,7 +21,9 @@ const JOB = 'https://www.example.com/jobs/staff-engineer';
 
 // Google's SERVICE_DISABLED body as the emulator builds it (src/emulator/emulator-usage-limits.ts cites the captures).
 const SERVICE_DISABLED = serviceDisabledBody('classic', 'searchconsole.googleapis.com', '123456789012');
-const usageLimits = (reason: string, message: string) => ({ error: { code: 403, message, errors: [{ message, domain: 'usageLimits', reason }] } });
+const usageLimits = (reason: string, message: string) => ({
+  error: { code: 403, message, errors: [{ message, domain: 'usageLimits', reason }] },
+});
 
 describe('Google faults through the whole server', () => {
   const { google, client, legacy } = useStack();
@@ -29,7 +31,13 @@ describe('Google faults through the whole server', () => {
 
   describe('a 200 that is not the answer is an error, never an empty or default result', () => {
     it.each([
-      ['get_site', { site_url: OWNED }, 'sites.get', [{ siteUrl: OWNED, permissionLevel: 'siteOwner' }], /not a sites\.get response \(a JSON array\)/],
+      [
+        'get_site',
+        { site_url: OWNED },
+        'sites.get',
+        [{ siteUrl: OWNED, permissionLevel: 'siteOwner' }],
+        /not a sites\.get response \(a JSON array\)/,
+      ],
       ['get_site', { site_url: OWNED }, 'sites.get', {}, /not a sites\.get response \(a JSON object without siteUrl\)/],
       ['list_sites', {}, 'sites.list', [], /not a sites\.list response \(a JSON array\)/],
       ['list_sites', {}, 'sites.list', '<html>Sign in</html>', /not a sites\.list response/],
@@ -51,24 +59,40 @@ describe('Google faults through the whole server', () => {
       google.emulator.injectFault({ route: 'searchanalytics.query', status: 403, body: SERVICE_DISABLED, times: Infinity });
       const result = await client.call('query_search_analytics', { site_url: OWNED, period: 'last7days' });
       expect(result.isError).toBe(true);
-      expect(text(result)).toMatch(/the Google Search Console API \(searchconsole\.googleapis\.com\) is not enabled in the Google Cloud project 123456789012/);
-      expect(text(result)).toMatch(/Enable it at https:\/\/console\.developers\.google\.com\/apis\/api\/searchconsole\.googleapis\.com\/overview\?project=123456789012 /);
+      expect(text(result)).toMatch(
+        /the Google Search Console API \(searchconsole\.googleapis\.com\) is not enabled in the Google Cloud project 123456789012/,
+      );
+      expect(text(result)).toMatch(
+        /Enable it at https:\/\/console\.developers\.google\.com\/apis\/api\/searchconsole\.googleapis\.com\/overview\?project=123456789012 /,
+      );
       expect(text(result)).not.toMatch(/add it as a user|Users and permissions/);
       expect(requests('searchanalytics.query')).toHaveLength(1);
       expect(requests('sites.list')).toHaveLength(0);
     });
 
     it('usageLimits dailyLimitExceeded is the daily quota', async () => {
-      google.emulator.injectFault({ route: 'webResource.getToken', status: 403, body: usageLimits('dailyLimitExceeded', 'Daily Limit Exceeded'), times: Infinity });
+      google.emulator.injectFault({
+        route: 'webResource.getToken',
+        status: 403,
+        body: usageLimits('dailyLimitExceeded', 'Daily Limit Exceeded'),
+        times: Infinity,
+      });
       const result = await client.call('get_verification_token', { site_url: OWNED });
       expect(result.isError).toBe(true);
-      expect(text(result)).toMatch(/^Google's daily quota is exhausted, so it refused to get a .* verification token for https:\/\/www\.example\.com\/: "Daily Limit Exceeded"/);
+      expect(text(result)).toMatch(
+        /^Google's daily quota is exhausted, so it refused to get a .* verification token for https:\/\/www\.example\.com\/: "Daily Limit Exceeded"/,
+      );
       expect(text(result)).toMatch(/resets at midnight Pacific Time/);
       expect(requests('webResource.getToken')).toHaveLength(1);
     });
 
     it('usageLimits quotaExceeded on a sitemap submission stops the rest of the batch as quota', async () => {
-      google.emulator.injectFault({ route: 'sitemaps.submit', status: 403, body: usageLimits('quotaExceeded', 'Quota exceeded'), times: Infinity });
+      google.emulator.injectFault({
+        route: 'sitemaps.submit',
+        status: 403,
+        body: usageLimits('quotaExceeded', 'Quota exceeded'),
+        times: Infinity,
+      });
       const urls = [1, 2, 3, 4, 5, 6].map((i) => `https://www.example.com/s${i}.xml`);
       const result = await client.call('submit_sitemaps', { site_url: OWNED, sitemap_urls: urls });
       const said = text(result);
@@ -95,15 +119,22 @@ describe('Google faults through the whole server', () => {
       'webResource.getToken': ['get_verification_token', { site_url: OWNED }],
     } as const;
     const SAYS = {
-      service_disabled: /^Google refused to .* because the .* API \([a-z]+\.googleapis\.com\) is not enabled in the Google Cloud project \d{12} .* Enable it at https:\/\/console\.developers\.google\.com\/apis\/api\/[a-z]+\.googleapis\.com\/overview\?project=\d{12} /,
-      access_not_configured: /is not enabled in the Google Cloud project \d{12} .* Enable it at https:\/\/console\.developers\.google\.com\/apis\/api\//,
-      quota_exceeded: /^Google's quota is exhausted, so it refused to .* Google's answer does not say which limit was hit\. .* If it was a per-minute limit, retry in 60 seconds; if it was a daily one, it resets at midnight Pacific Time/,
-      daily_limit_exceeded: /^Google's daily quota is exhausted, so it refused to .*; the count resets at midnight Pacific Time, in about \d+ (hours?|minutes?)\. Retry then/,
-      rate_limit_exceeded: /^Google's per-user rate limit is exhausted: the credential \(gsc-test@demo-project\.iam\.gserviceaccount\.com\) sent too many requests in a short time/,
-      user_rate_limit_exceeded: /^Google's per-user rate limit is exhausted: the credential \(gsc-test@demo-project\.iam\.gserviceaccount\.com\) sent too many requests in a short time/,
+      service_disabled:
+        /^Google refused to .* because the .* API \([a-z]+\.googleapis\.com\) is not enabled in the Google Cloud project \d{12} .* Enable it at https:\/\/console\.developers\.google\.com\/apis\/api\/[a-z]+\.googleapis\.com\/overview\?project=\d{12} /,
+      access_not_configured:
+        /is not enabled in the Google Cloud project \d{12} .* Enable it at https:\/\/console\.developers\.google\.com\/apis\/api\//,
+      quota_exceeded:
+        /^Google's quota is exhausted, so it refused to .* Google's answer does not say which limit was hit\. .* If it was a per-minute limit, retry in 60 seconds; if it was a daily one, it resets at midnight Pacific Time/,
+      daily_limit_exceeded:
+        /^Google's daily quota is exhausted, so it refused to .*; the count resets at midnight Pacific Time, in about \d+ (hours?|minutes?)\. Retry then/,
+      rate_limit_exceeded:
+        /^Google's per-user rate limit is exhausted: the credential \(gsc-test@demo-project\.iam\.gserviceaccount\.com\) sent too many requests in a short time/,
+      user_rate_limit_exceeded:
+        /^Google's per-user rate limit is exhausted: the credential \(gsc-test@demo-project\.iam\.gserviceaccount\.com\) sent too many requests in a short time/,
     } as const;
     // Where the quota ledger counts (URL Inspection, Indexing publish), an unsaid window is told as the likely one.
-    const LEDGER_QUOTA = /^Google's daily quota is most likely exhausted, so it refused to .* Google's answer does not say which limit was hit\. .*[Tt]he daily limit resets at midnight Pacific Time/;
+    const LEDGER_QUOTA =
+      /^Google's daily quota is most likely exhausted, so it refused to .* Google's answer does not say which limit was hit\. .*[Tt]he daily limit resets at midnight Pacific Time/;
     const LEDGER_ROUTES: readonly string[] = ['urlInspection.index.inspect', 'urlNotifications.publish'];
     const cases = Object.entries(SAYS).flatMap(([preset, says]) => Object.keys(TOOLS).map((route) => [preset, route, says] as const));
 
@@ -117,7 +148,13 @@ describe('Google faults through the whole server', () => {
       expect(said).toMatch(/Nothing was changed\./);
       expect(said).not.toMatch(/add it as a user|Users and permissions|lacks the permission/);
       // A disabled API, a daily limit or a limit Google does not name (it may be the daily one) is not sent again; nor is an Indexing publish, ever.
-      if (preset.includes('disabled') || preset.includes('not_configured') || preset === 'daily_limit_exceeded' || preset === 'quota_exceeded' || route === 'urlNotifications.publish') {
+      if (
+        preset.includes('disabled') ||
+        preset.includes('not_configured') ||
+        preset === 'daily_limit_exceeded' ||
+        preset === 'quota_exceeded' ||
+        route === 'urlNotifications.publish'
+      ) {
         expect(requests(route)).toHaveLength(1);
       }
     });
@@ -125,13 +162,20 @@ describe('Google faults through the whole server', () => {
     it('a real missing permission on a One Platform surface still gets the permission advice', async () => {
       const result = await client.call('inspect_url', { site_url: 'https://www.example.org/', url: 'https://www.example.org/x' });
       expect(result.isError).toBe(true);
-      expect(text(result)).toMatch(/You do not own this site, or the inspected URL is not part of this property\..* lacks the permission needed on https:\/\/www\.example\.org\//);
+      expect(text(result)).toMatch(
+        /You do not own this site, or the inspected URL is not part of this property\..* lacks the permission needed on https:\/\/www\.example\.org\//,
+      );
     });
   });
 
   describe("Google's real quota body", () => {
     it('a URL Inspection 429 names both limits, says which is likely, and does not claim to know which', async () => {
-      google.emulator.injectFault({ route: 'urlInspection.index.inspect', status: 429, times: Infinity, body: { error: { code: 429, message: `Quota exceeded for ${OWNED}.`, status: 'RESOURCE_EXHAUSTED' } } });
+      google.emulator.injectFault({
+        route: 'urlInspection.index.inspect',
+        status: 429,
+        times: Infinity,
+        body: { error: { code: 429, message: `Quota exceeded for ${OWNED}.`, status: 'RESOURCE_EXHAUSTED' } },
+      });
       const result = await client.call('inspect_url', { site_url: OWNED, url: OWNED });
       expect(result.isError).toBe(true);
       expect(text(result)).toMatch(/600 inspections per minute and 2 000 per day per property/);
@@ -161,10 +205,17 @@ describe('the token endpoint', () => {
   };
 
   it('invalid_grant is a sentence about the key, asked for once', async () => {
-    google.emulator.injectFault({ route: 'token', status: 400, body: { error: 'invalid_grant', error_description: 'Invalid JWT Signature.' }, times: Infinity });
+    google.emulator.injectFault({
+      route: 'token',
+      status: 400,
+      body: { error: 'invalid_grant', error_description: 'Invalid JWT Signature.' },
+      times: Infinity,
+    });
     const result = await listSitesOnAFreshServer();
     expect(result.isError).toBe(true);
-    expect(text(result)).toMatch(/^Google's OAuth token endpoint refused the service account gsc-test@demo-project\.iam\.gserviceaccount\.com from GSC_SERVICE_ACCOUNT_KEY/);
+    expect(text(result)).toMatch(
+      /^Google's OAuth token endpoint refused the service account gsc-test@demo-project\.iam\.gserviceaccount\.com from GSC_SERVICE_ACCOUNT_KEY/,
+    );
     expect(text(result)).toMatch(/Create a new JSON key/);
     expect(text(result)).not.toMatch(/Correct the arguments/);
     expect(requests('token')).toHaveLength(1);
@@ -174,8 +225,19 @@ describe('the token endpoint', () => {
   describe('an OAuth user credential', () => {
     const CLIENT_ID = '123456789012-abcdefghijklmnopqrstuvwxyz012345.apps.googleusercontent.com';
     const listSitesAs = async (env: Record<string, string>) => {
-      google.emulator.registerRefreshToken({ clientId: CLIENT_ID, clientSecret: 'GOCSPX-right', refreshToken: '1//the-current-token', user: 'owner@example.com', scopes: ['https://www.googleapis.com/auth/webmasters'] });
-      const server = await startInProcess({ GSC_API_ROOT_URL: google.emulator.url, GSC_OAUTH_TOKEN_URL: google.emulator.tokenUrl, GSC_CLIENT_ID: CLIENT_ID, ...env });
+      google.emulator.registerRefreshToken({
+        clientId: CLIENT_ID,
+        clientSecret: 'GOCSPX-right',
+        refreshToken: '1//the-current-token',
+        user: 'owner@example.com',
+        scopes: ['https://www.googleapis.com/auth/webmasters'],
+      });
+      const server = await startInProcess({
+        GSC_API_ROOT_URL: google.emulator.url,
+        GSC_OAUTH_TOKEN_URL: google.emulator.tokenUrl,
+        GSC_CLIENT_ID: CLIENT_ID,
+        ...env,
+      });
       const client = await connectHttp(server.url, { revision: '2025-11-25' });
       try {
         return await client.call('list_sites');
@@ -189,10 +251,14 @@ describe('the token endpoint', () => {
       const result = await listSitesAs({ GSC_CLIENT_SECRET: 'GOCSPX-right', GSC_REFRESH_TOKEN: '1//a-revoked-token' });
       expect(result.isError).toBe(true);
       const said = text(result);
-      expect(said).toMatch(/^Google's OAuth token endpoint refused the OAuth credential \(OAuth client 123456789012-.*\) from GSC_CLIENT_ID\/GSC_CLIENT_SECRET\/GSC_REFRESH_TOKEN/);
+      expect(said).toMatch(
+        /^Google's OAuth token endpoint refused the OAuth credential \(OAuth client 123456789012-.*\) from GSC_CLIENT_ID\/GSC_CLIENT_SECRET\/GSC_REFRESH_TOKEN/,
+      );
       expect(said).toMatch(/"invalid_grant: Token has been expired or revoked\."/);
       expect(said).toMatch(/The refresh token was revoked .* or it expired/);
-      expect(said).toMatch(/Create a new refresh token for this OAuth client with the scopes https:\/\/www\.googleapis\.com\/auth\/webmasters, https:\/\/www\.googleapis\.com\/auth\/indexing, https:\/\/www\.googleapis\.com\/auth\/siteverification, set it in GSC_REFRESH_TOKEN/);
+      expect(said).toMatch(
+        /Create a new refresh token for this OAuth client with the scopes https:\/\/www\.googleapis\.com\/auth\/webmasters, https:\/\/www\.googleapis\.com\/auth\/indexing, https:\/\/www\.googleapis\.com\/auth\/siteverification, set it in GSC_REFRESH_TOKEN/,
+      );
       expect(said).not.toMatch(/Correct the arguments/);
       expect(requests('token')).toHaveLength(1);
       expect(google.emulator.apiRequests()).toHaveLength(0);
@@ -227,7 +293,11 @@ describe('domain-wide delegation without the scopes (the emulator refuses it its
     expect(said).toMatch(/acting as delegate@example\.com \(GSC_IMPERSONATE\)/);
     const scopes = /with exactly these OAuth scopes: (.+?)\. Or narrow/.exec(said)?.[1].split(', ');
     expect(scopes?.sort()).toEqual(
-      ['https://www.googleapis.com/auth/indexing', 'https://www.googleapis.com/auth/siteverification', 'https://www.googleapis.com/auth/webmasters'].sort(),
+      [
+        'https://www.googleapis.com/auth/indexing',
+        'https://www.googleapis.com/auth/siteverification',
+        'https://www.googleapis.com/auth/webmasters',
+      ].sort(),
     );
     expect(google.emulator.apiRequests()).toHaveLength(0);
   });
@@ -258,7 +328,9 @@ describe('a Google that does not answer (GSC_GOOGLE_TIMEOUT_MS)', () => {
     google.emulator.setLatency('sites.list', 60_000);
     const result = await client.call('list_sites');
     expect(result.isError).toBe(true);
-    expect(text(result)).toMatch(/^Google did not answer within 0\.3 s \(GSC_GOOGLE_TIMEOUT_MS\) while trying to list the Search Console properties, after 2 attempts\. Nothing was changed\./);
+    expect(text(result)).toMatch(
+      /^Google did not answer within 0\.3 s \(GSC_GOOGLE_TIMEOUT_MS\) while trying to list the Search Console properties, after 2 attempts\. Nothing was changed\./,
+    );
     expect(requests('sites.list')).toHaveLength(2);
   });
 
@@ -274,13 +346,17 @@ describe('a Google that does not answer (GSC_GOOGLE_TIMEOUT_MS)', () => {
     google.emulator.setLatency('urlNotifications.publish', 60_000);
     const result = await client.call('request_indexing', { url: JOB });
     expect(result.isError).toBe(true);
-    expect(text(result)).toMatch(/^Google did not answer in time \(GSC_GOOGLE_TIMEOUT_MS\) while sending the URL_UPDATED notification .* may or may not have recorded it\. It was sent once and not retried/);
+    expect(text(result)).toMatch(
+      /^Google did not answer in time \(GSC_GOOGLE_TIMEOUT_MS\) while sending the URL_UPDATED notification .* may or may not have recorded it\. It was sent once and not retried/,
+    );
     expect(requests('urlNotifications.publish')).toHaveLength(1);
   });
 
   it('a token endpoint that hangs: nothing reaches the API', async () => {
     google.emulator.setLatency('token', 60_000);
-    const fresh = await startInProcess(google.env, [[CONFIG, withDeadline(loadConfig(isolatedEnv({ GSC_HTTP_PORT: '0', ...google.env }), { forceHttp: true }))]]);
+    const fresh = await startInProcess(google.env, [
+      [CONFIG, withDeadline(loadConfig(isolatedEnv({ GSC_HTTP_PORT: '0', ...google.env }), { forceHttp: true }))],
+    ]);
     const other = await connectHttp(fresh.url, { revision: '2025-11-25' });
     try {
       const result = await other.call('list_sites');
@@ -302,7 +378,9 @@ describe('a Google that does not answer (GSC_GOOGLE_TIMEOUT_MS)', () => {
     const caller = await connectHttp(`${running.origin}/mcp`, { revision: '2026-07-28' });
     google.emulator.setLatency('sites.list', 60_000);
     const listing = caller.call('list_sites');
-    while (requests('sites.list').length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (requests('sites.list').length === 0) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     const stopped = running.stop();
     const result = await listing;
     await stopped;

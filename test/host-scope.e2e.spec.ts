@@ -29,7 +29,12 @@ function hostWanting(token: InjectionToken | undefined): DynamicModule {
   class HostModule {}
   return {
     module: HostModule,
-    imports: [SearchConsoleMcpModule.forRoot({ settings: { GSC_API_ROOT_URL: google.env.GSC_API_ROOT_URL, GSC_STATE_DIR: isolatedEnv().GSC_STATE_DIR }, metrics: { path: 'metrics' } })],
+    imports: [
+      SearchConsoleMcpModule.forRoot({
+        settings: { GSC_API_ROOT_URL: google.env.GSC_API_ROOT_URL, GSC_STATE_DIR: isolatedEnv().GSC_STATE_DIR },
+        metrics: { path: 'metrics' },
+      }),
+    ],
     providers: [CompanyService, { provide: 'COMPANY_NAME', useValue: 'corp' }],
   };
 }
@@ -46,6 +51,8 @@ describe('SearchConsoleMcpModule inside a host app', () => {
     ['OBSERVER', OBSERVER],
     ['Clock', Clock],
   ])('does not hand %s to the host’s own providers', async (_name, token) => {
-    await expect(Test.createTestingModule({ imports: [hostWanting(token)] }).compile()).rejects.toThrow(/can't resolve dependencies of the CompanyService/);
+    await expect(Test.createTestingModule({ imports: [hostWanting(token)] }).compile()).rejects.toThrow(
+      /can't resolve dependencies of the CompanyService/,
+    );
   });
 });

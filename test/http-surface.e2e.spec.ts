@@ -16,7 +16,11 @@ interface Raw {
 }
 
 /** One request by hand: fetch() cannot set Host, or send a body that lies about its length. */
-function raw(origin: string, path: string, options: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {}): Promise<Raw> {
+function raw(
+  origin: string,
+  path: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {},
+): Promise<Raw> {
   return new Promise((resolve, reject) => {
     const req = request(`${origin}${path}`, { method: options.method ?? 'GET', headers: options.headers }, (res) => {
       let body = '';
@@ -29,7 +33,12 @@ function raw(origin: string, path: string, options: { method?: string; headers?:
   });
 }
 
-const INIT = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'surface', version: '0' } } });
+const INIT = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'surface', version: '0' } },
+});
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
 let google: TestGoogle;
@@ -51,17 +60,28 @@ const rpcError = (r: Raw) => JSON.parse(r.body) as { jsonrpc: string; error: { c
 
 describe('Host and Origin on every route of a loopback server without tokens', () => {
   const routes = ['/mcp', '/admin/health', '/admin/config', '/admin/audit', '/admin/tools', '/metrics'];
-  it.each(routes.flatMap((path) => [
-    [path, { Host: 'attacker.example' }, 403],
-    [path, { Host: 'attacker.example:80' }, 403],
-    [path, { Host: 'localhost.attacker.example' }, 403],
-    [path, { Host: `127.0.0.1`, Origin: 'http://attacker.example' }, 403],
-    [path, { Host: `localhost`, Origin: 'null' }, 403],
-  ] as const))('%s with %j → %i', async (path, headers, status) => {
-    const res = await raw(open.origin, path, { method: path === '/mcp' ? 'POST' : 'GET', headers: { ...MCP_HEADERS, ...headers }, body: path === '/mcp' ? INIT : undefined });
+  it.each(
+    routes.flatMap(
+      (path) =>
+        [
+          [path, { Host: 'attacker.example' }, 403],
+          [path, { Host: 'attacker.example:80' }, 403],
+          [path, { Host: 'localhost.attacker.example' }, 403],
+          [path, { Host: `127.0.0.1`, Origin: 'http://attacker.example' }, 403],
+          [path, { Host: `localhost`, Origin: 'null' }, 403],
+        ] as const,
+    ),
+  )('%s with %j → %i', async (path, headers, status) => {
+    const res = await raw(open.origin, path, {
+      method: path === '/mcp' ? 'POST' : 'GET',
+      headers: { ...MCP_HEADERS, ...headers },
+      body: path === '/mcp' ? INIT : undefined,
+    });
     expect(res.status).toBe(status);
     expect(res.body).not.toMatch(/gsc-test@|blog\.example\.net|gsc_mcp_tool_calls_total/);
-    if (path === '/mcp') expect(rpcError(res)).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 }, id: null });
+    if (path === '/mcp') {
+      expect(rpcError(res)).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 }, id: null });
+    }
   });
 
   it.each([
@@ -73,28 +93,45 @@ describe('Host and Origin on every route of a loopback server without tokens', (
   });
 
   it('with GSC_ADMIN_TOKEN the admin routes still refuse a rebinding Host before asking for the token', async () => {
-    const res = await raw(withAdminToken.origin, '/admin/config', { headers: { Host: 'attacker.example', Authorization: `Bearer ${ADMIN}` } });
+    const res = await raw(withAdminToken.origin, '/admin/config', {
+      headers: { Host: 'attacker.example', Authorization: `Bearer ${ADMIN}` },
+    });
     expect(res.status).toBe(403);
   });
 });
 
 describe('bodies: limits before parsing, JSON-RPC errors on the MCP path', () => {
   it('a 4 MiB+ body announced by Content-Length is refused with 413 before it is read', async () => {
-    const res = await raw(open.origin, '/mcp', { method: 'POST', headers: { ...MCP_HEADERS, 'content-length': String(5 * 1024 * 1024) }, body: '' }).catch(() => undefined);
+    const res = await raw(open.origin, '/mcp', {
+      method: 'POST',
+      headers: { ...MCP_HEADERS, 'content-length': String(5 * 1024 * 1024) },
+      body: '',
+    }).catch(() => undefined);
     // The server answers and closes without waiting for 5 MiB that never come.
     expect(res?.status).toBe(413);
     expect(rpcError(res!).error.code).toBe(-32600);
   });
 
   it('a streamed body past 4 MiB is cut off with 413', async () => {
-    const res = await raw(open.origin, '/mcp', { method: 'POST', headers: { ...MCP_HEADERS, 'transfer-encoding': 'chunked' }, body: Buffer.alloc(4 * 1024 * 1024 + 10, 0x20) }).catch(
-      (error: NodeJS.ErrnoException) => ({ status: error.code === 'EPIPE' || error.code === 'ECONNRESET' ? 413 : 0, headers: {}, body: '{"error":{"code":-32600}}' }),
-    );
+    const res = await raw(open.origin, '/mcp', {
+      method: 'POST',
+      headers: { ...MCP_HEADERS, 'transfer-encoding': 'chunked' },
+      body: Buffer.alloc(4 * 1024 * 1024 + 10, 0x20),
+    }).catch((error: NodeJS.ErrnoException) => ({
+      status: error.code === 'EPIPE' || error.code === 'ECONNRESET' ? 413 : 0,
+      headers: {},
+      body: '{"error":{"code":-32600}}',
+    }));
     expect(res.status).toBe(413);
   });
 
   it('a body of 3 MiB is accepted (the limit is 4 MiB, not Express’s 100 kB)', async () => {
-    const big = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x'.repeat(3 * 1024 * 1024), version: '0' } } });
+    const big = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x'.repeat(3 * 1024 * 1024), version: '0' } },
+    });
     const res = await raw(open.origin, '/mcp', { method: 'POST', headers: MCP_HEADERS, body: big });
     expect(res.status).toBe(200);
   });
@@ -118,15 +155,25 @@ describe('bodies: limits before parsing, JSON-RPC errors on the MCP path', () =>
       { jsonrpc: '2.0', method: 'notifications/initialized' },
       { jsonrpc: '2.0', id: 2, method: 'tools/list' },
     ]);
-    const res = await raw(open.origin, '/mcp', { method: 'POST', headers: { ...MCP_HEADERS, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' }, body: batch });
+    const res = await raw(open.origin, '/mcp', {
+      method: 'POST',
+      headers: { ...MCP_HEADERS, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' },
+      body: batch,
+    });
     expect(res.status).toBe(400);
     expect(rpcError(res).error.code).toBe(-32600);
   });
 
   it('a body of more than 64 KiB anywhere but /mcp is refused before it is parsed', async () => {
-    const res = await raw(open.origin, '/admin/health', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ x: 'y'.repeat(70_000) }) }).catch(
-      (error: NodeJS.ErrnoException) => ({ status: error.code === 'EPIPE' || error.code === 'ECONNRESET' ? 413 : 0, headers: {}, body: '' }),
-    );
+    const res = await raw(open.origin, '/admin/health', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ x: 'y'.repeat(70_000) }),
+    }).catch((error: NodeJS.ErrnoException) => ({
+      status: error.code === 'EPIPE' || error.code === 'ECONNRESET' ? 413 : 0,
+      headers: {},
+      body: '',
+    }));
     expect(res.status).toBe(413);
   });
 });
@@ -134,7 +181,12 @@ describe('bodies: limits before parsing, JSON-RPC errors on the MCP path', () =>
 describe('approval state on the wire', () => {
   it('a requestState that is not a string is no answer: a fresh question, never a JSON-RPC error', async () => {
     for (const requestState of [{ forged: true }, 42, ['a'], null]) {
-      const res = await modernToolCall(open.url, 'delete_site', { site_url: SEED_PROPERTIES.blog }, { requestState, inputResponses: { approval: { action: 'accept', content: { confirm: true } } } });
+      const res = await modernToolCall(
+        open.url,
+        'delete_site',
+        { site_url: SEED_PROPERTIES.blog },
+        { requestState, inputResponses: { approval: { action: 'accept', content: { confirm: true } } } },
+      );
       expect(res.status).toBe(200);
       expect(res.body.error).toBeUndefined();
       expect(res.body.result.resultType).toBe('input_required');

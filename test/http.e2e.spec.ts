@@ -62,7 +62,12 @@ describe('HTTP endpoint protection', () => {
     fetch(server.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '0' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '0' } },
+      }),
     });
 
   it('refuses a missing or wrong bearer token with 401', async () => {
@@ -81,10 +86,14 @@ describe('HTTP endpoint protection', () => {
   it('refuses a foreign Host header on a loopback bind', async () => {
     // fetch() cannot set Host, so speak plain node:http.
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request(server.url, { method: 'POST', headers: { ...auth, Host: 'evil.example.com', 'content-type': 'application/json' } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = request(
+        server.url,
+        { method: 'POST', headers: { ...auth, Host: 'evil.example.com', 'content-type': 'application/json' } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on('error', reject);
       req.end('{}');
     });
@@ -103,7 +112,9 @@ describe('HTTP endpoint protection', () => {
   });
 
   it('logs the credential kind and principal but never the key', () => {
-    expect(server.stderr()).toMatch(/credential: service_account gsc-test@demo-project\.iam\.gserviceaccount\.com from GSC_SERVICE_ACCOUNT_KEY/);
+    expect(server.stderr()).toMatch(
+      /credential: service_account gsc-test@demo-project\.iam\.gserviceaccount\.com from GSC_SERVICE_ACCOUNT_KEY/,
+    );
     expect(server.stderr()).not.toMatch(/PRIVATE KEY|http-token-for-tests/);
   });
 });

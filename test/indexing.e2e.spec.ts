@@ -44,7 +44,9 @@ describe('get_indexing_status', () => {
     const result = await client.call('get_indexing_status', { url: 'https://www.example.org/jobs/1' });
     expect(result.isError).toBe(true);
     expect(text(result)).toMatch(/Permission denied\. Failed to verify the URL ownership/);
-    expect(text(result)).toMatch(/verified Owner of a Search Console property that contains the URL \(a Full or Restricted user is not enough\)/);
+    expect(text(result)).toMatch(
+      /verified Owner of a Search Console property that contains the URL \(a Full or Restricted user is not enough\)/,
+    );
   });
 });
 
@@ -65,7 +67,10 @@ describe('request_indexing', () => {
     expect(publish.body).toEqual({ url: JOB, type: 'URL_UPDATED' });
 
     const status = await client.call('get_indexing_status', { url: JOB });
-    expect(status.structuredContent).toMatchObject({ notified: true, latest_update: { type: 'URL_UPDATED', notify_time: out.notify_time } });
+    expect(status.structuredContent).toMatchObject({
+      notified: true,
+      latest_update: { type: 'URL_UPDATED', notify_time: out.notify_time },
+    });
   });
 
   // Google's publish answer leaves both notifications out (the emulator's default, as Google often does), so the
@@ -75,15 +80,26 @@ describe('request_indexing', () => {
     google.emulator.clearLog();
     const result = await client.call('request_indexing', { url: 'https://www.example.com/jobs/senior-engineer', type: 'URL_DELETED' });
     expect(result.isError).toBeFalsy();
-    expect(result.structuredContent).toMatchObject({ type: 'URL_DELETED', latest_remove: { type: 'URL_DELETED' }, latest_update: { type: 'URL_UPDATED' } });
+    expect(result.structuredContent).toMatchObject({
+      type: 'URL_DELETED',
+      latest_remove: { type: 'URL_DELETED' },
+      latest_update: { type: 'URL_UPDATED' },
+    });
     expect(result.structuredContent!.notify_time).toBe(result.structuredContent!.latest_remove.notify_time);
-    expect(requests('urlNotifications.publish')[0].body).toEqual({ url: 'https://www.example.com/jobs/senior-engineer', type: 'URL_DELETED' });
+    expect(requests('urlNotifications.publish')[0].body).toEqual({
+      url: 'https://www.example.com/jobs/senior-engineer',
+      type: 'URL_DELETED',
+    });
   });
 
   it('after a publish Google forgets (404): get_indexing_status reports Google’s answer beside this server’s own record', async () => {
     const url = 'https://www.example.com/jobs/forgotten';
     const published = await client.call('request_indexing', { url });
-    expect(published.structuredContent).toMatchObject({ notify_time_source: 'this_server', recorded: true, latest_update: { source: 'this_server' } });
+    expect(published.structuredContent).toMatchObject({
+      notify_time_source: 'this_server',
+      recorded: true,
+      latest_update: { source: 'this_server' },
+    });
     const status = await legacy.call('get_indexing_status', { url });
     expect(requests('urlNotifications.getMetadata').map((r) => r.status)).toEqual([404]);
     expect(status.structuredContent).toEqual({
@@ -91,7 +107,9 @@ describe('request_indexing', () => {
       notified: true,
       latest_update: { type: 'URL_UPDATED', notify_time: published.structuredContent!.notify_time, source: 'this_server' },
       google: { found: false },
-      sent_by_this_server: [{ type: 'URL_UPDATED', sent_at: published.structuredContent!.notify_time, principal: 'local', outcome: 'accepted' }],
+      sent_by_this_server: [
+        { type: 'URL_UPDATED', sent_at: published.structuredContent!.notify_time, principal: 'local', outcome: 'accepted' },
+      ],
     });
     const said = text(status);
     expect(said).toContain(`- latest URL_UPDATED: ${published.structuredContent!.notify_time} (from this server's own record)`);
@@ -104,13 +122,25 @@ describe('request_indexing', () => {
     google.emulator.setIndexingBehaviour({ forgetful: false });
     const url = 'https://www.example.com/jobs/closed-role'; // Google has an older URL_UPDATED and URL_DELETED for it
     const published = await client.call('request_indexing', { url });
-    expect(published.structuredContent).toMatchObject({ notify_time_source: 'google', latest_update: { source: 'google' }, latest_remove: { source: 'google' } });
+    expect(published.structuredContent).toMatchObject({
+      notify_time_source: 'google',
+      latest_update: { source: 'google' },
+      latest_remove: { source: 'google' },
+    });
     const status = await client.call('get_indexing_status', { url });
     const out = status.structuredContent!;
     expect(out.google.found).toBe(true);
     expect(out.google.latest_update.notify_time).toBe(published.structuredContent!.notify_time);
-    expect(out.latest_update).toMatchObject({ type: 'URL_UPDATED', source: 'google', notify_time: published.structuredContent!.notify_time });
-    expect(out.sent_by_this_server[0]).toMatchObject({ type: 'URL_UPDATED', outcome: 'accepted', google_notify_time: published.structuredContent!.notify_time });
+    expect(out.latest_update).toMatchObject({
+      type: 'URL_UPDATED',
+      source: 'google',
+      notify_time: published.structuredContent!.notify_time,
+    });
+    expect(out.sent_by_this_server[0]).toMatchObject({
+      type: 'URL_UPDATED',
+      outcome: 'accepted',
+      google_notify_time: published.structuredContent!.notify_time,
+    });
   });
 
   it('carries quota_remaining: this server’s count of the project’s publishes today, a lower bound', async () => {
@@ -154,7 +184,9 @@ describe('request_indexing', () => {
       const result = await client.call('request_indexing', { url: `${JOB}-2` });
       expect(result.isError).toBe(true);
       expect(text(result)).toMatch(/daily quota is exhausted/);
-      expect(text(result)).toMatch(/200 publish requests \(URL_UPDATED and URL_DELETED together\) per day per Google Cloud project; the count resets at midnight Pacific Time/);
+      expect(text(result)).toMatch(
+        /200 publish requests \(URL_UPDATED and URL_DELETED together\) per day per Google Cloud project; the count resets at midnight Pacific Time/,
+      );
       expect(requests('urlNotifications.publish').map((r) => r.status)).toEqual([200, 429]);
     } finally {
       limits.publishPerDay = saved;
@@ -165,7 +197,9 @@ describe('request_indexing', () => {
     google.emulator.injectFault({ route: 'urlNotifications.publish', status: 500, times: 1 });
     const result = await client.call('request_indexing', { url: JOB });
     expect(result.isError).toBe(true);
-    expect(text(result)).toMatch(/Google failed with HTTP 500 while sending the URL_UPDATED notification for https:\/\/www\.example\.com\/jobs\/staff-engineer, so Google may or may not have recorded it/);
+    expect(text(result)).toMatch(
+      /Google failed with HTTP 500 while sending the URL_UPDATED notification for https:\/\/www\.example\.com\/jobs\/staff-engineer, so Google may or may not have recorded it/,
+    );
     expect(text(result)).toMatch(/Check with get_indexing_status .* before sending it again/);
     expect(requests('urlNotifications.publish')).toHaveLength(1);
   });

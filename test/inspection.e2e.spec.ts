@@ -61,7 +61,11 @@ describe('inspect_url', () => {
 
   it('reports a page blocked by robots.txt', async () => {
     const result = await inspect(page('private/report'));
-    expect(result.structuredContent).toMatchObject({ robots_txt_state: 'DISALLOWED', page_fetch_state: 'BLOCKED_ROBOTS_TXT', coverage_state: 'Blocked by robots.txt' });
+    expect(result.structuredContent).toMatchObject({
+      robots_txt_state: 'DISALLOWED',
+      page_fetch_state: 'BLOCKED_ROBOTS_TXT',
+      coverage_state: 'Blocked by robots.txt',
+    });
     expect(text(result)).toContain('Last crawl: none — robots.txt blocks Googlebot from fetching it.');
     expect(text(result)).toContain('Page fetch: blocked by robots.txt; robots.txt: disallowed (robots.txt blocks Googlebot)');
   });
@@ -69,7 +73,13 @@ describe('inspect_url', () => {
   it('reports a URL unknown to Google as never crawled', async () => {
     const result = await inspect(page('brand-new-page'));
     const out = result.structuredContent!;
-    expect(out).toMatchObject({ verdict: 'NEUTRAL', coverage_state: 'URL is unknown to Google', sitemaps: [], referring_urls: [], referring_urls_total: 0 });
+    expect(out).toMatchObject({
+      verdict: 'NEUTRAL',
+      coverage_state: 'URL is unknown to Google',
+      sitemaps: [],
+      referring_urls: [],
+      referring_urls_total: 0,
+    });
     expect(out.last_crawl_time).toBeUndefined();
     const said = text(result);
     expect(said).toContain('Last crawl: none recorded');
@@ -86,7 +96,9 @@ describe('inspect_url', () => {
       canonical_differs: true,
       coverage_state: 'Duplicate, Google chose different canonical than user',
     });
-    expect(text(result)).toContain(`Canonical: Google-selected ${page('products/')}; user-declared ${page('products?color=red')}. They differ`);
+    expect(text(result)).toContain(
+      `Canonical: Google-selected ${page('products/')}; user-declared ${page('products?color=red')}. They differ`,
+    );
   });
 
   it('lists rich result types with their issues', async () => {
@@ -95,17 +107,35 @@ describe('inspect_url', () => {
     expect(rich.verdict).toBe('FAIL');
     expect(rich.types).toEqual([
       { type: 'Breadcrumbs', items: 1, issues: [], issues_total: 0 },
-      { type: 'FAQ', items: 1, issues: [{ message: 'Missing field "acceptedAnswer"', severity: 'ERROR', item: 'Unnamed item' }], issues_total: 1 },
-      { type: 'Review snippets', items: 1, issues: [{ message: 'Missing field "author"', severity: 'WARNING', item: 'Widget Pro' }], issues_total: 1 },
+      {
+        type: 'FAQ',
+        items: 1,
+        issues: [{ message: 'Missing field "acceptedAnswer"', severity: 'ERROR', item: 'Unnamed item' }],
+        issues_total: 1,
+      },
+      {
+        type: 'Review snippets',
+        items: 1,
+        issues: [{ message: 'Missing field "author"', severity: 'WARNING', item: 'Widget Pro' }],
+        issues_total: 1,
+      },
     ]);
-    expect(text(result)).toContain('Rich results: FAIL. "Breadcrumbs": 1 item, no issues. "FAQ": 1 item — ERROR "Missing field "acceptedAnswer"" ("Unnamed item")');
+    expect(text(result)).toContain(
+      'Rich results: FAIL. "Breadcrumbs": 1 item, no issues. "FAQ": 1 item — ERROR "Missing field "acceptedAnswer"" ("Unnamed item")',
+    );
   });
 
   it('reports AMP when present, and caps referring URLs', async () => {
     const result = await inspect(page('amp/launch-news'));
-    expect(result.structuredContent!.amp).toMatchObject({ verdict: 'PASS', indexing_state: 'AMP_INDEXING_ALLOWED', issues: [{ severity: 'WARNING' }] });
+    expect(result.structuredContent!.amp).toMatchObject({
+      verdict: 'PASS',
+      indexing_state: 'AMP_INDEXING_ALLOWED',
+      issues: [{ severity: 'WARNING' }],
+    });
     expect(result.structuredContent!.referring_urls.length).toBeLessThanOrEqual(10);
-    expect(text(result)).toMatch(/AMP: PASS for https:\/\/www\.example\.com\/amp\/launch-news; indexing allowed; fetch successful\. Issues: WARNING/);
+    expect(text(result)).toMatch(
+      /AMP: PASS for https:\/\/www\.example\.com\/amp\/launch-news; indexing allowed; fetch successful\. Issues: WARNING/,
+    );
   });
 
   it('reports a 404 page with an error verdict', async () => {
@@ -158,7 +188,11 @@ describe('inspect_url', () => {
               '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
               reason: 'RATE_LIMIT_EXCEEDED',
               domain: 'googleapis.com',
-              metadata: { service: 'searchconsole.googleapis.com', quota_limit: 'UrlInspectionRequestsPerDayPerSite', quota_limit_value: '2000' },
+              metadata: {
+                service: 'searchconsole.googleapis.com',
+                quota_limit: 'UrlInspectionRequestsPerDayPerSite',
+                quota_limit_value: '2000',
+              },
             },
           ],
         },
@@ -167,7 +201,9 @@ describe('inspect_url', () => {
     const result = await inspect(page(''));
     expect(result.isError).toBe(true);
     expect(inspections()).toHaveLength(1);
-    expect(text(result)).toMatch(/daily quota is exhausted, so it refused to inspect https:\/\/www\.example\.com\/ in https:\/\/www\.example\.com\/.*midnight Pacific Time/);
+    expect(text(result)).toMatch(
+      /daily quota is exhausted, so it refused to inspect https:\/\/www\.example\.com\/ in https:\/\/www\.example\.com\/.*midnight Pacific Time/,
+    );
   });
 
   it("Google's real 429 (the same for every limit) names both limits and when each resets", async () => {
@@ -181,8 +217,12 @@ describe('inspect_url', () => {
     expect(result.isError).toBe(true);
     // Sent once: a backoff of seconds clears neither window, and a retry would spend quota.
     expect(inspections()).toHaveLength(1);
-    expect(text(result)).toMatch(/^Google's daily quota is most likely exhausted, so it refused to inspect https:\/\/www\.example\.com\/ in https:\/\/www\.example\.com\/: "Quota exceeded for https:\/\/www\.example\.com\/\."\. Nothing was changed\. Google's answer does not say which limit was hit\./);
-    expect(text(result)).toMatch(/If it was the per-minute limit \(600\), it clears by \S+, within a minute; the daily limit resets at midnight Pacific Time/);
+    expect(text(result)).toMatch(
+      /^Google's daily quota is most likely exhausted, so it refused to inspect https:\/\/www\.example\.com\/ in https:\/\/www\.example\.com\/: "Quota exceeded for https:\/\/www\.example\.com\/\."\. Nothing was changed\. Google's answer does not say which limit was hit\./,
+    );
+    expect(text(result)).toMatch(
+      /If it was the per-minute limit \(600\), it clears by \S+, within a minute; the daily limit resets at midnight Pacific Time/,
+    );
     expect(text(result)).not.toMatch(/daily quota is exhausted|per-minute quota is exhausted/);
   });
 
@@ -200,14 +240,22 @@ describe('inspect_urls', () => {
     google.emulator.setLatency('urlInspection.index.inspect', 100);
     const result = await client.call('inspect_urls', { site_url: OWNED, urls: twenty });
     expect(result.isError).toBeFalsy();
-    expect(inspections().map((r) => (r.body as any).inspectionUrl).sort()).toEqual([...twenty].sort());
+    expect(
+      inspections()
+        .map((r) => (r.body as any).inspectionUrl)
+        .sort(),
+    ).toEqual([...twenty].sort());
     expect(inspections().every((r) => r.status === 200)).toBe(true);
     const out = result.structuredContent!;
     expect(out.results.map((r: any) => r.url)).toEqual(twenty);
     expect(out.not_inspected).toEqual([]);
     expect(out.untrusted).toBe(true);
-    for (const r of out.results) expect(['PASS', 'NEUTRAL', 'FAIL']).toContain(r.verdict);
-    expect(text(result)).toMatch(/^Indexed state of 20 URLs in https:\/\/www\.example\.com\/: \d+ on Google, \d+ not on Google, 0 failed\./);
+    for (const r of out.results) {
+      expect(['PASS', 'NEUTRAL', 'FAIL']).toContain(r.verdict);
+    }
+    expect(text(result)).toMatch(
+      /^Indexed state of 20 URLs in https:\/\/www\.example\.com\/: \d+ on Google, \d+ not on Google, 0 failed\./,
+    );
   });
 
   it('condenses each verdict, with the Google canonical only when it differs', async () => {
@@ -219,9 +267,13 @@ describe('inspect_urls', () => {
     expect(product).toMatchObject({ verdict: 'NEUTRAL', google_canonical: page('products/') });
     expect(fresh).toEqual({ url: page('brand-new-page'), verdict: 'NEUTRAL', coverage_state: 'URL is unknown to Google' });
     const said = text(result);
-    expect(said).toContain(`- ${page('products?color=red')} — NEUTRAL, not on Google (excluded); "Duplicate, Google chose different canonical than user"; last crawl `);
+    expect(said).toContain(
+      `- ${page('products?color=red')} — NEUTRAL, not on Google (excluded); "Duplicate, Google chose different canonical than user"; last crawl `,
+    );
     expect(said).toContain(`Google-selected canonical: ${page('products')}`);
-    expect(said).toContain(`- ${page('brand-new-page')} — NEUTRAL, not on Google (excluded); "URL is unknown to Google"; no crawl recorded`);
+    expect(said).toContain(
+      `- ${page('brand-new-page')} — NEUTRAL, not on Google (excluded); "URL is unknown to Google"; no crawl recorded`,
+    );
   });
 
   it('reports a per-URL failure against that URL and carries on with the rest', async () => {
@@ -249,14 +301,18 @@ describe('inspect_urls', () => {
   it('refuses more than 20 URLs with a sentence, sending nothing', async () => {
     const result = await client.call('inspect_urls', { site_url: OWNED, urls: [...twenty, page('one-too-many')] });
     expect(result.isError).toBe(true);
-    expect(text(result)).toContain('inspect_urls takes at most 20 URLs per call; split the list into several calls. Nothing was sent to Google.');
+    expect(text(result)).toContain(
+      'inspect_urls takes at most 20 URLs per call; split the list into several calls. Nothing was sent to Google.',
+    );
     expect(google.emulator.apiRequests()).toHaveLength(0);
   });
 
   it('refuses the whole batch when one URL is outside the property, sending nothing', async () => {
     const result = await client.call('inspect_urls', { site_url: OWNED, urls: [page(''), 'https://blog.example.net/'] });
     expect(result.isError).toBe(true);
-    expect(text(result)).toMatch(/https:\/\/blog\.example\.net\/ is not part of the property https:\/\/www\.example\.com\/.*Nothing was sent/);
+    expect(text(result)).toMatch(
+      /https:\/\/blog\.example\.net\/ is not part of the property https:\/\/www\.example\.com\/.*Nothing was sent/,
+    );
     expect(google.emulator.apiRequests()).toHaveLength(0);
   });
 
@@ -290,14 +346,24 @@ describe("inspect_url when Google has spent the property's daily quota", () => {
   });
 
   it('sends the refused inspection once and says it is most likely the daily limit, resetting at midnight Pacific Time', async () => {
-    for (const path of ['a', 'b']) expect((await modern.call('inspect_url', { site_url: OWNED, url: page(path) })).isError).toBeFalsy();
+    for (const path of ['a', 'b']) {
+      expect((await modern.call('inspect_url', { site_url: OWNED, url: page(path) })).isError).toBeFalsy();
+    }
     for (const [i, c] of [modern, old].entries()) {
       const before = inspections(limited.emulator).length;
       const result = await c.call('inspect_url', { site_url: OWNED, url: page(`c${i}`) });
       expect(result.isError).toBe(true);
-      expect(inspections(limited.emulator).slice(before).map((r) => r.status)).toEqual([429]);
-      expect(text(result)).toMatch(/^Google's daily quota is most likely exhausted, so it refused to inspect https:\/\/www\.example\.com\/c\d in https:\/\/www\.example\.com\//);
-      expect(text(result)).toMatch(/This server counted \d+ inspections of https:\/\/www\.example\.com\/ in the current minute and 2 today/);
+      expect(
+        inspections(limited.emulator)
+          .slice(before)
+          .map((r) => r.status),
+      ).toEqual([429]);
+      expect(text(result)).toMatch(
+        /^Google's daily quota is most likely exhausted, so it refused to inspect https:\/\/www\.example\.com\/c\d in https:\/\/www\.example\.com\//,
+      );
+      expect(text(result)).toMatch(
+        /This server counted \d+ inspections of https:\/\/www\.example\.com\/ in the current minute and 2 today/,
+      );
       expect(text(result)).toMatch(/the daily limit resets at midnight Pacific Time \(\S+, in about \d+ (hours?|minutes?)\)\.$/);
     }
   });

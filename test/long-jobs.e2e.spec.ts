@@ -34,14 +34,21 @@ type Progress = { progress: number; total?: number; message?: string };
 type Revision = '2026-07-28' | '2025-11-25';
 
 /** tools/call with the SDK's own progress and cancellation options (the v1 client takes a result schema first). */
-function callTool(client: TestClient, name: string, args: Record<string, unknown>, options: { onprogress?: (p: Progress) => void; signal?: AbortSignal }): Promise<ToolResult> {
+function callTool(
+  client: TestClient,
+  name: string,
+  args: Record<string, unknown>,
+  options: { onprogress?: (p: Progress) => void; signal?: AbortSignal },
+): Promise<ToolResult> {
   const params = { name, arguments: args };
   return client.revision === '2026-07-28' ? client.raw.callTool(params, options) : client.raw.callTool(params, undefined, options);
 }
 
 async function waitUntil(check: () => boolean, what: string): Promise<void> {
   for (let i = 0; i < 500; i++) {
-    if (check()) return;
+    if (check()) {
+      return;
+    }
     await sleep(20);
   }
   throw new Error(`timed out waiting until ${what}`);
@@ -84,14 +91,17 @@ function httpHarness(): Harness {
       await waitUntil(() => traffic.openResponses === 0, 'every response of the MCP endpoint is closed');
     },
     async close() {
-      for (const server of servers.splice(0)) await server.close();
+      for (const server of servers.splice(0)) {
+        await server.close();
+      }
     },
   };
 }
 
 function stdioHarness(): Harness {
   return {
-    connect: (revision, dir) => connectStdio({ ...google.env, GSC_STATE_DIR: dir, GSC_GOOGLE_TIMEOUT_MS: String(TIMEOUT_MS) }, { revision }),
+    connect: (revision, dir) =>
+      connectStdio({ ...google.env, GSC_STATE_DIR: dir, GSC_GOOGLE_TIMEOUT_MS: String(TIMEOUT_MS) }, { revision }),
     // Closing stdin makes the binary drain its running calls and exit; the client waits for the exit.
     settle: (client) => client.close(),
     close: async () => undefined,
@@ -134,18 +144,31 @@ describe.each([
     expect(result.isError).toBeFalsy();
     expect(notes.map((n) => n.progress)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
     expect(notes.every((n) => n.total === 20)).toBe(true);
-    for (const note of notes) expect(note.message).toMatch(/^https:\/\/www\.example\.com\/articles\/post-\d+: (PASS \(on Google\)|NEUTRAL \(excluded\)|FAIL \(error\))$/);
+    for (const note of notes) {
+      expect(note.message).toMatch(
+        /^https:\/\/www\.example\.com\/articles\/post-\d+: (PASS \(on Google\)|NEUTRAL \(excluded\)|FAIL \(error\))$/,
+      );
+    }
     expect(new Set(notes.map((n) => n.message!.split(': ')[0]))).toEqual(new Set(TWENTY));
     // Each note says what the result says about that URL.
-    const verdicts = new Map<string, string>(result.structuredContent!.results.map((r: { url: string; verdict: string }) => [r.url, r.verdict]));
-    for (const note of notes) expect(note.message).toContain(`: ${verdicts.get(note.message!.split(": ")[0]) ?? "?"}`);
+    const verdicts = new Map<string, string>(
+      result.structuredContent!.results.map((r: { url: string; verdict: string }) => [r.url, r.verdict]),
+    );
+    for (const note of notes) {
+      expect(note.message).toContain(`: ${verdicts.get(note.message!.split(': ')[0]) ?? '?'}`);
+    }
   });
 
   it('submit_sitemaps sends progress after each sitemap', async () => {
     client = await harness.connect(revision, mkdtempSync(join(tmpdir(), 'gsc-state-')));
     const sitemaps = [1, 2, 3, 4, 5, 6].map((i) => `${OWNED}sitemap-${i}.xml`);
     const notes: Progress[] = [];
-    const result = await callTool(client, 'submit_sitemaps', { site_url: OWNED, sitemap_urls: sitemaps }, { onprogress: (p) => notes.push(p) });
+    const result = await callTool(
+      client,
+      'submit_sitemaps',
+      { site_url: OWNED, sitemap_urls: sitemaps },
+      { onprogress: (p) => notes.push(p) },
+    );
     expect(result.structuredContent).toMatchObject({ submitted_count: 6, failed_count: 0 });
     expect(notes.map((n) => n.progress)).toEqual([1, 2, 3, 4, 5, 6]);
     expect(notes.map((n) => n.message).sort()).toEqual(sitemaps.map((s) => `${s}: accepted`).sort());
@@ -158,13 +181,20 @@ describe.each([
     google.emulator.injectFault({ route: 'urlInspection.index.inspect', kind: 'hang', times: 5 });
     const controller = new AbortController();
     const notes: Progress[] = [];
-    const call = callTool(client, 'inspect_urls', { site_url: OWNED, urls: TWENTY }, {
-      signal: controller.signal,
-      onprogress: (p) => {
-        notes.push(p);
-        if (notes.length === 5) controller.abort('enough');
+    const call = callTool(
+      client,
+      'inspect_urls',
+      { site_url: OWNED, urls: TWENTY },
+      {
+        signal: controller.signal,
+        onprogress: (p) => {
+          notes.push(p);
+          if (notes.length === 5) {
+            controller.abort('enough');
+          }
+        },
       },
-    });
+    );
     await expect(call).rejects.toThrow();
     expect(notes).toHaveLength(5);
     await harness.settle(client);
@@ -195,13 +225,20 @@ describe('cancelling submit_sitemaps (HTTP, 2026-07-28)', () => {
     const sitemaps = Array.from({ length: 12 }, (_, i) => `${OWNED}feeds/sitemap-${i + 1}.xml`);
     const controller = new AbortController();
     const notes: Progress[] = [];
-    const call = callTool(client, 'submit_sitemaps', { site_url: OWNED, sitemap_urls: sitemaps }, {
-      signal: controller.signal,
-      onprogress: (p) => {
-        notes.push(p);
-        if (notes.length === 2) controller.abort('enough');
+    const call = callTool(
+      client,
+      'submit_sitemaps',
+      { site_url: OWNED, sitemap_urls: sitemaps },
+      {
+        signal: controller.signal,
+        onprogress: (p) => {
+          notes.push(p);
+          if (notes.length === 2) {
+            controller.abort('enough');
+          }
+        },
       },
-    });
+    );
     await expect(call).rejects.toThrow();
     await harness.settle(client);
     await client.close();
@@ -222,7 +259,13 @@ describe('a stateless 2026-07-28 request on the wire', () => {
   const post = (meta: Record<string, unknown>) =>
     fetch(server.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'inspect_urls' },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': 'inspect_urls',
+      },
       body: JSON.stringify({
         jsonrpc: '2.0',
         id: 7,

@@ -30,7 +30,11 @@ async function serve(env: Record<string, string>): Promise<InProcessServer> {
   return server;
 }
 
-const oauth = (audience: string, extra: Record<string, string> = {}) => ({ GSC_AUTH_ISSUER: issuer.issuer, GSC_AUTH_AUDIENCE: audience, ...extra });
+const oauth = (audience: string, extra: Record<string, string> = {}) => ({
+  GSC_AUTH_ISSUER: issuer.issuer,
+  GSC_AUTH_AUDIENCE: audience,
+  ...extra,
+});
 const port = (server: InProcessServer) => new URL(server.origin).port;
 
 async function documents(server: InProcessServer, host?: string) {
@@ -56,16 +60,24 @@ describe('GSC_PUBLIC_URL names the resource (behind a proxy)', () => {
 
   it('the documents say resource = GSC_PUBLIC_URL + /mcp, whatever Host the request came with', async () => {
     for (const host of ['mcp.corp.example', `127.0.0.1:${port(server)}`]) {
-      expect(await documents(server, host)).toEqual({ resource: 'https://mcp.corp.example/mcp', authorization_servers: [issuer.issuer], bearer_methods_supported: ['header'] });
+      expect(await documents(server, host)).toEqual({
+        resource: 'https://mcp.corp.example/mcp',
+        authorization_servers: [issuer.issuer],
+        bearer_methods_supported: ['header'],
+      });
     }
   });
 
   it('the challenge points at the public document', async () => {
-    expect(await challenge(server, 'mcp.corp.example')).toBe('Bearer resource_metadata="https://mcp.corp.example/.well-known/oauth-protected-resource/mcp"');
+    expect(await challenge(server, 'mcp.corp.example')).toBe(
+      'Bearer resource_metadata="https://mcp.corp.example/.well-known/oauth-protected-resource/mcp"',
+    );
   });
 
   it('a Host other than the public one or loopback is refused', async () => {
-    expect((await rawRequest(`${server.origin}/.well-known/oauth-protected-resource`, { headers: { host: 'other.example' } })).status).toBe(403);
+    expect((await rawRequest(`${server.origin}/.well-known/oauth-protected-resource`, { headers: { host: 'other.example' } })).status).toBe(
+      403,
+    );
     expect((await rawRequest(server.url, { body: INITIALIZE, headers: { host: 'other.example' } })).status).toBe(403);
   });
 });
@@ -78,7 +90,9 @@ describe('GSC_PUBLIC_URL with a path (the server under /search-console on a shar
 
   it('resource keeps the path; the challenge inserts the well-known string after the host (RFC 9728 §3.1)', async () => {
     expect((await documents(server, 'corp.example')).resource).toBe('https://corp.example/search-console/mcp');
-    expect(await challenge(server, 'corp.example')).toBe('Bearer resource_metadata="https://corp.example/.well-known/oauth-protected-resource/search-console/mcp"');
+    expect(await challenge(server, 'corp.example')).toBe(
+      'Bearer resource_metadata="https://corp.example/.well-known/oauth-protected-resource/search-console/mcp"',
+    );
   });
 });
 
@@ -87,7 +101,9 @@ describe('without GSC_PUBLIC_URL', () => {
     const server = await serve(oauth('https://mcp.test.example/mcp'));
     expect((await documents(server)).resource).toBe('https://mcp.test.example/mcp');
     // The challenge always points at a document this server serves: built from the request, not the audience.
-    expect(await challenge(server)).toBe(`Bearer resource_metadata="http://127.0.0.1:${port(server)}/.well-known/oauth-protected-resource/mcp"`);
+    expect(await challenge(server)).toBe(
+      `Bearer resource_metadata="http://127.0.0.1:${port(server)}/.well-known/oauth-protected-resource/mcp"`,
+    );
   });
 
   it('an audience that is not a URL (api://…) leaves the resource to the URL the request came in on', async () => {

@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { ClientCredentialsProvider as V2ClientCredentials, discoverOAuthProtectedResourceMetadata, extractWWWAuthenticateParams } from '@modelcontextprotocol/client';
+import {
+  ClientCredentialsProvider as V2ClientCredentials,
+  discoverOAuthProtectedResourceMetadata,
+  extractWWWAuthenticateParams,
+} from '@modelcontextprotocol/client';
 import { ClientCredentialsProvider as V1ClientCredentials } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import { connectHttp, text } from './support/clients.js';
 import { startGoogle, type TestGoogle } from './support/google.js';
@@ -31,7 +35,12 @@ beforeAll(async () => {
   audience = `http://127.0.0.1:${port}/mcp`;
   issuer = await TestIssuer.start({ audience });
   issuer.registerClient('alice-cli', 'alice-cli-secret-0123456789', { email: 'alice@corp.example', groups: ['seo'] });
-  server = await spawnHttpBinary({ ...google.env, GSC_HTTP_PORT: String(port), GSC_AUTH_ISSUER: issuer.issuer, GSC_AUTH_AUDIENCE: audience });
+  server = await spawnHttpBinary({
+    ...google.env,
+    GSC_HTTP_PORT: String(port),
+    GSC_AUTH_ISSUER: issuer.issuer,
+    GSC_AUTH_AUDIENCE: audience,
+  });
 });
 afterAll(async () => {
   await server?.stop();
@@ -46,7 +55,18 @@ const metadataUrl = () => `http://127.0.0.1:${port}/.well-known/oauth-protected-
 describe('without a token', () => {
   it.each([
     ['POST initialize (2025-11-25)', { method: 'POST', body: INITIALIZE }],
-    ['POST tools/call (2026-07-28)', { method: 'POST', body: { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'list_sites', arguments: {}, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } } } }],
+    [
+      'POST tools/call (2026-07-28)',
+      {
+        method: 'POST',
+        body: {
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'tools/call',
+          params: { name: 'list_sites', arguments: {}, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } },
+        },
+      },
+    ],
     ['GET (the 2025 stream)', { method: 'GET', headers: { accept: 'text/event-stream' } }],
     ['DELETE (ending a session)', { method: 'DELETE', headers: { 'mcp-session-id': 'whatever' } }],
   ])('%s → 401 with WWW-Authenticate: Bearer resource_metadata="…" and no error code', async (_, options) => {
@@ -54,7 +74,11 @@ describe('without a token', () => {
     expect(res.status).toBe(401);
     // RFC 6750 §3.1: no error code when the request carried no credential at all.
     expect(res.headers['www-authenticate']).toBe(`Bearer resource_metadata="${metadataUrl()}"`);
-    expect(res.json).toMatchObject({ jsonrpc: '2.0', error: { code: -32000, message: expect.stringMatching(/Authorization: Bearer/) }, id: null });
+    expect(res.json).toMatchObject({
+      jsonrpc: '2.0',
+      error: { code: -32000, message: expect.stringMatching(/Authorization: Bearer/) },
+      id: null,
+    });
     expect(google.emulator.apiRequests()).toHaveLength(0);
   });
 
@@ -66,7 +90,11 @@ describe('without a token', () => {
   });
 
   it('the SDK reads the challenge and finds the document through it', async () => {
-    const res = await fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(INITIALIZE) });
+    const res = await fetch(server.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify(INITIALIZE),
+    });
     await res.text();
     const params = extractWWWAuthenticateParams(res);
     expect(params.resourceMetadataUrl?.href).toBe(metadataUrl());
@@ -76,13 +104,16 @@ describe('without a token', () => {
 });
 
 describe('the protected-resource metadata (RFC 9728)', () => {
-  it.each(['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp'])('%s is public and names this resource and its issuer', async (path) => {
-    const res = await rawRequest(`${server.origin}${path}`);
-    expect(res.status).toBe(200);
-    expect(res.headers['content-type']).toMatch(/^application\/json/);
-    // Without GSC_PUBLIC_URL the resource is the audience (a URL here); no scopes are configured, so none are listed.
-    expect(res.json).toEqual({ resource: audience, authorization_servers: [issuer.issuer], bearer_methods_supported: ['header'] });
-  });
+  it.each(['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp'])(
+    '%s is public and names this resource and its issuer',
+    async (path) => {
+      const res = await rawRequest(`${server.origin}${path}`);
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+      // Without GSC_PUBLIC_URL the resource is the audience (a URL here); no scopes are configured, so none are listed.
+      expect(res.json).toEqual({ resource: audience, authorization_servers: [issuer.issuer], bearer_methods_supported: ['header'] });
+    },
+  );
 
   it('is refused to a DNS-rebinding Host like every route', async () => {
     const res = await rawRequest(`${server.origin}/.well-known/oauth-protected-resource`, { headers: { host: 'attacker.example' } });
@@ -113,7 +144,15 @@ describe('tokens that must be refused: 401 with error="invalid_token"', () => {
 
   it.each(cases)('%s', async (_, make) => {
     const token = await make();
-    for (const body of [INITIALIZE, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'list_sites', arguments: {}, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } } }]) {
+    for (const body of [
+      INITIALIZE,
+      {
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'tools/call',
+        params: { name: 'list_sites', arguments: {}, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } },
+      },
+    ]) {
       const res = await rawRequest(server.url, { body, headers: bearer(token) });
       expect(res.status).toBe(401);
       const challenge = String(res.headers['www-authenticate']);
@@ -129,7 +168,9 @@ describe('tokens that must be refused: 401 with error="invalid_token"', () => {
   it('a malformed Authorization header is refused the same way', async () => {
     const res = await rawRequest(server.url, { body: INITIALIZE, headers: { authorization: 'Basic YWxpY2U6c2VjcmV0' } });
     expect(res.status).toBe(401);
-    expect(res.headers['www-authenticate']).toMatch(/^Bearer error="invalid_token", error_description="The Authorization header is not a Bearer token", resource_metadata=/);
+    expect(res.headers['www-authenticate']).toMatch(
+      /^Bearer error="invalid_token", error_description="The Authorization header is not a Bearer token", resource_metadata=/,
+    );
   });
 });
 
@@ -153,7 +194,11 @@ describe('the official clients authenticate with tokens from the issuer, over St
     const before = issuer.tokenRequests.length;
     const client = await connectHttp(server.url, {
       revision: '2026-07-28',
-      authProvider: new V2ClientCredentials({ clientId: 'alice-cli', clientSecret: 'alice-cli-secret-0123456789', expectedIssuer: issuer.issuer }),
+      authProvider: new V2ClientCredentials({
+        clientId: 'alice-cli',
+        clientSecret: 'alice-cli-secret-0123456789',
+        expectedIssuer: issuer.issuer,
+      }),
     });
     try {
       expect((await client.listTools()).length).toBe(21);
@@ -171,7 +216,11 @@ describe('the official clients authenticate with tokens from the issuer, over St
     const before = issuer.tokenRequests.length;
     const client = await connectHttp(server.url, {
       revision: '2025-11-25',
-      authProvider: new V1ClientCredentials({ clientId: 'alice-cli', clientSecret: 'alice-cli-secret-0123456789', expectedIssuer: issuer.issuer }),
+      authProvider: new V1ClientCredentials({
+        clientId: 'alice-cli',
+        clientSecret: 'alice-cli-secret-0123456789',
+        expectedIssuer: issuer.issuer,
+      }),
     });
     try {
       expect(client.raw.transport.sessionId).toEqual(expect.any(String));
@@ -222,11 +271,24 @@ describe('the official clients authenticate with tokens from the issuer, over St
     const session = String(init.headers['mcp-session-id']);
     expect(session).toMatch(/\S/);
     const list = { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} };
-    const without = await rawRequest(server.url, { body: list, headers: { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' } });
+    const without = await rawRequest(server.url, {
+      body: list,
+      headers: { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' },
+    });
     expect(without.status).toBe(401);
-    const expired = await rawRequest(server.url, { body: list, headers: { ...bearer(await issuer.mint({ iat: now() - 7200, exp: now() - 3600 })), 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' } });
+    const expired = await rawRequest(server.url, {
+      body: list,
+      headers: {
+        ...bearer(await issuer.mint({ iat: now() - 7200, exp: now() - 3600 })),
+        'mcp-session-id': session,
+        'mcp-protocol-version': '2025-11-25',
+      },
+    });
     expect(expired.status).toBe(401);
-    const withToken = await rawRequest(server.url, { body: list, headers: { ...bearer(token), 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' } });
+    const withToken = await rawRequest(server.url, {
+      body: list,
+      headers: { ...bearer(token), 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' },
+    });
     expect(withToken.status).toBe(200);
     expect(withToken.json.result.tools).toHaveLength(21);
   });

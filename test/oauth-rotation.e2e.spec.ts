@@ -56,7 +56,10 @@ describe('a key rotation is picked up without a restart', () => {
     const rotated = await issuer.mint();
     // The key set was fetched a moment ago: an unknown kid may not trigger another fetch yet.
     clock.advance(1_000);
-    expect(await statusWith(rotated)).toMatchObject({ status: 401, challenge: expect.stringMatching(/error_description="the access token is signed with a key the issuer does not publish"/) });
+    expect(await statusWith(rotated)).toMatchObject({
+      status: 401,
+      challenge: expect.stringMatching(/error_description="the access token is signed with a key the issuer does not publish"/),
+    });
     expect(issuer.jwksRequests).toBe(1);
 
     clock.advance(COOLDOWN_MS);

@@ -15,17 +15,25 @@ const DIST = resolve(import.meta.dirname, '../dist');
 function oldNode(): { path: string; version: string } | undefined {
   const candidates = new Set<string>(['/usr/bin/node', '/usr/local/bin/node']);
   try {
-    for (const line of execFileSync('which', ['-a', 'node'], { encoding: 'utf8' }).split('\n')) if (line.trim()) candidates.add(line.trim());
+    for (const line of execFileSync('which', ['-a', 'node'], { encoding: 'utf8' }).split('\n')) {
+      if (line.trim()) {
+        candidates.add(line.trim());
+      }
+    }
   } catch {
     // no `which`: the fixed candidates remain
   }
   for (const path of candidates) {
     const run = spawnSync(path, ['--version'], { encoding: 'utf8' });
     const version = run.stdout?.trim().replace(/^v/, '');
-    if (run.status !== 0 || !version) continue;
+    if (run.status !== 0 || !version) {
+      continue;
+    }
     const [major, minor] = version.split('.').map(Number);
     const [needMajor, needMinor] = REQUIRED_NODE.split('.').map(Number);
-    if (major < needMajor || (major === needMajor && minor < needMinor)) return { path, version };
+    if (major < needMajor || (major === needMajor && minor < needMinor)) {
+      return { path, version };
+    }
   }
   return undefined;
 }
@@ -33,11 +41,18 @@ function oldNode(): { path: string; version: string } | undefined {
 const old = oldNode();
 // A machine without an old Node cannot run this; say so rather than pass silently.
 const describeOld = old ? describe : describe.skip;
-if (!old) process.stderr.write('old-node.e2e: no Node.js older than the engines range on this machine; skipped\n');
+if (!old) {
+  process.stderr.write('old-node.e2e: no Node.js older than the engines range on this machine; skipped\n');
+}
 
 describeOld(`on the machine's old Node (${old?.version ?? 'none'})`, () => {
   const run = (args: string[]) =>
-    spawnSync(old!.path, args, { encoding: 'utf8', cwd: mkdtempSync(join(tmpdir(), 'gsc-old-node-')), env: { PATH: process.env.PATH ?? '', HOME: mkdtempSync(join(tmpdir(), 'gsc-home-')) }, timeout: 20000 });
+    spawnSync(old!.path, args, {
+      encoding: 'utf8',
+      cwd: mkdtempSync(join(tmpdir(), 'gsc-old-node-')),
+      env: { PATH: process.env.PATH ?? '', HOME: mkdtempSync(join(tmpdir(), 'gsc-home-')) },
+      timeout: 20000,
+    });
 
   it.each([
     ['the bin (dist/main.js)', ['main.js']],

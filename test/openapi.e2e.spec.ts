@@ -15,7 +15,9 @@ type Doc = { openapi: string; paths: Record<string, Record<string, { parameters?
 
 /** GET routes Express serves, from Nest's own router (Express 5 keeps them in app.router.stack). */
 function mountedGets(app: INestApplication): string[] {
-  const express = app.getHttpAdapter().getInstance() as { router: { stack: { route?: { path: string; methods: Record<string, boolean> } }[] } };
+  const express = app.getHttpAdapter().getInstance() as {
+    router: { stack: { route?: { path: string; methods: Record<string, boolean> } }[] };
+  };
   return express.router.stack.filter((layer) => layer.route?.methods.get).map((layer) => layer.route!.path);
 }
 
@@ -36,14 +38,24 @@ describe('standalone', () => {
     const doc = (await (await fetch(`${server.origin}/admin/openapi.json`)).json()) as Doc;
     expect(doc.openapi).toMatch(/^3\./);
     const documented = Object.keys(doc.paths).sort();
-    const mounted = mountedGets(server.app).filter((p) => /^\/(admin|metrics)(\/|$)/.test(p)).sort();
+    const mounted = mountedGets(server.app)
+      .filter((p) => /^\/(admin|metrics)(\/|$)/.test(p))
+      .sort();
     expect(documented).toEqual(mounted);
-    for (const item of Object.values(doc.paths)) expect(item.get?.summary).toBeTruthy();
+    for (const item of Object.values(doc.paths)) {
+      expect(item.get?.summary).toBeTruthy();
+    }
   });
 
   it('describes the audit query parameters the DTO validates', async () => {
     const doc = (await (await fetch(`${server.origin}/admin/openapi.json`)).json()) as Doc;
-    expect(doc.paths['/admin/audit'].get.parameters?.map((p) => p.name).sort()).toEqual(['before', 'limit', 'outcome', 'principal', 'tool']);
+    expect(doc.paths['/admin/audit'].get.parameters?.map((p) => p.name).sort()).toEqual([
+      'before',
+      'limit',
+      'outcome',
+      'principal',
+      'tool',
+    ]);
     expect(doc.paths['/admin/tools'].get.parameters?.map((p) => p.name).sort()).toEqual(['groups', 'principal']);
     expect(doc.paths['/admin/quota'].get.parameters?.map((p) => p.name)).toEqual(['property']);
   });
@@ -73,9 +85,13 @@ describe('inside a host app with a global prefix and its own paths', () => {
   it('moves every documented path to where the routes are mounted', async () => {
     const doc = (await (await fetch(`${origin}/api/ops/search-console/openapi.json`)).json()) as Doc;
     const documented = Object.keys(doc.paths).sort();
-    const mounted = mountedGets(app).filter((p) => p.startsWith('/api/ops/')).sort();
+    const mounted = mountedGets(app)
+      .filter((p) => p.startsWith('/api/ops/'))
+      .sort();
     expect(documented).toEqual(mounted);
     expect(documented).toContain('/api/ops/search-console/metrics');
-    for (const path of documented) expect((await fetch(`${origin}${path}`)).status).not.toBe(404);
+    for (const path of documented) {
+      expect((await fetch(`${origin}${path}`)).status).not.toBe(404);
+    }
   });
 });

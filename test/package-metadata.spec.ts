@@ -14,7 +14,9 @@ const server = JSON.parse(read('server.json'));
 const nestCli = JSON.parse(read('nest-cli.json'));
 
 // https://github.com/<owner>/<repo>, whichever way package.json spells it.
-const repoUrl = String(pkg.repository?.url ?? '').replace(/^git\+/, '').replace(/\.git$/, '');
+const repoUrl = String(pkg.repository?.url ?? '')
+  .replace(/^git\+/, '')
+  .replace(/\.git$/, '');
 const repoOwner = /^https:\/\/github\.com\/([^/]+)\/[^/]+$/.exec(repoUrl)?.[1];
 
 describe('server.json (MCP registry) agrees with package.json', () => {
@@ -48,9 +50,13 @@ describe('server.json (MCP registry) agrees with package.json', () => {
     const readme = read('README.md');
     const names = server.packages[0].environmentVariables.map((v: { name: string }) => v.name);
     expect(names.length).toBeGreaterThan(0);
-    for (const name of names) expect([name, readme.includes(`\`${name}\``)]).toEqual([name, true]);
+    for (const name of names) {
+      expect([name, readme.includes(`\`${name}\``)]).toEqual([name, true]);
+    }
     for (const v of server.packages[0].environmentVariables) {
-      if (/SECRET|TOKEN|_KEY$/.test(v.name)) expect([v.name, v.isSecret]).toEqual([v.name, true]);
+      if (/SECRET|TOKEN|_KEY$/.test(v.name)) {
+        expect([v.name, v.isSecret]).toEqual([v.name, true]);
+      }
     }
   });
 });
@@ -83,8 +89,15 @@ describe('the package hygiene files', () => {
 
   it('Nest and its companions are peer dependencies on any Nest 12 minor, and dev dependencies for this repository', () => {
     for (const name of ['@nestjs/common', '@nestjs/core', '@nestjs/platform-express', 'reflect-metadata', 'rxjs']) {
-      expect([name, pkg.peerDependencies?.[name] !== undefined, pkg.devDependencies?.[name] !== undefined, pkg.dependencies?.[name]]).toEqual([name, true, true, undefined]);
+      expect([
+        name,
+        pkg.peerDependencies?.[name] !== undefined,
+        pkg.devDependencies?.[name] !== undefined,
+        pkg.dependencies?.[name],
+      ]).toEqual([name, true, true, undefined]);
     }
-    for (const name of ['@nestjs/common', '@nestjs/core', '@nestjs/platform-express']) expect(pkg.peerDependencies[name]).toBe('^12.0.0');
+    for (const name of ['@nestjs/common', '@nestjs/core', '@nestjs/platform-express']) {
+      expect(pkg.peerDependencies[name]).toBe('^12.0.0');
+    }
   });
 });

@@ -35,13 +35,19 @@ beforeAll(() => {
 }, 300_000);
 
 afterAll(() => {
-  if (scratch) rmSync(scratch, { recursive: true, force: true });
+  if (scratch) {
+    rmSync(scratch, { recursive: true, force: true });
+  }
 });
 
 /** The bin through npx from the install folder: offline, and with nothing that could point npm back at this checkout. */
 function npxEnv(): Record<string, string> {
   const env = isolatedEnv({ PATH: CLEAN_PATH, XDG_STATE_HOME: join(scratch, 'state') });
-  for (const name of Object.keys(env)) if (/^npm_/i.test(name) || name === 'INIT_CWD') delete env[name];
+  for (const name of Object.keys(env)) {
+    if (/^npm_/i.test(name) || name === 'INIT_CWD') {
+      delete env[name];
+    }
+  }
   return env;
 }
 const NPX = ['--offline', manifest.name];
@@ -49,11 +55,28 @@ const NPX = ['--offline', manifest.name];
 describe('the packed tarball, installed into an empty folder', () => {
   it('carries the build, the README, the licence, changelog and security policy, and no sources or tests', () => {
     const files = packed.files.map((f) => f.path);
-    expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'SECURITY.md', 'dist/main.js', 'dist/cli.bundle.mjs', 'dist/healthcheck.js']));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'package.json',
+        'README.md',
+        'LICENSE',
+        'CHANGELOG.md',
+        'SECURITY.md',
+        'dist/main.js',
+        'dist/cli.bundle.mjs',
+        'dist/healthcheck.js',
+      ]),
+    );
     expect(files.filter((f) => /^(src|test|bench|scripts)\/|^node_modules\/|\.spec\.|^\.env/.test(f))).toEqual([]);
     // Nothing the installed server never loads: source maps, the Google emulator, the demo, test kits.
     expect(files.filter((f) => /\.map$|^dist\/emulator\/|^dist\/demo|test-kit|\.fake\./.test(f))).toEqual([]);
-    expect(files).toEqual(expect.arrayContaining(['dist/search-console-mcp.module.js', 'dist/search-console-mcp.module.d.ts', 'dist/common/node-version-gate.js']));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'dist/search-console-mcp.module.js',
+        'dist/search-console-mcp.module.d.ts',
+        'dist/common/node-version-gate.js',
+      ]),
+    );
   });
 
   it('installs its Nest peers beside it, one copy each, so the bin and a host app share them', () => {

@@ -21,11 +21,26 @@ const APPROVAL_SECRET = 'approval-secret-for-the-policy-tests-0123456789';
 const BLOG = SEED_PROPERTIES.blog; // https://blog.example.net/
 const WWW = SEED_PROPERTIES.owned; // https://www.example.com/
 
-const BOB_TOOLS = ['delete_site', 'get_indexing_status', 'get_site', 'get_verified_site', 'inspect_url', 'list_sitemaps', 'list_sites', 'list_verified_sites', 'query_search_analytics', 'unverify_site'];
+const BOB_TOOLS = [
+  'delete_site',
+  'get_indexing_status',
+  'get_site',
+  'get_verified_site',
+  'inspect_url',
+  'list_sitemaps',
+  'list_sites',
+  'list_verified_sites',
+  'query_search_analytics',
+  'unverify_site',
+];
 const POLICY = {
   rules: [
     { principals: ['alice@corp.example'], tools: ['*'] },
-    { principals: ['Bob@Corp.Example'], tools: ['essential', 'list_verified_sites', 'get_verified_site', 'unverify_site', 'get_indexing_status', 'delete_site'], sites: [BLOG] },
+    {
+      principals: ['Bob@Corp.Example'],
+      tools: ['essential', 'list_verified_sites', 'get_verified_site', 'unverify_site', 'get_indexing_status', 'delete_site'],
+      sites: [BLOG],
+    },
     { groups: ['seo'], tools: ['list_*', 'get_*'], deny_tools: ['get_indexing_status'], sites: ['sc-domain:example.com'] },
     { principals: ['*@corp.example'], tools: ['essential'] },
   ],
@@ -67,7 +82,8 @@ const carol: Person = { email: 'carol@agency.example', groups: ['seo'] };
 const dave: Person = { email: 'dave@corp.example' };
 const mallory: Person = { email: 'mallory@other.example', groups: ['marketing'] };
 
-const tokenFor = (person: Person) => issuer.mint({ email: person.email, sub: `sub-${person.email}`, ...(person.groups ? { groups: person.groups } : {}) });
+const tokenFor = (person: Person) =>
+  issuer.mint({ email: person.email, sub: `sub-${person.email}`, ...(person.groups ? { groups: person.groups } : {}) });
 const headersFor = async (person: Person) => ({ authorization: `Bearer ${await tokenFor(person)}` });
 const sent = () => google.emulator.apiRequests().map((r) => r.route);
 
@@ -93,7 +109,13 @@ describe('each principal’s tools/list is what its rule says', () => {
     const seo = await as(carol, revision, async (c) => names(await c.listTools()));
     expect(seo).toEqual(all.filter((n) => /^(list|get)_/.test(n) && n !== 'get_indexing_status'));
     // The *@corp.example rule: the essential five.
-    expect(await as(dave, revision, async (c) => names(await c.listTools()))).toEqual(['get_site', 'inspect_url', 'list_sitemaps', 'list_sites', 'query_search_analytics']);
+    expect(await as(dave, revision, async (c) => names(await c.listTools()))).toEqual([
+      'get_site',
+      'inspect_url',
+      'list_sitemaps',
+      'list_sites',
+      'query_search_analytics',
+    ]);
     // No rule matches: no tools.
     expect(await as(mallory, revision, async (c) => c.listTools())).toEqual([]);
   });
@@ -103,7 +125,14 @@ describe('a call outside the caller’s tools is answered exactly as an unknown 
   /** The JSON-RPC answer to tools/call, with the tool's name taken out so two answers can be compared. */
   async function modernAnswer(person: Person, name: string) {
     const { status, body } = await modernToolCall(server.url, name, {}, { headers: await headersFor(person) });
-    return { status, body: JSON.parse(JSON.stringify(body).replaceAll(name, '<name>').replace(/"id":\d+/, '"id":0')) };
+    return {
+      status,
+      body: JSON.parse(
+        JSON.stringify(body)
+          .replaceAll(name, '<name>')
+          .replace(/"id":\d+/, '"id":0'),
+      ),
+    };
   }
 
   async function legacyAnswer(person: Person, name: string) {
@@ -111,7 +140,10 @@ describe('a call outside the caller’s tools is answered exactly as an unknown 
     const init = await rawRequest(server.url, { body: INITIALIZE, headers });
     const session = { ...headers, 'mcp-session-id': String(init.headers['mcp-session-id']), 'mcp-protocol-version': '2025-11-25' };
     await rawRequest(server.url, { body: { jsonrpc: '2.0', method: 'notifications/initialized' }, headers: session });
-    const res = await rawRequest(server.url, { body: { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name, arguments: {} } }, headers: session });
+    const res = await rawRequest(server.url, {
+      body: { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name, arguments: {} } },
+      headers: session,
+    });
     await rawRequest(server.url, { method: 'DELETE', headers: session });
     return { status: res.status, body: JSON.parse(JSON.stringify(res.json).replaceAll(name, '<name>')) };
   }
@@ -145,7 +177,9 @@ describe('bob’s properties end where his rule’s sites do: refused, and nothi
     await as(bob, revision, async (c) => {
       const first = await c.call('get_site', { site_url: WWW });
       refusedFor(first, WWW);
-      expect(text(first)).toMatch(/^https:\/\/www\.example\.com\/ is outside the properties allowed to bob@corp\.example \(https:\/\/blog\.example\.net\/\)\./);
+      expect(text(first)).toMatch(
+        /^https:\/\/www\.example\.com\/ is outside the properties allowed to bob@corp\.example \(https:\/\/blog\.example\.net\/\)\./,
+      );
       refusedFor(await c.call('get_site', { site_url: 'sc-domain:example.com' }), 'sc-domain:example.com');
       // GSC_SITE_URL is the server's default; it is not bob's.
       refusedFor(await c.call('get_site', {}), WWW);
@@ -162,8 +196,14 @@ describe('bob’s properties end where his rule’s sites do: refused, and nothi
 
   it.each(REVISIONS)('page-URL tools (%s): get_indexing_status, and inspect_url with a page outside his property', async (revision) => {
     await as(bob, revision, async (c) => {
-      refusedFor(await c.call('get_indexing_status', { url: 'https://www.example.com/jobs/engineer' }), 'https://www.example.com/jobs/engineer');
-      refusedFor(await c.call('get_indexing_status', { url: 'https://blog.example.net.evil.example/post' }), 'blog.example.net.evil.example');
+      refusedFor(
+        await c.call('get_indexing_status', { url: 'https://www.example.com/jobs/engineer' }),
+        'https://www.example.com/jobs/engineer',
+      );
+      refusedFor(
+        await c.call('get_indexing_status', { url: 'https://blog.example.net.evil.example/post' }),
+        'blog.example.net.evil.example',
+      );
       const outside = await c.call('inspect_url', { site_url: BLOG, url: 'https://www.example.com/about' });
       expect(outside.isError).toBe(true);
       expect(text(outside)).toMatch(/is not part of the property https:\/\/blog\.example\.net\//);
@@ -171,22 +211,25 @@ describe('bob’s properties end where his rule’s sites do: refused, and nothi
     expect(sent()).toEqual([]);
   });
 
-  it.each(REVISIONS)('verification-id tools (%s): only the lookup that maps the id to its property is sent, nothing is changed', async (revision) => {
-    // configuration.txt: the id is opaque; "the resource is fetched first and its own site block mapped back to a property".
-    await as(bob, revision, async (c) => {
-      const get = await c.call('get_verified_site', { id: 'https%3A%2F%2Fwww.example.com%2F' });
-      expect(get.isError).toBe(true);
-      expect(text(get)).toMatch(/belongs to https:\/\/www\.example\.com\/, which is outside the properties allowed to bob@corp\.example/);
-      expect(text(get)).toMatch(/rule 2 in GSC_POLICY_FILE/);
-      expect(text(get)).toMatch(/Only the lookup of that resource was sent to Google; nothing was changed/);
-      const unverify = await c.call('unverify_site', { id: 'dns%3A%2F%2Fexample.com' });
-      expect(unverify.isError).toBe(true);
-      expect(text(unverify)).toMatch(/belongs to sc-domain:example\.com, which is outside/);
-      expect(c.dialogs).toEqual([]);
-    });
-    expect(sent()).toEqual(['webResource.get', 'webResource.get']);
-    expect(google.emulator.state.resources.has('dns://example.com')).toBe(true);
-  });
+  it.each(REVISIONS)(
+    'verification-id tools (%s): only the lookup that maps the id to its property is sent, nothing is changed',
+    async (revision) => {
+      // configuration.txt: the id is opaque; "the resource is fetched first and its own site block mapped back to a property".
+      await as(bob, revision, async (c) => {
+        const get = await c.call('get_verified_site', { id: 'https%3A%2F%2Fwww.example.com%2F' });
+        expect(get.isError).toBe(true);
+        expect(text(get)).toMatch(/belongs to https:\/\/www\.example\.com\/, which is outside the properties allowed to bob@corp\.example/);
+        expect(text(get)).toMatch(/rule 2 in GSC_POLICY_FILE/);
+        expect(text(get)).toMatch(/Only the lookup of that resource was sent to Google; nothing was changed/);
+        const unverify = await c.call('unverify_site', { id: 'dns%3A%2F%2Fexample.com' });
+        expect(unverify.isError).toBe(true);
+        expect(text(unverify)).toMatch(/belongs to sc-domain:example\.com, which is outside/);
+        expect(c.dialogs).toEqual([]);
+      });
+      expect(sent()).toEqual(['webResource.get', 'webResource.get']);
+      expect(google.emulator.state.resources.has('dns://example.com')).toBe(true);
+    },
+  );
 
   it('inside his sites the same tools work (the refusals above are his rule, not the tools)', async () => {
     await as(bob, '2026-07-28', async (c) => {
@@ -205,7 +248,10 @@ describe('bob’s properties end where his rule’s sites do: refused, and nothi
   });
 
   it.each(REVISIONS)('listings (%s) report what bob’s sites withheld', async (revision) => {
-    const everything = await as(alice, revision, async (c) => ({ sites: await c.call('list_sites'), resources: await c.call('list_verified_sites') }));
+    const everything = await as(alice, revision, async (c) => ({
+      sites: await c.call('list_sites'),
+      resources: await c.call('list_verified_sites'),
+    }));
     expect(everything.sites.structuredContent?.withheld).toBeUndefined();
     const allSites = everything.sites.structuredContent!.sites as { site_url: string }[];
     const allResources = everything.resources.structuredContent!.resources as { site_url: string }[];
@@ -221,7 +267,9 @@ describe('bob’s properties end where his rule’s sites do: refused, and nothi
     // carol's group rule: sc-domain:example.com covers its subdomains, not blog.example.net.
     await as(carol, revision, async (c) => {
       const sites = (await c.call('list_sites')).structuredContent!;
-      const expected = allSites.map((s) => s.site_url).filter((u) => /^(sc-domain:example\.com|https?:\/\/([a-z.]+\.)?example\.com\/)/.test(u));
+      const expected = allSites
+        .map((s) => s.site_url)
+        .filter((u) => /^(sc-domain:example\.com|https?:\/\/([a-z.]+\.)?example\.com\/)/.test(u));
       expect((sites.sites as { site_url: string }[]).map((s) => s.site_url).sort()).toEqual(expected.sort());
       expect(sites.withheld).toBe(allSites.length - expected.length);
     });
@@ -242,36 +290,73 @@ describe('approvals belong to the person who was asked', () => {
     const state = asked.body.result.requestState as string;
     const before = audit().length;
 
-    const stolen = await modernToolCall(server.url, 'delete_site', { site_url: BLOG }, { headers: await headersFor(bob), requestState: state, inputResponses: accept });
+    const stolen = await modernToolCall(
+      server.url,
+      'delete_site',
+      { site_url: BLOG },
+      { headers: await headersFor(bob), requestState: state, inputResponses: accept },
+    );
     expect(stolen.body.result.resultType).toBe('input_required');
     expect(stolen.body.result.structuredContent?.executed).not.toBe(true);
     expect(deletes()).toHaveLength(0);
-    expect(audit().slice(before).map((e) => `${e.principal}:${e.event}`)).toEqual(['bob@corp.example:seal_rejected', 'bob@corp.example:asked']);
+    expect(
+      audit()
+        .slice(before)
+        .map((e) => `${e.principal}:${e.event}`),
+    ).toEqual(['bob@corp.example:seal_rejected', 'bob@corp.example:asked']);
 
-    const own = await modernToolCall(server.url, 'delete_site', { site_url: BLOG }, { headers: await headersFor(alice), requestState: state, inputResponses: accept });
+    const own = await modernToolCall(
+      server.url,
+      'delete_site',
+      { site_url: BLOG },
+      { headers: await headersFor(alice), requestState: state, inputResponses: accept },
+    );
     expect(own.body.result.structuredContent).toMatchObject({ executed: true, outcome: 'executed' });
     expect(deletes()).toHaveLength(1);
-    expect(audit().slice(-2).map((e) => `${e.principal}:${e.event}`)).toEqual(['alice@corp.example:approved', 'alice@corp.example:executed']);
+    expect(
+      audit()
+        .slice(-2)
+        .map((e) => `${e.principal}:${e.event}`),
+    ).toEqual(['alice@corp.example:approved', 'alice@corp.example:executed']);
   });
 
   it('token path: alice’s confirm_token is refused for bob, and still good for alice', async () => {
-    const issued = await modernToolCall(server.url, 'delete_site', { site_url: BLOG }, { headers: await headersFor(alice), elicitation: false });
+    const issued = await modernToolCall(
+      server.url,
+      'delete_site',
+      { site_url: BLOG },
+      { headers: await headersFor(alice), elicitation: false },
+    );
     const token = issued.body.result.structuredContent.confirm_token as string;
     expect(token).toEqual(expect.any(String));
 
-    const stolen = await modernToolCall(server.url, 'delete_site', { site_url: BLOG, confirm_token: token }, { headers: await headersFor(bob), elicitation: false });
+    const stolen = await modernToolCall(
+      server.url,
+      'delete_site',
+      { site_url: BLOG, confirm_token: token },
+      { headers: await headersFor(bob), elicitation: false },
+    );
     expect(stolen.body.result.isError).toBe(true);
     expect(stolen.body.result.structuredContent).toMatchObject({ executed: false, outcome: 'token_rejected' });
     expect(text(stolen.body.result)).toMatch(/issued for a different tool, target or arguments/);
     expect(deletes()).toHaveLength(0);
 
-    const own = await modernToolCall(server.url, 'delete_site', { site_url: BLOG, confirm_token: token }, { headers: await headersFor(alice), elicitation: false });
+    const own = await modernToolCall(
+      server.url,
+      'delete_site',
+      { site_url: BLOG, confirm_token: token },
+      { headers: await headersFor(alice), elicitation: false },
+    );
     expect(own.body.result.structuredContent).toMatchObject({ executed: true });
     expect(deletes()).toHaveLength(1);
   });
 
   it('2025-11-25 token path: a token alice got in her session is refused in bob’s', async () => {
-    const token = await as(alice, '2025-11-25', async (c) => (await c.call('delete_site', { site_url: BLOG })).structuredContent!.confirm_token as string);
+    const token = await as(
+      alice,
+      '2025-11-25',
+      async (c) => (await c.call('delete_site', { site_url: BLOG })).structuredContent!.confirm_token as string,
+    );
     expect(token).toEqual(expect.any(String));
     const stolen = await as(bob, '2025-11-25', (c) => c.call('delete_site', { site_url: BLOG, confirm_token: token }));
     expect(stolen.structuredContent).toMatchObject({ executed: false, outcome: 'token_rejected' });
@@ -288,13 +373,23 @@ describe('a 2025-11-25 session belongs to the principal that opened it', () => {
       const aliceHeaders = { ...(await headersFor(alice)), 'mcp-protocol-version': '2025-11-25' };
       const list = { jsonrpc: '2.0', id: 9, method: 'tools/list', params: {} };
       const hijack = await rawRequest(server.url, { body: list, headers: { ...aliceHeaders, 'mcp-session-id': session } });
-      const unknown = await rawRequest(server.url, { body: list, headers: { ...aliceHeaders, 'mcp-session-id': '3f2d9c1e-0000-4000-8000-000000000000' } });
+      const unknown = await rawRequest(server.url, {
+        body: list,
+        headers: { ...aliceHeaders, 'mcp-session-id': '3f2d9c1e-0000-4000-8000-000000000000' },
+      });
       expect(hijack.status).toBe(404);
       expect({ status: hijack.status, body: hijack.json }).toEqual({ status: unknown.status, body: unknown.json });
-      expect((await rawRequest(server.url, { headers: { ...aliceHeaders, accept: 'text/event-stream', 'mcp-session-id': session } })).status).toBe(404);
-      expect((await rawRequest(server.url, { method: 'DELETE', headers: { ...aliceHeaders, 'mcp-session-id': session } })).status).toBe(404);
+      expect(
+        (await rawRequest(server.url, { headers: { ...aliceHeaders, accept: 'text/event-stream', 'mcp-session-id': session } })).status,
+      ).toBe(404);
+      expect((await rawRequest(server.url, { method: 'DELETE', headers: { ...aliceHeaders, 'mcp-session-id': session } })).status).toBe(
+        404,
+      );
       // The same person with a fresh token is the same principal: the session is theirs.
-      const own = await rawRequest(server.url, { body: list, headers: { ...(await headersFor(bob)), 'mcp-protocol-version': '2025-11-25', 'mcp-session-id': session } });
+      const own = await rawRequest(server.url, {
+        body: list,
+        headers: { ...(await headersFor(bob)), 'mcp-protocol-version': '2025-11-25', 'mcp-session-id': session },
+      });
       expect(own.status).toBe(200);
       expect(names(own.json.result.tools)).toEqual(BOB_TOOLS);
       expect(names(await bobClient.listTools())).toEqual(BOB_TOOLS);
@@ -341,7 +436,9 @@ describe('the admin API shows the policy as the callers meet it', () => {
     const listed = await as(person, '2026-07-28', async (c) => names(await c.listTools()));
     // The admin view also names the views' app-only tools, allowed exactly with the tool whose view calls them.
     expect(names(shown.tools.filter((t: any) => !t.app_only_for))).toEqual(listed);
-    expect(shown.tools.filter((t: any) => t.app_only_for).map((t: any) => t.app_only_for)).toEqual(listed.filter((n: string) => n === 'query_search_analytics'));
+    expect(shown.tools.filter((t: any) => t.app_only_for).map((t: any) => t.app_only_for)).toEqual(
+      listed.filter((n: string) => n === 'query_search_analytics'),
+    );
     expect(shown.principal).toBe(person.email);
     expect(shown.decided_by).toBe(person === mallory ? 'no_match' : 'rule');
   });
@@ -362,7 +459,14 @@ describe('the admin API shows the policy as the callers meet it', () => {
     });
     expect(config.policy.source).toBe('GSC_POLICY_FILE');
     expect(config.policy.rules).toHaveLength(4);
-    expect(config.policy.rules[1]).toEqual({ rule: 2, principals: ['Bob@Corp.Example'], groups: [], tools: POLICY.rules[1].tools, deny_tools: [], sites: [BLOG] });
+    expect(config.policy.rules[1]).toEqual({
+      rule: 2,
+      principals: ['Bob@Corp.Example'],
+      groups: [],
+      tools: POLICY.rules[1].tools,
+      deny_tools: [],
+      sites: [BLOG],
+    });
     expect(config.policy.rules[2]).toMatchObject({ groups: ['seo'], deny_tools: ['get_indexing_status'] });
     const raw = JSON.stringify(config);
     const key = JSON.parse(google.env.GSC_SERVICE_ACCOUNT_KEY) as { private_key: string; private_key_id?: string };

@@ -48,7 +48,12 @@ describe('OAuth principals: NFC, then ASCII lower-case, one spelling everywhere'
   let server: InProcessServer;
   beforeAll(async () => {
     issuer = await TestIssuer.start({ audience: AUDIENCE });
-    server = await startInProcess({ ...google.env, GSC_AUTH_ISSUER: issuer.issuer, GSC_AUTH_AUDIENCE: AUDIENCE, GSC_POLICY_FILE: policyFile() });
+    server = await startInProcess({
+      ...google.env,
+      GSC_AUTH_ISSUER: issuer.issuer,
+      GSC_AUTH_AUDIENCE: AUDIENCE,
+      GSC_POLICY_FILE: policyFile(),
+    });
   });
   afterAll(async () => {
     await server?.close();
@@ -56,7 +61,8 @@ describe('OAuth principals: NFC, then ASCII lower-case, one spelling everywhere'
   });
 
   const headers = async (email: string) => ({ authorization: `Bearer ${await issuer.mint({ email, sub: `sub-${email}` })}` });
-  const connect = async (email: string, revision: '2026-07-28' | '2025-11-25' = '2026-07-28') => connectHttp(server.url, { revision }, await headers(email));
+  const connect = async (email: string, revision: '2026-07-28' | '2025-11-25' = '2026-07-28') =>
+    connectHttp(server.url, { revision }, await headers(email));
   const toolNames = async (c: TestClient) => (await c.listTools()).map((t) => t.name).sort();
 
   it('the Kelvin-sign Kate is kate: her rule, her exports and her session, and the same on both revisions', async () => {
@@ -84,7 +90,7 @@ describe('OAuth principals: NFC, then ASCII lower-case, one spelling everywhere'
   it('a 2025-11-25 session opened by the Kelvin-sign Kate is kate’s session (the same principal), and a look-alike gets 404', async () => {
     const kelvin = await connect(KELVIN_KATE, '2025-11-25');
     try {
-      const sessionId = (kelvin.raw).transport.sessionId as string;
+      const sessionId = kelvin.raw.transport.sessionId as string;
       const call = (email: string) =>
         headers(email).then((h) =>
           rawRequest(server.url, {
@@ -125,7 +131,9 @@ describe('OAuth principals: NFC, then ASCII lower-case, one spelling everywhere'
     expect(res.json.error.message).toBe(
       'The access token is refused: the access token principal claim is not plain text (1 to 320 characters without control, invisible or direction-changing characters)',
     );
-    expect(String(res.headers['www-authenticate'])).toMatch(/^Bearer error="invalid_token", error_description="the access token principal claim is not plain text/);
+    expect(String(res.headers['www-authenticate'])).toMatch(
+      /^Bearer error="invalid_token", error_description="the access token principal claim is not plain text/,
+    );
   });
 });
 
@@ -142,12 +150,15 @@ describe('email_verified', () => {
     await issuer?.close();
   });
 
-  it.each([['FALSE'], [0], ['0'], ['TRUE'], [1], ['yes'], [null], [false], ['false'], [{}]])('refuses email_verified: %j', async (value) => {
-    const token = await issuer.mint({ email: 'kate@corp.example', email_verified: value });
-    const res = await rawRequest(server.url, { body: INITIALIZE, headers: { authorization: `Bearer ${token}` } });
-    expect(res.status).toBe(401);
-    expect(res.json.error.message).toBe('The access token is refused: the access token email address is not verified');
-  });
+  it.each([['FALSE'], [0], ['0'], ['TRUE'], [1], ['yes'], [null], [false], ['false'], [{}]])(
+    'refuses email_verified: %j',
+    async (value) => {
+      const token = await issuer.mint({ email: 'kate@corp.example', email_verified: value });
+      const res = await rawRequest(server.url, { body: INITIALIZE, headers: { authorization: `Bearer ${token}` } });
+      expect(res.status).toBe(401);
+      expect(res.json.error.message).toBe('The access token is refused: the access token email address is not verified');
+    },
+  );
 
   it.each([[true], ['true'], [undefined]])('accepts email_verified: %j', async (value) => {
     const token = await issuer.mint({ email: 'kate@corp.example', ...(value === undefined ? {} : { email_verified: value }) });
@@ -171,7 +182,12 @@ describe("a host application's principal", () => {
   let url: string;
   beforeAll(async () => {
     const env = isolatedEnv(google.env);
-    const settings = { GSC_API_ROOT_URL: env.GSC_API_ROOT_URL, GSC_OAUTH_TOKEN_URL: env.GSC_OAUTH_TOKEN_URL, GSC_SERVICE_ACCOUNT_KEY: env.GSC_SERVICE_ACCOUNT_KEY, GSC_STATE_DIR: env.GSC_STATE_DIR };
+    const settings = {
+      GSC_API_ROOT_URL: env.GSC_API_ROOT_URL,
+      GSC_OAUTH_TOKEN_URL: env.GSC_OAUTH_TOKEN_URL,
+      GSC_SERVICE_ACCOUNT_KEY: env.GSC_SERVICE_ACCOUNT_KEY,
+      GSC_STATE_DIR: env.GSC_STATE_DIR,
+    };
     const moduleRef = await Test.createTestingModule({
       imports: [SearchConsoleMcpModule.forRoot({ settings, policy: POLICY, principal: (req: IncomingMessage) => userOf(req) })],
     }).compile();
@@ -228,12 +244,22 @@ describe('GSC_HTTP_TOKEN: the principal is bound to the token', () => {
     const asked = await modernToolCall(a.url, 'delete_site', { site_url: SEED_PROPERTIES.blog }, { headers: bearer(TOKEN_A) });
     const state = asked.body.result.requestState as string;
     expect(state).toEqual(expect.any(String));
-    const onB = await modernToolCall(b.url, 'delete_site', { site_url: SEED_PROPERTIES.blog }, { headers: bearer(TOKEN_B), requestState: state, inputResponses: accept });
+    const onB = await modernToolCall(
+      b.url,
+      'delete_site',
+      { site_url: SEED_PROPERTIES.blog },
+      { headers: bearer(TOKEN_B), requestState: state, inputResponses: accept },
+    );
     expect(onB.body.error).toBeUndefined();
     expect(onB.body.result.resultType).toBe('input_required');
     expect(deletes()).toHaveLength(0);
     // The same token on another server of the store is the same principal: the approval holds there.
-    const onTwin = await modernToolCall(twin.url, 'delete_site', { site_url: SEED_PROPERTIES.blog }, { headers: bearer(TOKEN_A), requestState: state, inputResponses: accept });
+    const onTwin = await modernToolCall(
+      twin.url,
+      'delete_site',
+      { site_url: SEED_PROPERTIES.blog },
+      { headers: bearer(TOKEN_A), requestState: state, inputResponses: accept },
+    );
     expect(onTwin.body.result.isError).toBeFalsy();
     expect(deletes()).toHaveLength(1);
   });
@@ -244,17 +270,31 @@ describe('GSC_HTTP_TOKEN: the principal is bound to the token', () => {
     const issued = await modernToolCall(a.url, 'delete_site', { site_url: site }, { headers: bearer(TOKEN_A), elicitation: false });
     expect(issued.body.result.structuredContent).toMatchObject({ executed: false, outcome: 'token_issued' });
     const token = issued.body.result.structuredContent.confirm_token as string;
-    const onB = await modernToolCall(b.url, 'delete_site', { site_url: site, confirm_token: token }, { headers: bearer(TOKEN_B), elicitation: false });
+    const onB = await modernToolCall(
+      b.url,
+      'delete_site',
+      { site_url: site, confirm_token: token },
+      { headers: bearer(TOKEN_B), elicitation: false },
+    );
     expect(onB.body.result.structuredContent).toMatchObject({ executed: false });
     expect(deletes()).toHaveLength(0);
-    const onA = await modernToolCall(a.url, 'delete_site', { site_url: site, confirm_token: token }, { headers: bearer(TOKEN_A), elicitation: false });
+    const onA = await modernToolCall(
+      a.url,
+      'delete_site',
+      { site_url: site, confirm_token: token },
+      { headers: bearer(TOKEN_A), elicitation: false },
+    );
     expect(onA.body.result.structuredContent).toMatchObject({ executed: true });
     expect(deletes()).toHaveLength(1);
   });
 
   it('names each server’s principal by a hash of its token, never the token', async () => {
     const principals: string[] = [];
-    for (const [server, token] of [[a, TOKEN_A], [b, TOKEN_B], [twin, TOKEN_A]] as const) {
+    for (const [server, token] of [
+      [a, TOKEN_A],
+      [b, TOKEN_B],
+      [twin, TOKEN_A],
+    ] as const) {
       const res = await fetch(`${server.origin}/admin/audit`);
       const body = (await res.json()) as { entries: { principal: string }[] };
       const raw = JSON.stringify(body);
@@ -263,7 +303,9 @@ describe('GSC_HTTP_TOKEN: the principal is bound to the token', () => {
     }
     const distinct = [...new Set(principals)];
     expect(distinct.length).toBe(2);
-    for (const p of distinct) expect(p).toMatch(/^token:[0-9a-f]{16}$/);
+    for (const p of distinct) {
+      expect(p).toMatch(/^token:[0-9a-f]{16}$/);
+    }
   });
 });
 

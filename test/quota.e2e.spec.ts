@@ -20,7 +20,8 @@ import { type InProcessServer, startInProcess } from './support/server.js';
 
 const OWNED = SEED_PROPERTIES.owned; // https://www.example.com/
 const DOMAIN = SEED_PROPERTIES.domain; // sc-domain:example.com
-const pages = (prefix: string, n: number, site = OWNED) => Array.from({ length: n }, (_, i) => `${site.startsWith('sc-domain:') ? 'https://shop.example.com/' : site}${prefix}-${i + 1}`);
+const pages = (prefix: string, n: number, site = OWNED) =>
+  Array.from({ length: n }, (_, i) => `${site.startsWith('sc-domain:') ? 'https://shop.example.com/' : site}${prefix}-${i + 1}`);
 
 async function readQuota(client: TestClient): Promise<any> {
   const result = await client.raw.readResource({ uri: 'gsc://quota' });
@@ -51,9 +52,16 @@ describe('gsc://quota and GET /admin/quota', () => {
   it('is served beside the exports template by the shared resource handlers; unknown and malformed URIs are protocol errors', async () => {
     for (const c of [client, legacy]) {
       const { resources } = await c.raw.listResources();
-      expect(resources.find((r: any) => r.uri === 'gsc://quota')).toMatchObject({ name: 'quota', title: expect.any(String), description: expect.stringMatching(/quota/i), mimeType: 'application/json' });
+      expect(resources.find((r: any) => r.uri === 'gsc://quota')).toMatchObject({
+        name: 'quota',
+        title: expect.any(String),
+        description: expect.stringMatching(/quota/i),
+        mimeType: 'application/json',
+      });
       const { resourceTemplates } = await c.raw.listResourceTemplates();
-      expect(resourceTemplates).toEqual([expect.objectContaining({ name: 'exports', uriTemplate: 'gsc://exports/{file}', title: expect.any(String) })]);
+      expect(resourceTemplates).toEqual([
+        expect.objectContaining({ name: 'exports', uriTemplate: 'gsc://exports/{file}', title: expect.any(String) }),
+      ]);
       await expect(c.raw.readResource({ uri: 'gsc://nothing-here' })).rejects.toThrow(/not found/i);
       await expect(c.raw.readResource({ uri: 'gsc://exports/0123abcd.csv' })).rejects.toThrow(/not found/i);
       await expect(c.raw.readResource({ uri: 'not a uri' })).rejects.toThrow(/invalid/i);
@@ -66,12 +74,23 @@ describe('gsc://quota and GET /admin/quota', () => {
       expect(resources.map((r: any) => r.uri)).toContain('gsc://quota');
     }
     const empty = await readQuota(client);
-    expect(empty).toMatchObject({ ledger: 'available', inspection: [], indexing_publish: [{ project: 'Google Cloud project demo-project', day: { used: 0, limit: 200, remaining: 200 } }] });
+    expect(empty).toMatchObject({
+      ledger: 'available',
+      inspection: [],
+      indexing_publish: [{ project: 'Google Cloud project demo-project', day: { used: 0, limit: 200, remaining: 200 } }],
+    });
     expect(empty.note).toMatch(/other clients of the same property or project spend the same quota/);
 
     const batch = await client.call('inspect_urls', { site_url: OWNED, urls: pages('counted', 3) });
-    expect(batch.structuredContent!.quota_remaining).toMatchObject({ property: OWNED, day: { used: 3, limit: 2000, remaining: 1997 }, minute: { limit: 600 }, lower_bound: true });
-    expect(text(batch)).toMatch(/URL inspections of https:\/\/www\.example\.com\/ left by this server's own count: 1 997 of 2 000 today and \d+ of 600 this minute \(the day resets at midnight Pacific Time, \S+, in about \d+ (hours?|minutes?)\); other clients of the property spend the same quota, so Google may allow fewer\./);
+    expect(batch.structuredContent!.quota_remaining).toMatchObject({
+      property: OWNED,
+      day: { used: 3, limit: 2000, remaining: 1997 },
+      minute: { limit: 600 },
+      lower_bound: true,
+    });
+    expect(text(batch)).toMatch(
+      /URL inspections of https:\/\/www\.example\.com\/ left by this server's own count: 1 997 of 2 000 today and \d+ of 600 this minute \(the day resets at midnight Pacific Time, \S+, in about \d+ (hours?|minutes?)\); other clients of the property spend the same quota, so Google may allow fewer\./,
+    );
     await client.call('inspect_url', { site_url: DOMAIN, url: 'https://shop.example.com/checkout/error' });
     await client.call('request_indexing', { url: `${OWNED}jobs/staff-engineer` });
 
@@ -79,7 +98,9 @@ describe('gsc://quota and GET /admin/quota', () => {
     expect(inspectionOf(quota, OWNED)).toMatchObject({ day: { used: 3, remaining: 1997 }, lower_bound: true });
     expect(inspectionOf(quota, OWNED).minute.used).toBeLessThanOrEqual(3);
     expect(inspectionOf(quota, DOMAIN)).toMatchObject({ day: { used: 1 } });
-    expect(quota.indexing_publish).toEqual([expect.objectContaining({ project: 'Google Cloud project demo-project', day: expect.objectContaining({ used: 1, remaining: 199 }) })]);
+    expect(quota.indexing_publish).toEqual([
+      expect.objectContaining({ project: 'Google Cloud project demo-project', day: expect.objectContaining({ used: 1, remaining: 199 }) }),
+    ]);
     expect(Date.parse(quota.day_resets_at)).toBeGreaterThan(Date.parse(quota.now));
 
     const admin: any = await (await fetch(`${server.origin}/admin/quota`)).json();
@@ -141,8 +162,12 @@ describe("inspect_urls and Google's real 429 (the same body for every limit)", (
     expect(out.quota.waited_seconds).toBeGreaterThan(0);
     expect(out.quota.waited_seconds).toBeLessThanOrEqual(60);
     const said = text(result);
-    expect(said).toContain(`If it was the per-minute limit (600), it clears by ${out.quota.minute_resets_at}, within a minute; the daily limit resets at midnight Pacific Time (${out.quota.day_resets_at}, in about`);
-    expect(said).toMatch(/This server counted \d+ inspections of https:\/\/www\.example\.com\/ in the current minute and 4 today \(lower bounds: other clients of the property count too\)/);
+    expect(said).toContain(
+      `If it was the per-minute limit (600), it clears by ${out.quota.minute_resets_at}, within a minute; the daily limit resets at midnight Pacific Time (${out.quota.day_resets_at}, in about`,
+    );
+    expect(said).toMatch(
+      /This server counted \d+ inspections of https:\/\/www\.example\.com\/ in the current minute and 4 today \(lower bounds: other clients of the property count too\)/,
+    );
     expect(said).toMatch(/Google refused again after this batch waited \d+(\.\d)? s once\./);
     // The ledger counted exactly what Google answered, and remembers the refusal.
     expect(out.quota_remaining).toMatchObject({ day: { used: 4, remaining: 0 }, google_refused_at: expect.any(String) });
@@ -185,11 +210,15 @@ describe('inspect_urls within the daily budget this server counts', () => {
     expect(out.not_inspected).toHaveLength(4);
     expect(out).toMatchObject({ stop_reason: 'daily_budget', quota_remaining: { day: { used: 7, limit: 7, remaining: 0 } } });
     expect(out.quota).toBeUndefined(); // Google never refused: this server's own count decided
-    expect(text(result)).toMatch(/Not inspected, because the daily URL-inspection quota of https:\/\/www\.example\.com\/ is used up by this server's own count \(7 inspections today; .*\): .*\. Nothing was sent to Google for them; retry them tomorrow, after midnight Pacific Time/);
+    expect(text(result)).toMatch(
+      /Not inspected, because the daily URL-inspection quota of https:\/\/www\.example\.com\/ is used up by this server's own count \(7 inspections today; .*\): .*\. Nothing was sent to Google for them; retry them tomorrow, after midnight Pacific Time/,
+    );
 
     const single = await client.call('inspect_url', { site_url: OWNED, url: `${OWNED}one-more` });
     expect(single.isError).toBe(true);
-    expect(text(single)).toMatch(/^Did not inspect https:\/\/www\.example\.com\/one-more: this server has already sent 7 URL inspections of https:\/\/www\.example\.com\/ today .* Nothing was sent to Google\./);
+    expect(text(single)).toMatch(
+      /^Did not inspect https:\/\/www\.example\.com\/one-more: this server has already sent 7 URL inspections of https:\/\/www\.example\.com\/ today .* Nothing was sent to Google\./,
+    );
     expect(google.emulator.apiRequests().filter((r) => r.route === 'urlInspection.index.inspect')).toHaveLength(7);
   });
 });
@@ -213,7 +242,10 @@ describe('across a Pacific midnight (one manual clock for Google and the server)
 
   it('the day before counts and refuses as that day; after midnight both start again', async () => {
     const before = await client.call('inspect_urls', { site_url: OWNED, urls: pages('late', 5) });
-    expect(before.structuredContent).toMatchObject({ stop_reason: 'quota', quota_remaining: { day: { used: 3, resets_at: '2026-03-03T08:00:00.000Z' } } });
+    expect(before.structuredContent).toMatchObject({
+      stop_reason: 'quota',
+      quota_remaining: { day: { used: 3, resets_at: '2026-03-03T08:00:00.000Z' } },
+    });
     expect(before.structuredContent!.results).toHaveLength(3);
     const quotaBefore = await readQuota(client);
     expect(quotaBefore.day_resets_at).toBe('2026-03-03T08:00:00.000Z');
@@ -226,7 +258,10 @@ describe('across a Pacific midnight (one manual clock for Google and the server)
 
     google.emulator.clearLog();
     const after = await client.call('inspect_urls', { site_url: OWNED, urls: pages('early', 3) });
-    expect(after.structuredContent).toMatchObject({ not_inspected: [], quota_remaining: { day: { used: 3, remaining: 1997, resets_at: '2026-03-04T08:00:00.000Z' } } });
+    expect(after.structuredContent).toMatchObject({
+      not_inspected: [],
+      quota_remaining: { day: { used: 3, remaining: 1997, resets_at: '2026-03-04T08:00:00.000Z' } },
+    });
     expect(after.structuredContent!.stop_reason).toBeUndefined();
     expect(google.emulator.apiRequests().map((r) => r.status)).toEqual([200, 200, 200]);
   });
@@ -239,7 +274,9 @@ describe.each(['SQLite folder', 'Redis'] as const)('two server processes sharing
   beforeAll(async () => {
     google = await startGoogle({ quotas: { inspectionPerDayPerProperty: 30 } });
     redis = kind === 'Redis' ? await startRedisServer() : undefined;
-    const state: Record<string, string> = redis ? { GSC_REDIS_URL: redis.url } : { GSC_STATE_DIR: mkdtempSync(join(tmpdir(), 'gsc-shared-state-')) };
+    const state: Record<string, string> = redis
+      ? { GSC_REDIS_URL: redis.url }
+      : { GSC_STATE_DIR: mkdtempSync(join(tmpdir(), 'gsc-shared-state-')) };
     servers = await Promise.all([0, 1].map(() => spawnHttpBinary({ ...google.env, ...state })));
   });
   afterAll(async () => {
@@ -252,7 +289,9 @@ describe.each(['SQLite folder', 'Redis'] as const)('two server processes sharing
     const clients = await Promise.all(servers.map((s) => connectHttp(s.url, { revision: '2026-07-28' })));
     try {
       // 2 × 20 at once against a property Google lets inspect 30 times today.
-      const results = await Promise.all(clients.map((c, i) => c.call('inspect_urls', { site_url: OWNED, urls: pages(`process-${i}`, 20) })));
+      const results = await Promise.all(
+        clients.map((c, i) => c.call('inspect_urls', { site_url: OWNED, urls: pages(`process-${i}`, 20) })),
+      );
       const answered = google.emulator.apiRequests().filter((r) => r.route === 'urlInspection.index.inspect' && r.status === 200).length;
       expect(answered).toBe(30);
       expect(results.reduce((n, r) => n + r.structuredContent!.results.length, 0)).toBe(30);

@@ -9,7 +9,8 @@ import { describe, expect, it } from '@jest/globals';
 // settings table; this fails when the committed README says something else.
 
 const ROOT = resolve(import.meta.dirname, '..');
-const docs = (...args: string[]) => spawnSync(process.execPath, [join(ROOT, 'scripts/docs.mjs'), '--check', ...args], { encoding: 'utf8', timeout: 90_000 });
+const docs = (...args: string[]) =>
+  spawnSync(process.execPath, [join(ROOT, 'scripts/docs.mjs'), '--check', ...args], { encoding: 'utf8', timeout: 90_000 });
 
 describe('README generated parts (npm run docs)', () => {
   it('agree with what the code says', () => {
@@ -21,7 +22,9 @@ describe('README generated parts (npm run docs)', () => {
   it('a README that drifted is refused, naming the part', () => {
     const copy = join(mkdtempSync(join(tmpdir(), 'gsc-readme-')), 'README.md');
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const tampered = readme.replace(/^\| `GSC_READ_ONLY` \|.*$/m, '| `GSC_READ_ONLY` | something else |').replace(/\| \[`delete_site`\]\(#tool-delete-site\) \|[^\n]*/, '');
+    const tampered = readme
+      .replace(/^\| `GSC_READ_ONLY` \|.*$/m, '| `GSC_READ_ONLY` | something else |')
+      .replace(/\| \[`delete_site`\]\(#tool-delete-site\) \|[^\n]*/, '');
     expect(tampered).not.toBe(readme);
     writeFileSync(copy, tampered);
     const result = docs('--readme', copy);
@@ -35,12 +38,15 @@ describe('README generated parts (npm run docs)', () => {
     const help = spawnSync(process.execPath, [join(ROOT, 'dist/main.js'), '--help'], { encoding: 'utf8' }).stdout;
     const names = [...help.matchAll(/^ {2}((?:GSC_|GOOGLE_|ELICITATION)\w*)/gm)].map((m) => m[1]);
     expect(names.length).toBeGreaterThan(30);
-    for (const name of names) expect([name, readme.includes(`| \`${name}\``)]).toEqual([name, true]);
+    for (const name of names) {
+      expect([name, readme.includes(`| \`${name}\``)]).toEqual([name, true]);
+    }
   });
 });
 
 describe('npm run demo / npm run docs do not rebuild a current dist/', () => {
-  const decide = () => spawnSync(process.execPath, [join(ROOT, 'scripts/build-if-stale.mjs'), '--dry-run'], { encoding: 'utf8' }).stdout.trim();
+  const decide = () =>
+    spawnSync(process.execPath, [join(ROOT, 'scripts/build-if-stale.mjs'), '--dry-run'], { encoding: 'utf8' }).stdout.trim();
 
   it('skips the build right after one, and builds when an output is older than the sources', () => {
     expect(decide()).toBe('would not build: dist/ is current');

@@ -11,7 +11,9 @@ const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
 /** The text from `heading` to the next heading of the same or a higher level. */
 function section(text: string, heading: string): string {
   const start = text.indexOf(`\n${heading}\n`);
-  if (start < 0) throw new Error(`README.md has no "${heading}"`);
+  if (start < 0) {
+    throw new Error(`README.md has no "${heading}"`);
+  }
   const level = /^#+/.exec(heading)![0].length;
   const rest = text.slice(start + heading.length + 2);
   const end = rest.search(new RegExp(`^#{1,${level}} `, 'm'));
@@ -45,7 +47,12 @@ describe('README map of src/', () => {
   });
 
   it('draws every folder in the arrows', () => {
-    const drawn = new Set(arrows.split('\n').flatMap((line) => line.split('→')[0].split(/[\s,]+/)).filter(Boolean));
+    const drawn = new Set(
+      arrows
+        .split('\n')
+        .flatMap((line) => line.split('→')[0].split(/[\s,]+/))
+        .filter(Boolean),
+    );
     expect(folders.filter((f) => !drawn.has(f))).toEqual([]);
   });
 });

@@ -17,7 +17,10 @@ import { parse as parseToml } from 'smol-toml';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
-const section = README.slice(README.indexOf('## Connecting a client'), README.indexOf('\n## ', README.indexOf('## Connecting a client') + 1));
+const section = README.slice(
+  README.indexOf('## Connecting a client'),
+  README.indexOf('\n## ', README.indexOf('## Connecting a client') + 1),
+);
 const blocks = [...section.matchAll(/```(\w+)\n([\s\S]*?)```/g)].map((m) => ({ lang: m[1], text: m[2] }));
 const PUBLISHED = ['npx', '-y', 'google-search-console-mcp'];
 const HTTP_URL = 'http://127.0.0.1:3000/mcp';
@@ -30,22 +33,31 @@ function shellWords(line: string): string[] {
   for (let i = 0; i < line.length; i++) {
     const c = line[i];
     if (quote) {
-      if (c === quote) quote = undefined;
-      else word = (word ?? '') + c;
+      if (c === quote) {
+        quote = undefined;
+      } else {
+        word = (word ?? '') + c;
+      }
     } else if (c === '"' || c === "'") {
       quote = c;
       word ??= '';
     } else if (c === '#' && word === undefined) {
       break;
     } else if (/\s/.test(c)) {
-      if (word !== undefined) words.push(word);
+      if (word !== undefined) {
+        words.push(word);
+      }
       word = undefined;
     } else {
       word = (word ?? '') + c;
     }
   }
-  if (quote) throw new Error(`unbalanced ${quote} in: ${line}`);
-  if (word !== undefined) words.push(word);
+  if (quote) {
+    throw new Error(`unbalanced ${quote} in: ${line}`);
+  }
+  if (word !== undefined) {
+    words.push(word);
+  }
   return words;
 }
 
@@ -69,22 +81,34 @@ interface Parsed {
  * take every following word up to the next option (commander's variadic and
  * yargs' array options), flags none; `--` ends the options.
  */
-function readArgs(argv: readonly string[], rules: { single: string[]; many: string[]; flags?: string[]; unknownAsPositional?: boolean }): Parsed {
+function readArgs(
+  argv: readonly string[],
+  rules: { single: string[]; many: string[]; flags?: string[]; unknownAsPositional?: boolean },
+): Parsed {
   const options: Record<string, string[]> = {};
   const positionals: string[] = [];
   let i = 0;
   while (i < argv.length) {
     const word = argv[i++];
-    if (word === '--') return { options, positionals, rest: argv.slice(i) };
+    if (word === '--') {
+      return { options, positionals, rest: argv.slice(i) };
+    }
     const known = [...rules.single, ...rules.many, ...(rules.flags ?? [])].includes(word);
     if (!word.startsWith('-') || (!known && rules.unknownAsPositional)) {
       positionals.push(word);
       continue;
     }
-    if (!known) throw new Error(`unknown option ${word}`);
+    if (!known) {
+      throw new Error(`unknown option ${word}`);
+    }
     const values = (options[word] ??= []);
-    if (rules.single.includes(word)) values.push(argv[i++]);
-    else if (rules.many.includes(word)) while (i < argv.length && !argv[i].startsWith('-')) values.push(argv[i++]);
+    if (rules.single.includes(word)) {
+      values.push(argv[i++]);
+    } else if (rules.many.includes(word)) {
+      while (i < argv.length && !argv[i].startsWith('-')) {
+        values.push(argv[i++]);
+      }
+    }
   }
   return { options, positionals, rest: [] };
 }
@@ -92,7 +116,12 @@ function readArgs(argv: readonly string[], rules: { single: string[]; many: stri
 const ENV_ASSIGNMENT = /^[A-Z][A-Z0-9_]*=\S+$/;
 const CLAUDE = { single: ['--transport', '-t', '--scope', '-s'], many: ['-e', '--env', '-H', '--header'] };
 // yargs: the command's own options (-y of npx) are its arguments.
-const GEMINI = { single: ['--transport', '-t', '--type', '--scope', '-s', '--timeout', '--description'], many: ['-e', '--env', '-H', '--header'], flags: ['--trust'], unknownAsPositional: true };
+const GEMINI = {
+  single: ['--transport', '-t', '--type', '--scope', '-s', '--timeout', '--description'],
+  many: ['-e', '--env', '-H', '--header'],
+  flags: ['--trust'],
+  unknownAsPositional: true,
+};
 const CODEX = { single: ['--env', '--url', '--bearer-token-env-var'], many: [] };
 
 describe('README client recipes, read by each client’s argument rules', () => {
@@ -109,7 +138,9 @@ describe('README client recipes, read by each client’s argument rules', () => 
     expect(stdio.positionals).toEqual(['search-console']);
     expect(stdio.rest).toEqual(PUBLISHED);
     expect(stdio.options['-e'].length).toBeGreaterThan(0);
-    for (const value of stdio.options['-e']) expect(value).toMatch(ENV_ASSIGNMENT);
+    for (const value of stdio.options['-e']) {
+      expect(value).toMatch(ENV_ASSIGNMENT);
+    }
     expect(http.options['--transport']).toEqual(['http']);
     expect(http.positionals).toEqual(['search-console', HTTP_URL]);
     expect(http.options['--header']).toEqual(['Authorization: Bearer $GSC_HTTP_TOKEN']);
@@ -118,7 +149,9 @@ describe('README client recipes, read by each client’s argument rules', () => 
   it('Gemini CLI: the name and the command first, -e and -H after them', () => {
     const [stdio, http] = mcpAdds('gemini').map((argv) => readArgs(argv, GEMINI));
     expect(stdio.positionals).toEqual(['search-console', ...PUBLISHED]);
-    for (const value of stdio.options['-e']) expect(value).toMatch(ENV_ASSIGNMENT);
+    for (const value of stdio.options['-e']) {
+      expect(value).toMatch(ENV_ASSIGNMENT);
+    }
     expect(http.options['--transport']).toEqual(['http']);
     expect(http.positionals).toEqual(['search-console', HTTP_URL]);
     expect(http.options['-H']).toEqual(['Authorization: Bearer $GSC_HTTP_TOKEN']);
@@ -128,14 +161,19 @@ describe('README client recipes, read by each client’s argument rules', () => 
     const [stdio, http] = mcpAdds('codex').map((argv) => readArgs(argv, CODEX));
     expect(stdio.positionals).toEqual(['search_console']);
     expect(stdio.rest).toEqual(PUBLISHED);
-    for (const value of stdio.options['--env']) expect(value).toMatch(ENV_ASSIGNMENT);
+    for (const value of stdio.options['--env']) {
+      expect(value).toMatch(ENV_ASSIGNMENT);
+    }
     expect(http.positionals).toEqual(['search_console_http']);
     expect(http.options).toEqual({ '--url': [HTTP_URL], '--bearer-token-env-var': ['GSC_HTTP_TOKEN'] });
   });
 
   it('the JSON configurations parse, and each server is the published stdio command or the HTTP URL', () => {
     for (const block of blocks.filter((b) => b.lang === 'json')) {
-      const config = JSON.parse(block.text) as { mcpServers?: Record<string, Record<string, unknown>>; servers?: Record<string, Record<string, unknown>> };
+      const config = JSON.parse(block.text) as {
+        mcpServers?: Record<string, Record<string, unknown>>;
+        servers?: Record<string, Record<string, unknown>>;
+      };
       const servers = Object.values(config.mcpServers ?? config.servers ?? {});
       expect(servers.length).toBeGreaterThan(0);
       for (const server of servers) {
@@ -144,7 +182,9 @@ describe('README client recipes, read by each client’s argument rules', () => 
           expect(JSON.stringify(server.headers)).toMatch(/"Authorization":"Bearer \$\{(env|input):[\w-]+\}"/);
         } else {
           expect([server.command, ...(server.args as string[])]).toEqual(PUBLISHED);
-          for (const [name, value] of Object.entries((server.env ?? {}) as Record<string, unknown>)) expect(`${name}=${String(value)}`).toMatch(ENV_ASSIGNMENT);
+          for (const [name, value] of Object.entries((server.env ?? {}) as Record<string, unknown>)) {
+            expect(`${name}=${String(value)}`).toMatch(ENV_ASSIGNMENT);
+          }
         }
       }
     }
@@ -152,7 +192,11 @@ describe('README client recipes, read by each client’s argument rules', () => 
 
   it('the Codex TOML parses to the same two servers', () => {
     const toml = parseToml(blocks.find((b) => b.lang === 'toml')!.text) as { mcp_servers: Record<string, Record<string, unknown>> };
-    expect(toml.mcp_servers.search_console).toEqual({ command: 'npx', args: PUBLISHED.slice(1), env: { GSC_SERVICE_ACCOUNT_KEY_FILE: expect.any(String) } });
+    expect(toml.mcp_servers.search_console).toEqual({
+      command: 'npx',
+      args: PUBLISHED.slice(1),
+      env: { GSC_SERVICE_ACCOUNT_KEY_FILE: expect.any(String) },
+    });
     expect(toml.mcp_servers.search_console_http).toEqual({ url: HTTP_URL, bearer_token_env_var: 'GSC_HTTP_TOKEN' });
   });
 
@@ -166,7 +210,9 @@ describe('README client recipes, read by each client’s argument rules', () => 
   });
 
   it('Docker: the token is exported first and passed by name, and the port published on loopback as the Dockerfile says', () => {
-    const exported = commands.findIndex((w) => w[0] === 'export' && /^GSC_HTTP_TOKEN=\$\(openssl rand -hex \d+\)$/.test(w.slice(1).join(' ')));
+    const exported = commands.findIndex(
+      (w) => w[0] === 'export' && /^GSC_HTTP_TOKEN=\$\(openssl rand -hex \d+\)$/.test(w.slice(1).join(' ')),
+    );
     const run = commands.findIndex((w) => w[0] === 'docker' && w[1] === 'run');
     expect(exported).toBeGreaterThanOrEqual(0);
     expect(run).toBeGreaterThan(exported);
@@ -174,7 +220,10 @@ describe('README client recipes, read by each client’s argument rules', () => 
     expect(argv[argv.indexOf('-e') + 1]).toBe('GSC_HTTP_TOKEN');
     expect(argv).toContain('-p');
     expect(argv[argv.indexOf('-p') + 1]).toBe('127.0.0.1:3000:3000');
-    const header = readFileSync(join(ROOT, 'Dockerfile'), 'utf8').split('\n').filter((l) => l.startsWith('#')).join('\n');
+    const header = readFileSync(join(ROOT, 'Dockerfile'), 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith('#'))
+      .join('\n');
     expect(header).toContain('export GSC_HTTP_TOKEN=$(openssl rand -hex 24)');
     expect(header).toMatch(/docker run -p 127\.0\.0\.1:3000:3000 -e GSC_HTTP_TOKEN -e /);
   });
@@ -190,7 +239,9 @@ describeClis('README client recipes, run by the real client CLIs against the bui
   /** The recipe's argv with the published command replaced by the clone's (the package is not on the registry yet). */
   const fromClone = (argv: string[]) => {
     const at = argv.findIndex((_, i) => argv.slice(i, i + PUBLISHED.length).join(' ') === PUBLISHED.join(' '));
-    if (at < 0) return argv;
+    if (at < 0) {
+      return argv;
+    }
     return [...argv.slice(0, at), node, main, ...argv.slice(at + PUBLISHED.length)];
   };
   const client = (bin: string, args: string[], home: string, cwd: string) =>
@@ -202,7 +253,8 @@ describeClis('README client recipes, run by the real client CLIs against the bui
     return { home, project };
   };
   // A property the server accepts with no credential, so it starts and lists its tools.
-  const settings = (argv: string[]) => argv.map((w) => (/^GSC_SERVICE_ACCOUNT_KEY_FILE=/.test(w) ? 'GSC_SITE_URL=sc-domain:example.com' : w));
+  const settings = (argv: string[]) =>
+    argv.map((w) => (/^GSC_SERVICE_ACCOUNT_KEY_FILE=/.test(w) ? 'GSC_SITE_URL=sc-domain:example.com' : w));
 
   it('Claude Code adds the stdio recipe and `claude mcp list` connects to it', () => {
     const { home, project } = workspace();
@@ -224,9 +276,17 @@ describeClis('README client recipes, run by the real client CLIs against the bui
 
   it('Codex adds both recipes as the README’s TOML says', () => {
     const { home, project } = workspace();
-    for (const argv of mcpAdds('codex')) expect(client('codex', ['mcp', 'add', ...fromClone(argv)], home, project).status).toBe(0);
-    const written = parseToml(readFileSync(join(home, '.codex', 'config.toml'), 'utf8')) as { mcp_servers: Record<string, Record<string, unknown>> };
-    expect(written.mcp_servers.search_console).toMatchObject({ command: node, args: [main], env: { GSC_SERVICE_ACCOUNT_KEY_FILE: '/path/to/key.json' } });
+    for (const argv of mcpAdds('codex')) {
+      expect(client('codex', ['mcp', 'add', ...fromClone(argv)], home, project).status).toBe(0);
+    }
+    const written = parseToml(readFileSync(join(home, '.codex', 'config.toml'), 'utf8')) as {
+      mcp_servers: Record<string, Record<string, unknown>>;
+    };
+    expect(written.mcp_servers.search_console).toMatchObject({
+      command: node,
+      args: [main],
+      env: { GSC_SERVICE_ACCOUNT_KEY_FILE: '/path/to/key.json' },
+    });
     expect(written.mcp_servers.search_console_http).toEqual({ url: HTTP_URL, bearer_token_env_var: 'GSC_HTTP_TOKEN' });
   });
 });

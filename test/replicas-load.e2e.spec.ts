@@ -16,10 +16,17 @@ describe('three replicas on one Redis, under load, through a replica crash and a
   it('runs every phase, with calls answered in each', async () => {
     ({ phases, checks } = await replicaFaultRun(SHORT));
     process.stderr.write(
-      phases.map((p) => `${p.name}: ${p.calls} calls in ${p.elapsed.toFixed(1)} s, errors ${JSON.stringify(p.errors)}${p.note ? `; ${p.note}` : ''}`).join('\n') + '\n',
+      phases
+        .map(
+          (p) =>
+            `${p.name}: ${p.calls} calls in ${p.elapsed.toFixed(1)} s, errors ${JSON.stringify(p.errors)}${p.note ? `; ${p.note}` : ''}`,
+        )
+        .join('\n') + '\n',
     );
     expect(phases.map((p) => p.name)).toEqual(['steady', 'replica killed and restarted', 'redis stopped', 'recovered']);
-    for (const phase of phases) expect([phase.name, phase.calls > 0]).toEqual([phase.name, true]);
+    for (const phase of phases) {
+      expect([phase.name, phase.calls > 0]).toEqual([phase.name, true]);
+    }
     // The replica did die with calls in flight, so the run did test something.
     expect(phases[1].note).toMatch(/^SIGKILL with [1-9]/);
   }, 90_000);
@@ -40,7 +47,9 @@ describe('three replicas on one Redis, under load, through a replica crash and a
   });
 
   it('the quota ledger counted exactly the inspections Google answered, after every phase', () => {
-    for (const phase of phases) expect([phase.name, phase.books.inspectionsCounted]).toEqual([phase.name, phase.books.inspectionsSent]);
+    for (const phase of phases) {
+      expect([phase.name, phase.books.inspectionsCounted]).toEqual([phase.name, phase.books.inspectionsSent]);
+    }
     expect(checks.books.inspectionsSent).toBeGreaterThan(0);
   });
 

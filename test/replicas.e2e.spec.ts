@@ -18,8 +18,14 @@ const { google, redis, deletes } = useGoogleAndRedis();
 
 /** How a replica is told about the shared store: one folder, or one Redis with a folder of its own. */
 const stores: [string, () => Record<string, string>][] = [
-  ['two processes on one GSC_STATE_DIR', ((dir?: string) => () => ({ GSC_STATE_DIR: (dir ??= mkdtempSync(join(tmpdir(), 'gsc-shared-state-'))) }))()],
-  ['two processes on one redis-server, each with its own state folder', () => ({ GSC_REDIS_URL: redis.url, GSC_STATE_DIR: mkdtempSync(join(tmpdir(), 'gsc-own-state-')) })],
+  [
+    'two processes on one GSC_STATE_DIR',
+    ((dir?: string) => () => ({ GSC_STATE_DIR: (dir ??= mkdtempSync(join(tmpdir(), 'gsc-shared-state-'))) }))(),
+  ],
+  [
+    'two processes on one redis-server, each with its own state folder',
+    () => ({ GSC_REDIS_URL: redis.url, GSC_STATE_DIR: mkdtempSync(join(tmpdir(), 'gsc-own-state-')) }),
+  ],
 ];
 
 describe.each(stores)('%s, same GSC_APPROVAL_SECRET', (_name, storeEnv) => {

@@ -29,7 +29,8 @@ describe.each([
     await server?.stop();
   });
 
-  const connect = () => connectHttp(proxy.url, { revision: '2025-11-25', elicit: () => ({ action: 'accept', content: { confirm: true } }) });
+  const connect = () =>
+    connectHttp(proxy.url, { revision: '2025-11-25', elicit: () => ({ action: 'accept', content: { confirm: true } }) });
 
   it('cut right after the priming event, before the dialog: the client resumes and still receives the dialog', async () => {
     const client = await connect();
@@ -85,15 +86,25 @@ describe('Last-Event-ID on the wire', () => {
     const init = await fetch(server.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'wire', version: '1' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'wire', version: '1' } },
+      }),
     });
     await init.text();
     const headers = { 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-11-25' };
-    await fetch(server.url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+    await fetch(server.url, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    });
     return headers;
   }
 
-  const resume = (headers: Record<string, string>, lastEventId: string) => fetch(server.url, { headers: { ...headers, accept: 'text/event-stream', 'last-event-id': lastEventId } });
+  const resume = (headers: Record<string, string>, lastEventId: string) =>
+    fetch(server.url, { headers: { ...headers, accept: 'text/event-stream', 'last-event-id': lastEventId } });
 
   it('every POST stream opens with a priming event (id, retry, empty data); a completed stream replays its answer, and only its own', async () => {
     const headers = await session();
@@ -107,7 +118,9 @@ describe('Last-Event-ID on the wire', () => {
       return res.text();
     };
     const [one, two] = [await post(2), await post(3)];
-    for (const stream of [one, two]) expect(stream.split(/(?<=\n\n)/)[0]).toMatch(PRIMING);
+    for (const stream of [one, two]) {
+      expect(stream.split(/(?<=\n\n)/)[0]).toMatch(PRIMING);
+    }
     const primingOfOne = PRIMING.exec(one.split(/(?<=\n\n)/)[0])![0].match(/^id: (\S+)/)![1];
 
     const replay = await resume(headers, primingOfOne);

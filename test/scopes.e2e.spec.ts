@@ -48,7 +48,10 @@ describe('the OAuth scopes follow the registered tools', () => {
   });
 
   it('denying the Indexing tools drops the indexing scope', async () => {
-    expect((await scopesRequested({ GSC_DENY_TOOLS: 'request_indexing,get_indexing_status' })).scopes).toEqual([`${S}siteverification`, `${S}webmasters`]);
+    expect((await scopesRequested({ GSC_DENY_TOOLS: 'request_indexing,get_indexing_status' })).scopes).toEqual([
+      `${S}siteverification`,
+      `${S}webmasters`,
+    ]);
   });
 
   it('denying every Search Console write asks for webmasters.readonly', async () => {

@@ -55,13 +55,18 @@ describe('two processes started one after the other on one GSC_STATE_DIR', () =>
   });
 
   it('on different folders they have different secrets, and a token from one is refused by the other saying exactly that', async () => {
-    const [one, other] = await Promise.all([spawnHttpBinary({ ...google.env, GSC_STATE_DIR: freshDir() }), spawnHttpBinary({ ...google.env, GSC_STATE_DIR: freshDir() })]);
+    const [one, other] = await Promise.all([
+      spawnHttpBinary({ ...google.env, GSC_STATE_DIR: freshDir() }),
+      spawnHttpBinary({ ...google.env, GSC_STATE_DIR: freshDir() }),
+    ]);
     try {
       expect(secretLine(one)![1]).not.toBe(secretLine(other)![1]);
       const token = await issueToken(one.url, SITE);
       const refused = await redeemToken(other.url, SITE, token);
       expect(refused).toMatchObject({ isError: true, structuredContent: { executed: false, outcome: 'token_rejected' } });
-      expect(textOf(refused)).toMatch(/^The confirm_token was refused because it was issued under a different approval secret than the one this server uses now .* Nothing was changed\. Call delete_site again without confirm_token/);
+      expect(textOf(refused)).toMatch(
+        /^The confirm_token was refused because it was issued under a different approval secret than the one this server uses now .* Nothing was changed\. Call delete_site again without confirm_token/,
+      );
       expect(textOf(refused)).not.toMatch(/different tool, target or arguments/);
       const state = await askDialog(one.url, SITE);
       expect((await acceptDialog(other.url, SITE, state)).resultType).toBe('input_required');

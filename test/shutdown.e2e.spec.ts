@@ -36,4 +36,3 @@ describe('graceful shutdown (SIGTERM)', () => {
     google.emulator.clearFaults();
   });
 });
-

@@ -49,7 +49,11 @@ afterAll(async () => {
 beforeEach(() => {
   google.emulator.reset();
   // A verified domain this server must not touch.
-  google.emulator.state.resources.set('dns://example.org', { id: 'dns%3A%2F%2Fexample.org', site: { type: 'INET_DOMAIN', identifier: 'example.org' }, owners: ['owner@example.com', google.clientEmail] });
+  google.emulator.state.resources.set('dns://example.org', {
+    id: 'dns%3A%2F%2Fexample.org',
+    site: { type: 'INET_DOMAIN', identifier: 'example.org' },
+    owners: ['owner@example.com', google.clientEmail],
+  });
 });
 
 const sent = () => google.emulator.apiRequests();
@@ -68,7 +72,12 @@ describe('property-shaped tools', () => {
   });
 
   it('refuse look-alikes of an allowed property', async () => {
-    for (const look of ['sc-domain:example.com.evil.test', 'https://example.com.evil.test/', 'sc-domain:evilexample.com', 'https://blog.example.net.evil.test/']) {
+    for (const look of [
+      'sc-domain:example.com.evil.test',
+      'https://example.com.evil.test/',
+      'sc-domain:evilexample.com',
+      'https://blog.example.net.evil.test/',
+    ]) {
       const result = await client.call('get_site', { site_url: look });
       expect(result.isError).toBe(true);
     }
@@ -114,7 +123,9 @@ describe('listings filter to the allowlist and say how many they withheld', () =
   it('list_sites', async () => {
     const result = await client.call('list_sites');
     const shown = result.structuredContent!.sites.map((s: { site_url: string }) => s.site_url);
-    expect(shown.sort()).toEqual([SEED_PROPERTIES.blog, SEED_PROPERTIES.domain, SEED_PROPERTIES.owned, SEED_PROPERTIES.subPath, SEED_PROPERTIES.fullUser].sort());
+    expect(shown.sort()).toEqual(
+      [SEED_PROPERTIES.blog, SEED_PROPERTIES.domain, SEED_PROPERTIES.owned, SEED_PROPERTIES.subPath, SEED_PROPERTIES.fullUser].sort(),
+    );
     // Withheld: the restricted sc-domain:example.org, the unverified http://legacy.example.net/ and the large https://www.example.net/.
     expect(result.structuredContent!.withheld).toBe(3);
     expect(text(result)).toMatch(/3 more withheld: outside the properties this caller may use \(GSC_ALLOWED_SITES/);
@@ -124,14 +135,21 @@ describe('listings filter to the allowlist and say how many they withheld', () =
     const result = await client.call('list_verified_sites');
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent!.withheld).toBe(1);
-    for (const r of result.structuredContent!.resources) expect(r.site_url).toMatch(/example\.com|blog\.example\.net/);
+    for (const r of result.structuredContent!.resources) {
+      expect(r.site_url).toMatch(/example\.com|blog\.example\.net/);
+    }
     expect(text(result)).toMatch(/withheld/);
   });
 });
 
 describe('page-URL tools', () => {
   it('request_indexing refuses a page outside every allowed property, with nothing sent', async () => {
-    for (const url of ['https://example.org/jobs/1', 'https://example.com.evil.test/jobs/1', 'https://example.com@evil.test/jobs/1', 'ftp://example.com/x']) {
+    for (const url of [
+      'https://example.org/jobs/1',
+      'https://example.com.evil.test/jobs/1',
+      'https://example.com@evil.test/jobs/1',
+      'ftp://example.com/x',
+    ]) {
       const result = await client.call('request_indexing', { url });
       expect(result.isError).toBe(true);
     }
@@ -145,7 +163,10 @@ describe('page-URL tools', () => {
   });
 
   it('inspect_url refuses a URL outside the property being inspected', async () => {
-    refused(await client.call('inspect_url', { site_url: SEED_PROPERTIES.subPath, url: 'https://www.example.com/shopping' }), 'https://www.example.com/shopping');
+    refused(
+      await client.call('inspect_url', { site_url: SEED_PROPERTIES.subPath, url: 'https://www.example.com/shopping' }),
+      'https://www.example.com/shopping',
+    );
     expect(sent()).toHaveLength(0);
   });
 });

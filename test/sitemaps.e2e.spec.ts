@@ -18,11 +18,7 @@ describe('list_sitemaps', () => {
     expect(result.isError).toBeFalsy();
     const out = result.structuredContent!;
     expect(out.untrusted).toBe(true);
-    expect(out.sitemaps.map((s: any) => s.path).sort()).toEqual([
-      'https://www.example.com/feed.xml',
-      NEWS,
-      INDEX,
-    ].sort());
+    expect(out.sitemaps.map((s: any) => s.path).sort()).toEqual(['https://www.example.com/feed.xml', NEWS, INDEX].sort());
     const news = out.sitemaps.find((s: any) => s.path === NEWS);
     expect(news).toMatchObject({ errors: 2, warnings: 4, is_pending: false, is_sitemaps_index: false, type: 'sitemap' });
     // Counted from the pages of the seed world it lists: the AMP launch story and the three blog posts.
@@ -37,7 +33,9 @@ describe('list_sitemaps', () => {
     expect(feed).toMatchObject({ is_pending: true, type: 'rssFeed', errors: 0, warnings: 0, contents: [] });
     expect(feed.last_downloaded).toBeUndefined();
     const said = text(result);
-    expect(said).toContain(`${INDEX} is a sitemap index: its child sitemaps are not listed here; call list_sitemaps with sitemap_index "${INDEX}"`);
+    expect(said).toContain(
+      `${INDEX} is a sitemap index: its child sitemaps are not listed here; call list_sitemaps with sitemap_index "${INDEX}"`,
+    );
     expect(said).toMatch(/2 errors, 4 warnings/);
     expect(said).toMatch(/individual errors are listed in the Search Console web interface/);
     expect(said).toMatch(/is_pending: true means/);
@@ -105,9 +103,18 @@ describe('get_sitemap', () => {
   it('reads one sitemap and says where its errors are and what pending means', async () => {
     const result = await client.call('get_sitemap', { site_url: OWNED, sitemap_url: NEWS });
     expect(result.isError).toBeFalsy();
-    expect(result.structuredContent).toMatchObject({ site_url: OWNED, path: NEWS, errors: 2, warnings: 4, is_pending: false, untrusted: true });
+    expect(result.structuredContent).toMatchObject({
+      site_url: OWNED,
+      path: NEWS,
+      errors: 2,
+      warnings: 4,
+      is_pending: false,
+      untrusted: true,
+    });
     const said = text(result);
-    expect(said).toMatch(/only the error and warning counts; the individual errors are listed in the Search Console web interface, Indexing → Sitemaps/);
+    expect(said).toMatch(
+      /only the error and warning counts; the individual errors are listed in the Search Console web interface, Indexing → Sitemaps/,
+    );
     expect(said).toMatch(/It is not pending: Google has processed the latest submission/);
     const [req] = requests('sitemaps.get');
     expect(req.params).toEqual({ siteUrl: OWNED, feedpath: NEWS });
@@ -129,13 +136,20 @@ describe('get_sitemap', () => {
   it('answers a 404 with a sentence naming the exact URL and the way to look it up', async () => {
     const result = await client.call('get_sitemap', { site_url: OWNED, sitemap_url: 'https://www.example.com/missing.xml' });
     expect(result.isError).toBe(true);
-    expect(text(result)).toMatch(/https:\/\/www\.example\.com\/ has no sitemap known to Search Console as https:\/\/www\.example\.com\/missing\.xml\. Nothing was changed\..*list_sitemaps/);
+    expect(text(result)).toMatch(
+      /https:\/\/www\.example\.com\/ has no sitemap known to Search Console as https:\/\/www\.example\.com\/missing\.xml\. Nothing was changed\..*list_sitemaps/,
+    );
   });
 
   it('answers a 403 with the permission sentence', async () => {
-    const result = await client.call('get_sitemap', { site_url: 'https://unknown.example/', sitemap_url: 'https://unknown.example/sitemap.xml' });
+    const result = await client.call('get_sitemap', {
+      site_url: 'https://unknown.example/',
+      sitemap_url: 'https://unknown.example/sitemap.xml',
+    });
     expect(result.isError).toBe(true);
-    expect(text(result)).toMatch(/Google refused to read the sitemap https:\/\/unknown\.example\/sitemap\.xml of https:\/\/unknown\.example\/: "User does not have sufficient permission/);
+    expect(text(result)).toMatch(
+      /Google refused to read the sitemap https:\/\/unknown\.example\/sitemap\.xml of https:\/\/unknown\.example\/: "User does not have sufficient permission/,
+    );
     expect(text(result)).toMatch(/Nothing was changed/);
   });
 
@@ -158,7 +172,9 @@ describe('get_sitemap', () => {
     google.emulator.injectFault({ route: 'sitemaps.get', status: 500, times: Infinity });
     const result = await client.call('get_sitemap', { site_url: OWNED, sitemap_url: NEWS });
     expect(result.isError).toBe(true);
-    expect(text(result)).toMatch(/Google failed with HTTP 500 while trying to read the sitemap .* after 4 attempts\. Nothing was changed\./);
+    expect(text(result)).toMatch(
+      /Google failed with HTTP 500 while trying to read the sitemap .* after 4 attempts\. Nothing was changed\./,
+    );
   });
 
   it('refuses a relative or non-http sitemap_url with nothing sent', async () => {
@@ -178,7 +194,9 @@ describe('submit_sitemap', () => {
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toEqual({ site_url: OWNED, sitemap_url: url, submitted: true, outside_property: false });
     const said = text(result);
-    expect(said).toMatch(/Google accepted the submission of https:\/\/www\.example\.com\/new-sitemap\.xml for https:\/\/www\.example\.com\//);
+    expect(said).toMatch(
+      /Google accepted the submission of https:\/\/www\.example\.com\/new-sitemap\.xml for https:\/\/www\.example\.com\//,
+    );
     expect(said).toMatch(/not necessarily fetched.*says nothing about whether it is valid/);
     expect(said).toMatch(/get_sitemap: last_downloaded/);
     const [put] = requests('sitemaps.submit');
@@ -199,7 +217,10 @@ describe('submit_sitemap', () => {
   });
 
   it('refuses with a permission sentence for a restricted user (403)', async () => {
-    const result = await client.call('submit_sitemap', { site_url: SEED_PROPERTIES.restricted, sitemap_url: 'https://www.example.org/s.xml' });
+    const result = await client.call('submit_sitemap', {
+      site_url: SEED_PROPERTIES.restricted,
+      sitemap_url: 'https://www.example.org/s.xml',
+    });
     expect(result.isError).toBe(true);
     expect(text(result)).toMatch(/Google refused to submit the sitemap .* lacks the permission needed on sc-domain:example\.org/);
   });
@@ -222,7 +243,11 @@ describe('submit_sitemaps', () => {
     expect(out).toMatchObject({ site_url: OWNED, submitted_count: 6, failed_count: 0, duplicates_skipped: 1 });
     expect(out.results.map((r: any) => r.sitemap_url)).toEqual(urls);
     expect(out.results.every((r: any) => r.submitted === true && r.error === undefined)).toBe(true);
-    expect(requests('sitemaps.submit').map((r) => r.params.feedpath).sort()).toEqual([...urls].sort());
+    expect(
+      requests('sitemaps.submit')
+        .map((r) => r.params.feedpath)
+        .sort(),
+    ).toEqual([...urls].sort());
     expect(text(result)).toMatch(/^Submitted 6 of 6 sitemaps to https:\/\/www\.example\.com\/\. 1 duplicate skipped\./);
     expect(text(result)).toMatch(/not that it fetched or validated/);
   });
@@ -242,7 +267,12 @@ describe('submit_sitemaps', () => {
     const rejected = log.filter((r) => r.status === 400);
     expect(rejected).toHaveLength(1);
     expect(rejected[0].params.feedpath).toBe(failed[0].sitemap_url);
-    expect(log.filter((r) => r.status === 200).map((r) => r.params.feedpath).sort()).toEqual(urls.filter((u) => u !== failed[0].sitemap_url).sort());
+    expect(
+      log
+        .filter((r) => r.status === 200)
+        .map((r) => r.params.feedpath)
+        .sort(),
+    ).toEqual(urls.filter((u) => u !== failed[0].sitemap_url).sort());
     expect(text(result)).toContain(`- Not submitted: ${failed[0].sitemap_url}`);
   });
 
@@ -299,7 +329,13 @@ describe('delete_sitemap', () => {
 
     const second = await client.call('delete_sitemap', { site_url: OWNED, sitemap_url: NEWS, confirm_token: token });
     expect(second.isError).toBeFalsy();
-    expect(second.structuredContent).toMatchObject({ executed: true, outcome: 'executed', deleted: true, sitemap_url: NEWS, site_url: OWNED });
+    expect(second.structuredContent).toMatchObject({
+      executed: true,
+      outcome: 'executed',
+      deleted: true,
+      sitemap_url: NEWS,
+      site_url: OWNED,
+    });
     expect(text(second)).toMatch(/Deleted the submission of https:\/\/www\.example\.com\/news-sitemap\.xml/);
     const deletes = requests('sitemaps.delete');
     expect(deletes).toHaveLength(1);
@@ -311,20 +347,29 @@ describe('delete_sitemap', () => {
 
   it('a token for one sitemap does not delete another', async () => {
     const first = await client.call('delete_sitemap', { site_url: OWNED, sitemap_url: NEWS });
-    const other = await client.call('delete_sitemap', { site_url: OWNED, sitemap_url: INDEX, confirm_token: first.structuredContent!.confirm_token });
+    const other = await client.call('delete_sitemap', {
+      site_url: OWNED,
+      sitemap_url: INDEX,
+      confirm_token: first.structuredContent!.confirm_token,
+    });
     expect(other.isError).toBe(true);
     expect(other.structuredContent).toMatchObject({ executed: false, outcome: 'token_rejected' });
     expect(requests('sitemaps.delete')).toHaveLength(0);
   });
 
   it('with a dialog: the person sees the server’s sentences and the sitemap URL quoted as data', async () => {
-    const person = await connectHttp(server.url, { revision: '2025-11-25', elicit: () => ({ action: 'accept', content: { confirm: true } }) });
+    const person = await connectHttp(server.url, {
+      revision: '2025-11-25',
+      elicit: () => ({ action: 'accept', content: { confirm: true } }),
+    });
     try {
       const result = await person.call('delete_sitemap', { site_url: OWNED, sitemap_url: NEWS });
       expect(result.structuredContent).toMatchObject({ executed: true, outcome: 'executed', deleted: true });
       expect(person.dialogs).toHaveLength(1);
       const [summary, , heading, quoted] = person.dialogs[0].split('\n');
-      expect(summary).toBe(`This will delete a sitemap submission from ${OWNED}. Its submission history and error report are lost — the least severe of the guarded changes: submit_sitemap puts the submission back.`);
+      expect(summary).toBe(
+        `This will delete a sitemap submission from ${OWNED}. Its submission history and error report are lost — the least severe of the guarded changes: submit_sitemap puts the submission back.`,
+      );
       expect(heading).toMatch(/Supplied by the caller or by Google/);
       expect(quoted).toBe(`- Sitemap URL: "${NEWS}"`);
       expect(requests('sitemaps.delete')).toHaveLength(1);
@@ -344,8 +389,14 @@ describe('delete_sitemap', () => {
   it('a child of an index cannot be deleted on its own: the 404 says so', async () => {
     const child = 'https://www.example.com/post-sitemap.xml';
     const first = await client.call('delete_sitemap', { site_url: OWNED, sitemap_url: child });
-    const second = await client.call('delete_sitemap', { site_url: OWNED, sitemap_url: child, confirm_token: first.structuredContent!.confirm_token });
+    const second = await client.call('delete_sitemap', {
+      site_url: OWNED,
+      sitemap_url: child,
+      confirm_token: first.structuredContent!.confirm_token,
+    });
     expect(second.isError).toBe(true);
-    expect(text(second)).toMatch(/has no sitemap known to Search Console as https:\/\/www\.example\.com\/post-sitemap\.xml\. Nothing was deleted\..*children of a sitemap index go with their index/);
+    expect(text(second)).toMatch(
+      /has no sitemap known to Search Console as https:\/\/www\.example\.com\/post-sitemap\.xml\. Nothing was deleted\..*children of a sitemap index go with their index/,
+    );
   });
 });

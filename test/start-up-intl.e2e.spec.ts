@@ -20,7 +20,9 @@ beforeAll(async () => {
 afterAll(() => google.emulator.close());
 
 async function report(path: string): Promise<{ api: string; afterList: boolean; stack: string }[]> {
-  for (let i = 0; i < 100 && !existsSync(path); i++) await sleep(50);
+  for (let i = 0; i < 100 && !existsSync(path); i++) {
+    await sleep(50);
+  }
   const text = readFileSync(path, 'utf8');
   return text ? text.split('\n').map((line) => JSON.parse(line)) : [];
 }
@@ -28,7 +30,10 @@ async function report(path: string): Promise<{ api: string; afterList: boolean; 
 describe('start-up without ICU', () => {
   it('answers tools/list over stdio before anything uses Intl, which the first Pacific-dated call then does', async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'gsc-intl-')), 'report.jsonl');
-    const client = await connectStdio({ ...google.env, NODE_OPTIONS: `--import ${PROBE}`, INTL_PROBE_REPORT: path }, { revision: '2026-07-28' });
+    const client = await connectStdio(
+      { ...google.env, NODE_OPTIONS: `--import ${PROBE}`, INTL_PROBE_REPORT: path },
+      { revision: '2026-07-28' },
+    );
     try {
       expect((await client.listTools()).length).toBeGreaterThan(0);
       const result = await client.call('query_search_analytics', { site_url: 'https://www.example.com/', period: 'last7days' });

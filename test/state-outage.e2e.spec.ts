@@ -40,7 +40,9 @@ const STORE = () => `the state store (Redis at ${redis.url}) cannot be reached`;
 
 async function until(check: () => Promise<boolean>, what: string): Promise<void> {
   for (let i = 0; i < 100; i++) {
-    if (await check()) return;
+    if (await check()) {
+      return;
+    }
     await sleep(100);
   }
   throw new Error(`${what} did not happen within 10 s`);
@@ -52,7 +54,10 @@ describe('Redis killed mid-run', () => {
 
   it('before: guarded calls work and /admin/ready names the store', async () => {
     secretId = /approval secret ([\w-]{8}) created in key secret:approval in Redis at /.exec(server.stderr())![1];
-    expect(await admin('/admin/ready')).toEqual({ status: 200, body: { status: 'ok', credential: 'service_account', state: `Redis at ${redis.url}` } });
+    expect(await admin('/admin/ready')).toEqual({
+      status: 200,
+      body: { status: 'ok', credential: 'service_account', state: `Redis at ${redis.url}` },
+    });
     earlier = await issueToken(server.url, OTHER);
   });
 
@@ -63,7 +68,10 @@ describe('Redis killed mid-run', () => {
       await redeemToken(server.url, OTHER, earlier),
       (await modernToolCall(server.url, 'delete_site', { site_url: SITE })).body.result,
     ];
-    const legacy = await connectHttp(server.url, { revision: '2025-11-25', elicit: () => ({ action: 'accept', content: { confirm: true } }) });
+    const legacy = await connectHttp(server.url, {
+      revision: '2025-11-25',
+      elicit: () => ({ action: 'accept', content: { confirm: true } }),
+    });
     try {
       refusals.push(await legacy.call('delete_site', { site_url: SITE }));
       expect(legacy.dialogs).toHaveLength(0);
@@ -74,9 +82,13 @@ describe('Redis killed mid-run', () => {
       expect(result.isError).toBe(true);
       expect(result.resultType).not.toBe('input_required');
       expect(result.structuredContent).toBeUndefined();
-      expect(textOf(result)).toMatch(/^Nothing was changed: google-search-console-mcp did not remove https:\/\/(blog\.example\.net|www\.example\.com)\/ from Search Console, because it records every approval in its state store so that each is used only once, and /);
+      expect(textOf(result)).toMatch(
+        /^Nothing was changed: google-search-console-mcp did not remove https:\/\/(blog\.example\.net|www\.example\.com)\/ from Search Console, because it records every approval in its state store so that each is used only once, and /,
+      );
       expect(textOf(result)).toContain(`and ${STORE()}: `);
-      expect(textOf(result)).toMatch(/\. Read tools still work\. Call delete_site again( without confirm_token \(the token may already count as used\))? once the state store is back\.$/);
+      expect(textOf(result)).toMatch(
+        /\. Read tools still work\. Call delete_site again( without confirm_token \(the token may already count as used\))? once the state store is back\.$/,
+      );
     }
     expect(textOf(refusals[1])).toContain('without confirm_token');
     expect(deletes()).toHaveLength(0);
@@ -126,7 +138,9 @@ describe('Redis killed mid-run', () => {
 
     const outage = await admin('/admin/audit?outcome=store_unavailable');
     expect(outage.status).toBe(200);
-    expect(outage.body.entries.map((e: any) => [e.event, e.tool, e.reason])).toEqual(Array.from({ length: 4 }, () => ['store_unavailable', 'delete_site', 'state_store']));
+    expect(outage.body.entries.map((e: any) => [e.event, e.tool, e.reason])).toEqual(
+      Array.from({ length: 4 }, () => ['store_unavailable', 'delete_site', 'state_store']),
+    );
   });
 });
 
@@ -141,8 +155,14 @@ describe('a state folder that cannot be used', () => {
       expect((await client.call('list_sites')).isError ?? false).toBe(false);
       const refused = await client.call('delete_site', { site_url: SITE });
       expect(refused.isError).toBe(true);
-      expect(text(refused)).toMatch(new RegExp(`^Nothing was changed: .* and the state store \\(SQLite in ${dir}\\) cannot be used: ENOTDIR`));
-      expect(client.stderr()).toMatch(new RegExp(`state: SQLite in ${dir}, approval secret not loaded yet \\(the state store \\(SQLite in ${dir}\\) cannot be used: ENOTDIR`));
+      expect(text(refused)).toMatch(
+        new RegExp(`^Nothing was changed: .* and the state store \\(SQLite in ${dir}\\) cannot be used: ENOTDIR`),
+      );
+      expect(client.stderr()).toMatch(
+        new RegExp(
+          `state: SQLite in ${dir}, approval secret not loaded yet \\(the state store \\(SQLite in ${dir}\\) cannot be used: ENOTDIR`,
+        ),
+      );
       expect(deletes()).toHaveLength(0);
 
       rmSync(blocker);

@@ -34,7 +34,9 @@ async function startsAndStops(env: Record<string, string>): Promise<string> {
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
   const started = Date.now();
   while (!/serving stdio/.test(stderr)) {
-    if (Date.now() - started > 15000 || child.exitCode !== null) throw new Error(`did not start: ${stderr}`);
+    if (Date.now() - started > 15000 || child.exitCode !== null) {
+      throw new Error(`did not start: ${stderr}`);
+    }
     await new Promise((r) => setTimeout(r, 20));
   }
   child.stdin.end();
@@ -83,7 +85,9 @@ describe('loosened permissions stop the server at start-up', () => {
     chmodSync(dir, 0o757);
     const env = isolatedEnv({ XDG_STATE_HOME: xdg });
     delete env.GSC_STATE_DIR;
-    expect(refusal(env)).toContain(`The state folder "${dir}" (the default; GSC_STATE_DIR is unset) is writable by every user of this machine (mode 0757)`);
+    expect(refusal(env)).toContain(
+      `The state folder "${dir}" (the default; GSC_STATE_DIR is unset) is writable by every user of this machine (mode 0757)`,
+    );
   });
 
   it.each([
@@ -95,7 +99,9 @@ describe('loosened permissions stop the server at start-up', () => {
     writeFileSync(file, `${SECRET}\n`);
     chmodSync(file, bits);
     const line = refusal(isolatedEnv({ GSC_STATE_DIR: dir }));
-    expect(line).toContain(`The approval secret "${file}" is ${what} by every user of this machine (mode ${shown}), and anyone who reads or replaces it can forge approvals; run chmod 600 "${file}"`);
+    expect(line).toContain(
+      `The approval secret "${file}" is ${what} by every user of this machine (mode ${shown}), and anyone who reads or replaces it can forge approvals; run chmod 600 "${file}"`,
+    );
     expect(line).not.toContain(SECRET);
   });
 

@@ -30,7 +30,9 @@ async function race<T>(n: number, options: StateConfig, task: string, ...args: s
       new Promise((res, rej) => {
         child.stdout.on('data', (d: Buffer) => {
           out += d.toString();
-          if (out.startsWith('ready\n')) res();
+          if (out.startsWith('ready\n')) {
+            res();
+          }
         });
         child.once('exit', (code) => rej(new Error(`child exited ${code} before it was ready: ${err}`)));
       }),
@@ -39,14 +41,19 @@ async function race<T>(n: number, options: StateConfig, task: string, ...args: s
       new Promise((res, rej) => {
         child.once('exit', (code) => {
           const line = out.split('\n')[1];
-          if (code === 0 && line) res(JSON.parse(line) as T);
-          else rej(new Error(`child exited ${code}: ${err}`));
+          if (code === 0 && line) {
+            res(JSON.parse(line) as T);
+          } else {
+            rej(new Error(`child exited ${code}: ${err}`));
+          }
         });
       }),
     );
   }
   await Promise.all(ready);
-  for (const child of children) child.stdin!.write('go\n');
+  for (const child of children) {
+    child.stdin!.write('go\n');
+  }
   return Promise.all(answers);
 }
 
@@ -57,7 +64,11 @@ afterEach(async () => {
   await Promise.all(opened.splice(0).map((store) => store.close()));
 });
 
-const settle = <T>(p: Promise<T>) => p.then((value) => ({ value }), (error: unknown) => ({ error }));
+const settle = <T>(p: Promise<T>) =>
+  p.then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
 
 describe('state store across real processes', () => {
   let redis: RedisServer;
@@ -80,7 +91,9 @@ describe('state store across real processes', () => {
     const [, options] = stores()[which];
     const keys = Array.from({ length: 5 }, (_, i) => `race:claim:${which}:${i}`);
     const answers = await race<boolean[]>(PROCESSES, options, 'claim', ...keys);
-    for (let k = 0; k < keys.length; k++) expect(answers.filter((a) => a[k]).length).toBe(1);
+    for (let k = 0; k < keys.length; k++) {
+      expect(answers.filter((a) => a[k]).length).toBe(1);
+    }
   });
 
   it.each([0, 1])(`${PROCESSES} processes incrementing one counter lose no update (store %#)`, async (which) => {
@@ -159,7 +172,9 @@ describe('Redis going away and coming back', () => {
       try {
         return await store.ping();
       } catch (error) {
-        if (!(error instanceof StateUnavailableError) || i > 100) throw error;
+        if (!(error instanceof StateUnavailableError) || i > 100) {
+          throw error;
+        }
         await sleep(100);
       }
     }
@@ -172,13 +187,17 @@ describe('Redis going away and coming back', () => {
     const inFlight = Array.from({ length: 200 }, (_, i) => settle(store.put(`burst:${i}`, 'x'.repeat(10_000))));
     await redis.kill();
     for (const outcome of await Promise.all(inFlight)) {
-      if ('error' in outcome) expect(outcome.error).toBeInstanceOf(StateUnavailableError);
+      if ('error' in outcome) {
+        expect(outcome.error).toBeInstanceOf(StateUnavailableError);
+      }
     }
 
     for (const [name, operation] of everyOperation(store)) {
       const error = await operation().catch((e: unknown) => e);
       expect([name, error]).toEqual([name, expect.any(StateUnavailableError)]);
-      expect((error as Error).message).toMatch(new RegExp(`^the state store \\(Redis at redis://127\\.0\\.0\\.1:${redis.port}/0\\) cannot be reached: `));
+      expect((error as Error).message).toMatch(
+        new RegExp(`^the state store \\(Redis at redis://127\\.0\\.0\\.1:${redis.port}/0\\) cannot be reached: `),
+      );
     }
 
     await redis.restart();
@@ -265,10 +284,18 @@ describe('SQLite folder that cannot be used', () => {
     const dir = join(blocker, 'state');
     const store = track(createStateStore({ kind: 'sqlite', dir }));
     expect(store.description).toBe(`SQLite in ${dir}`);
-    for (const operation of [() => store.ping(), () => store.claim('k', 1000), () => store.get('k'), () => store.append('s', 'v'), () => store.read('s')]) {
+    for (const operation of [
+      () => store.ping(),
+      () => store.claim('k', 1000),
+      () => store.get('k'),
+      () => store.append('s', 'v'),
+      () => store.read('s'),
+    ]) {
       const error = await operation().catch((e: unknown) => e);
       expect(error).toBeInstanceOf(StateUnavailableError);
-      expect((error as Error).message).toMatch(new RegExp(`^the state store \\(SQLite in ${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\) cannot be used: .*ENOTDIR`));
+      expect((error as Error).message).toMatch(
+        new RegExp(`^the state store \\(SQLite in ${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\) cannot be used: .*ENOTDIR`),
+      );
     }
     await expect(loadOrCreateApprovalSecret({ kind: 'sqlite', dir })).rejects.toBeInstanceOf(StateUnavailableError);
 
@@ -284,7 +311,10 @@ describe('SQLite folder that cannot be used', () => {
   it('a database file that is not a database: StateUnavailableError; once removed, the same store works', async () => {
     const dir = join(root, 'garbled');
     mkdirSync(dir, { mode: 0o700 });
-    writeFileSync(join(dir, SQLITE_FILE), 'this is not an SQLite database, just text that is long enough to be read as a header'.repeat(20));
+    writeFileSync(
+      join(dir, SQLITE_FILE),
+      'this is not an SQLite database, just text that is long enough to be read as a header'.repeat(20),
+    );
     const store = track(createStateStore({ kind: 'sqlite', dir }));
     await expect(store.ping()).rejects.toThrow(/cannot be used: .*not a database/);
     rmSync(join(dir, SQLITE_FILE));

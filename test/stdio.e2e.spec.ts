@@ -88,7 +88,12 @@ describe('stdio hygiene', () => {
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
     const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
-    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '0' } } });
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '0' } },
+    });
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
     send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'list_sites', arguments: {} } });
@@ -99,7 +104,9 @@ describe('stdio hygiene', () => {
 
     const lines = stdout.split('\n').filter(Boolean);
     expect(lines).toHaveLength(4);
-    for (const line of lines) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
+    for (const line of lines) {
+      expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
+    }
     expect(stderr).toMatch(/serving stdio; credential: service_account gsc-test@/);
     expect(stderr).not.toContain('PRIVATE KEY');
     const bad = lines.map((line) => JSON.parse(line)).find((m) => m.id === 4);
@@ -136,7 +143,13 @@ describe('approval state on the stdio wire (2026-07-28)', () => {
     const states: unknown[] = [{ forged: true }, 42, ['a'], null, 'not-a-seal'];
     try {
       states.forEach((requestState, i) => {
-        const params = { name: 'delete_site', arguments: { site_url: SEED_PROPERTIES.blog }, requestState, inputResponses: accept, _meta: meta };
+        const params = {
+          name: 'delete_site',
+          arguments: { site_url: SEED_PROPERTIES.blog },
+          requestState,
+          inputResponses: accept,
+          _meta: meta,
+        };
         child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params })}\n`);
       });
       await waitFor(() => stdout.split('\n').filter(Boolean).length >= states.length);
@@ -144,7 +157,10 @@ describe('approval state on the stdio wire (2026-07-28)', () => {
       child.stdin.end();
       await new Promise((resolve) => child.on('exit', resolve));
     }
-    const answers = stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line));
+    const answers = stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
     expect(answers.map((a) => a.id).sort()).toEqual(states.map((_, i) => i + 1));
     for (const answer of answers) {
       expect(answer.error).toBeUndefined();
@@ -158,7 +174,9 @@ describe('approval state on the stdio wire (2026-07-28)', () => {
 async function waitFor(check: () => boolean, timeoutMs = 15000): Promise<void> {
   const started = Date.now();
   while (!check()) {
-    if (Date.now() - started > timeoutMs) throw new Error('timed out');
+    if (Date.now() - started > timeoutMs) {
+      throw new Error('timed out');
+    }
     await new Promise((r) => setTimeout(r, 20));
   }
 }

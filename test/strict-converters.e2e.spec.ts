@@ -22,23 +22,41 @@ const ALL = 21;
 function geminiKeywords(): Set<string> {
   const dts = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '../node_modules/@google/genai/dist/genai.d.ts'), 'utf8');
   const doc = /only the\s+following properties are supported:([\s\S]*?)The non-standard\s+`propertyOrdering`/.exec(dts)?.[1];
-  if (!doc) throw new Error('the Gemini schema subset is no longer documented where this test looks for it (@google/genai genai.d.ts)');
+  if (!doc) {
+    throw new Error('the Gemini schema subset is no longer documented where this test looks for it (@google/genai genai.d.ts)');
+  }
   return new Set([...doc.matchAll(/`([$a-zA-Z]+)`/g)].map((m) => m[1]).concat('propertyOrdering'));
 }
 
 /** Every place a schema steps outside the subset: an unknown keyword, an enum of other than strings and numbers, a $ref with siblings. */
 function outsideSubset(schema: unknown, allowed: Set<string>, path = '#'): string[] {
-  if (!schema || typeof schema !== 'object') return [];
+  if (!schema || typeof schema !== 'object') {
+    return [];
+  }
   const node = schema as Record<string, unknown>;
   const found: string[] = [];
   for (const [key, value] of Object.entries(node)) {
-    if (!allowed.has(key)) found.push(`${path}/${key}`);
-    if (key === 'enum' && !(value as unknown[]).every((v) => typeof v === 'string' || typeof v === 'number')) found.push(`${path}/enum of ${JSON.stringify(value)}`);
-    if (key === 'properties' || key === '$defs') for (const [name, sub] of Object.entries(value as object)) found.push(...outsideSubset(sub, allowed, `${path}/${key}/${name}`));
-    if (key === 'items' || key === 'additionalProperties') found.push(...outsideSubset(value, allowed, `${path}/${key}`));
-    if (key === 'anyOf' || key === 'oneOf') (value as unknown[]).forEach((sub, i) => found.push(...outsideSubset(sub, allowed, `${path}/${key}/${i}`)));
+    if (!allowed.has(key)) {
+      found.push(`${path}/${key}`);
+    }
+    if (key === 'enum' && !(value as unknown[]).every((v) => typeof v === 'string' || typeof v === 'number')) {
+      found.push(`${path}/enum of ${JSON.stringify(value)}`);
+    }
+    if (key === 'properties' || key === '$defs') {
+      for (const [name, sub] of Object.entries(value as object)) {
+        found.push(...outsideSubset(sub, allowed, `${path}/${key}/${name}`));
+      }
+    }
+    if (key === 'items' || key === 'additionalProperties') {
+      found.push(...outsideSubset(value, allowed, `${path}/${key}`));
+    }
+    if (key === 'anyOf' || key === 'oneOf') {
+      (value as unknown[]).forEach((sub, i) => found.push(...outsideSubset(sub, allowed, `${path}/${key}/${i}`)));
+    }
   }
-  if ('$ref' in node && Object.keys(node).some((k) => !k.startsWith('$'))) found.push(`${path}: $ref with siblings`);
+  if ('$ref' in node && Object.keys(node).some((k) => !k.startsWith('$'))) {
+    found.push(`${path}: $ref with siblings`);
+  }
   return found;
 }
 
@@ -75,14 +93,18 @@ describe.each([
       expect(params.additionalProperties).toBe(false);
       expect(params.required).toEqual(Object.keys(params.properties));
       const optional = Object.keys(tool.inputSchema.properties).filter((name) => !(tool.inputSchema.required ?? []).includes(name));
-      for (const name of optional) expect(params.properties[name].anyOf).toContainEqual({ type: 'null' });
+      for (const name of optional) {
+        expect(params.properties[name].anyOf).toContainEqual({ type: 'null' });
+      }
     }
     const analytics = converted.find((c) => c.name === 'query_search_analytics')!.fn.parameters as any;
-    const window = analytics.properties.compare.anyOf.find((b: any) => b.anyOf)?.anyOf.find((b: any) => b.type === 'object') ?? analytics.properties.compare.anyOf.find((b: any) => b.type === 'object');
+    const window =
+      analytics.properties.compare.anyOf.find((b: any) => b.anyOf)?.anyOf.find((b: any) => b.type === 'object') ??
+      analytics.properties.compare.anyOf.find((b: any) => b.type === 'object');
     expect(window).toMatchObject({ required: ['start_date', 'end_date'], additionalProperties: false });
   });
 
-  it("Gemini: mcpToTool declares all 21, with schemas inside the documented subset (no const, no minLength)", async () => {
+  it('Gemini: mcpToTool declares all 21, with schemas inside the documented subset (no const, no minLength)', async () => {
     const allowed = geminiKeywords();
     expect(allowed.has('enum')).toBe(true);
     expect(allowed.has('const')).toBe(false);
@@ -93,15 +115,25 @@ describe.each([
       ...outsideSubset(d.responseJsonSchema, allowed).map((p) => `${d.name} output ${p}`),
     ]);
     expect(outside).toEqual([]);
-    for (const d of declared) expect(d.responseJsonSchema).toMatchObject({ type: 'object' });
+    for (const d of declared) {
+      expect(d.responseJsonSchema).toMatchObject({ type: 'object' });
+    }
   });
 
   it('answers what the schema lets through but the server refuses with a sentence naming the field and its valid forms', async () => {
     const refusals: Array<[string, Record<string, unknown>, RegExp]> = [
-      ['submit_sitemap', { site_url: 'https://www.example.com/', sitemap_url: '' }, /sitemap_url: sitemap_url is empty: give the full sitemap URL, e\.g\. https:\/\/www\.example\.com\/sitemap\.xml\./],
+      [
+        'submit_sitemap',
+        { site_url: 'https://www.example.com/', sitemap_url: '' },
+        /sitemap_url: sitemap_url is empty: give the full sitemap URL, e\.g\. https:\/\/www\.example\.com\/sitemap\.xml\./,
+      ],
       ['get_verified_site', { id: '' }, /id: id is empty: give an id from list_verified_sites/],
       ['query_search_analytics', { site_url: 'https://www.example.com/', start_row: -1 }, /start_row: start_row is 0 or more/],
-      ['query_search_analytics', { site_url: 'https://www.example.com/', compare: { end_date: '2026-01-01' } }, /compare: use "previous_period", "previous_year" or \{"start_date"/],
+      [
+        'query_search_analytics',
+        { site_url: 'https://www.example.com/', compare: { end_date: '2026-01-01' } },
+        /compare: use "previous_period", "previous_year" or \{"start_date"/,
+      ],
     ];
     for (const [name, args, sentence] of refusals) {
       const result = await client.call(name, args);

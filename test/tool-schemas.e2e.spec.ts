@@ -29,7 +29,10 @@ describe('tool schemas built into the binary', () => {
   it.each([
     ['no default property', {}],
     ['GSC_SITE_URL a domain property', { GSC_SITE_URL: 'sc-domain:example.com' }],
-    ['GSC_SITE_URL a URL-prefix property with characters a replacement could misread', { GSC_SITE_URL: 'https://www.example.com/$&$1%22/' }],
+    [
+      'GSC_SITE_URL a URL-prefix property with characters a replacement could misread',
+      { GSC_SITE_URL: 'https://www.example.com/$&$1%22/' },
+    ],
     ['read-only mode', { GSC_READ_ONLY: 'true' }],
   ])('are what the zod schemas convert to: %s', async (_, env: Record<string, string>) => {
     const [built, converted] = await Promise.all([fromBinary(env), fromSchemas(env)]);

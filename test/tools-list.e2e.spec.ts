@@ -4,10 +4,27 @@ import { rawToolsList } from './support/raw-tools-list.js';
 import { listToolsInProcess } from './support/server.js';
 
 const ALL_TOOLS = [
-  'add_site', 'delete_site', 'delete_sitemap', 'get_indexing_status', 'get_site', 'get_sitemap', 'get_verification_token',
-  'get_verified_site', 'inspect_url', 'inspect_urls', 'list_sitemaps', 'list_sites', 'list_verified_sites',
-  'query_search_analytics', 'request_indexing', 'setup_site', 'submit_sitemap', 'submit_sitemaps', 'unverify_site',
-  'update_site_owners', 'verify_site',
+  'add_site',
+  'delete_site',
+  'delete_sitemap',
+  'get_indexing_status',
+  'get_site',
+  'get_sitemap',
+  'get_verification_token',
+  'get_verified_site',
+  'inspect_url',
+  'inspect_urls',
+  'list_sitemaps',
+  'list_sites',
+  'list_verified_sites',
+  'query_search_analytics',
+  'request_indexing',
+  'setup_site',
+  'submit_sitemap',
+  'submit_sitemaps',
+  'unverify_site',
+  'update_site_owners',
+  'verify_site',
 ];
 const GUARDED = ['delete_site', 'delete_sitemap', 'unverify_site', 'update_site_owners'];
 
@@ -37,7 +54,9 @@ describe('tools/list', () => {
       expect(a.title).toBeUndefined(); // tool.title says it once
       expect(a.openWorldHint).toBe(true);
       expect(a.destructiveHint).toBe(GUARDED.includes(tool.name));
-      if (a.readOnlyHint) expect(a.destructiveHint).toBe(false);
+      if (a.readOnlyHint) {
+        expect(a.destructiveHint).toBe(false);
+      }
       if (GUARDED.includes(tool.name)) {
         expect(tool.inputSchema.properties.confirm_token).toBeDefined();
         expect(Object.keys(tool.outputSchema.properties)).toEqual(expect.arrayContaining(['executed', 'outcome']));
@@ -45,7 +64,9 @@ describe('tools/list', () => {
       expect(tool.description).toMatch(/[.)]$/);
       expect(JSON.stringify(tool.inputSchema)).not.toContain('$schema');
       if (tool.inputSchema.properties.site_url) {
-        expect(tool.inputSchema.properties.site_url.description).toMatch(/^Property: "sc-domain:example\.com" or "https:\/\/www\.example\.com\/"\./);
+        expect(tool.inputSchema.properties.site_url.description).toMatch(
+          /^Property: "sc-domain:example\.com" or "https:\/\/www\.example\.com\/"\./,
+        );
       }
     }
   });
@@ -75,11 +96,19 @@ describe('tools/list', () => {
   it('read-only mode lists only the read tools', async () => {
     const tools = await listTools({ GSC_READ_ONLY: 'true' });
     expect(tools.every((t) => t.annotations.readOnlyHint)).toBe(true);
-    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['list_sites', 'query_search_analytics', 'get_verification_token', 'setup_site']));
+    expect(tools.map((t) => t.name)).toEqual(
+      expect.arrayContaining(['list_sites', 'query_search_analytics', 'get_verification_token', 'setup_site']),
+    );
     expect(tools).toHaveLength(12);
   });
 
   it('essential is the curated five', async () => {
-    expect((await listTools({ GSC_ALLOW_TOOLS: 'essential' })).map((t) => t.name)).toEqual(['get_site', 'inspect_url', 'list_sitemaps', 'list_sites', 'query_search_analytics']);
+    expect((await listTools({ GSC_ALLOW_TOOLS: 'essential' })).map((t) => t.name)).toEqual([
+      'get_site',
+      'inspect_url',
+      'list_sitemaps',
+      'list_sites',
+      'query_search_analytics',
+    ]);
   });
 });

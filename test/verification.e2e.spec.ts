@@ -39,7 +39,10 @@ describe('get_verification_token', () => {
     expect(out.record.type).toBe('META');
     expect(out.record.value).toMatch(/^<meta name="google-site-verification" content="[^"]+" \/>$/);
     expect(out.record.location).toMatch(/<head> of https:\/\/www\.example\.com\//);
-    expect(sent('webResource.getToken')[0].body).toEqual({ site: { type: 'SITE', identifier: 'https://www.example.com/' }, verificationMethod: 'META' });
+    expect(sent('webResource.getToken')[0].body).toEqual({
+      site: { type: 'SITE', identifier: 'https://www.example.com/' },
+      verificationMethod: 'META',
+    });
   });
 
   it('names the file and its required content for FILE', async () => {
@@ -95,7 +98,11 @@ describe('verify_site', () => {
   it('verifies a URL-prefix property with META', async () => {
     google.emulator.placeVerificationToken({ type: 'SITE', identifier: 'https://new.example.net/' }, 'META');
     const result = await client.call('verify_site', { site_url: 'https://new.example.net/', method: 'META' });
-    expect(result.structuredContent).toMatchObject({ verified: true, id: 'https%3A%2F%2Fnew.example.net%2F', site_url: 'https://new.example.net/' });
+    expect(result.structuredContent).toMatchObject({
+      verified: true,
+      id: 'https%3A%2F%2Fnew.example.net%2F',
+      site_url: 'https://new.example.net/',
+    });
   });
 });
 
@@ -119,7 +126,9 @@ describe('one verdict about verification across the tools (PRODUCT §5c)', () =>
   it('a property verified only through its domain is verified for all three, through the domain', async () => {
     const site = 'https://shop.example.com/';
     expect(text(await client.call('setup_site', { site_url: site }))).toContain('verified owner through sc-domain:example.com');
-    expect((await client.call('get_verification_token', { site_url: site })).structuredContent!.verified_through).toBe('sc-domain:example.com');
+    expect((await client.call('get_verification_token', { site_url: site })).structuredContent!.verified_through).toBe(
+      'sc-domain:example.com',
+    );
     expect((await client.call('verify_site', { site_url: site, method: 'FILE' })).isError).toBeFalsy();
   });
 
@@ -167,14 +176,21 @@ describe('list_verified_sites and get_verified_site', () => {
     ['decoded', 'dns://example.com'],
   ])('gets a resource by its %s id, encoding it exactly once', async (_form, id) => {
     const result = await client.call('get_verified_site', { id });
-    expect(result.structuredContent).toEqual({ id: DOMAIN_ID, site_url: 'sc-domain:example.com', owners: ['owner@example.com', google.clientEmail], untrusted: true });
+    expect(result.structuredContent).toEqual({
+      id: DOMAIN_ID,
+      site_url: 'sc-domain:example.com',
+      owners: ['owner@example.com', google.clientEmail],
+      untrusted: true,
+    });
     expect(api().map((r) => r.rawPath)).toEqual([DOMAIN_PATH]);
   });
 
   it('turns a missing resource into a sentence', async () => {
     const result = await client.call('get_verified_site', { id: 'dns://missing.example' });
     expect(result.isError).toBe(true);
-    expect(text(result)).toMatch(/owns no Site Verification resource with id "dns:\/\/missing\.example", so get_verified_site has nothing to act on/);
+    expect(text(result)).toMatch(
+      /owns no Site Verification resource with id "dns:\/\/missing\.example", so get_verified_site has nothing to act on/,
+    );
     expect(sent('webResource.get')[0].rawPath).toBe('/siteVerification/v1/webResource/dns%3A%2F%2Fmissing.example');
   });
 
@@ -239,7 +255,13 @@ describe('unverify_site (two-call token, no elicitation)', () => {
 
     const second = await client.call('unverify_site', { id: DOMAIN_ID, confirm_token: first.structuredContent!.confirm_token });
     expect(second.isError).toBeFalsy();
-    expect(second.structuredContent).toMatchObject({ executed: true, outcome: 'executed', id: DOMAIN_ID, site_url: 'sc-domain:example.com', unverified: true });
+    expect(second.structuredContent).toMatchObject({
+      executed: true,
+      outcome: 'executed',
+      id: DOMAIN_ID,
+      site_url: 'sc-domain:example.com',
+      unverified: true,
+    });
     const deletes = sent('webResource.delete');
     expect(deletes).toHaveLength(1);
     expect(deletes[0].rawPath).toBe(DOMAIN_PATH);
@@ -249,7 +271,9 @@ describe('unverify_site (two-call token, no elicitation)', () => {
   it('refuses a resource that does not exist before asking anyone', async () => {
     const result = await client.call('unverify_site', { id: 'dns://nothing.example' });
     expect(result.isError).toBe(true);
-    expect(text(result)).toMatch(/owns no Site Verification resource with id "dns:\/\/nothing\.example", so unverify_site has nothing to act on/);
+    expect(text(result)).toMatch(
+      /owns no Site Verification resource with id "dns:\/\/nothing\.example", so unverify_site has nothing to act on/,
+    );
     expect(text(result)).toMatch(/Nothing was changed/);
     expect(writes()).toEqual([]);
   });
@@ -264,7 +288,11 @@ describe('update_site_owners (two-call token, no elicitation)', () => {
     expect(text(first)).toContain('Everyone not in the new list loses ownership');
     const token = first.structuredContent!.confirm_token as string;
 
-    const widened = await client.call('update_site_owners', { id: WWW_ID, owners: [...owners, 'intruder@example.com'], confirm_token: token });
+    const widened = await client.call('update_site_owners', {
+      id: WWW_ID,
+      owners: [...owners, 'intruder@example.com'],
+      confirm_token: token,
+    });
     expect(widened.isError).toBe(true);
     expect(widened.structuredContent).toMatchObject({ executed: false, outcome: 'token_rejected' });
     expect(writes()).toEqual([]);
@@ -310,7 +338,9 @@ describe('the approval dialog for update_site_owners', () => {
       const result = await person.call('update_site_owners', { id: WWW_ID, owners: ['owner@example.com', 'new@example.com'] });
       expect(result.structuredContent).toMatchObject({ executed: false, outcome: 'declined' });
       const [dialog] = person.dialogs;
-      expect(dialog.startsWith('This will replace the owner list of https://www.example.com/. Everyone not in the new list loses ownership')).toBe(true);
+      expect(
+        dialog.startsWith('This will replace the owner list of https://www.example.com/. Everyone not in the new list loses ownership'),
+      ).toBe(true);
       expect(dialog).toContain('- Gaining ownership: "new@example.com"');
       expect(dialog).toContain('- Losing ownership: "webmaster@example.com"');
       expect(dialog).toContain(`- Resource id: "${WWW_ID}"`);
@@ -338,7 +368,13 @@ describe('with GSC_ALLOWED_SITES', () => {
   it('lists only allowed resources and says how many it withheld', async () => {
     const result = await limitedClient.call('list_verified_sites');
     expect(result.structuredContent).toEqual({
-      resources: [{ id: 'https%3A%2F%2Fblog.example.net%2F', site_url: 'https://blog.example.net/', owners: ['owner@example.com', google.clientEmail] }],
+      resources: [
+        {
+          id: 'https%3A%2F%2Fblog.example.net%2F',
+          site_url: 'https://blog.example.net/',
+          owners: ['owner@example.com', google.clientEmail],
+        },
+      ],
       withheld: 3,
       untrusted: true,
     });

@@ -32,7 +32,10 @@ const closers: Array<() => Promise<unknown>> = [];
 
 /** A v2 (2026-07-28) client that renders views: it declares the MCP Apps extension. */
 async function uiClient(url: string): Promise<V2Client> {
-  const client = new V2Client({ name: 'gsc-view-host', version: '1.0.0' }, { capabilities: UI, versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  const client = new V2Client(
+    { name: 'gsc-view-host', version: '1.0.0' },
+    { capabilities: UI, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
   await client.connect(new V2HttpTransport(new URL(url)));
   closers.push(() => client.close());
   return client;
@@ -50,7 +53,8 @@ const host = (client: V2Client): HostClient => ({
   listTools: () => client.listTools(),
 });
 
-const call = async (client: V2Client, name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as any;
+const call = async (client: V2Client, name: string, args: Record<string, unknown>) =>
+  (await client.callTool({ name, arguments: args })) as any;
 
 beforeAll(async () => {
   google = await startGoogle();
@@ -60,7 +64,9 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  for (const close of closers.reverse()) await close().catch(() => undefined);
+  for (const close of closers.reverse()) {
+    await close().catch(() => undefined);
+  }
   await browser?.close();
   await narrow?.close();
   await server?.close();
@@ -135,13 +141,21 @@ describe('performance view', () => {
     expect(result.isError).toBeFalsy();
     const { start_date, end_date } = result.structuredContent;
     // Independently: the same window grouped by date with fresh data, as Search Console's own chart would show it.
-    const daily = (await call(client, 'query_search_analytics', { site_url: OWNED, start_date, end_date, dimensions: ['date'], data_state: 'all' })).structuredContent;
+    const daily = (
+      await call(client, 'query_search_analytics', { site_url: OWNED, start_date, end_date, dimensions: ['date'], data_state: 'all' })
+    ).structuredContent;
     const firstIncomplete = daily.data_truth.first_incomplete_date as string;
     expect(firstIncomplete).toBeDefined();
     const incomplete = daily.rows.filter((r: any) => r.keys[0] >= firstIncomplete).length;
     expect(incomplete).toBeGreaterThan(0);
 
-    const view = await renderView(browser, { html: await viewHtml(client, PERFORMANCE_VIEW), client: host(client), toolArguments: args, toolResult: result, ready: 'svg.chart[data-metric="clicks"]' });
+    const view = await renderView(browser, {
+      html: await viewHtml(client, PERFORMANCE_VIEW),
+      client: host(client),
+      toolArguments: args,
+      toolResult: result,
+      ready: 'svg.chart[data-metric="clicks"]',
+    });
     const points = view.frame.locator('svg.chart[data-metric="clicks"] .series.current circle.point');
     expect(await points.count()).toBe(daily.rows.length);
     expect(await view.frame.locator('svg.chart[data-metric="clicks"] circle.point.incomplete').count()).toBe(incomplete);
@@ -164,9 +178,22 @@ describe('performance view', () => {
         new Promise<string>((resolve) => {
           const w = globalThis as any;
           w.addEventListener('message', (e: any) => {
-            if (e.data?.id === 'write-probe') resolve(JSON.stringify(e.data.error ?? e.data.result));
+            if (e.data?.id === 'write-probe') {
+              resolve(JSON.stringify(e.data.error ?? e.data.result));
+            }
           });
-          w.parent.postMessage({ jsonrpc: '2.0', id: 'write-probe', method: 'tools/call', params: { name: 'submit_sitemap', arguments: { site_url: 'https://www.example.com/', sitemap_url: 'https://www.example.com/x.xml' } } }, '*');
+          w.parent.postMessage(
+            {
+              jsonrpc: '2.0',
+              id: 'write-probe',
+              method: 'tools/call',
+              params: {
+                name: 'submit_sitemap',
+                arguments: { site_url: 'https://www.example.com/', sitemap_url: 'https://www.example.com/x.xml' },
+              },
+            },
+            '*',
+          );
         }),
     );
     expect(refused).toMatch(/not available to this view/);
@@ -179,19 +206,42 @@ describe('performance view', () => {
     await view.page.close();
   });
 
-  it('overlays the comparison window and lists the top movers, in the host\'s dark theme', async () => {
+  it("overlays the comparison window and lists the top movers, in the host's dark theme", async () => {
     const client = await uiClient(server.url);
     const args = { site_url: OWNED, period: 'last28days', compare: 'previous_period', dimensions: ['query'], row_limit: 10 };
     const result = await call(client, 'query_search_analytics', args);
     expect(result.isError).toBeFalsy();
     const { compare } = result.structuredContent;
-    const previous = (await call(client, 'query_search_analytics', { site_url: OWNED, start_date: compare.previous.start_date, end_date: compare.previous.end_date, dimensions: ['date'] })).structuredContent;
-    const current = (await call(client, 'query_search_analytics', { site_url: OWNED, start_date: compare.current.start_date, end_date: compare.current.end_date, dimensions: ['date'] })).structuredContent;
+    const previous = (
+      await call(client, 'query_search_analytics', {
+        site_url: OWNED,
+        start_date: compare.previous.start_date,
+        end_date: compare.previous.end_date,
+        dimensions: ['date'],
+      })
+    ).structuredContent;
+    const current = (
+      await call(client, 'query_search_analytics', {
+        site_url: OWNED,
+        start_date: compare.current.start_date,
+        end_date: compare.current.end_date,
+        dimensions: ['date'],
+      })
+    ).structuredContent;
 
-    const view = await renderView(browser, { html: await viewHtml(client, PERFORMANCE_VIEW), client: host(client), toolArguments: args, toolResult: result, theme: 'dark', ready: 'svg.chart[data-metric="clicks"]' });
+    const view = await renderView(browser, {
+      html: await viewHtml(client, PERFORMANCE_VIEW),
+      client: host(client),
+      toolArguments: args,
+      toolResult: result,
+      theme: 'dark',
+      ready: 'svg.chart[data-metric="clicks"]',
+    });
     expect(await view.frame.locator('svg.chart[data-metric="clicks"] .series.previous circle.point').count()).toBe(previous.rows.length);
     expect(await view.frame.locator('svg.chart[data-metric="clicks"] .series.current circle.point').count()).toBe(current.rows.length);
-    expect(await view.frame.locator('svg.chart[data-metric="clicks"] .series.previous circle.point').first().getAttribute('data-value')).toBe(String(previous.rows[0].clicks));
+    expect(
+      await view.frame.locator('svg.chart[data-metric="clicks"] .series.previous circle.point').first().getAttribute('data-value'),
+    ).toBe(String(previous.rows[0].clicks));
     const movers = view.frame.locator('.movers tbody tr');
     expect(await movers.count()).toBe(Math.min(10, result.structuredContent.rows.length));
     expect(await movers.first().locator('td.key').textContent()).toContain(result.structuredContent.rows[0].keys[0]);
@@ -209,7 +259,13 @@ describe('performance view', () => {
     expect(markupRow).toBeGreaterThanOrEqual(0);
     expect(markupRow).toBeLessThan(10);
 
-    const view = await renderView(browser, { html: await viewHtml(client, PERFORMANCE_VIEW), client: host(client), toolArguments: args, toolResult: result, ready: '.movers td.key' });
+    const view = await renderView(browser, {
+      html: await viewHtml(client, PERFORMANCE_VIEW),
+      client: host(client),
+      toolArguments: args,
+      toolResult: result,
+      ready: '.movers td.key',
+    });
     await view.frame.waitForSelector('svg.chart');
     const keys = await view.frame.locator('.movers td.key').allTextContents();
     expect(keys[markupRow]).toBe(MARKUP_QUERY);
@@ -228,7 +284,13 @@ describe('performance view', () => {
     const refusal = await call(narrowed, SERIES_TOOL, { site_url: BLOG, start_date, end_date, type });
     expect(refusal.isError).toBe(true);
 
-    const view = await renderView(browser, { html: await viewHtml(narrowed, PERFORMANCE_VIEW), client: host(narrowed), toolArguments: { site_url: BLOG }, toolResult: result, ready: '.charts .notice.error' });
+    const view = await renderView(browser, {
+      html: await viewHtml(narrowed, PERFORMANCE_VIEW),
+      client: host(narrowed),
+      toolArguments: { site_url: BLOG },
+      toolResult: result,
+      ready: '.charts .notice.error',
+    });
     expect(await view.frame.locator('.charts .notice.error').textContent()).toBe(refusal.content[0].text);
     expect(await view.frame.locator('svg.chart').count()).toBe(0);
     await screenshot(view, 'performance-refused-property');
@@ -247,23 +309,35 @@ describe('index health view', () => {
     expect(result.isError).toBeFalsy();
     const { results, quota_remaining } = result.structuredContent;
 
-    const view = await renderView(browser, { html: await viewHtml(client, INDEX_HEALTH_VIEW), client: host(client), toolArguments: args, toolResult: result, ready: 'table.urls tbody tr' });
+    const view = await renderView(browser, {
+      html: await viewHtml(client, INDEX_HEALTH_VIEW),
+      client: host(client),
+      toolArguments: args,
+      toolResult: result,
+      ready: 'table.urls tbody tr',
+    });
     const rows = view.frame.locator('table.urls tbody tr');
     expect(await rows.count()).toBe(results.length);
     for (let i = 0; i < results.length; i++) {
       const cells = await rows.nth(i).locator('td').allTextContents();
       expect(cells[0]).toBe(results[i].url);
       expect(cells[1]).toBe(results[i].error ? 'error' : results[i].verdict);
-      if (!results[i].error) expect(cells[2]).toBe(results[i].coverage_state ?? '—');
+      if (!results[i].error) {
+        expect(cells[2]).toBe(results[i].coverage_state ?? '—');
+      }
       expect(cells[4].startsWith(results[i].google_canonical ? 'mismatch' : 'same')).toBe(true);
     }
     expect(await view.frame.locator('td.canonical .badge').count()).toBe(results.filter((r: any) => r.google_canonical).length);
-    expect(await view.frame.locator('.quota-line').textContent()).toContain(`${quota_remaining.day.remaining.toLocaleString('en-US')} of ${quota_remaining.day.limit.toLocaleString('en-US')} today`);
+    expect(await view.frame.locator('.quota-line').textContent()).toContain(
+      `${quota_remaining.day.remaining.toLocaleString('en-US')} of ${quota_remaining.day.limit.toLocaleString('en-US')} today`,
+    );
 
     const direct = (await call(client, 'inspect_url', { site_url: OWNED, url: page('blog/seo-basics') })).structuredContent;
     const issue = direct.rich_results.types.flatMap((t: any) => t.issues)[0].message as string;
     await view.frame.locator('button.check').click();
-    await view.frame.waitForFunction(() => [...(globalThis as any).document.querySelectorAll('td.rich')].every((c: any) => !/checking|not checked/.test(c.textContent ?? '')));
+    await view.frame.waitForFunction(() =>
+      [...(globalThis as any).document.querySelectorAll('td.rich')].every((c: any) => !/checking|not checked/.test(c.textContent ?? '')),
+    );
     expect(await view.frame.locator(`tr[data-url="${page('blog/seo-basics')}"] td.rich`).textContent()).toContain(issue);
     await screenshot(view, 'index-health-urls');
     expect(view.outsideRequests).toEqual([]);
@@ -278,13 +352,21 @@ describe('index health view', () => {
     expect(result.isError).toBeFalsy();
     const { sitemaps } = result.structuredContent;
 
-    const view = await renderView(browser, { html: await viewHtml(client, INDEX_HEALTH_VIEW), client: host(client), toolArguments: args, toolResult: result, ready: '.quota h2, .quota p' });
+    const view = await renderView(browser, {
+      html: await viewHtml(client, INDEX_HEALTH_VIEW),
+      client: host(client),
+      toolArguments: args,
+      toolResult: result,
+      ready: '.quota h2, .quota p',
+    });
     expect(await view.frame.locator('table.sitemaps tbody tr').count()).toBe(sitemaps.length);
     expect(await view.frame.locator('tr.has-errors').count()).toBe(sitemaps.filter((s: any) => s.errors > 0).length);
     expect(await view.frame.locator('tr.has-warnings').count()).toBe(sitemaps.filter((s: any) => !s.errors && s.warnings > 0).length);
     const quota = JSON.parse(((await client.readResource({ uri: 'gsc://quota' })).contents[0] as { text: string }).text);
     const mine = quota.inspection.find((q: any) => q.property === OWNED);
-    expect(await view.frame.locator('.quota').textContent()).toContain(mine ? `${mine.day.remaining.toLocaleString('en-US')} of` : 'No URL inspections');
+    expect(await view.frame.locator('.quota').textContent()).toContain(
+      mine ? `${mine.day.remaining.toLocaleString('en-US')} of` : 'No URL inspections',
+    );
     await screenshot(view, 'index-health-sitemaps');
     expect(view.consoleErrors).toEqual([]);
     await view.page.close();

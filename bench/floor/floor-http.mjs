@@ -16,15 +16,21 @@ const tokenUrl = new URL(process.env.GSC_OAUTH_TOKEN_URL);
 const auth = new JWT({ email: key.client_email, key: key.private_key, scopes: ['https://www.googleapis.com/auth/webmasters'] });
 auth.transporter.interceptors.request.add({
   resolved: async (options) => {
-    if (new URL(String(options.url)).origin === 'https://oauth2.googleapis.com') options.url = tokenUrl;
+    if (new URL(String(options.url)).origin === 'https://oauth2.googleapis.com') {
+      options.url = tokenUrl;
+    }
     return options;
   },
 });
 const sc = searchconsole({ version: 'v1', auth, rootUrl: `${process.env.GSC_API_ROOT_URL}/`, retry: false });
 
-const handler = toNodeHandler(createMcpHandler(() => registerFloorTools(new McpServer({ name: 'floor', version: '0.0.0' }, { capabilities: { tools: {} } }), sc)));
+const handler = toNodeHandler(
+  createMcpHandler(() => registerFloorTools(new McpServer({ name: 'floor', version: '0.0.0' }, { capabilities: { tools: {} } }), sc)),
+);
 const server = createServer((req, res) => {
-  if (new URL(req.url ?? '/', 'http://localhost').pathname === '/mcp') return void handler(req, res);
+  if (new URL(req.url ?? '/', 'http://localhost').pathname === '/mcp') {
+    return void handler(req, res);
+  }
   res.writeHead(404).end();
 });
 server.listen(0, '127.0.0.1', () => process.stderr.write(`floor serving http://127.0.0.1:${server.address().port}/mcp\n`));

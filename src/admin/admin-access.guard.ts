@@ -22,10 +22,14 @@ export class AdminAccessGuard implements CanActivate {
     const req = context.switchToHttp().getRequest<IncomingMessage>();
     const token = this.config.http.adminToken;
     const surface = checkSurface(req, this.config, this.mount, token !== undefined);
-    if (!surface.ok) throw new ForbiddenException(surface.message);
+    if (!surface.ok) {
+      throw new ForbiddenException(surface.message);
+    }
     if (token) {
       const presented = bearerTokenOf(req.headers.authorization);
-      if (!('token' in presented) || !sameSecret(presented.token, token)) throw new UnauthorizedException('GSC_ADMIN_TOKEN bearer token required');
+      if (!('token' in presented) || !sameSecret(presented.token, token)) {
+        throw new UnauthorizedException('GSC_ADMIN_TOKEN bearer token required');
+      }
       return true;
     }
     if (!isLoopback(req.socket.remoteAddress?.replace(/^::ffff:/, '') ?? '')) {

@@ -29,7 +29,9 @@ export function adminOpenApi(mount: HttpMount, requestPath: string): Document {
         : path === '/metrics'
           ? undefined
           : `${prefix}${path}`;
-    if (moved) paths[moved] = item;
+    if (moved) {
+      paths[moved] = item;
+    }
   }
   return { ...generated, paths };
 }

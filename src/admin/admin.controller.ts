@@ -43,12 +43,16 @@ export class AdminController {
 
   /** Whether the credential can mint an access token for the requested scopes right now, and the state store answers. */
   @Get('ready')
-  @AdminRoute({ summary: 'Readiness: the credential can mint an access token now, and the state store answers', responses: { 503: 'Not ready: { status: "error", reason, state }' } })
+  @AdminRoute({
+    summary: 'Readiness: the credential can mint an access token now, and the state store answers',
+    responses: { 503: 'Not ready: { status: "error", reason, state }' },
+  })
   async ready(@Res({ passthrough: true }) res: ServerResponse) {
     const state = describeState(this.config.state);
     const problems: string[] = [];
-    if (!this.auth.hasCredential()) problems.push('no Google credential configured');
-    else {
+    if (!this.auth.hasCredential()) {
+      problems.push('no Google credential configured');
+    } else {
       try {
         await (await this.auth.authClient()).getAccessToken();
       } catch (error) {
@@ -58,7 +62,9 @@ export class AdminController {
     try {
       await this.store.ping();
     } catch (error) {
-      problems.push(error instanceof StateUnavailableError ? error.message : `the state store (${state}) failed: ${(error as Error).message}`);
+      problems.push(
+        error instanceof StateUnavailableError ? error.message : `the state store (${state}) failed: ${(error as Error).message}`,
+      );
     }
     if (problems.length > 0) {
       res.statusCode = HttpStatus.SERVICE_UNAVAILABLE;
@@ -69,7 +75,10 @@ export class AdminController {
 
   /** The registered tools; with ?principal= (and ?groups=a,b) what that caller would see under the policy. */
   @Get('tools')
-  @AdminRoute({ summary: 'Registered tools with annotations and the guarded flag, what was filtered out and why; with principal (and groups) what that caller sees' })
+  @AdminRoute({
+    summary:
+      'Registered tools with annotations and the guarded flag, what was filtered out and why; with principal (and groups) what that caller sees',
+  })
   tools(@Query('principal') principal?: string, @Query('groups') groups?: string) {
     const describe = ({ spec }: RegisteredTool) => ({
       name: spec.name,
@@ -79,9 +88,17 @@ export class AdminController {
       annotations: annotationsFor(spec),
       ...(spec.appOnlyFor ? { app_only_for: spec.appOnlyFor } : {}),
     });
-    if (principal === undefined) return { registered: this.registry.tools.map(describe), excluded: this.registry.excluded };
+    if (principal === undefined) {
+      return { registered: this.registry.tools.map(describe), excluded: this.registry.excluded };
+    }
     // The spelling every principal is compared in, as the caller's own requests would carry it.
-    const caller = { principal: canonicalPrincipal(principal) ?? principal, groups: (groups ?? '').split(',').map((g) => g.trim()).filter(Boolean) };
+    const caller = {
+      principal: canonicalPrincipal(principal) ?? principal,
+      groups: (groups ?? '')
+        .split(',')
+        .map((g) => g.trim())
+        .filter(Boolean),
+    };
     const access = this.access.accessFor(caller);
     return {
       principal: caller.principal,
@@ -94,7 +111,9 @@ export class AdminController {
   }
 
   @Get('config')
-  @AdminRoute({ summary: 'Effective configuration, secrets redacted: credential kind and principal, scopes, mount, auth mode, policy, state store' })
+  @AdminRoute({
+    summary: 'Effective configuration, secrets redacted: credential kind and principal, scopes, mount, auth mode, policy, state store',
+  })
   effectiveConfig() {
     // Every setting from its row of the configuration table; beside them what no one setting decides.
     const view = configView(this.config) as { http?: object; auth?: object };
@@ -104,7 +123,11 @@ export class AdminController {
       ...view,
       http: {
         ...view.http,
-        mount: { mcp: `/${this.mount.mcpPath}`, admin: this.mount.adminPath ? `/${this.mount.adminPath}` : null, metrics: this.mount.metricsPath ? `/${this.mount.metricsPath}` : null },
+        mount: {
+          mcp: `/${this.mount.mcpPath}`,
+          admin: this.mount.adminPath ? `/${this.mount.adminPath}` : null,
+          metrics: this.mount.metricsPath ? `/${this.mount.metricsPath}` : null,
+        },
         allowed_hosts: this.mount.allowedHosts,
       },
       auth: { mode: this.identity.mode, ...view.auth },
@@ -119,15 +142,28 @@ export class AdminController {
 
   /** Guarded decisions from the state store's audit trail, newest first; filters and paging through query parameters. */
   @Get('audit')
-  @AdminRoute({ summary: 'Recent guarded decisions from the audit trail, newest first', responses: { 400: 'A query parameter is not valid', 503: 'The state store cannot be reached' } })
+  @AdminRoute({
+    summary: 'Recent guarded decisions from the audit trail, newest first',
+    responses: { 400: 'A query parameter is not valid', 503: 'The state store cannot be reached' },
+  })
   async recentAudit(
     @Res({ passthrough: true }) res: ServerResponse,
-    @Query(new ValidationPipe({ transform: true, transformOptions: { enableImplicitConversion: true }, whitelist: true, forbidNonWhitelisted: true })) query: AuditQueryDto,
+    @Query(
+      new ValidationPipe({
+        transform: true,
+        transformOptions: { enableImplicitConversion: true },
+        whitelist: true,
+        forbidNonWhitelisted: true,
+      }),
+    )
+    query: AuditQueryDto,
   ) {
     try {
       return await this.audit.query(query);
     } catch (error) {
-      if (!(error instanceof StateUnavailableError)) throw error;
+      if (!(error instanceof StateUnavailableError)) {
+        throw error;
+      }
       res.statusCode = HttpStatus.SERVICE_UNAVAILABLE;
       return { status: 'error', reason: error.message };
     }

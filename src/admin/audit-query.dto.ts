@@ -7,7 +7,9 @@ import { AUDIT_EVENTS, type AuditEvent } from '../mcp/approval/audit-trail.servi
 // paid by every stdio start; require() runs when this module is evaluated,
 // which only the admin controller causes. It is the same CommonJS copy that
 // Nest's ValidationPipe requires, so both see the same decorator metadata.
-const { IsIn, IsInt, IsOptional, Matches, Max, MaxLength, Min } = createRequire(import.meta.url)('class-validator') as typeof ClassValidator;
+const { IsIn, IsInt, IsOptional, Matches, Max, MaxLength, Min } = createRequire(import.meta.url)(
+  'class-validator',
+) as typeof ClassValidator;
 
 /** Query parameters of GET /admin/audit, validated by Nest's ValidationPipe (unknown parameters are refused). */
 export class AuditQueryDto {
@@ -18,7 +20,9 @@ export class AuditQueryDto {
   limit?: number;
 
   @IsOptional()
-  @Matches(/^\d{1,15}-\d{1,15}$/, { message: 'before must be the id of an audit entry, such as 1767225600000-0 (the next_before of a previous page)' })
+  @Matches(/^\d{1,15}-\d{1,15}$/, {
+    message: 'before must be the id of an audit entry, such as 1767225600000-0 (the next_before of a previous page)',
+  })
   before?: string;
 
   @IsOptional()

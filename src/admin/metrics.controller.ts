@@ -13,7 +13,10 @@ export class MetricsController {
   // wraps answers (map(data => ({ data }))) would otherwise turn the exposition into JSON
   // that no Prometheus scraper reads. The host's guards and interceptors still run around it.
   @Get()
-  @AdminRoute({ summary: 'Prometheus metrics: tool calls by tool and outcome, latency, Google errors by status, approval decisions by event, process metrics' })
+  @AdminRoute({
+    summary:
+      'Prometheus metrics: tool calls by tool and outcome, latency, Google errors by status, approval decisions by event, process metrics',
+  })
   async scrape(@Res() res: ServerResponse): Promise<void> {
     const body = await this.metrics.registry.metrics();
     res.writeHead(200, { 'content-type': this.metrics.registry.contentType });

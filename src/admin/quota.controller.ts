@@ -16,7 +16,11 @@ export class QuotaController {
   constructor(private readonly quota: QuotaOverviewService) {}
 
   @Get('quota')
-  @AdminRoute({ summary: 'The quota ledger: URL inspections per property per minute and Pacific day, Indexing publishes per project per Pacific day (lower bounds: other clients share the quota)', responses: { 400: 'property is not one property' } })
+  @AdminRoute({
+    summary:
+      'The quota ledger: URL inspections per property per minute and Pacific day, Indexing publishes per project per Pacific day (lower bounds: other clients share the quota)',
+    responses: { 400: 'property is not one property' },
+  })
   async overview(@Query(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true })) { property }: QuotaQueryDto) {
     const overview = await this.quota.overview();
     return property === undefined ? overview : { ...overview, inspection: overview.inspection.filter((q) => q.property === property) };

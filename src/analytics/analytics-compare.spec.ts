@@ -9,9 +9,19 @@ describe('joinRows', () => {
     const previous = [row(['2026-03-06', 'a'], 4), row(['2026-03-06', 'c'], 7)];
     const joined = joinRows(['date', 'query'], current, previous, 7, { current: true, previous: true });
     expect(joined).toEqual([
-      { keys: ['2026-03-13', 'a'], current: expect.objectContaining({ clicks: 10 }), previous: expect.objectContaining({ keys: ['2026-03-06', 'a'], clicks: 4 }), movement: 6 },
+      {
+        keys: ['2026-03-13', 'a'],
+        current: expect.objectContaining({ clicks: 10 }),
+        previous: expect.objectContaining({ keys: ['2026-03-06', 'a'], clicks: 4 }),
+        movement: 6,
+      },
       { keys: ['2026-03-13', 'b'], current: expect.objectContaining({ clicks: 5 }), onlyIn: 'current', movement: 5 },
-      { keys: ['2026-03-13', 'c'], previous: expect.objectContaining({ keys: ['2026-03-06', 'c'], clicks: 7 }), onlyIn: 'previous', movement: -7 },
+      {
+        keys: ['2026-03-13', 'c'],
+        previous: expect.objectContaining({ keys: ['2026-03-06', 'c'], clicks: 7 }),
+        onlyIn: 'previous',
+        movement: -7,
+      },
     ]);
   });
 

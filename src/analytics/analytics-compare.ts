@@ -57,25 +57,48 @@ export interface CompareInput {
 
 const metricsOf = (r: AnalyticsRow): Metrics => ({ clicks: r.clicks, impressions: r.impressions, ctr: r.ctr, position: r.position });
 
-export function joinRows(dimensions: readonly string[], current: readonly AnalyticsRow[], previous: readonly AnalyticsRow[], offsetDays: number, complete: { current: boolean; previous: boolean }): JoinedRow[] {
+export function joinRows(
+  dimensions: readonly string[],
+  current: readonly AnalyticsRow[],
+  previous: readonly AnalyticsRow[],
+  offsetDays: number,
+  complete: { current: boolean; previous: boolean },
+): JoinedRow[] {
   const dateAt = dimensions.map((d) => d === 'date');
   const shift = (keys: string[]) => keys.map((k, i) => (dateAt[i] ? addDays(k, offsetDays) : k));
   const id = (keys: string[]) => keys.join('\u0000');
   const before = new Map<string, AnalyticsRow>();
-  for (const row of previous) before.set(id(shift(row.keys)), row);
+  for (const row of previous) {
+    before.set(id(shift(row.keys)), row);
+  }
   const joined: JoinedRow[] = [];
   for (const row of current) {
     const key = id(row.keys);
     const prev = before.get(key);
     if (prev) {
       before.delete(key);
-      joined.push({ keys: row.keys, current: metricsOf(row), previous: { keys: prev.keys, ...metricsOf(prev) }, movement: row.clicks - prev.clicks });
+      joined.push({
+        keys: row.keys,
+        current: metricsOf(row),
+        previous: { keys: prev.keys, ...metricsOf(prev) },
+        movement: row.clicks - prev.clicks,
+      });
     } else {
-      joined.push({ keys: row.keys, current: metricsOf(row), ...(complete.previous ? { onlyIn: 'current' as const } : { notListedIn: 'previous' as const }), movement: row.clicks });
+      joined.push({
+        keys: row.keys,
+        current: metricsOf(row),
+        ...(complete.previous ? { onlyIn: 'current' as const } : { notListedIn: 'previous' as const }),
+        movement: row.clicks,
+      });
     }
   }
   for (const prev of before.values()) {
-    joined.push({ keys: shift(prev.keys), previous: { keys: prev.keys, ...metricsOf(prev) }, ...(complete.current ? { onlyIn: 'previous' as const } : { notListedIn: 'current' as const }), movement: -prev.clicks });
+    joined.push({
+      keys: shift(prev.keys),
+      previous: { keys: prev.keys, ...metricsOf(prev) },
+      ...(complete.current ? { onlyIn: 'previous' as const } : { notListedIn: 'current' as const }),
+      movement: -prev.clicks,
+    });
   }
   return joined;
 }
@@ -87,14 +110,21 @@ export function byImportance(rows: readonly JoinedRow[]): JoinedRow[] {
   const still = rows.filter((r) => r.movement === 0).sort(tie);
   const out: JoinedRow[] = [];
   for (let i = 0; i < Math.max(gains.length, losses.length); i++) {
-    if (i < gains.length) out.push(gains[i]);
-    if (i < losses.length) out.push(losses[i]);
+    if (i < gains.length) {
+      out.push(gains[i]);
+    }
+    if (i < losses.length) {
+      out.push(losses[i]);
+    }
   }
   return [...out, ...still];
 }
 
 function tie(a: JoinedRow, b: JoinedRow): number {
-  return (b.current?.clicks ?? b.previous?.clicks ?? 0) - (a.current?.clicks ?? a.previous?.clicks ?? 0) || (a.keys.join('\u0000') < b.keys.join('\u0000') ? -1 : 1);
+  return (
+    (b.current?.clicks ?? b.previous?.clicks ?? 0) - (a.current?.clicks ?? a.previous?.clicks ?? 0) ||
+    (a.keys.join('\u0000') < b.keys.join('\u0000') ? -1 : 1)
+  );
 }
 
 export function buildComparison(input: CompareInput): ToolOutput {
@@ -105,12 +135,19 @@ export function buildComparison(input: CompareInput): ToolOutput {
   const ranked = byImportance(joined).slice(0, request.rowLimit);
   const listedTotals = computeTotals(current.rows.rows);
   // The whole-property figures are already in hand: a comparison's totals queries are the ones the data truth needs.
-  const property: PropertyFigures | undefined = dims.includes('query') ? { totals: current.totals, aggregationType: current.rows.aggregationType } : undefined;
+  const property: PropertyFigures | undefined = dims.includes('query')
+    ? { totals: current.totals, aggregationType: current.rows.aggregationType }
+    : undefined;
   const truth = buildDataTruth({
     request,
     freshness: input.freshness,
     rowCapReached: false,
-    listed: { totals: listedTotals, complete: complete.current, count: current.rows.rows.length, aggregationType: current.rows.aggregationType },
+    listed: {
+      totals: listedTotals,
+      complete: complete.current,
+      count: current.rows.rows.length,
+      aggregationType: current.rows.aggregationType,
+    },
     property,
   });
   const counts = {
@@ -123,8 +160,14 @@ export function buildComparison(input: CompareInput): ToolOutput {
   const totalsDelta = delta(current.totals, previous.totals);
   const compareFacts = {
     with: pair.mode,
-    current: { ...windowFacts(pair.current, current.rows.rows.length, complete.current), ...lastListed(current.rows.rows, complete.current) },
-    previous: { ...windowFacts(pair.previous, previous.rows.rows.length, complete.previous), ...lastListed(previous.rows.rows, complete.previous) },
+    current: {
+      ...windowFacts(pair.current, current.rows.rows.length, complete.current),
+      ...lastListed(current.rows.rows, complete.current),
+    },
+    previous: {
+      ...windowFacts(pair.previous, previous.rows.rows.length, complete.previous),
+      ...lastListed(previous.rows.rows, complete.previous),
+    },
     ...(input.leftOut.length ? { left_out: input.leftOut.map((l) => ({ ...l })) } : {}),
     previous_totals: roundMetrics(previous.totals),
     change: {
@@ -153,7 +196,13 @@ export function buildComparison(input: CompareInput): ToolOutput {
   }
   return fitToBudget(ranked, (kept, dropped) => {
     const shown = [...kept].sort((a, b) => b.movement - a.movement || tie(a, b));
-    const text = [...lead, ...moverTables(dims, shown), keysLine(counts, joined.length, shown.length, dropped, request.rowLimit), ...truncationLines(complete, previous, current), ...truth.lines];
+    const text = [
+      ...lead,
+      ...moverTables(dims, shown),
+      keysLine(counts, joined.length, shown.length, dropped, request.rowLimit),
+      ...truncationLines(complete, previous, current),
+      ...truth.lines,
+    ];
     return toolOutput({ ...structuredBase, rows: shown.map(rowFacts), ...(dropped ? { rows_not_shown: dropped } : {}) }, text.join('\n'));
   });
 }
@@ -182,7 +231,11 @@ export function rowFacts(row: JoinedRow) {
   };
 }
 
-const MODE_TEXT = { previous_period: 'previous_period: the same number of days right before', previous_year: 'previous_year: the same weekdays 52 weeks earlier', custom: 'the window given' };
+const MODE_TEXT = {
+  previous_period: 'previous_period: the same number of days right before',
+  previous_year: 'previous_year: the same weekdays 52 weeks earlier',
+  custom: 'the window given',
+};
 
 function compareHeader({ request, pair }: CompareInput): string {
   const grouping = request.dimensions.length ? `, by ${request.dimensions.join(', ')}` : ', whole property';
@@ -197,7 +250,9 @@ function compareHeader({ request, pair }: CompareInput): string {
 }
 
 function leftOutLines({ leftOut, freshness }: CompareInput): string[] {
-  if (!leftOut.length) return [];
+  if (!leftOut.length) {
+    return [];
+  }
   const first = freshness.known && freshness.firstIncompleteDate ? ` (first_incomplete_date ${freshness.firstIncompleteDate})` : '';
   const why = {
     not_final: `not final yet, Google is still collecting them${first}`,
@@ -225,11 +280,20 @@ function totalsComparison(current: Totals, previous: Totals, d: Delta): string {
 function moverTables(dims: readonly string[], shown: readonly JoinedRow[]): string[] {
   const columns = [...dims, 'clicks', 'Δ clicks', 'impressions', 'Δ impressions', 'CTR', 'Δ CTR (points)', 'position', 'Δ position'];
   const gains = shown.filter((r) => r.movement > 0).slice(0, TEXT_MOVERS);
-  const losses = shown.filter((r) => r.movement < 0).reverse().slice(0, TEXT_MOVERS);
+  const losses = shown
+    .filter((r) => r.movement < 0)
+    .reverse()
+    .slice(0, TEXT_MOVERS);
   const lines: string[] = [];
-  if (gains.length) lines.push(`Biggest gains by clicks:`, ...tableHead(columns), ...gains.map((r) => moverLine(r)));
-  if (losses.length) lines.push(`Biggest losses by clicks:`, ...tableHead(columns), ...losses.map((r) => moverLine(r)));
-  if (!gains.length && !losses.length) lines.push('No key gained or lost clicks.');
+  if (gains.length) {
+    lines.push(`Biggest gains by clicks:`, ...tableHead(columns), ...gains.map((r) => moverLine(r)));
+  }
+  if (losses.length) {
+    lines.push(`Biggest losses by clicks:`, ...tableHead(columns), ...losses.map((r) => moverLine(r)));
+  }
+  if (!gains.length && !losses.length) {
+    lines.push('No key gained or lost clicks.');
+  }
   return lines;
 }
 
@@ -240,18 +304,42 @@ function moverLine(row: JoinedRow): string {
   let cells: string[];
   if (c && p) {
     const d = delta(c, p);
-    cells = [formatCount(c.clicks), signed(d.clicks), formatCount(c.impressions), signed(d.impressions), formatCtr(c.ctr), signed(d.ctr_points, 2), formatPosition(c.position), signed(d.position, 1)];
+    cells = [
+      formatCount(c.clicks),
+      signed(d.clicks),
+      formatCount(c.impressions),
+      signed(d.impressions),
+      formatCtr(c.ctr),
+      signed(d.ctr_points, 2),
+      formatPosition(c.position),
+      signed(d.position, 1),
+    ];
   } else if (c) {
     const why = row.onlyIn ? 'only in current' : 'not in the previous rows';
     cells = [formatCount(c.clicks), why, formatCount(c.impressions), '—', formatCtr(c.ctr), '—', formatPosition(c.position), '—'];
   } else {
     const why = row.onlyIn ? 'only in previous' : 'not in the current rows';
-    cells = ['—', `${why}, had ${formatCount(p!.clicks)}`, '—', `had ${formatCount(p!.impressions)}`, '—', `had ${formatCtr(p!.ctr)}`, '—', `had ${formatPosition(p!.position)}`];
+    cells = [
+      '—',
+      `${why}, had ${formatCount(p!.clicks)}`,
+      '—',
+      `had ${formatCount(p!.impressions)}`,
+      '—',
+      `had ${formatCtr(p!.ctr)}`,
+      '—',
+      `had ${formatPosition(p!.position)}`,
+    ];
   }
   return `| ${[...keys, ...cells].join(' | ')} |`;
 }
 
-function keysLine(counts: { total: number; both: number; only_in_current: number; only_in_previous: number; not_listed: number }, joined: number, shown: number, dropped: number, limit: number): string {
+function keysLine(
+  counts: { total: number; both: number; only_in_current: number; only_in_previous: number; not_listed: number },
+  joined: number,
+  shown: number,
+  dropped: number,
+  limit: number,
+): string {
   const rest = dropped
     ? ` ${dropped} more of the selected rows are left out of this result to keep it under 100 kB.`
     : joined > shown
@@ -265,8 +353,13 @@ function keysLine(counts: { total: number; both: number; only_in_current: number
 
 function truncationLines(complete: { current: boolean; previous: boolean }, previous: WindowAnswer, current: WindowAnswer): string[] {
   const lines: string[] = [];
-  for (const [name, answer] of [['previous', previous], ['current', current]] as const) {
-    if (complete[name]) continue;
+  for (const [name, answer] of [
+    ['previous', previous],
+    ['current', current],
+  ] as const) {
+    if (complete[name]) {
+      continue;
+    }
     const rows = answer.rows.rows;
     lines.push(
       `The ${name} window has more than the ${rows.length} rows Google returns at most per request; a key missing from it may be there with up to ${plural(rows[rows.length - 1]?.clicks ?? 0, 'click')} (its last listed row). Filters or a shorter window give complete lists.`,

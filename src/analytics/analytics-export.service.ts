@@ -16,7 +16,15 @@ import { type StateStore, StateUnavailableError } from '../state/state-store.js'
 import { PAGE_ROWS, ROW_CAP, type ReportRequest } from './analytics-request.js';
 import { type Totals, TotalsSum } from './analytics-metrics.js';
 import { AnalyticsService, type AnalyticsRow, queryBody } from './analytics.service.js';
-import { type Freshness, freshnessFromAnswer, needsFreshnessQuery, probeFreshness, propertyFigures, type PropertyFigures, unattributedPlan } from './data-truth.js';
+import {
+  type Freshness,
+  freshnessFromAnswer,
+  needsFreshnessQuery,
+  probeFreshness,
+  propertyFigures,
+  type PropertyFigures,
+  unattributedPlan,
+} from './data-truth.js';
 import { decodeRow, encodeRow } from './export-format.js';
 import { describeError } from './analytics-format.js';
 
@@ -120,12 +128,18 @@ export class AnalyticsExports {
       let rows: AnalyticsRow[];
       try {
         requests++;
-        const answer = await this.analytics.send(request.site, queryBody({ ...request, rowLimit: PAGE_ROWS, startRow: page * PAGE_ROWS }), `export the search performance of ${request.site}`);
+        const answer = await this.analytics.send(
+          request.site,
+          queryBody({ ...request, rowLimit: PAGE_ROWS, startRow: page * PAGE_ROWS }),
+          `export the search performance of ${request.site}`,
+        );
         rows = answer.rows;
         aggregationType ??= answer.aggregationType;
         firstIncompleteDate ??= answer.firstIncompleteDate;
       } catch (error) {
-        if (page === 0) throw error;
+        if (page === 0) {
+          throw error;
+        }
         stopped = describeError(error);
         stoppedBy = 'google';
         break;
@@ -134,7 +148,9 @@ export class AnalyticsExports {
       const pageBytes = encoded.reduce((n, row) => n + Buffer.byteLength(row), 0);
       if (bytes + pageBytes > maxBytes) {
         await side;
-        if (page === 0) throw new UserFacingError(tooLarge(pageBytes, maxBytes));
+        if (page === 0) {
+          throw new UserFacingError(tooLarge(pageBytes, maxBytes));
+        }
         stopped = `Its next page (${pageBytes} bytes) would take it past the ${maxBytes} bytes of rows one person may keep (GSC_EXPORT_MAX_BYTES_PER_PRINCIPAL); narrow the request (fewer dimensions, a shorter range, a filter) for every row.`;
         stoppedBy = 'bound';
         break;
@@ -152,11 +168,15 @@ export class AnalyticsExports {
       }
       stored += rows.length;
       sum.add(rows);
-      if (page === 0) preview.push(...rows.slice(0, PREVIEW_ROWS));
+      if (page === 0) {
+        preview.push(...rows.slice(0, PREVIEW_ROWS));
+      }
       const last = rows.length < PAGE_ROWS || page === maxPages - 1;
       capped = rows.length === PAGE_ROWS && page === maxPages - 1;
       await caller.progress(page + 1, last ? page + 1 : maxPages, `${stored} rows stored (page ${page + 1} of at most ${maxPages})`);
-      if (last) break;
+      if (last) {
+        break;
+      }
     }
     const { freshness, property } = (await side) ?? {};
     if (caller.signal.aborted) {
@@ -173,7 +193,9 @@ export class AnalyticsExports {
       freshness: freshness ?? freshnessFromAnswer(request, { firstIncompleteDate }),
       ...(property ? { property } : {}),
     };
-    if (stored === 0) return outcome;
+    if (stored === 0) {
+      return outcome;
+    }
     const ttl = Math.max(1, EXPORT_TTL_MS - (Date.now() - lastAppend));
     const record: ExportRecord = {
       id,
@@ -233,7 +255,9 @@ export class AnalyticsExports {
 
   /** The store failed mid-export: drop what was written (if the store lets us) and say why in a sentence. */
   private async unstorable(id: string, error: unknown): Promise<unknown> {
-    if (!(error instanceof StateUnavailableError)) return error;
+    if (!(error instanceof StateUnavailableError)) {
+      return error;
+    }
     await this.store.delete(rowsKey(id)).catch(() => undefined);
     return new UserFacingError(
       `all_rows keeps the rows in the state store for 24 hours, and ${error.message}, so no export was kept. ${NOTHING_CHANGED} Fix the store (GSC_STATE_DIR or GSC_REDIS_URL) or ask without all_rows (up to 25 000 rows in the answer itself).`,
@@ -243,7 +267,9 @@ export class AnalyticsExports {
   /** The export, if it exists and belongs to this principal; undefined otherwise (never says which). */
   async find(id: string, principal: string): Promise<ExportRecord | undefined> {
     const value = await this.store.get(recordKey(id));
-    if (!value) return undefined;
+    if (!value) {
+      return undefined;
+    }
     const record = JSON.parse(value) as ExportRecord;
     return record.principal === principal ? record : undefined;
   }
@@ -253,7 +279,9 @@ export class AnalyticsExports {
     let after: string | undefined;
     for (;;) {
       const entries = await this.store.read(rowsKey(id), { ...(after ? { after } : {}), limit: READ_CHUNK });
-      if (!entries.length) return;
+      if (!entries.length) {
+        return;
+      }
       after = entries[entries.length - 1].id;
       yield entries.map((e) => decodeRow(e.value));
     }

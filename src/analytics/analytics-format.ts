@@ -36,7 +36,13 @@ export function tableHead(columns: readonly string[]): string[] {
 }
 
 export function rowLine(row: AnalyticsRow): string {
-  const cells = [...row.keys.map(cell), formatCount(row.clicks), formatCount(row.impressions), formatCtr(row.ctr), formatPosition(row.position)];
+  const cells = [
+    ...row.keys.map(cell),
+    formatCount(row.clicks),
+    formatCount(row.impressions),
+    formatCtr(row.ctr),
+    formatPosition(row.position),
+  ];
   return `| ${cells.join(' | ')} |`;
 }
 
@@ -65,7 +71,9 @@ export function describeRequest(request: ReportRequest, what = dates(request.ran
 }
 
 function periodMeaning(period: Period, range: DateRange): string {
-  if (period === 'today' || period === 'yesterday') return `that single day`;
+  if (period === 'today' || period === 'yesterday') {
+    return `that single day`;
+  }
   return `the ${daysInRange(range)} days ending yesterday`;
 }
 

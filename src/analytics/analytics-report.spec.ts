@@ -48,9 +48,12 @@ describe('computeTotals', () => {
 describe('readResponse', () => {
   it('reads freshness metadata in Google snake_case and in the typings camelCase', () => {
     expect(readResponse({ metadata: { first_incomplete_date: '2026-03-05' } as never }).firstIncompleteDate).toBe('2026-03-05');
-    expect(readResponse({ metadata: { firstIncompleteDate: '2026-03-04', firstIncompleteHour: '2026-03-06T10:00:00-08:00' } }))
-      .toMatchObject({ firstIncompleteDate: '2026-03-04', firstIncompleteHour: '2026-03-06T10:00:00-08:00' });
-    expect(readResponse({ metadata: { first_incomplete_hour: '2026-03-06T10:00:00-08:00' } as never }).firstIncompleteHour).toBe('2026-03-06T10:00:00-08:00');
+    expect(
+      readResponse({ metadata: { firstIncompleteDate: '2026-03-04', firstIncompleteHour: '2026-03-06T10:00:00-08:00' } }),
+    ).toMatchObject({ firstIncompleteDate: '2026-03-04', firstIncompleteHour: '2026-03-06T10:00:00-08:00' });
+    expect(readResponse({ metadata: { first_incomplete_hour: '2026-03-06T10:00:00-08:00' } as never }).firstIncompleteHour).toBe(
+      '2026-03-06T10:00:00-08:00',
+    );
   });
 
   it('treats {} as no rows, and a row without keys as keys []', () => {
@@ -95,17 +98,35 @@ describe('buildReport', () => {
 
   it('says the period meaning, and what the freshness query found', () => {
     const range = { start: '2026-02-28', end: '2026-03-06' };
-    const fresh = buildReport(request({ period: 'last7days', range, dataState: 'all' }), { rows: [row('a', 1, 10, 1)] }, { freshness: { known: true, source: 'probe', firstIncompleteDate: '2026-03-05' } });
+    const fresh = buildReport(
+      request({ period: 'last7days', range, dataState: 'all' }),
+      { rows: [row('a', 1, 10, 1)] },
+      { freshness: { known: true, source: 'probe', firstIncompleteDate: '2026-03-05' } },
+    );
     expect(fresh.text).toContain('last7days = the 7 days ending yesterday');
     expect(fresh.text).toContain('- Freshness: fresh — days from 2026-03-05 on are incomplete');
-    expect((fresh.structured as any).data_truth).toMatchObject({ freshness: 'fresh', first_incomplete_date: '2026-03-05', start_date: '2026-02-28', end_date: '2026-03-06', days: 7 });
-    const missing = buildReport(request({ range }), { rows: [row('a', 1, 10, 1)] }, { freshness: { known: true, source: 'probe', firstIncompleteDate: '2026-03-05' } });
+    expect((fresh.structured as any).data_truth).toMatchObject({
+      freshness: 'fresh',
+      first_incomplete_date: '2026-03-05',
+      start_date: '2026-02-28',
+      end_date: '2026-03-06',
+      days: 7,
+    });
+    const missing = buildReport(
+      request({ range }),
+      { rows: [row('a', 1, 10, 1)] },
+      { freshness: { known: true, source: 'probe', firstIncompleteDate: '2026-03-05' } },
+    );
     expect(missing.text).toContain('days from 2026-03-05 on are not final yet, so they are missing here');
     expect((missing.structured as any).data_truth.freshness).toBe('final');
     const old = buildReport(request({ range: { start: '2025-01-01', end: '2025-01-31' } }), { rows: [row('a', 1, 10, 1)] }, FINAL);
     expect(old.text).toContain('every day of the window is final (it ended over 7 days ago)');
     expect(old.text).not.toMatch(/not final yet|incomplete/);
-    const unknown = buildReport(request({ range }), { rows: [row('a', 1, 10, 1)] }, { freshness: { known: false, because: 'Google said no.' } });
+    const unknown = buildReport(
+      request({ range }),
+      { rows: [row('a', 1, 10, 1)] },
+      { freshness: { known: false, because: 'Google said no.' } },
+    );
     expect(unknown.text).toContain('- Freshness: unknown — asking Google which days are final failed: Google said no.');
     expect((unknown.structured as any).data_truth).toMatchObject({ freshness: 'unknown', freshness_unknown: 'Google said no.' });
   });
@@ -115,12 +136,22 @@ describe('buildReport', () => {
     const property = { totals: { clicks: 50, impressions: 1000, ctr: 0.05, position: 3 }, aggregationType: 'byProperty' };
     const out = buildReport(request(), { rows, aggregationType: 'byProperty' }, { ...FINAL, property });
     expect((out.structured as any).data_truth.unattributed).toEqual({
-      clicks: 10, impressions: 100, click_share: 0.2, impression_share: 0.1, property_clicks: 50, property_impressions: 1000, listed_rows_complete: true,
+      clicks: 10,
+      impressions: 100,
+      click_share: 0.2,
+      impression_share: 0.1,
+      property_clicks: 50,
+      property_impressions: 1000,
+      listed_rows_complete: true,
     });
     expect(out.text).toContain('- Not in any listed query: 20.00% of clicks (10 of 50) and 10.00% of impressions (100 of 1000)');
     const filtered = buildReport(request({ filters: [{ dimension: 'query', operator: 'contains', expression: 'a' }] }), { rows }, FINAL);
     expect((filtered.structured as any).data_truth.unattributed.not_measured).toMatch(/filtered by query/);
-    const failed = buildReport(request(), { rows, aggregationType: 'byProperty' }, { ...FINAL, property: { error: new Error('Google was busy.') } });
+    const failed = buildReport(
+      request(),
+      { rows, aggregationType: 'byProperty' },
+      { ...FINAL, property: { error: new Error('Google was busy.') } },
+    );
     expect(failed.text).toContain('- Anonymised queries: not measured — the whole-property query failed: Google was busy.');
     const notQuery = buildReport(request({ dimensions: ['device'] }), { rows }, FINAL);
     expect((notQuery.structured as any).data_truth.unattributed).toBeUndefined();
@@ -137,6 +168,8 @@ describe('resolveRange', () => {
     expect(() => resolveRange({ end_date: '2026-01-01' }, at)).toThrow(/go together/);
     expect(() => resolveRange({ start_date: '2026-13-01', end_date: '2026-12-01' }, at)).toThrow(/not a calendar date/);
     expect(() => resolveRange({ start_date: '2026-01-02', end_date: '2026-01-01' }, at)).toThrow(/before start_date/);
-    expect(resolveRange({ start_date: '2026-01-01', end_date: '2026-01-01' }, at)).toEqual({ range: { start: '2026-01-01', end: '2026-01-01' } });
+    expect(resolveRange({ start_date: '2026-01-01', end_date: '2026-01-01' }, at)).toEqual({
+      range: { start: '2026-01-01', end: '2026-01-01' },
+    });
   });
 });

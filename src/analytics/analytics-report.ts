@@ -36,8 +36,14 @@ export function requestFacts(request: ReportRequest) {
  * no dimensions (the one row is the property), or the whole-property query
  * ran — and the rows' own sum only as `rows_sum`.
  */
-export function totalsFacts(dimensions: readonly string[], rowsSum: Totals, property?: PropertyFigures): { totals?: Totals; rows_sum?: Totals } {
-  if (dimensions.length === 0) return { totals: roundMetrics(rowsSum) };
+export function totalsFacts(
+  dimensions: readonly string[],
+  rowsSum: Totals,
+  property?: PropertyFigures,
+): { totals?: Totals; rows_sum?: Totals } {
+  if (dimensions.length === 0) {
+    return { totals: roundMetrics(rowsSum) };
+  }
   const known = property && 'totals' in property ? property.totals : undefined;
   return { ...(known ? { totals: roundMetrics(known) } : {}), rows_sum: roundMetrics(rowsSum) };
 }
@@ -74,7 +80,11 @@ export function buildReport(request: ReportRequest, result: AnalyticsResult, con
 
   return fitToBudget(rows, (kept, dropped) => {
     const next = dropped ? request.startRow + kept.length : mayHaveMore ? request.startRow + rows.length : undefined;
-    const notes = [totalsLine(rows.length, totals, request.dimensions.length === 0), ...propertyLine(request.dimensions, context.property), ...scopeNotes(request, rows.length, kept.length, dropped, mayHaveMore, cap)];
+    const notes = [
+      totalsLine(rows.length, totals, request.dimensions.length === 0),
+      ...propertyLine(request.dimensions, context.property),
+      ...scopeNotes(request, rows.length, kept.length, dropped, mayHaveMore, cap),
+    ];
     const text = [header, ...tableHead(columns), ...lines.slice(0, kept.length), ...notes, ...truth.lines].join('\n');
     return toolOutput(
       {
@@ -98,12 +108,23 @@ export function totalsLine(count: number, totals: Totals, wholeProperty: boolean
 
 /** The whole-property query's figures, when it ran beside rows grouped by query: the `totals` of the result. */
 function propertyLine(dimensions: readonly string[], property?: PropertyFigures): string[] {
-  if (!dimensions.length || !property || !('totals' in property)) return [];
+  if (!dimensions.length || !property || !('totals' in property)) {
+    return [];
+  }
   const t = property.totals;
-  return [`Property totals (a whole-property query, same filters): ${formatCount(t.clicks)} clicks, ${formatCount(t.impressions)} impressions, CTR ${formatCtr(t.ctr)}, position ${formatPosition(t.position)}.`];
+  return [
+    `Property totals (a whole-property query, same filters): ${formatCount(t.clicks)} clicks, ${formatCount(t.impressions)} impressions, CTR ${formatCtr(t.ctr)}, position ${formatPosition(t.position)}.`,
+  ];
 }
 
-function scopeNotes(request: ReportRequest, returned: number, shown: number, dropped: number, mayHaveMore: boolean, cap: boolean): string[] {
+function scopeNotes(
+  request: ReportRequest,
+  returned: number,
+  shown: number,
+  dropped: number,
+  mayHaveMore: boolean,
+  cap: boolean,
+): string[] {
   const notes: string[] = [];
   const first = request.startRow + 1;
   if (dropped) {
@@ -118,9 +139,13 @@ function scopeNotes(request: ReportRequest, returned: number, shown: number, dro
         `The sum covers only rows ${first}–${request.startRow + returned}, not the whole property.`,
     );
   } else if (cap) {
-    notes.push(`These are rows ${first}–${request.startRow + returned}, the last Google serves (its cap is ${ROW_CAP} rows); the sum covers only them.`);
+    notes.push(
+      `These are rows ${first}–${request.startRow + returned}, the last Google serves (its cap is ${ROW_CAP} rows); the sum covers only them.`,
+    );
   } else if (request.startRow > 0) {
-    notes.push(`These are rows ${first}–${request.startRow + returned} (start_row ${request.startRow}); the sum covers only them, not the whole property.`);
+    notes.push(
+      `These are rows ${first}–${request.startRow + returned} (start_row ${request.startRow}); the sum covers only them, not the whole property.`,
+    );
   }
   return notes;
 }
@@ -132,7 +157,7 @@ export function noDataSentence(request: ReportRequest): string {
     request.dataState === 'final' && range.start >= request.today
       ? "Today's data is only in data_state all: no day is final the same day. Ask again with data_state all (partial, still rising figures)."
       : request.dataState === 'final' && range.start >= addDays(request.today, -3)
-      ? 'Final data for the last ~2–3 days does not exist yet; ask with data_state all for fresh data.'
-      : `Google has no clicks or impressions matching this request: check the filters and the search type${request.startRow ? ', and whether start_row is past the last row' : ''}; a new property has data only from when it was added.`;
+        ? 'Final data for the last ~2–3 days does not exist yet; ask with data_state all for fresh data.'
+        : `Google has no clicks or impressions matching this request: check the filters and the search type${request.startRow ? ', and whether start_row is past the last row' : ''}; a new property has data only from when it was added.`;
   return `No data for ${request.site} ${dates} (${request.type} search, data_state ${request.dataState}). This is an answer, not an error. ${why}`;
 }

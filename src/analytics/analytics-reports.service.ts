@@ -14,7 +14,16 @@ import type { ReportContext } from './analytics-report.js';
 import { ANALYTICS_CONCURRENCY, type ReportRequest } from './analytics-request.js';
 import { AnalyticsService, type AnalyticsResult } from './analytics.service.js';
 import { type CompareArg, laterWindow, pairWindows, retentionStart, trimPair } from './compare-windows.js';
-import { finalByAge, type Freshness, freshnessFromAnswer, freshnessFromProbe, needsFreshnessQuery, probeFreshness, propertyFigures, unattributedPlan } from './data-truth.js';
+import {
+  finalByAge,
+  type Freshness,
+  freshnessFromAnswer,
+  freshnessFromProbe,
+  needsFreshnessQuery,
+  probeFreshness,
+  propertyFigures,
+  unattributedPlan,
+} from './data-truth.js';
 
 @Injectable()
 export class AnalyticsReports {
@@ -43,12 +52,21 @@ export class AnalyticsReports {
    */
   async compare(request: ReportRequest, compare: CompareArg, signal: AbortSignal): Promise<CompareInput> {
     if (request.dimensions.includes('hour')) {
-      throw new UserFacingError(`compare does not work with the hour dimension: hourly data covers only the last ~10 days, which are never all final. ${NOTHING_SENT} Group by date instead.`);
+      throw new UserFacingError(
+        `compare does not work with the hour dimension: hourly data covers only the last ~10 days, which are never all final. ${NOTHING_SENT} Group by date instead.`,
+      );
     }
-    if (request.startRow) throw new UserFacingError(`start_row does not apply to compare, which ranks the joined rows itself (row_limit says how many). ${NOTHING_SENT}`);
+    if (request.startRow) {
+      throw new UserFacingError(
+        `start_row does not apply to compare, which ranks the joined rows itself (row_limit says how many). ${NOTHING_SENT}`,
+      );
+    }
     const asked = pairWindows(request.range, compare);
     // Both windows' days, up to the later end: the freshness query looks at the last week of that span.
-    const span = { start: asked.previous.start < asked.current.start ? asked.previous.start : asked.current.start, end: laterWindow(asked).end };
+    const span = {
+      start: asked.previous.start < asked.current.start ? asked.previous.start : asked.current.start,
+      end: laterWindow(asked).end,
+    };
     let freshness: Freshness = { known: true, source: 'age' };
     if (!finalByAge({ ...request, range: span })) {
       freshness = freshnessFromProbe(await this.analytics.freshness({ ...request, range: span }));
@@ -66,10 +84,19 @@ export class AnalyticsReports {
     const previous = { ...current, range: pair.previous };
     const withTotals = request.dimensions.length > 0;
     const jobs: Array<() => Promise<AnalyticsResult>> = [() => this.analytics.query(current), () => this.analytics.query(previous)];
-    if (withTotals) jobs.push(() => this.analytics.propertyTotals(current), () => this.analytics.propertyTotals(previous));
-    const outcomes = await runBounded(jobs, ANALYTICS_CONCURRENCY, (job) => (signal.aborted ? Promise.reject(cancelled()) : job()), { stopOn: () => true });
+    if (withTotals) {
+      jobs.push(
+        () => this.analytics.propertyTotals(current),
+        () => this.analytics.propertyTotals(previous),
+      );
+    }
+    const outcomes = await runBounded(jobs, ANALYTICS_CONCURRENCY, (job) => (signal.aborted ? Promise.reject(cancelled()) : job()), {
+      stopOn: () => true,
+    });
     const failed = outcomes.find((o) => o.state === 'failed');
-    if (failed && failed.state === 'failed') throw failed.error;
+    if (failed && failed.state === 'failed') {
+      throw failed.error;
+    }
     const [cur, prev, curTotals, prevTotals] = outcomes.map((o) => (o.state === 'done' ? o.value : undefined)) as AnalyticsResult[];
     return {
       request: { ...request, range: pair.current },
@@ -79,7 +106,8 @@ export class AnalyticsReports {
       current: { rows: cur, totals: computeTotals(withTotals ? curTotals.rows : cur.rows) },
       previous: { rows: prev, totals: computeTotals(withTotals ? prevTotals.rows : prev.rows) },
     };
-  }}
+  }
+}
 
 function cancelled(): UserFacingError {
   return new UserFacingError(`The comparison was cancelled; no further requests were sent. ${NOTHING_CHANGED}`);

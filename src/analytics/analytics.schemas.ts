@@ -27,15 +27,26 @@ export const AnalyticsInput = z.object({
       z.object({
         dimension: z.enum(FILTER_DIMENSIONS, { error: `each filter needs a dimension: ${FILTER_DIMENSIONS.join(', ')}. ${NOTHING_SENT}` }),
         operator: z.enum(OPERATORS, { error: `operator is one of ${OPERATORS.join(', ')} (default equals). ${NOTHING_SENT}` }).optional(),
-        expression: z.string({ error: `each filter needs an expression (a string), e.g. {"dimension":"query","operator":"contains","expression":"shoes"}. ${NOTHING_SENT}` }),
+        expression: z.string({
+          error: `each filter needs an expression (a string), e.g. {"dimension":"query","operator":"contains","expression":"shoes"}. ${NOTHING_SENT}`,
+        }),
       }),
     )
     .optional()
     .describe('country: ISO alpha-3, e.g. usa.'),
   filter_type: z.enum(['and']).optional(),
-  row_limit: z.number().int().min(1, 'row_limit is at least 1.').max(25000, 'row_limit is at most 25000; page on with start_row, or use all_rows.').optional(),
+  row_limit: z
+    .number()
+    .int()
+    .min(1, 'row_limit is at least 1.')
+    .max(25000, 'row_limit is at most 25000; page on with start_row, or use all_rows.')
+    .optional(),
   // No minimum in the schema (characters on every request); the server refuses a negative start_row with a sentence.
-  start_row: z.number().int('start_row is a whole number: it counts rows from 0.').refine((n) => n >= 0, 'start_row is 0 or more: it counts rows from 0.').optional(),
+  start_row: z
+    .number()
+    .int('start_row is a whole number: it counts rows from 0.')
+    .refine((n) => n >= 0, 'start_row is 0 or more: it counts rows from 0.')
+    .optional(),
   compare: z
     .union([z.enum(['previous_period', 'previous_year']), z.object({ start_date: z.string(), end_date: z.string() })], {
       error: `use "previous_period", "previous_year" or {"start_date":"YYYY-MM-DD","end_date":"YYYY-MM-DD"} (both dates, as many days as the current window). ${NOTHING_SENT}`,
@@ -49,19 +60,28 @@ export type AnalyticsArgs = z.infer<typeof AnalyticsInput>;
 // CTR to 4 decimals and position to 1, as the text shows them (analytics-metrics.ts roundMetrics).
 const Metrics = { clicks: z.number(), impressions: z.number(), ctr: z.number(), position: z.number() };
 const Totals = z.object(Metrics);
-const Delta = z.object({ clicks: z.number(), impressions: z.number(), ctr_points: z.number(), position: z.number() }).describe('current − previous; CTR in percentage points; negative position is better.');
+const Delta = z
+  .object({ clicks: z.number(), impressions: z.number(), ctr_points: z.number(), position: z.number() })
+  .describe('current − previous; CTR in percentage points; negative position is better.');
 
-const Row = z.object({
-  keys: z.array(z.string()),
-  clicks: z.number().optional(),
-  impressions: z.number().optional(),
-  ctr: z.number().optional(),
-  position: z.number().optional(),
-  previous: z.object({ keys: z.array(z.string()).optional().describe('When they differ from keys (dates of the previous window).'), ...Metrics }).optional(),
-  delta: Delta.optional(),
-  only_in: z.enum(['current', 'previous']).optional().describe('The key has no row in the other window (never shown as zero).'),
-  not_listed_in: z.enum(['current', 'previous']).optional().describe('Not among the other window\'s rows, whose list was cut: it may be there below them.'),
-}).describe('Metrics are absent only on compare rows only in the previous window.');
+const Row = z
+  .object({
+    keys: z.array(z.string()),
+    clicks: z.number().optional(),
+    impressions: z.number().optional(),
+    ctr: z.number().optional(),
+    position: z.number().optional(),
+    previous: z
+      .object({ keys: z.array(z.string()).optional().describe('When they differ from keys (dates of the previous window).'), ...Metrics })
+      .optional(),
+    delta: Delta.optional(),
+    only_in: z.enum(['current', 'previous']).optional().describe('The key has no row in the other window (never shown as zero).'),
+    not_listed_in: z
+      .enum(['current', 'previous'])
+      .optional()
+      .describe("Not among the other window's rows, whose list was cut: it may be there below them."),
+  })
+  .describe('Metrics are absent only on compare rows only in the previous window.');
 
 const Window = z.object({
   start_date: z.string(),
@@ -77,12 +97,31 @@ const Compare = z.object({
   current: Window,
   previous: Window,
   left_out: z
-    .array(z.object({ window: z.enum(['current', 'previous']), start_date: z.string(), end_date: z.string(), reason: z.enum(['not_final', 'outside_retention', 'not_in_other_window']) }))
+    .array(
+      z.object({
+        window: z.enum(['current', 'previous']),
+        start_date: z.string(),
+        end_date: z.string(),
+        reason: z.enum(['not_final', 'outside_retention', 'not_in_other_window']),
+      }),
+    )
     .optional()
-    .describe('Days dropped from both windows so that day i still matches day i; not_in_other_window: final days whose counterparts are left out.'),
-  previous_totals: Totals.describe('The previous window\'s whole-property query (same filters); the current window\'s is the result\'s totals.'),
-  change: Delta.extend({ clicks_percent: z.number().optional(), impressions_percent: z.number().optional() }).describe('totals − previous_totals; the percentages are absent when there was nothing before.'),
-  keys: z.object({ total: z.number().int(), both: z.number().int(), only_in_current: z.number().int(), only_in_previous: z.number().int(), not_listed: z.number().int() }),
+    .describe(
+      'Days dropped from both windows so that day i still matches day i; not_in_other_window: final days whose counterparts are left out.',
+    ),
+  previous_totals: Totals.describe(
+    "The previous window's whole-property query (same filters); the current window's is the result's totals.",
+  ),
+  change: Delta.extend({ clicks_percent: z.number().optional(), impressions_percent: z.number().optional() }).describe(
+    'totals − previous_totals; the percentages are absent when there was nothing before.',
+  ),
+  keys: z.object({
+    total: z.number().int(),
+    both: z.number().int(),
+    only_in_current: z.number().int(),
+    only_in_previous: z.number().int(),
+    not_listed: z.number().int(),
+  }),
   row_limit: z.number().int().describe('At most this many joined rows are in rows: the biggest movers.'),
 });
 
@@ -92,12 +131,17 @@ const Export = z.object({
   ndjson: z.string(),
   rows: z.number().int(),
   requests: z.number().int(),
-  complete: z.boolean().describe('false: Google refused a later page, or it would have passed the per-person bound (see stopped); the first pages are kept.'),
+  complete: z
+    .boolean()
+    .describe('false: Google refused a later page, or it would have passed the per-person bound (see stopped); the first pages are kept.'),
   columns: z.array(z.string()),
   expires_at: z.string(),
   principal: z.string().describe('The only principal that can read it.'),
   stopped: z.string().optional(),
-  replaced: z.array(z.string()).optional().describe("Ids of this principal's oldest exports, removed (oldest first) to stay within the per-person bound."),
+  replaced: z
+    .array(z.string())
+    .optional()
+    .describe("Ids of this principal's oldest exports, removed (oldest first) to stay within the per-person bound."),
 });
 
 export const AnalyticsOutput = z.object({
@@ -110,9 +154,17 @@ export const AnalyticsOutput = z.object({
   filters: z.array(z.object({ dimension: z.string(), operator: z.string(), expression: z.string() })).optional(),
   aggregation_type: z.string().optional(),
   rows: z.array(Row).describe('compare: the biggest movers, by clicks gained; all_rows: the first rows of the export.'),
-  totals: Totals.optional().describe("The property's totals (same filters): from the one row without dimensions, or from a whole-property query (grouped by query; compare). Absent when not queried."),
-  rows_sum: Totals.optional().describe('Σ of the rows Google returned (all_rows: exported): ctr = Σclicks/Σimpressions, position impression-weighted; 0 when there are no impressions.'),
-  rows_returned: z.number().int().optional().describe('Rows Google returned for this request; rows holds them unless rows_not_shown says some were cut.'),
+  totals: Totals.optional().describe(
+    "The property's totals (same filters): from the one row without dimensions, or from a whole-property query (grouped by query; compare). Absent when not queried.",
+  ),
+  rows_sum: Totals.optional().describe(
+    'Σ of the rows Google returned (all_rows: exported): ctr = Σclicks/Σimpressions, position impression-weighted; 0 when there are no impressions.',
+  ),
+  rows_returned: z
+    .number()
+    .int()
+    .optional()
+    .describe('Rows Google returned for this request; rows holds them unless rows_not_shown says some were cut.'),
   start_row: z.number().int(),
   next_start_row: z.number().int().optional().describe('There may be more rows (or some were not shown): pass this as start_row.'),
   rows_not_shown: z.number().int().optional().describe('Rows left out to stay under 100 kB.'),

@@ -27,8 +27,14 @@ describe('AnalyticsService.query', () => {
       responseAggregationType: 'byProperty',
       metadata: { firstIncompleteDate: '2026-11-29' },
     });
-    const result = await new AnalyticsService(google.service).query(request({ dimensions: ['date'], dataState: 'all', filters: [{ dimension: 'query', operator: 'contains', expression: 'shoes' }] }));
-    expect(result).toEqual({ rows: [{ keys: ['2026-11-01'], clicks: 3, impressions: 40, ctr: 0.075, position: 7.5 }], aggregationType: 'byProperty', firstIncompleteDate: '2026-11-29' });
+    const result = await new AnalyticsService(google.service).query(
+      request({ dimensions: ['date'], dataState: 'all', filters: [{ dimension: 'query', operator: 'contains', expression: 'shoes' }] }),
+    );
+    expect(result).toEqual({
+      rows: [{ keys: ['2026-11-01'], clicks: 3, impressions: 40, ctr: 0.075, position: 7.5 }],
+      aggregationType: 'byProperty',
+      firstIncompleteDate: '2026-11-29',
+    });
     expect(google.calls[0].args).toEqual([
       {
         siteUrl: PROPERTY,
@@ -48,6 +54,9 @@ describe('AnalyticsService.query', () => {
 
   it('reads the snake_case metadata of the prose reference too, and {} as no rows', async () => {
     const google = new FakeGoogle().on('searchanalytics.query', { metadata: { first_incomplete_hour: '2026-11-29T10:00:00-08:00' } });
-    expect(await new AnalyticsService(google.service).query(request())).toEqual({ rows: [], firstIncompleteHour: '2026-11-29T10:00:00-08:00' });
+    expect(await new AnalyticsService(google.service).query(request())).toEqual({
+      rows: [],
+      firstIncompleteHour: '2026-11-29T10:00:00-08:00',
+    });
   });
 });

@@ -108,7 +108,14 @@ export function totalsBody(request: ReportRequest): SearchAnalyticsRequest {
  */
 export function freshnessBody(request: ReportRequest): SearchAnalyticsRequest {
   const range = freshnessRange(request.range);
-  return { startDate: range.start, endDate: range.end, dimensions: ['date'], type: request.type, dataState: 'all', rowLimit: Math.min(PAGE_ROWS, FRESHNESS_DAYS) };
+  return {
+    startDate: range.start,
+    endDate: range.end,
+    dimensions: ['date'],
+    type: request.type,
+    dataState: 'all',
+    rowLimit: Math.min(PAGE_ROWS, FRESHNESS_DAYS),
+  };
 }
 
 export function freshnessRange(range: DateRange): DateRange {

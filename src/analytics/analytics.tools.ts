@@ -44,7 +44,9 @@ export class AnalyticsTools {
       refuseWithAllRows(args);
       return buildExportReport(request, await this.exports.create(request, call, now));
     }
-    if (args.compare !== undefined) return buildComparison(await this.reports.compare(request, args.compare, call.signal));
+    if (args.compare !== undefined) {
+      return buildComparison(await this.reports.compare(request, args.compare, call.signal));
+    }
     const { result, context } = await this.reports.report(request, call.signal);
     return buildReport(request, result, context);
   }
@@ -76,7 +78,9 @@ export function reportRequest(args: AnalyticsArgs, site: string, now: Date): Rep
     );
   }
   if (new Set(dimensions).size !== dimensions.length) {
-    throw new UserFacingError(`dimensions lists the same dimension twice (${dimensions.join(', ')}); Google groups by each once. ${NOTHING_SENT}`);
+    throw new UserFacingError(
+      `dimensions lists the same dimension twice (${dimensions.join(', ')}); Google groups by each once. ${NOTHING_SENT}`,
+    );
   }
   return {
     site,
@@ -95,7 +99,10 @@ export function reportRequest(args: AnalyticsArgs, site: string, now: Date): Rep
 }
 
 /** The Pacific date range of a call: a period, or explicit dates — never both. */
-export function resolveRange(args: Pick<AnalyticsArgs, 'period' | 'start_date' | 'end_date'>, now: Date): { range: DateRange; period?: Period } {
+export function resolveRange(
+  args: Pick<AnalyticsArgs, 'period' | 'start_date' | 'end_date'>,
+  now: Date,
+): { range: DateRange; period?: Period } {
   const explicit = args.start_date !== undefined || args.end_date !== undefined;
   if (explicit && args.period) {
     throw new UserFacingError(
@@ -108,13 +115,22 @@ export function resolveRange(args: Pick<AnalyticsArgs, 'period' | 'start_date' |
   }
   const { start_date: start, end_date: end } = args;
   if (!start || !end) {
-    throw new UserFacingError(`start_date and end_date go together (YYYY-MM-DD, Pacific Time, both inclusive); only ${start ? 'start_date' : 'end_date'} was given. ${NOTHING_SENT}`);
+    throw new UserFacingError(
+      `start_date and end_date go together (YYYY-MM-DD, Pacific Time, both inclusive); only ${start ? 'start_date' : 'end_date'} was given. ${NOTHING_SENT}`,
+    );
   }
-  for (const [name, value] of [['start_date', start], ['end_date', end]] as const) {
-    if (!isCalendarDate(value)) throw new UserFacingError(`${name} "${value}" is not a calendar date; use YYYY-MM-DD. ${NOTHING_SENT}`);
+  for (const [name, value] of [
+    ['start_date', start],
+    ['end_date', end],
+  ] as const) {
+    if (!isCalendarDate(value)) {
+      throw new UserFacingError(`${name} "${value}" is not a calendar date; use YYYY-MM-DD. ${NOTHING_SENT}`);
+    }
   }
   if (end < start) {
-    throw new UserFacingError(`end_date ${end} is before start_date ${start}; the range is inclusive, so end_date must be the same day or later. ${NOTHING_SENT}`);
+    throw new UserFacingError(
+      `end_date ${end} is before start_date ${start}; the range is inclusive, so end_date must be the same day or later. ${NOTHING_SENT}`,
+    );
   }
   return { range: { start, end } };
 }

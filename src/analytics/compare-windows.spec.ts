@@ -5,15 +5,58 @@ import { pairWindows, retentionStart, trimPair, YEAR_OFFSET_DAYS } from './compa
 const weekday = (date: string) => new Date(`${date}T00:00:00Z`).getUTCDay();
 
 describe('pairWindows', () => {
-  const cases: Array<[string, { start: string; end: string }, Parameters<typeof pairWindows>[1], { start: string; end: string }, number]> = [
-    ['previous_period of 7 days', { start: '2026-03-13', end: '2026-03-19' }, 'previous_period', { start: '2026-03-06', end: '2026-03-12' }, 7],
-    ['previous_period of one day', { start: '2026-03-01', end: '2026-03-01' }, 'previous_period', { start: '2026-02-28', end: '2026-02-28' }, 1],
-    ['previous_period across a year end', { start: '2026-01-01', end: '2026-01-31' }, 'previous_period', { start: '2025-12-01', end: '2025-12-31' }, 31],
-    ['previous_year across spring-forward', { start: '2026-03-02', end: '2026-03-15' }, 'previous_year', { start: '2025-03-03', end: '2025-03-16' }, YEAR_OFFSET_DAYS],
-    ['previous_year across fall-back', { start: '2026-10-26', end: '2026-11-08' }, 'previous_year', { start: '2025-10-27', end: '2025-11-09' }, YEAR_OFFSET_DAYS],
-    ['previous_year over 29 February', { start: '2028-02-26', end: '2028-03-03' }, 'previous_year', { start: '2027-02-27', end: '2027-03-05' }, YEAR_OFFSET_DAYS],
-    ['a later window of its own', { start: '2026-01-01', end: '2026-01-07' }, { start_date: '2026-02-01', end_date: '2026-02-07' }, { start: '2026-02-01', end: '2026-02-07' }, -31],
-  ];
+  const cases: Array<[string, { start: string; end: string }, Parameters<typeof pairWindows>[1], { start: string; end: string }, number]> =
+    [
+      [
+        'previous_period of 7 days',
+        { start: '2026-03-13', end: '2026-03-19' },
+        'previous_period',
+        { start: '2026-03-06', end: '2026-03-12' },
+        7,
+      ],
+      [
+        'previous_period of one day',
+        { start: '2026-03-01', end: '2026-03-01' },
+        'previous_period',
+        { start: '2026-02-28', end: '2026-02-28' },
+        1,
+      ],
+      [
+        'previous_period across a year end',
+        { start: '2026-01-01', end: '2026-01-31' },
+        'previous_period',
+        { start: '2025-12-01', end: '2025-12-31' },
+        31,
+      ],
+      [
+        'previous_year across spring-forward',
+        { start: '2026-03-02', end: '2026-03-15' },
+        'previous_year',
+        { start: '2025-03-03', end: '2025-03-16' },
+        YEAR_OFFSET_DAYS,
+      ],
+      [
+        'previous_year across fall-back',
+        { start: '2026-10-26', end: '2026-11-08' },
+        'previous_year',
+        { start: '2025-10-27', end: '2025-11-09' },
+        YEAR_OFFSET_DAYS,
+      ],
+      [
+        'previous_year over 29 February',
+        { start: '2028-02-26', end: '2028-03-03' },
+        'previous_year',
+        { start: '2027-02-27', end: '2027-03-05' },
+        YEAR_OFFSET_DAYS,
+      ],
+      [
+        'a later window of its own',
+        { start: '2026-01-01', end: '2026-01-07' },
+        { start_date: '2026-02-01', end_date: '2026-02-07' },
+        { start: '2026-02-01', end: '2026-02-07' },
+        -31,
+      ],
+    ];
   it.each(cases)('%s', (_name, current, compare, previous, offset) => {
     const pair = pairWindows(current, compare);
     expect(pair.previous).toEqual(previous);
@@ -72,7 +115,9 @@ describe('trimPair', () => {
   });
 
   it('answers undefined when no day is left', () => {
-    expect(trimPair(pairWindows({ start: '2026-03-19', end: '2026-03-19' }, 'previous_period'), '2024-01-01', '2026-03-18')).toBeUndefined();
+    expect(
+      trimPair(pairWindows({ start: '2026-03-19', end: '2026-03-19' }, 'previous_period'), '2024-01-01', '2026-03-18'),
+    ).toBeUndefined();
   });
 
   it('takes retention as 16 months before the Pacific today', () => {

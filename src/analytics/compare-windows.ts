@@ -51,14 +51,30 @@ export function pairWindows(current: DateRange, compare: CompareArg): WindowPair
     return { mode: compare, current, previous: { start: addDays(current.start, -n), end: addDays(current.end, -n) }, offsetDays: n };
   }
   if (compare === 'previous_year') {
-    return { mode: compare, current, previous: { start: addDays(current.start, -YEAR_OFFSET_DAYS), end: addDays(current.end, -YEAR_OFFSET_DAYS) }, offsetDays: YEAR_OFFSET_DAYS };
+    return {
+      mode: compare,
+      current,
+      previous: { start: addDays(current.start, -YEAR_OFFSET_DAYS), end: addDays(current.end, -YEAR_OFFSET_DAYS) },
+      offsetDays: YEAR_OFFSET_DAYS,
+    };
   }
   const { start_date: start, end_date: end } = compare;
-  if (!start || !end) throw new UserFacingError(`compare as a window needs both start_date and end_date (YYYY-MM-DD, Pacific Time, inclusive). ${NOTHING_SENT}`);
-  for (const [name, value] of [['compare.start_date', start], ['compare.end_date', end]] as const) {
-    if (!isCalendarDate(value)) throw new UserFacingError(`${name} "${value}" is not a calendar date; use YYYY-MM-DD. ${NOTHING_SENT}`);
+  if (!start || !end) {
+    throw new UserFacingError(
+      `compare as a window needs both start_date and end_date (YYYY-MM-DD, Pacific Time, inclusive). ${NOTHING_SENT}`,
+    );
   }
-  if (end < start) throw new UserFacingError(`compare.end_date ${end} is before compare.start_date ${start}. ${NOTHING_SENT}`);
+  for (const [name, value] of [
+    ['compare.start_date', start],
+    ['compare.end_date', end],
+  ] as const) {
+    if (!isCalendarDate(value)) {
+      throw new UserFacingError(`${name} "${value}" is not a calendar date; use YYYY-MM-DD. ${NOTHING_SENT}`);
+    }
+  }
+  if (end < start) {
+    throw new UserFacingError(`compare.end_date ${end} is before compare.start_date ${start}. ${NOTHING_SENT}`);
+  }
   const n = daysInRange(current);
   const m = daysInRange({ start, end });
   if (m !== n) {
@@ -68,7 +84,9 @@ export function pairWindows(current: DateRange, compare: CompareArg): WindowPair
     );
   }
   if (start <= current.end && end >= current.start) {
-    throw new UserFacingError(`The compare window ${start} to ${end} overlaps the current window ${current.start} to ${current.end}, so the same days would count on both sides. ${NOTHING_SENT} Pick a window that shares no day with it.`);
+    throw new UserFacingError(
+      `The compare window ${start} to ${end} overlaps the current window ${current.start} to ${current.end}, so the same days would count on both sides. ${NOTHING_SENT} Pick a window that shares no day with it.`,
+    );
   }
   return { mode: 'custom', current, previous: { start, end }, offsetDays: daysBetween(start, current.start) };
 }
@@ -82,10 +100,16 @@ export function trimPair(pair: WindowPair, from: string, until: string): { pair:
   const n = daysInRange(pair.current);
   const ok = (i: number) => [addDays(pair.current.start, i), addDays(pair.previous.start, i)].every((d) => d >= from && d < until);
   let first = 0;
-  while (first < n && !ok(first)) first++;
-  if (first === n) return undefined;
+  while (first < n && !ok(first)) {
+    first++;
+  }
+  if (first === n) {
+    return undefined;
+  }
   let last = n - 1;
-  while (!ok(last)) last--;
+  while (!ok(last)) {
+    last--;
+  }
   const leftOut: LeftOut[] = [];
   for (const window of ['current', 'previous'] as const) {
     const start = pair[window].start;
@@ -94,10 +118,15 @@ export function trimPair(pair: WindowPair, from: string, until: string): { pair:
       return day < from ? 'outside_retention' : day >= until ? 'not_final' : 'not_in_other_window';
     };
     // Consecutive left-out days with the same reason make one run.
-    for (const [lo, hi] of [[0, first - 1], [last + 1, n - 1]]) {
-      for (let i = lo; i <= hi; ) {
+    for (const [lo, hi] of [
+      [0, first - 1],
+      [last + 1, n - 1],
+    ]) {
+      for (let i = lo; i <= hi;) {
         let j = i;
-        while (j < hi && reason(j + 1) === reason(i)) j++;
+        while (j < hi && reason(j + 1) === reason(i)) {
+          j++;
+        }
         leftOut.push({ window, start_date: addDays(start, i), end_date: addDays(start, j), reason: reason(i) });
         i = j + 1;
       }

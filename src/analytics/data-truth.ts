@@ -32,13 +32,18 @@ export const DataTruthSchema = z.object({
   data_state: z.string(),
   data_state_note: z.string().optional(),
   freshness: z.enum(['final', 'fresh', 'unknown']).describe('final: every day shown is final; fresh: some are still being collected.'),
-  first_incomplete_date: z.string().optional().describe('From here on Google is still collecting: missing under data_state final, partial under all.'),
+  first_incomplete_date: z
+    .string()
+    .optional()
+    .describe('From here on Google is still collecting: missing under data_state final, partial under all.'),
   first_incomplete_hour: z.string().optional(),
   freshness_unknown: z.string().optional(),
   row_cap: z.number().int(),
   row_cap_reached: z.boolean(),
   row_sum_caveats: z.array(z.enum(['anonymised_queries_left_out', 'counted_per_page'])),
-  unattributed: Unattributed.optional().describe('query dimension: whole-property total (a query without dimensions) minus Σ rows = anonymised queries.'),
+  unattributed: Unattributed.optional().describe(
+    'query dimension: whole-property total (a query without dimensions) minus Σ rows = anonymised queries.',
+  ),
 });
 
 export type DataTruth = z.infer<typeof DataTruthSchema>;
@@ -55,7 +60,8 @@ export type Freshness =
   | { readonly known: false; readonly because: string };
 
 /** The whole-property query's answer, or why there is none. */
-export type PropertyFigures = { readonly totals: Totals; readonly aggregationType?: string } | { readonly error: unknown } | { readonly skipped: string };
+export type PropertyFigures =
+  { readonly totals: Totals; readonly aggregationType?: string } | { readonly error: unknown } | { readonly skipped: string };
 
 export interface TruthInput {
   /** Its range is the window actually queried. */
@@ -70,7 +76,9 @@ export interface TruthInput {
 
 /** Whether a call needs the freshness query: Google's own answer carries it only for data_state all grouped by date. */
 export function needsFreshnessQuery(request: ReportRequest): boolean {
-  if (request.dataState === 'all' && request.dimensions.includes('date')) return false;
+  if (request.dataState === 'all' && request.dimensions.includes('date')) {
+    return false;
+  }
   return !finalByAge(request);
 }
 
@@ -79,20 +87,34 @@ export function finalByAge(request: ReportRequest): boolean {
   return request.range.end < addDays(request.today, -FRESHNESS_DAYS);
 }
 
-export function freshnessFromAnswer(request: ReportRequest, answer: { firstIncompleteDate?: string; firstIncompleteHour?: string }): Freshness {
+export function freshnessFromAnswer(
+  request: ReportRequest,
+  answer: { firstIncompleteDate?: string; firstIncompleteHour?: string },
+): Freshness {
   return { known: true, ...pick(answer), source: finalByAge(request) && !answer.firstIncompleteDate ? 'age' : 'answer' };
 }
 
 export function freshnessFromProbe(probe: { firstIncompleteDate?: string }, answer: { firstIncompleteHour?: string } = {}): Freshness {
-  return { known: true, ...pick({ firstIncompleteDate: probe.firstIncompleteDate, firstIncompleteHour: answer.firstIncompleteHour }), source: 'probe' };
+  return {
+    known: true,
+    ...pick({ firstIncompleteDate: probe.firstIncompleteDate, firstIncompleteHour: answer.firstIncompleteHour }),
+    source: 'probe',
+  };
 }
 
 /**
  * The freshness query, beside an answer whose hours it keeps. A failure costs
  * only this fact, said so, never the answer; once cancelled it is not sent.
  */
-export async function probeFreshness(analytics: AnalyticsService, request: ReportRequest, signal: AbortSignal, answer: { firstIncompleteHour?: string } = {}): Promise<Freshness> {
-  if (signal.aborted) return { known: false, because: 'the call was cancelled first.' };
+export async function probeFreshness(
+  analytics: AnalyticsService,
+  request: ReportRequest,
+  signal: AbortSignal,
+  answer: { firstIncompleteHour?: string } = {},
+): Promise<Freshness> {
+  if (signal.aborted) {
+    return { known: false, because: 'the call was cancelled first.' };
+  }
   try {
     return freshnessFromProbe(await analytics.freshness(request), answer);
   } catch (error) {
@@ -102,7 +124,9 @@ export async function probeFreshness(analytics: AnalyticsService, request: Repor
 
 /** The whole-property query, on the same terms as probeFreshness. */
 export async function propertyFigures(analytics: AnalyticsService, request: ReportRequest, signal: AbortSignal): Promise<PropertyFigures> {
-  if (signal.aborted) return { skipped: 'the call was cancelled first.' };
+  if (signal.aborted) {
+    return { skipped: 'the call was cancelled first.' };
+  }
   try {
     const answer = await analytics.propertyTotals(request);
     return { totals: computeTotals(answer.rows), aggregationType: answer.aggregationType };
@@ -112,7 +136,10 @@ export async function propertyFigures(analytics: AnalyticsService, request: Repo
 }
 
 function pick(m: { firstIncompleteDate?: string; firstIncompleteHour?: string }) {
-  return { ...(m.firstIncompleteDate ? { firstIncompleteDate: m.firstIncompleteDate } : {}), ...(m.firstIncompleteHour ? { firstIncompleteHour: m.firstIncompleteHour } : {}) };
+  return {
+    ...(m.firstIncompleteDate ? { firstIncompleteDate: m.firstIncompleteDate } : {}),
+    ...(m.firstIncompleteHour ? { firstIncompleteHour: m.firstIncompleteHour } : {}),
+  };
 }
 
 /**
@@ -123,13 +150,23 @@ function pick(m: { firstIncompleteDate?: string; firstIncompleteHour?: string })
  * cheapest load Search Analytics has — run beside the main one.
  */
 export function unattributedPlan(request: ReportRequest): { measure: boolean; because?: string } | undefined {
-  if (!request.dimensions.includes('query')) return undefined;
-  if (request.type === 'discover' || request.type === 'googleNews') return { measure: false, because: `${request.type} reports no queries.` };
+  if (!request.dimensions.includes('query')) {
+    return undefined;
+  }
+  if (request.type === 'discover' || request.type === 'googleNews') {
+    return { measure: false, because: `${request.type} reports no queries.` };
+  }
   if (request.filters.some((f) => f.dimension === 'query')) {
-    return { measure: false, because: 'filtered by query: anonymised queries never match a query filter, so their share cannot be measured here.' };
+    return {
+      measure: false,
+      because: 'filtered by query: anonymised queries never match a query filter, so their share cannot be measured here.',
+    };
   }
   if (request.startRow > 0) {
-    return { measure: false, because: `the rows start at start_row ${request.startRow}, so their sum says nothing about anonymised queries; ask from start_row 0.` };
+    return {
+      measure: false,
+      because: `the rows start at start_row ${request.startRow}, so their sum says nothing about anonymised queries; ask from start_row 0.`,
+    };
   }
   return { measure: true };
 }
@@ -161,18 +198,26 @@ export function buildDataTruth(input: TruthInput): { structured: DataTruth; line
     lines.push(`- Freshness: unknown — asking Google which days are final failed: ${freshness.because}`);
   } else {
     const first = freshness.firstIncompleteDate;
-    if (first) structured.first_incomplete_date = first;
-    if (freshness.firstIncompleteHour) structured.first_incomplete_hour = freshness.firstIncompleteHour;
+    if (first) {
+      structured.first_incomplete_date = first;
+    }
+    if (freshness.firstIncompleteHour) {
+      structured.first_incomplete_hour = freshness.firstIncompleteHour;
+    }
     const incomplete = first !== undefined && first <= range.end;
     if (incomplete && request.dataState === 'final') {
-      lines.push(`- Freshness: final data only (data_state final); days from ${first} on are not final yet, so they are missing here — data_state all includes them, marked incomplete.`);
+      lines.push(
+        `- Freshness: final data only (data_state final); days from ${first} on are not final yet, so they are missing here — data_state all includes them, marked incomplete.`,
+      );
     } else if (incomplete || freshness.firstIncompleteHour) {
       structured.freshness = 'fresh';
       const days = first ? `days from ${first} on are incomplete (Google is still collecting them) and will still rise` : '';
       const hours = freshness.firstIncompleteHour ? `hours from ${freshness.firstIncompleteHour} on are incomplete` : '';
       lines.push(`- Freshness: fresh — ${[days, hours].filter(Boolean).join('; ')}.`);
     } else {
-      lines.push(`- Freshness: final — every day of the window is final${freshness.source === 'age' ? ` (it ended over ${FRESHNESS_DAYS} days ago)` : ''}.`);
+      lines.push(
+        `- Freshness: final — every day of the window is final${freshness.source === 'age' ? ` (it ended over ${FRESHNESS_DAYS} days ago)` : ''}.`,
+      );
     }
   }
 
@@ -191,9 +236,13 @@ function rowSumLines(input: TruthInput, structured: DataTruth): string[] {
   const lines: string[] = [];
   if (involves(request, 'query')) {
     structured.row_sum_caveats.push('anonymised_queries_left_out');
-    lines.push('- Grouped or filtered by query: Google leaves out anonymised queries (ones too rare to show, for privacy), so these rows add up to less than the property total.');
+    lines.push(
+      '- Grouped or filtered by query: Google leaves out anonymised queries (ones too rare to show, for privacy), so these rows add up to less than the property total.',
+    );
   }
-  const byPage = listed.aggregationType ? /^bypage$/i.test(listed.aggregationType) : request.aggregationType === 'byPage' || involves(request, 'page');
+  const byPage = listed.aggregationType
+    ? /^bypage$/i.test(listed.aggregationType)
+    : request.aggregationType === 'byPage' || involves(request, 'page');
   if (byPage) {
     structured.row_sum_caveats.push('counted_per_page');
     lines.push(
@@ -201,7 +250,9 @@ function rowSumLines(input: TruthInput, structured: DataTruth): string[] {
     );
   }
   const plan = unattributedPlan(request);
-  if (!plan) return lines;
+  if (!plan) {
+    return lines;
+  }
   const figures = input.property;
   let notMeasured = plan.because;
   if (plan.measure && figures && 'totals' in figures) {

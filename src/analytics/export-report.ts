@@ -21,7 +21,12 @@ export function buildExportReport(request: ReportRequest, outcome: ExportOutcome
     request,
     freshness: outcome.freshness,
     rowCapReached: record?.row_cap_reached ?? false,
-    listed: { totals: outcome.totals, complete: !!record?.complete && !record.row_cap_reached, count: rows, aggregationType: outcome.aggregationType },
+    listed: {
+      totals: outcome.totals,
+      complete: !!record?.complete && !record.row_cap_reached,
+      count: rows,
+      aggregationType: outcome.aggregationType,
+    },
     property: outcome.property,
   });
   const header = describeRequest(request).replace(/\.(\n|$)/, ' — all rows.$1');
@@ -58,7 +63,9 @@ export function buildExportReport(request: ReportRequest, outcome: ExportOutcome
     `Exported ${rows} rows in ${outcome.requests} ${outcome.requests === 1 ? 'request' : 'requests'} of up to ${PAGE_ROWS}` +
       (record.row_cap_reached ? `: Google's ${ROW_CAP}-row cap was reached, so more rows may match than it serves (see Data truth).` : '.'),
     ...(outcome.stopped
-      ? [`The export is incomplete: ${outcome.stoppedBy === 'bound' ? 'a later page would have passed the per-person bound' : 'Google refused a later page'}, so it holds the first ${rows} rows only. ${outcome.stopped}`]
+      ? [
+          `The export is incomplete: ${outcome.stoppedBy === 'bound' ? 'a later page would have passed the per-person bound' : 'Google refused a later page'}, so it holds the first ${rows} rows only. ${outcome.stopped}`,
+        ]
       : []),
     ...(outcome.replaced ? [replacedSentence(outcome.replaced.ids, outcome.replaced.bound)] : []),
     `Stored until ${record.expires_at} (24 hours), readable only by the principal that asked (${record.principal}), with resources/read:`,
@@ -66,12 +73,34 @@ export function buildExportReport(request: ReportRequest, outcome: ExportOutcome
     `- ${ndjson} — NDJSON, one JSON object per row`,
   ];
   const preview = outcome.preview.length
-    ? [`The first rows, in Google's order:`, ...tableHead([...request.dimensions, 'clicks', 'impressions', 'CTR', 'position']), ...outcome.preview.map(rowLine)]
+    ? [
+        `The first rows, in Google's order:`,
+        ...tableHead([...request.dimensions, 'clicks', 'impressions', 'CTR', 'position']),
+        ...outcome.preview.map(rowLine),
+      ]
     : [];
-  const text = [header, ...stored, ...preview, totalsLine(rows, outcome.totals, request.dimensions.length === 0, 'exported'), ...truth.lines].join('\n');
+  const text = [
+    header,
+    ...stored,
+    ...preview,
+    totalsLine(rows, outcome.totals, request.dimensions.length === 0, 'exported'),
+    ...truth.lines,
+  ].join('\n');
   const links: ContentBlock[] = [
-    { type: 'resource_link', uri: csv, name: `${record.id}.csv`, title: `Search performance export (CSV, ${rows} rows)`, mimeType: FORMATS.csv },
-    { type: 'resource_link', uri: ndjson, name: `${record.id}.ndjson`, title: `Search performance export (NDJSON, ${rows} rows)`, mimeType: FORMATS.ndjson },
+    {
+      type: 'resource_link',
+      uri: csv,
+      name: `${record.id}.csv`,
+      title: `Search performance export (CSV, ${rows} rows)`,
+      mimeType: FORMATS.csv,
+    },
+    {
+      type: 'resource_link',
+      uri: ndjson,
+      name: `${record.id}.ndjson`,
+      title: `Search performance export (NDJSON, ${rows} rows)`,
+      mimeType: FORMATS.ndjson,
+    },
   ];
   return { structured: { ...structured, export: exported }, text, content: links };
 }

@@ -25,11 +25,15 @@ export class ExportResources {
   async read(uri: URL, variables: Record<string, string>, context: ResourceContext): Promise<ReadResourceResult> {
     const file = parseExportFile(variables.file ?? '');
     const record = file && (await this.exports.find(file.id, context.caller.principal));
-    if (!file || !record || !visible(record, context)) throw new ResourceNotFoundError(uri.href);
+    if (!file || !record || !visible(record, context)) {
+      throw new ResourceNotFoundError(uri.href);
+    }
     // Pieces joined once at the end: the rows are never held as objects and as text at the same time.
     const parts: string[] = file.format === 'csv' ? [csvHeader(record.dimensions)] : [];
     for await (const chunk of this.exports.rows(record.id)) {
-      for (const row of chunk) parts.push(file.format === 'csv' ? csvLine(row) : ndjsonLine(record.dimensions, row));
+      for (const row of chunk) {
+        parts.push(file.format === 'csv' ? csvLine(row) : ndjsonLine(record.dimensions, row));
+      }
     }
     return { contents: [{ uri: uri.href, mimeType: FORMATS[file.format], text: parts.join('') }] };
   }

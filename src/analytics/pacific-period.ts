@@ -4,7 +4,16 @@
 
 const ZONE = 'America/Los_Angeles';
 
-export const PERIODS = ['today', 'yesterday', 'last7days', 'last28days', 'last3months', 'last6months', 'last12months', 'last16months'] as const;
+export const PERIODS = [
+  'today',
+  'yesterday',
+  'last7days',
+  'last28days',
+  'last3months',
+  'last6months',
+  'last12months',
+  'last16months',
+] as const;
 export type Period = (typeof PERIODS)[number];
 
 export interface DateRange {
@@ -19,14 +28,18 @@ let dateFormatter: Intl.DateTimeFormat | undefined;
 export function pacificDate(instant: Date): string {
   const parts: Record<string, string> = {};
   dateFormatter ??= new Intl.DateTimeFormat('en-CA', { timeZone: ZONE, year: 'numeric', month: '2-digit', day: '2-digit' });
-  for (const part of dateFormatter.formatToParts(instant)) parts[part.type] = part.value;
+  for (const part of dateFormatter.formatToParts(instant)) {
+    parts[part.type] = part.value;
+  }
   return `${parts.year}-${parts.month}-${parts.day}`;
 }
 
 /** A real calendar date in YYYY-MM-DD form (2026-02-30 is not). */
 export function isCalendarDate(value: string): boolean {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
-  if (!m) return false;
+  if (!m) {
+    return false;
+  }
   return new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))).toISOString().slice(0, 10) === value;
 }
 

@@ -22,7 +22,10 @@ const SeriesInput = z.object({
   end_date: z.string(),
   type: AnalyticsInput.shape.type,
   filters: AnalyticsInput.shape.filters,
-  previous: z.object({ start_date: z.string(), end_date: z.string() }).optional().describe('The comparison window, drawn over the current one.'),
+  previous: z
+    .object({ start_date: z.string(), end_date: z.string() })
+    .optional()
+    .describe('The comparison window, drawn over the current one.'),
 });
 
 const Day = z.object({
@@ -33,7 +36,11 @@ const Day = z.object({
   position: z.number(),
   incomplete: z.literal(true).optional().describe('On or after first_incomplete_date: Google is still collecting this day.'),
 });
-const Series = z.object({ start_date: z.string(), end_date: z.string(), days: z.array(Day).describe('Days with data only, oldest first.') });
+const Series = z.object({
+  start_date: z.string(),
+  end_date: z.string(),
+  days: z.array(Day).describe('Days with data only, oldest first.'),
+});
 
 const SeriesOutput = z.object({
   site_url: z.string(),
@@ -57,7 +64,8 @@ export class PerformanceSeriesTools {
   @Tool({
     name: 'performance_daily_series',
     title: 'Daily performance series',
-    description: 'For the Performance view: clicks, impressions, CTR and position per day (data_state all; days still being collected are marked).',
+    description:
+      'For the Performance view: clicks, impressions, CTR and position per day (data_state all; days still being collected are marked).',
     input: SeriesInput,
     output: SeriesOutput,
     access: 'read',
@@ -70,7 +78,13 @@ export class PerformanceSeriesTools {
     const now = this.clock.now();
     const windows = [{ start_date: args.start_date, end_date: args.end_date }, ...(args.previous ? [args.previous] : [])];
     // Grouped by date with data_state all: Google's answer itself says from which day data is incomplete.
-    const requests = windows.map((w) => reportRequest({ site_url: site, ...w, type: args.type, filters: args.filters, dimensions: ['date'], data_state: 'all', row_limit: 25_000 }, site, now));
+    const requests = windows.map((w) =>
+      reportRequest(
+        { site_url: site, ...w, type: args.type, filters: args.filters, dimensions: ['date'], data_state: 'all', row_limit: 25_000 },
+        site,
+        now,
+      ),
+    );
     const results = await Promise.all(requests.map((request) => this.analytics.query(request)));
     const firstIncomplete = results.map((r) => r.firstIncompleteDate).find((d) => d !== undefined);
     const series = (i: number) => ({
@@ -95,7 +109,14 @@ export class PerformanceSeriesTools {
       (previous ? `; comparison window ${previous.start_date} to ${previous.end_date}: ${plural(previous.days.length, 'day')}` : '') +
       (incompleteDays ? `; ${plural(incompleteDays, 'day')} from ${firstIncomplete} still being collected by Google.` : '.');
     return toolOutput(
-      { site_url: site, type: requests[0].type, current, ...(previous ? { previous } : {}), ...(firstIncomplete ? { first_incomplete_date: firstIncomplete } : {}), untrusted: true as const },
+      {
+        site_url: site,
+        type: requests[0].type,
+        current,
+        ...(previous ? { previous } : {}),
+        ...(firstIncomplete ? { first_incomplete_date: firstIncomplete } : {}),
+        untrusted: true as const,
+      },
       text,
     );
   }

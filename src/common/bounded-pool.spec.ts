@@ -25,7 +25,9 @@ function gate() {
     });
   };
   const settle = async () => {
-    for (let i = 0; i < 5; i++) await Promise.resolve();
+    for (let i = 0; i < 5; i++) {
+      await Promise.resolve();
+    }
   };
   return { work, pending, started, settle, max: () => maxInFlight };
 }
@@ -47,7 +49,9 @@ describe('runBounded', () => {
     // Finish the rest in start order, one at a time.
     for (let i = 0; i < 20; i++) {
       const open = g.started.find((item) => g.pending.has(item) && ![9, 3, 0, 7].includes(item));
-      if (open === undefined) break;
+      if (open === undefined) {
+        break;
+      }
       g.pending.get(open)!.resolve(`r${open}`);
       g.pending.delete(open);
       await g.settle();
@@ -59,10 +63,16 @@ describe('runBounded', () => {
 
   it('reports a failure against its item and carries on with the rest', async () => {
     const outcomes = await runBounded([1, 2, 3], 2, async (n) => {
-      if (n === 2) throw new Error('boom');
+      if (n === 2) {
+        throw new Error('boom');
+      }
       return n * 10;
     });
-    expect(outcomes).toEqual([{ state: 'done', value: 10 }, { state: 'failed', error: new Error('boom') }, { state: 'done', value: 30 }]);
+    expect(outcomes).toEqual([
+      { state: 'done', value: 10 },
+      { state: 'failed', error: new Error('boom') },
+      { state: 'done', value: 30 },
+    ]);
   });
 
   it('stops launching when a failure says so, lets calls in flight finish, and marks the rest skipped', async () => {

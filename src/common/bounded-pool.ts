@@ -28,7 +28,9 @@ export async function runBounded<T, R>(
   work: (item: T, index: number) => Promise<R>,
   options: PoolOptions = {},
 ): Promise<PoolOutcome<R>[]> {
-  if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`concurrency limit must be a positive integer, got ${limit}`);
+  if (!Number.isInteger(limit) || limit < 1) {
+    throw new RangeError(`concurrency limit must be a positive integer, got ${limit}`);
+  }
   const { signal } = options;
   // Aborted already, the first lane marks every item cancelled before any work starts.
   const outcomes: PoolOutcome<R>[] = items.map(() => ({ state: 'skipped' }));
@@ -38,7 +40,9 @@ export async function runBounded<T, R>(
   const lane = async (): Promise<void> => {
     while (!stopped && next < items.length) {
       if (signal?.aborted) {
-        for (let i = next; i < items.length; i++) outcomes[i] = { state: 'cancelled' };
+        for (let i = next; i < items.length; i++) {
+          outcomes[i] = { state: 'cancelled' };
+        }
         next = items.length;
         return;
       }
@@ -47,7 +51,9 @@ export async function runBounded<T, R>(
         outcomes[index] = { state: 'done', value: await work(items[index], index) };
       } catch (error) {
         outcomes[index] = { state: 'failed', error };
-        if (options.stopOn?.(error)) stopped = true;
+        if (options.stopOn?.(error)) {
+          stopped = true;
+        }
       }
     }
   };

@@ -7,4 +7,6 @@ import { nodeVersionProblem } from './node-version.js';
 // than a stack from a module it never heard of. A throw, never process.exit:
 // the process is the host's.
 const problem = nodeVersionProblem();
-if (problem !== undefined) throw new Error(problem);
+if (problem !== undefined) {
+  throw new Error(problem);
+}

@@ -13,7 +13,9 @@ export function nodeVersionProblem(running: string = process.versions.node): str
   const have = running.split('.').map(Number);
   const need = REQUIRED_NODE.split('.').map(Number);
   for (let i = 0; i < need.length; i++) {
-    if ((have[i] ?? 0) > need[i]) return undefined;
+    if ((have[i] ?? 0) > need[i]) {
+      return undefined;
+    }
     if ((have[i] ?? 0) < need[i]) {
       return `google-search-console-mcp needs Node.js ${REQUIRED_NODE.replace(/\.0$/, '')} or newer (for the built-in node:sqlite); this is Node.js ${running} — install a current Node.js (https://nodejs.org) and run it again`;
     }
@@ -24,7 +26,9 @@ export function nodeVersionProblem(running: string = process.versions.node): str
 /** For a command: one line on stderr and exit 1 on an older Node. */
 export function exitOnOldNode(): void {
   const problem = nodeVersionProblem();
-  if (problem === undefined) return;
+  if (problem === undefined) {
+    return;
+  }
   process.stderr.write(`${problem}\n`);
   process.exit(1);
 }

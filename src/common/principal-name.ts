@@ -31,7 +31,9 @@ const NOT_PLAIN = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}]|(?! )\p{White_Sp
 /** The canonical spelling of a principal, or undefined when it is not plain (refuse it). */
 export function canonicalPrincipal(raw: string): string | undefined {
   const text = raw.normalize('NFC');
-  if (text.length === 0 || text.length > MAX_PRINCIPAL_LENGTH || text.trim() !== text || NOT_PLAIN.test(text)) return undefined;
+  if (text.length === 0 || text.length > MAX_PRINCIPAL_LENGTH || text.trim() !== text || NOT_PLAIN.test(text)) {
+    return undefined;
+  }
   return isAddress(text) ? lowerAscii(text) : text;
 }
 

@@ -16,17 +16,23 @@ let found: { root: string; version: string } | undefined;
  * dist/common/ and from the bundle in dist/.
  */
 function packageInfo(): { root: string; version: string } {
-  if (found) return found;
+  if (found) {
+    return found;
+  }
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
     try {
       const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === SERVER_NAME && pkg.version) return (found = { root: dir, version: pkg.version });
+      if (pkg.name === SERVER_NAME && pkg.version) {
+        return (found = { root: dir, version: pkg.version });
+      }
     } catch {
       // not here; keep walking up
     }
     const parent = dirname(dir);
-    if (parent === dir) return (found = { root: dirname(fileURLToPath(import.meta.url)), version: '0.0.0' });
+    if (parent === dir) {
+      return (found = { root: dirname(fileURLToPath(import.meta.url)), version: '0.0.0' });
+    }
     dir = parent;
   }
 }

@@ -27,8 +27,16 @@ export class StderrLogger extends ConsoleLogger {
     return `${two(now.getMonth() + 1)}/${two(now.getDate())}/${now.getFullYear()}, ${hours % 12 || 12}:${two(now.getMinutes())}:${two(now.getSeconds())} ${hours < 12 ? 'AM' : 'PM'}`;
   }
 
-  protected override printMessages(messages: unknown[], context = '', logLevel: LogLevel = 'log', _stream?: 'stdout' | 'stderr', errorStack?: unknown): void {
-    if (logLevel === 'log' && QUIET_CONTEXTS.has(context)) return;
+  protected override printMessages(
+    messages: unknown[],
+    context = '',
+    logLevel: LogLevel = 'log',
+    _stream?: 'stdout' | 'stderr',
+    errorStack?: unknown,
+  ): void {
+    if (logLevel === 'log' && QUIET_CONTEXTS.has(context)) {
+      return;
+    }
     super.printMessages(messages, context, logLevel, 'stderr', errorStack);
   }
 }

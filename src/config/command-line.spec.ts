@@ -28,7 +28,9 @@ describe('parseCommandLine', () => {
 describe('usage', () => {
   it('lists every setting of the table', () => {
     const text = usage();
-    for (const name of SETTING_NAMES) expect(text).toContain(name);
+    for (const name of SETTING_NAMES) {
+      expect(text).toContain(name);
+    }
     expect(text).toMatch(/GSC_SERVICE_ACCOUNT_KEY \*/);
   });
 });

@@ -3,7 +3,6 @@ import { quote } from './quote.js';
 import { SETTINGS, type SettingSpec } from './settings-table.js';
 import { SERVER_NAME } from '../common/product.js';
 
-
 export type Command = { kind: 'serve'; forceHttp: boolean } | { kind: 'help' } | { kind: 'version' };
 
 const OPTIONS = [
@@ -16,14 +15,20 @@ const OPTIONS = [
 export function parseCommandLine(args: readonly string[]): Command {
   let forceHttp = false;
   for (const arg of args) {
-    if (arg === '--help' || arg === '-h') return { kind: 'help' };
-    if (arg === '--version') return { kind: 'version' };
+    if (arg === '--help' || arg === '-h') {
+      return { kind: 'help' };
+    }
+    if (arg === '--version') {
+      return { kind: 'version' };
+    }
     if (arg === '--http') {
       forceHttp = true;
       continue;
     }
     const what = arg.startsWith('-') ? 'unknown option' : 'unexpected argument';
-    throw new ConfigError(`${what} ${quote(arg)}; the options are --http, --help and --version, and every setting is an environment variable — run ${SERVER_NAME} --help`);
+    throw new ConfigError(
+      `${what} ${quote(arg)}; the options are --http, --help and --version, and every setting is an environment variable — run ${SERVER_NAME} --help`,
+    );
   }
   return { kind: 'serve', forceHttp };
 }
@@ -47,4 +52,3 @@ export function usage(): string {
     '',
   ].join('\n');
 }
-

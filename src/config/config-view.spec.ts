@@ -13,7 +13,8 @@ const APPROVAL = 'approval-secret-0123456789abcdef0123456789';
 const REDIS_PASSWORD = 's3cret-redis-pass';
 
 const rows = SETTINGS as readonly SettingSpec[];
-const valueAt = (view: object, path: string) => path.split('.').reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], view);
+const valueAt = (view: object, path: string) =>
+  path.split('.').reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], view);
 
 describe('configView (/admin/config, from the configuration table)', () => {
   it('shows every non-credential setting where its row says, and its secrets only as set', () => {
@@ -34,13 +35,23 @@ describe('configView (/admin/config, from the configuration table)', () => {
     });
     const view = configView(config);
     for (const spec of rows) {
-      if (spec.show === 'credential') continue;
+      if (spec.show === 'credential') {
+        continue;
+      }
       expect([spec.name, valueAt(view, spec.show.at)]).toEqual([spec.name, spec.show.value(config)]);
       expect([spec.name, valueAt(view, spec.show.at)]).not.toEqual([spec.name, undefined]);
     }
-    expect(view).toMatchObject({ read_only: true, deny_tools: ['inspect_urls'], approval_secret: 'set', http: { port: 3999, admin_token: 'set', token: 'unset' }, google: { timeout_ms: 5000 } });
+    expect(view).toMatchObject({
+      read_only: true,
+      deny_tools: ['inspect_urls'],
+      approval_secret: 'set',
+      http: { port: 3999, admin_token: 'set', token: 'unset' },
+      google: { timeout_ms: 5000 },
+    });
     const text = JSON.stringify(view);
-    for (const secret of [ADMIN_TOKEN, APPROVAL, REDIS_PASSWORD]) expect(text).not.toContain(secret);
+    for (const secret of [ADMIN_TOKEN, APPROVAL, REDIS_PASSWORD]) {
+      expect(text).not.toContain(secret);
+    }
   });
 
   it('leaves the OAuth resource-server fields out when that mode is off, and shows the token as set', () => {
@@ -53,7 +64,9 @@ describe('configView (/admin/config, from the configuration table)', () => {
   it('every row says how it is parsed and shown, and secrets are never shown by value', () => {
     for (const spec of rows) {
       expect([spec.name, typeof spec.parse === 'string' || typeof spec.parse.safeParse === 'function']).toEqual([spec.name, true]);
-      if (spec.secret && spec.show !== 'credential') expect([spec.name, /token|secret|state/.test(spec.show.at)]).toEqual([spec.name, true]);
+      if (spec.secret && spec.show !== 'credential') {
+        expect([spec.name, /token|secret|state/.test(spec.show.at)]).toEqual([spec.name, true]);
+      }
     }
   });
 });

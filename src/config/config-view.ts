@@ -12,12 +12,18 @@ type View = { [key: string]: unknown };
 export function configView(config: Config): View {
   const view: View = {};
   for (const spec of SETTINGS as readonly SettingSpec[]) {
-    if (spec.show === 'credential') continue;
+    if (spec.show === 'credential') {
+      continue;
+    }
     const value = spec.show.value(config);
-    if (value === undefined) continue;
+    if (value === undefined) {
+      continue;
+    }
     const path = spec.show.at.split('.');
     let node = view;
-    for (const key of path.slice(0, -1)) node = (node[key] ??= {}) as View;
+    for (const key of path.slice(0, -1)) {
+      node = (node[key] ??= {}) as View;
+    }
     node[path[path.length - 1]] = value;
   }
   return view;

@@ -46,13 +46,19 @@ describe('loadConfig', () => {
   });
 
   it('normalises GSC_SITE_URL and the allowlist entries like Search Console', () => {
-    const c = loadConfig({ ...noGcloud(), GSC_SITE_URL: 'https://Example.com/shop', GSC_ALLOWED_SITES: ' https://example.com/shop , SC-DOMAIN:Example.ORG,' });
+    const c = loadConfig({
+      ...noGcloud(),
+      GSC_SITE_URL: 'https://Example.com/shop',
+      GSC_ALLOWED_SITES: ' https://example.com/shop , SC-DOMAIN:Example.ORG,',
+    });
     expect(c.siteUrl).toBe('https://example.com/shop/');
     expect(c.allowedSites).toEqual(['https://example.com/shop/', 'sc-domain:example.org']);
   });
 
   it('accepts a default property covered by a domain entry of the allowlist', () => {
-    expect(loadConfig({ ...noGcloud(), GSC_SITE_URL: 'https://www.example.com/', GSC_ALLOWED_SITES: 'sc-domain:example.com' }).siteUrl).toBe('https://www.example.com/');
+    expect(
+      loadConfig({ ...noGcloud(), GSC_SITE_URL: 'https://www.example.com/', GSC_ALLOWED_SITES: 'sc-domain:example.com' }).siteUrl,
+    ).toBe('https://www.example.com/');
   });
 
   it('reads a service account key as raw JSON, base64 JSON or a file', () => {
@@ -76,18 +82,32 @@ describe('loadConfig', () => {
     const dir = mkdtempSync(join(tmpdir(), 'adc-'));
     const adc = join(dir, 'adc.json');
     writeFileSync(adc, JSON.stringify({ type: 'authorized_user', client_id: CLIENT_ID, client_secret: 'cs', refresh_token: 'r' }));
-    expect(loadConfig({ ...noGcloud(), GOOGLE_APPLICATION_CREDENTIALS: adc }).credential).toMatchObject({ kind: 'oauth', clientId: CLIENT_ID });
-    expect(loadConfig({ ...noGcloud(), GOOGLE_APPLICATION_CREDENTIALS: adc, GSC_SERVICE_ACCOUNT_KEY: JSON.stringify(key) }).credential.kind).toBe('service_account');
+    expect(loadConfig({ ...noGcloud(), GOOGLE_APPLICATION_CREDENTIALS: adc }).credential).toMatchObject({
+      kind: 'oauth',
+      clientId: CLIENT_ID,
+    });
+    expect(
+      loadConfig({ ...noGcloud(), GOOGLE_APPLICATION_CREDENTIALS: adc, GSC_SERVICE_ACCOUNT_KEY: JSON.stringify(key) }).credential.kind,
+    ).toBe('service_account');
   });
 
   it('uses a gcloud application-default login when present', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gcloud-'));
-    writeFileSync(join(dir, 'application_default_credentials.json'), JSON.stringify({ type: 'authorized_user', client_id: CLIENT_ID, client_secret: 's', refresh_token: 'r' }));
-    expect(loadConfig({ CLOUDSDK_CONFIG: dir }).credential).toMatchObject({ kind: 'oauth', clientId: CLIENT_ID, origin: 'gcloud application-default login' });
+    writeFileSync(
+      join(dir, 'application_default_credentials.json'),
+      JSON.stringify({ type: 'authorized_user', client_id: CLIENT_ID, client_secret: 's', refresh_token: 'r' }),
+    );
+    expect(loadConfig({ CLOUDSDK_CONFIG: dir }).credential).toMatchObject({
+      kind: 'oauth',
+      clientId: CLIENT_ID,
+      origin: 'gcloud application-default login',
+    });
   });
 
   it('names the key file type when an authorized_user login is pasted as the key', () => {
-    expect(() => loadConfig({ ...noGcloud(), GSC_SERVICE_ACCOUNT_KEY: JSON.stringify({ type: 'authorized_user' }) })).toThrow(/user login \(authorized_user\)/);
+    expect(() => loadConfig({ ...noGcloud(), GSC_SERVICE_ACCOUNT_KEY: JSON.stringify({ type: 'authorized_user' }) })).toThrow(
+      /user login \(authorized_user\)/,
+    );
   });
 });
 

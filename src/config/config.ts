@@ -3,7 +3,13 @@ import { normalizeProperty, PropertyError } from '../property/property.js';
 import { isPropertyAllowed } from '../property/site-allowlist.js';
 import { ConfigError, rememberSecrets } from './config-error.js';
 import { type Credential, resolveCredential } from './credentials.js';
-import { EXPORT_MAX_BYTES_PER_PRINCIPAL, EXPORT_MAX_PER_PRINCIPAL, GOOGLE_TIMEOUT_MS, HTTP_MAX_SESSIONS, validateScalars } from './environment.js';
+import {
+  EXPORT_MAX_BYTES_PER_PRINCIPAL,
+  EXPORT_MAX_PER_PRINCIPAL,
+  GOOGLE_TIMEOUT_MS,
+  HTTP_MAX_SESSIONS,
+  validateScalars,
+} from './environment.js';
 import { quote, strongSecretShape, notShown } from './quote.js';
 import { type AuthConfig, parseAuth, parsePublicUrl, parseState, readPolicyFile, type StateConfig } from './server-settings.js';
 import { fromEnvironment, fromSettingsObject, type SettingSource } from './setting-source.js';
@@ -98,7 +104,9 @@ export function loadSettings(settings: Record<string, unknown>, options: Setting
 
 /** Removes secret values (and the OAuth client id) from the process environment once they have been read. */
 export function scrubSecrets(env: NodeJS.ProcessEnv): void {
-  for (const name of SCRUBBED_SETTINGS) delete env[name];
+  for (const name of SCRUBBED_SETTINGS) {
+    delete env[name];
+  }
 }
 
 function buildConfig(source: SettingSource, options: LoadOptions | SettingsOptions): Config {
@@ -109,10 +117,14 @@ function buildConfig(source: SettingSource, options: LoadOptions | SettingsOptio
   const impersonate = source.get('GSC_IMPERSONATE');
   if (impersonate) {
     if (!/^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$/.test(impersonate) || impersonate.length > 254) {
-      throw new ConfigError(`GSC_IMPERSONATE must be the e-mail address of the Workspace user to act as, such as admin@corp.example (got ${quote(impersonate)})`);
+      throw new ConfigError(
+        `GSC_IMPERSONATE must be the e-mail address of the Workspace user to act as, such as admin@corp.example (got ${quote(impersonate)})`,
+      );
     }
     if (credential.kind !== 'service_account') {
-      throw new ConfigError('GSC_IMPERSONATE applies to service account credentials only (domain-wide delegation); unset it or use a service account key');
+      throw new ConfigError(
+        'GSC_IMPERSONATE applies to service account credentials only (domain-wide delegation); unset it or use a service account key',
+      );
     }
   }
 
@@ -120,7 +132,9 @@ function buildConfig(source: SettingSource, options: LoadOptions | SettingsOptio
   const siteUrl = parseProperty('GSC_SITE_URL', source.get('GSC_SITE_URL'));
   if (siteUrl && allowedSites && !isPropertyAllowed(siteUrl, allowedSites)) {
     const shown = allowedSites.slice(0, 5).map(quote).join(', ') + (allowedSites.length > 5 ? ` and ${allowedSites.length - 5} more` : '');
-    throw new ConfigError(`GSC_SITE_URL ${quote(siteUrl)} is outside GSC_ALLOWED_SITES (${shown}); add it to the list or choose an allowed property`);
+    throw new ConfigError(
+      `GSC_SITE_URL ${quote(siteUrl)} is outside GSC_ALLOWED_SITES (${shown}); add it to the list or choose an allowed property`,
+    );
   }
 
   const transport = options.forceHttp ? 'http' : (vars.GSC_TRANSPORT ?? 'stdio');
@@ -134,7 +148,9 @@ function buildConfig(source: SettingSource, options: LoadOptions | SettingsOptio
   }
 
   const auditLog = source.get('GSC_AUDIT_LOG');
-  if (auditLog) assertAppendable(auditLog);
+  if (auditLog) {
+    assertAppendable(auditLog);
+  }
 
   const secret = vars.GSC_APPROVAL_SECRET;
   const policyText = readPolicyFile(source);
@@ -143,10 +159,18 @@ function buildConfig(source: SettingSource, options: LoadOptions | SettingsOptio
     throw new ConfigError('GSC_POLICY_FILE and the module option policy are both set; give the rules in one place');
   }
   const policy =
-    policySource !== undefined ? parsePolicy(policySource, 'policy') : policyText !== undefined ? parsePolicy(policyText, 'GSC_POLICY_FILE') : undefined;
-  if (policy) checkPolicySites(policy, allowedSites);
+    policySource !== undefined
+      ? parsePolicy(policySource, 'policy')
+      : policyText !== undefined
+        ? parsePolicy(policyText, 'GSC_POLICY_FILE')
+        : undefined;
+  if (policy) {
+    checkPolicySites(policy, allowedSites);
+  }
   const state = parseState(source);
-  if (state.kind === 'sqlite') checkStatePermissions(state.dir, { named: source.get('GSC_STATE_DIR') !== undefined, secretFile: !secret });
+  if (state.kind === 'sqlite') {
+    checkStatePermissions(state.dir, { named: source.get('GSC_STATE_DIR') !== undefined, secretFile: !secret });
+  }
   return deepFreeze({
     credential,
     impersonate,
@@ -188,68 +212,110 @@ const PROPERTY_FORMS = 'write sc-domain:example.com (a Domain property) or https
 const PROPERTY_MAX = 512;
 
 function parseProperty(variable: string, value: string | undefined, what = variable): string | undefined {
-  if (!value) return undefined;
+  if (!value) {
+    return undefined;
+  }
   const looksLike = strongSecretShape(value);
-  if (looksLike) throw new ConfigError(`${what} ${notShown(looksLike)} is not a Search Console property; ${PROPERTY_FORMS}`);
-  if (value.length > PROPERTY_MAX) throw new ConfigError(`${what} ${quote(value)} is too long for a Search Console property; ${PROPERTY_FORMS}`);
+  if (looksLike) {
+    throw new ConfigError(`${what} ${notShown(looksLike)} is not a Search Console property; ${PROPERTY_FORMS}`);
+  }
+  if (value.length > PROPERTY_MAX) {
+    throw new ConfigError(`${what} ${quote(value)} is too long for a Search Console property; ${PROPERTY_FORMS}`);
+  }
   try {
     return normalizeProperty(value);
   } catch (error) {
-    if (!(error instanceof PropertyError)) throw error;
+    if (!(error instanceof PropertyError)) {
+      throw error;
+    }
     // The configuration's quote() stands in for property.ts's own quoting, so every config message quotes alike.
     throw new ConfigError(`${what} ${quote(value)} ${error.reason ?? error.message}`);
   }
 }
 
 function parseSiteList(value: string | undefined): string[] | undefined {
-  if (!value) return undefined;
+  if (!value) {
+    return undefined;
+  }
   refuseKeyMaterial('GSC_ALLOWED_SITES', value, `a comma-separated list of properties; ${PROPERTY_FORMS}`);
-  const entries = value.split(',').map((s) => s.trim()).filter(Boolean);
-  if (entries.length === 0) throw new ConfigError('GSC_ALLOWED_SITES has no entries; leave it unset to allow every property the credential can see, or name at least one');
+  const entries = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (entries.length === 0) {
+    throw new ConfigError(
+      'GSC_ALLOWED_SITES has no entries; leave it unset to allow every property the credential can see, or name at least one',
+    );
+  }
   return [...new Set(entries.map((entry) => parseProperty('GSC_ALLOWED_SITES', entry, 'GSC_ALLOWED_SITES entry')!))];
 }
 
 function parseToolList(variable: SettingName, source: SettingSource): ToolPattern[] | undefined {
   const value = source.get(variable);
-  if (value) refuseKeyMaterial(variable, value, 'a comma-separated list of exact tool names, prefixes with one trailing * (list_*), or essential');
+  if (value) {
+    refuseKeyMaterial(variable, value, 'a comma-separated list of exact tool names, prefixes with one trailing * (list_*), or essential');
+  }
   return parseToolPatterns(variable, value);
 }
 
 function parseOrigins(value: string | undefined): string[] {
-  if (!value) return [];
+  if (!value) {
+    return [];
+  }
   refuseKeyMaterial('GSC_ALLOWED_ORIGINS', value, 'a comma-separated list of origins such as https://app.example.com');
-  return value.split(',').map((s) => s.trim()).filter(Boolean).map((entry) => {
-    let url: URL | undefined;
-    try {
-      url = new URL(entry);
-    } catch {
-      url = undefined;
-    }
-    if (!url || !/^https?:$/.test(url.protocol) || url.origin !== entry.replace(/\/$/, '')) {
-      throw new ConfigError(`GSC_ALLOWED_ORIGINS entry ${quote(entry)} is not an origin; write scheme://host[:port], e.g. https://app.example.com`);
-    }
-    return url.origin;
-  });
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      let url: URL | undefined;
+      try {
+        url = new URL(entry);
+      } catch {
+        url = undefined;
+      }
+      if (!url || !/^https?:$/.test(url.protocol) || url.origin !== entry.replace(/\/$/, '')) {
+        throw new ConfigError(
+          `GSC_ALLOWED_ORIGINS entry ${quote(entry)} is not an origin; write scheme://host[:port], e.g. https://app.example.com`,
+        );
+      }
+      return url.origin;
+    });
 }
 
 // A whole list that is a key would otherwise be split at its commas, and a harmless-looking piece quoted.
 function refuseKeyMaterial(variable: string, value: string, forms: string): void {
   const looksLike = strongSecretShape(value);
-  if (looksLike) throw new ConfigError(`${variable} ${notShown(looksLike)} is not ${forms}`);
+  if (looksLike) {
+    throw new ConfigError(`${variable} ${notShown(looksLike)} is not ${forms}`);
+  }
 }
 
 function apiRoot(value: string | undefined): string | undefined {
-  if (!value) return undefined;
-  const url = parseHttpUrl('GSC_API_ROOT_URL', value, { forms: 'an http(s) URL such as http://127.0.0.1:4000', userInfo: GOOGLE_USER_INFO });
+  if (!value) {
+    return undefined;
+  }
+  const url = parseHttpUrl('GSC_API_ROOT_URL', value, {
+    forms: 'an http(s) URL such as http://127.0.0.1:4000',
+    userInfo: GOOGLE_USER_INFO,
+  });
   if (url.pathname !== '/') {
-    throw new ConfigError(`GSC_API_ROOT_URL must be an origin without a path, such as http://127.0.0.1:4000 (Google's clients drop any path) (got ${quote(value)})`);
+    throw new ConfigError(
+      `GSC_API_ROOT_URL must be an origin without a path, such as http://127.0.0.1:4000 (Google's clients drop any path) (got ${quote(value)})`,
+    );
   }
   return url.origin;
 }
 
 function tokenUrl(value: string | undefined): string | undefined {
-  if (!value) return undefined;
-  parseHttpUrl('GSC_OAUTH_TOKEN_URL', value, { forms: 'an http(s) URL such as http://127.0.0.1:4000/token', query: true, userInfo: GOOGLE_USER_INFO });
+  if (!value) {
+    return undefined;
+  }
+  parseHttpUrl('GSC_OAUTH_TOKEN_URL', value, {
+    forms: 'an http(s) URL such as http://127.0.0.1:4000/token',
+    query: true,
+    userInfo: GOOGLE_USER_INFO,
+  });
   return value;
 }
 
@@ -259,14 +325,18 @@ function assertAppendable(path: string): void {
     closeSync(openSync(path, 'a'));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'not writable';
-    throw new ConfigError(`GSC_AUDIT_LOG points at ${quote(path)}, which cannot be opened for appending (${code}); fix the path or unset it`);
+    throw new ConfigError(
+      `GSC_AUDIT_LOG points at ${quote(path)}, which cannot be opened for appending (${code}); fix the path or unset it`,
+    );
   }
 }
 
 function deepFreeze<T>(value: T): T {
   if (value && typeof value === 'object' && !Object.isFrozen(value)) {
     Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
+    for (const child of Object.values(value)) {
+      deepFreeze(child);
+    }
   }
   return value;
 }

@@ -39,7 +39,9 @@ export function resolveCredential(source: SettingSource): Credential {
         'a partial OAuth credential never falls back to the ambient credentials of this machine',
     );
   }
-  if (oauth[0]) assertClientId(oauth[0], 'GSC_CLIENT_ID');
+  if (oauth[0]) {
+    assertClientId(oauth[0], 'GSC_CLIENT_ID');
+  }
   if (rawKey && keyFile) {
     throw new ConfigError('GSC_SERVICE_ACCOUNT_KEY and GSC_SERVICE_ACCOUNT_KEY_FILE are both set; set exactly one of them');
   }
@@ -48,7 +50,9 @@ export function resolveCredential(source: SettingSource): Credential {
       'both a service account key (GSC_SERVICE_ACCOUNT_KEY*) and an OAuth credential (GSC_CLIENT_ID/GSC_CLIENT_SECRET/GSC_REFRESH_TOKEN) are set; keep exactly one kind',
     );
   }
-  if (rawKey) return { kind: 'service_account', key: parseKey(decodeKey(rawKey), 'GSC_SERVICE_ACCOUNT_KEY'), origin: 'GSC_SERVICE_ACCOUNT_KEY' };
+  if (rawKey) {
+    return { kind: 'service_account', key: parseKey(decodeKey(rawKey), 'GSC_SERVICE_ACCOUNT_KEY'), origin: 'GSC_SERVICE_ACCOUNT_KEY' };
+  }
   if (keyFile) {
     return {
       kind: 'service_account',
@@ -65,7 +69,9 @@ export function resolveCredential(source: SettingSource): Credential {
 
 /** An OAuth client id must be shaped like Google's, so that a key pasted there is refused rather than shown as the principal. */
 function assertClientId(value: string, origin: string): void {
-  if (CLIENT_ID.test(value)) return;
+  if (CLIENT_ID.test(value)) {
+    return;
+  }
   throw new ConfigError(
     `${origin} is not an OAuth client id (got ${quote(value)}); Google's look like 123456789012-<32 letters and digits>.apps.googleusercontent.com — ` +
       'copy "Client ID" from APIs & Services → Credentials',
@@ -74,13 +80,22 @@ function assertClientId(value: string, origin: string): void {
 
 function ambientCredential(source: SettingSource): Credential {
   const explicitPath = source.get('GOOGLE_APPLICATION_CREDENTIALS');
-  if (explicitPath) return parseAdcFile(readFile(explicitPath, 'GOOGLE_APPLICATION_CREDENTIALS'), 'GOOGLE_APPLICATION_CREDENTIALS');
+  if (explicitPath) {
+    return parseAdcFile(readFile(explicitPath, 'GOOGLE_APPLICATION_CREDENTIALS'), 'GOOGLE_APPLICATION_CREDENTIALS');
+  }
   const { ambient } = source;
-  if (!ambient.gcloud) return { kind: 'none' };
+  if (!ambient.gcloud) {
+    return { kind: 'none' };
+  }
   const gcloudDir =
-    ambient.CLOUDSDK_CONFIG ?? (process.platform === 'win32' && ambient.APPDATA ? join(ambient.APPDATA, 'gcloud') : join(ambient.HOME ?? homedir(), '.config', 'gcloud'));
+    ambient.CLOUDSDK_CONFIG ??
+    (process.platform === 'win32' && ambient.APPDATA
+      ? join(ambient.APPDATA, 'gcloud')
+      : join(ambient.HOME ?? homedir(), '.config', 'gcloud'));
   const wellKnown = join(gcloudDir, 'application_default_credentials.json');
-  if (existsSync(wellKnown)) return parseAdcFile(readFile(wellKnown, 'the gcloud application-default login'), 'gcloud application-default login');
+  if (existsSync(wellKnown)) {
+    return parseAdcFile(readFile(wellKnown, 'the gcloud application-default login'), 'gcloud application-default login');
+  }
   return { kind: 'none' };
 }
 
@@ -89,14 +104,20 @@ function parseAdcFile(text: string, origin: string): Credential {
   if (json.type === 'authorized_user') {
     const { client_id, client_secret, refresh_token } = json;
     if (typeof client_id !== 'string' || typeof client_secret !== 'string' || typeof refresh_token !== 'string') {
-      throw new ConfigError(`${origin} is an authorized_user credential without client_id, client_secret and refresh_token; run gcloud auth application-default login again`);
+      throw new ConfigError(
+        `${origin} is an authorized_user credential without client_id, client_secret and refresh_token; run gcloud auth application-default login again`,
+      );
     }
     if (!CLIENT_ID.test(client_id)) {
-      throw new ConfigError(`${origin} holds an authorized_user credential whose client_id is not an OAuth client id (got ${quote(client_id)}); run gcloud auth application-default login again`);
+      throw new ConfigError(
+        `${origin} holds an authorized_user credential whose client_id is not an OAuth client id (got ${quote(client_id)}); run gcloud auth application-default login again`,
+      );
     }
     return { kind: 'oauth', clientId: client_id, clientSecret: client_secret, refreshToken: refresh_token, origin };
   }
-  if (json.type === 'service_account') return { kind: 'service_account', key: parseKey(text, origin), origin };
+  if (json.type === 'service_account') {
+    return { kind: 'service_account', key: parseKey(text, origin), origin };
+  }
   throw new ConfigError(
     `${origin} holds a credential of type ${typeof json.type === 'string' ? quote(json.type) : 'unknown'}; this server accepts service_account keys and authorized_user logins — ` +
       'use GSC_SERVICE_ACCOUNT_KEY or GSC_CLIENT_ID/GSC_CLIENT_SECRET/GSC_REFRESH_TOKEN instead',
@@ -104,15 +125,21 @@ function parseAdcFile(text: string, origin: string): Credential {
 }
 
 function decodeKey(value: string): string {
-  if (value.startsWith('{')) return value;
+  if (value.startsWith('{')) {
+    return value;
+  }
   if (value.includes('PRIVATE KEY-----')) {
     throw new ConfigError(
       'GSC_SERVICE_ACCOUNT_KEY holds a bare PEM private key; paste the whole JSON key file instead (it carries client_email too), raw or base64-encoded',
     );
   }
   const decoded = Buffer.from(value, 'base64').toString('utf8').trim();
-  if (decoded.startsWith('{')) return decoded;
-  throw new ConfigError('GSC_SERVICE_ACCOUNT_KEY is neither JSON nor base64-encoded JSON; paste the key file’s contents, raw or base64-encoded');
+  if (decoded.startsWith('{')) {
+    return decoded;
+  }
+  throw new ConfigError(
+    'GSC_SERVICE_ACCOUNT_KEY is neither JSON nor base64-encoded JSON; paste the key file’s contents, raw or base64-encoded',
+  );
 }
 
 function parseKey(text: string, origin: string): ServiceAccountKey {
@@ -133,12 +160,16 @@ function parseKey(text: string, origin: string): ServiceAccountKey {
   }
   // Shown as the principal in the start-up line and /admin/config, so it must be what it says.
   if (!/^[^@\s]{1,64}@[a-z0-9.-]+\.[a-z]{2,}$/i.test(json.client_email)) {
-    throw new ConfigError(`${origin} has a client_email that is not an e-mail address (got ${quote(json.client_email)}); download a fresh JSON key`);
+    throw new ConfigError(
+      `${origin} has a client_email that is not an e-mail address (got ${quote(json.client_email)}); download a fresh JSON key`,
+    );
   }
   try {
     createPrivateKey(json.private_key);
   } catch {
-    throw new ConfigError(`${origin} has a private_key that is not a PEM private key; download a fresh JSON key for ${quote(json.client_email)}`);
+    throw new ConfigError(
+      `${origin} has a private_key that is not a PEM private key; download a fresh JSON key for ${quote(json.client_email)}`,
+    );
   }
   return {
     client_email: json.client_email,
@@ -151,7 +182,9 @@ function parseKey(text: string, origin: string): ServiceAccountKey {
 function parseJson(text: string, origin: string): Record<string, unknown> {
   try {
     const value: unknown = JSON.parse(text);
-    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+    if (value && typeof value === 'object' && !Array.isArray(value)) {
+      return value as Record<string, unknown>;
+    }
   } catch {
     // fall through to the one message below; the parser's text could quote the secret
   }

@@ -16,9 +16,13 @@ export type ScalarSettings = { readonly [R in ScalarRow as R['name']]?: z.output
 export function validateScalars(source: SettingSource): ScalarSettings {
   const parsed: Record<string, unknown> = {};
   for (const spec of SETTINGS as readonly SettingSpec[]) {
-    if (typeof spec.parse === 'string') continue;
+    if (typeof spec.parse === 'string') {
+      continue;
+    }
     const value = source.get(spec.name as SettingName);
-    if (value === undefined) continue;
+    if (value === undefined) {
+      continue;
+    }
     const result = spec.parse.safeParse(value);
     if (!result.success) {
       const shown = spec.secret ? '' : ` (got ${quote(value)})`;

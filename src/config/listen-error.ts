@@ -17,7 +17,9 @@ export function listenError(error: unknown, http: { readonly host: string; reado
     case 'EADDRNOTAVAIL':
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
-      return new ConfigError(`GSC_HTTP_HOST ${host} is not an address of this machine (${code}); bind 127.0.0.1, 0.0.0.0 or one of its own addresses`);
+      return new ConfigError(
+        `GSC_HTTP_HOST ${host} is not an address of this machine (${code}); bind 127.0.0.1, 0.0.0.0 or one of its own addresses`,
+      );
     default:
       return undefined;
   }

@@ -54,7 +54,10 @@ describe('parsePolicy', () => {
   });
 
   it('normalises sites like GSC_ALLOWED_SITES and drops duplicates', () => {
-    const policy = parsePolicy(withRules({ ...ok, sites: ['SC-DOMAIN:Corp.Example', 'sc-domain:corp.example', 'https://corp.example/shop'] }), 'GSC_POLICY_FILE');
+    const policy = parsePolicy(
+      withRules({ ...ok, sites: ['SC-DOMAIN:Corp.Example', 'sc-domain:corp.example', 'https://corp.example/shop'] }),
+      'GSC_POLICY_FILE',
+    );
     expect(policy.rules[0].sites).toEqual(['sc-domain:corp.example', 'https://corp.example/shop/']);
   });
 
@@ -66,31 +69,119 @@ describe('parsePolicy', () => {
     ['rules not a list', '{"rules": {"principals": []}}', /^GSC_POLICY_FILE "rules" must be a list of rules/],
     ['no rules', '{"rules": []}', /^GSC_POLICY_FILE "rules" is empty, which would give every caller no tools/],
     ['a rule that is a string', withRules(ok, 'alice'), /^GSC_POLICY_FILE rule 2: a rule must be an object/],
-    ['unknown rule key', withRules(ok, { groups: ['seo'], tools: ['*'], deny: ['delete_*'] }), /^GSC_POLICY_FILE rule 2 \("groups": \["seo"\]\): unknown key "deny"; the keys are principals, groups, tools, deny_tools, sites$/],
-    ['principals not a list', withRules({ principals: 'alice@corp.example', tools: ['*'] }), /^GSC_POLICY_FILE rule 1: "principals" must be a list of strings, such as \["alice@corp.example", "\*@corp.example"\]$/],
-    ['empty principals', withRules(ok, ok, { principals: [], groups: ['seo'], tools: ['*'] }), /^GSC_POLICY_FILE rule 3 \("groups": \["seo"\]\): "principals" is empty; remove the key or list at least one entry$/],
-    ['a principal that is a number', withRules({ principals: ['a@corp.example', 7], tools: ['*'] }), /^GSC_POLICY_FILE rule 1 \("principals": \["a@corp.example", …\]\): "principals" entry 2 is the number 7, not a string$/],
-    ['a bare domain as principal', withRules({ principals: ['corp.example'], tools: ['*'] }), /^GSC_POLICY_FILE rule 1 \("principals": \["corp.example"\]\): "principals" entry "corp.example" is neither an e-mail address/],
-    ['a * in the middle of an address', withRules({ principals: ['a*@corp.example'], tools: ['*'] }), /rule 1 \("principals": \["a\*@corp.example"\]\): "principals" entry "a\*@corp.example" is neither/],
-    ['a subdomain wildcard', withRules({ principals: ['*@*.corp.example'], tools: ['*'] }), /rule 1 .*: "principals" entry "\*@\*.corp.example" is neither/],
+    [
+      'unknown rule key',
+      withRules(ok, { groups: ['seo'], tools: ['*'], deny: ['delete_*'] }),
+      /^GSC_POLICY_FILE rule 2 \("groups": \["seo"\]\): unknown key "deny"; the keys are principals, groups, tools, deny_tools, sites$/,
+    ],
+    [
+      'principals not a list',
+      withRules({ principals: 'alice@corp.example', tools: ['*'] }),
+      /^GSC_POLICY_FILE rule 1: "principals" must be a list of strings, such as \["alice@corp.example", "\*@corp.example"\]$/,
+    ],
+    [
+      'empty principals',
+      withRules(ok, ok, { principals: [], groups: ['seo'], tools: ['*'] }),
+      /^GSC_POLICY_FILE rule 3 \("groups": \["seo"\]\): "principals" is empty; remove the key or list at least one entry$/,
+    ],
+    [
+      'a principal that is a number',
+      withRules({ principals: ['a@corp.example', 7], tools: ['*'] }),
+      /^GSC_POLICY_FILE rule 1 \("principals": \["a@corp.example", …\]\): "principals" entry 2 is the number 7, not a string$/,
+    ],
+    [
+      'a bare domain as principal',
+      withRules({ principals: ['corp.example'], tools: ['*'] }),
+      /^GSC_POLICY_FILE rule 1 \("principals": \["corp.example"\]\): "principals" entry "corp.example" is neither an e-mail address/,
+    ],
+    [
+      'a * in the middle of an address',
+      withRules({ principals: ['a*@corp.example'], tools: ['*'] }),
+      /rule 1 \("principals": \["a\*@corp.example"\]\): "principals" entry "a\*@corp.example" is neither/,
+    ],
+    [
+      'a subdomain wildcard',
+      withRules({ principals: ['*@*.corp.example'], tools: ['*'] }),
+      /rule 1 .*: "principals" entry "\*@\*.corp.example" is neither/,
+    ],
     ['a lone *', withRules({ principals: ['*'], tools: ['*'] }), /rule 1 \("principals": \["\*"\]\): "principals" entry "\*" is neither/],
     ['two @', withRules({ principals: ['a@b@corp.example'], tools: ['*'] }), /rule 1 .*"principals" entry "a@b@corp.example" is neither/],
-    ['an empty principal', withRules({ principals: [' '], tools: ['*'] }), /rule 1 \("principals": \[" "\]\): "principals" entry 1 is empty$/],
-    ['groups with a wildcard', withRules(ok, { groups: ['seo-*'], tools: ['*'] }), /^GSC_POLICY_FILE rule 2 \("groups": \["seo-\*"\]\): "groups" entry "seo-\*" contains \*, but groups match exactly/],
-    ['groups not a list', withRules({ groups: 'seo', tools: ['*'] }), /^GSC_POLICY_FILE rule 1: "groups" must be a list of strings, such as \["seo"\]$/],
-    ['neither principals nor groups', withRules(ok, { tools: ['*'], sites: ['sc-domain:corp.example'] }), /^GSC_POLICY_FILE rule 2: the rule names no one; add "principals" \(addresses or \*@domain\) or "groups"$/],
-    ['no tools', withRules({ groups: ['seo'], sites: ['sc-domain:corp.example'] }), /^GSC_POLICY_FILE rule 1 \("groups": \["seo"\]\): "tools" is missing/],
+    [
+      'an empty principal',
+      withRules({ principals: [' '], tools: ['*'] }),
+      /rule 1 \("principals": \[" "\]\): "principals" entry 1 is empty$/,
+    ],
+    [
+      'groups with a wildcard',
+      withRules(ok, { groups: ['seo-*'], tools: ['*'] }),
+      /^GSC_POLICY_FILE rule 2 \("groups": \["seo-\*"\]\): "groups" entry "seo-\*" contains \*, but groups match exactly/,
+    ],
+    [
+      'groups not a list',
+      withRules({ groups: 'seo', tools: ['*'] }),
+      /^GSC_POLICY_FILE rule 1: "groups" must be a list of strings, such as \["seo"\]$/,
+    ],
+    [
+      'neither principals nor groups',
+      withRules(ok, { tools: ['*'], sites: ['sc-domain:corp.example'] }),
+      /^GSC_POLICY_FILE rule 2: the rule names no one; add "principals" \(addresses or \*@domain\) or "groups"$/,
+    ],
+    [
+      'no tools',
+      withRules({ groups: ['seo'], sites: ['sc-domain:corp.example'] }),
+      /^GSC_POLICY_FILE rule 1 \("groups": \["seo"\]\): "tools" is missing/,
+    ],
     ['empty tools', withRules({ groups: ['seo'], tools: [] }), /^GSC_POLICY_FILE rule 1 \("groups": \["seo"\]\): "tools" is empty/],
-    ['tools as a comma string', withRules({ groups: ['seo'], tools: 'list_sites,get_site' }), /rule 1 \("groups": \["seo"\]\): "tools" must be a list of strings/],
-    ['a tool pattern with a leading *', withRules({ groups: ['seo'], tools: ['*_sites'] }), /^GSC_POLICY_FILE rule 1 \("groups": \["seo"\]\): "tools" entry "\*_sites" is not a valid pattern; write an exact tool name \(list_sites\), a prefix with one trailing \* \(list_\*\), or essential$/],
-    ['a tool pattern with an inner *', withRules(ok, { groups: ['seo'], tools: ['essential'], deny_tools: ['list_*_x'] }), /^GSC_POLICY_FILE rule 2 \("groups": \["seo"\]\): "deny_tools" entry "list_\*_x" is not a valid pattern/],
-    ['two tools in one entry', withRules({ groups: ['seo'], tools: ['list_sites, get_site'] }), /rule 1 \("groups": \["seo"\]\): "tools" entry "list_sites, get_site" contains a comma; write one pattern per entry$/],
-    ['a tool entry with a line break', withRules({ groups: ['seo'], tools: ['list_sites\nget_site'] }), /rule 1 \("groups": \["seo"\]\): "tools" entry "list_sites\\nget_site" contains control or invisible characters$/],
-    ['a bare hostname as site', withRules({ groups: ['seo'], tools: ['*'], sites: ['corp.example'] }), /^GSC_POLICY_FILE rule 1 \("groups": \["seo"\]\): "sites" entry: "corp.example" is a bare hostname; .*"sc-domain:corp.example".*"https:\/\/corp.example\/"/],
-    ['a site with a query', withRules({ groups: ['seo'], tools: ['*'], sites: ['https://corp.example/?a=1'] }), /rule 1 \("groups": \["seo"\]\): "sites" entry: .* has a query or fragment/],
-    ['a site with userinfo', withRules({ groups: ['seo'], tools: ['*'], sites: ['https://user@corp.example/'] }), /rule 1 .*"sites" entry: .* carries a user name or password/],
-    ['a site that is an object', withRules({ groups: ['seo'], tools: ['*'], sites: [{ url: 'x' }] }), /rule 1 \("groups": \["seo"\]\): "sites" entry 1 is an object, not a string$/],
-    ['empty sites', withRules({ groups: ['seo'], tools: ['*'], sites: [] }), /rule 1 \("groups": \["seo"\]\): "sites" is empty; remove the key/],
+    [
+      'tools as a comma string',
+      withRules({ groups: ['seo'], tools: 'list_sites,get_site' }),
+      /rule 1 \("groups": \["seo"\]\): "tools" must be a list of strings/,
+    ],
+    [
+      'a tool pattern with a leading *',
+      withRules({ groups: ['seo'], tools: ['*_sites'] }),
+      /^GSC_POLICY_FILE rule 1 \("groups": \["seo"\]\): "tools" entry "\*_sites" is not a valid pattern; write an exact tool name \(list_sites\), a prefix with one trailing \* \(list_\*\), or essential$/,
+    ],
+    [
+      'a tool pattern with an inner *',
+      withRules(ok, { groups: ['seo'], tools: ['essential'], deny_tools: ['list_*_x'] }),
+      /^GSC_POLICY_FILE rule 2 \("groups": \["seo"\]\): "deny_tools" entry "list_\*_x" is not a valid pattern/,
+    ],
+    [
+      'two tools in one entry',
+      withRules({ groups: ['seo'], tools: ['list_sites, get_site'] }),
+      /rule 1 \("groups": \["seo"\]\): "tools" entry "list_sites, get_site" contains a comma; write one pattern per entry$/,
+    ],
+    [
+      'a tool entry with a line break',
+      withRules({ groups: ['seo'], tools: ['list_sites\nget_site'] }),
+      /rule 1 \("groups": \["seo"\]\): "tools" entry "list_sites\\nget_site" contains control or invisible characters$/,
+    ],
+    [
+      'a bare hostname as site',
+      withRules({ groups: ['seo'], tools: ['*'], sites: ['corp.example'] }),
+      /^GSC_POLICY_FILE rule 1 \("groups": \["seo"\]\): "sites" entry: "corp.example" is a bare hostname; .*"sc-domain:corp.example".*"https:\/\/corp.example\/"/,
+    ],
+    [
+      'a site with a query',
+      withRules({ groups: ['seo'], tools: ['*'], sites: ['https://corp.example/?a=1'] }),
+      /rule 1 \("groups": \["seo"\]\): "sites" entry: .* has a query or fragment/,
+    ],
+    [
+      'a site with userinfo',
+      withRules({ groups: ['seo'], tools: ['*'], sites: ['https://user@corp.example/'] }),
+      /rule 1 .*"sites" entry: .* carries a user name or password/,
+    ],
+    [
+      'a site that is an object',
+      withRules({ groups: ['seo'], tools: ['*'], sites: [{ url: 'x' }] }),
+      /rule 1 \("groups": \["seo"\]\): "sites" entry 1 is an object, not a string$/,
+    ],
+    [
+      'empty sites',
+      withRules({ groups: ['seo'], tools: ['*'], sites: [] }),
+      /rule 1 \("groups": \["seo"\]\): "sites" is empty; remove the key/,
+    ],
   ];
 
   it('has a dozen malformed cases at least', () => {
@@ -120,7 +211,19 @@ describe('parsePrincipalPattern', () => {
     expect(parsePrincipalPattern(text)).toMatchObject(expected);
   });
 
-  it.each(['alice', '@corp.example', 'alice@', 'alice@localhost', 'alice@corp..example', '*@*', 'a b@corp.example', '*.@corp.example', 'alice@-corp.example', 'ali\u200bce@corp.example', 'alice\u202e@corp.example'])('%s is no pattern', (text) => {
+  it.each([
+    'alice',
+    '@corp.example',
+    'alice@',
+    'alice@localhost',
+    'alice@corp..example',
+    '*@*',
+    'a b@corp.example',
+    '*.@corp.example',
+    'alice@-corp.example',
+    'ali\u200bce@corp.example',
+    'alice\u202e@corp.example',
+  ])('%s is no pattern', (text) => {
     expect(parsePrincipalPattern(text)).toBeUndefined();
   });
 });
@@ -153,6 +256,10 @@ describe('checkPolicySites', () => {
     expect(sitesRefusal(() => checkPolicySites(policy, ['https://blog.corp.example/']))).toBe(
       'GSC_POLICY_FILE rule 2 ("groups": ["seo"]): "sites" entry sc-domain:corp.example is outside GSC_ALLOWED_SITES (https://blog.corp.example/); a rule only narrows the server-wide list — remove the entry or widen GSC_ALLOWED_SITES',
     );
-    expect(sitesRefusal(() => checkPolicySites(policyOf({ ...seo, tools: ['*'], sites: ['https://corp.example/shopping/'] }), ['https://corp.example/shop/']))).toMatch(/entry https:\/\/corp.example\/shopping\/ is outside/);
+    expect(
+      sitesRefusal(() =>
+        checkPolicySites(policyOf({ ...seo, tools: ['*'], sites: ['https://corp.example/shopping/'] }), ['https://corp.example/shop/']),
+      ),
+    ).toMatch(/entry https:\/\/corp.example\/shopping\/ is outside/);
   });
 });

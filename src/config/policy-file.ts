@@ -48,15 +48,29 @@ export function parsePolicy(json: unknown, source: string): Policy {
     try {
       document = JSON.parse(json);
     } catch (error) {
-      throw new ConfigError(`${source} is not valid JSON (${inert((error as Error).message, 160)}); write an object such as {"rules": [{"principals": ["alice@corp.example"], "tools": ["essential"]}]}`);
+      throw new ConfigError(
+        `${source} is not valid JSON (${inert((error as Error).message, 160)}); write an object such as {"rules": [{"principals": ["alice@corp.example"], "tools": ["essential"]}]}`,
+      );
     }
   }
-  if (!isPlainObject(document)) throw new ConfigError(`${source} must be a JSON object with a "rules" list, such as {"rules": [{"principals": ["alice@corp.example"], "tools": ["essential"]}]}`);
+  if (!isPlainObject(document)) {
+    throw new ConfigError(
+      `${source} must be a JSON object with a "rules" list, such as {"rules": [{"principals": ["alice@corp.example"], "tools": ["essential"]}]}`,
+    );
+  }
   const unknown = Object.keys(document).filter((key) => key !== 'rules');
-  if (unknown.length > 0) throw new ConfigError(`${source} has the unknown key ${quote(unknown[0])}; the only key is "rules"`);
+  if (unknown.length > 0) {
+    throw new ConfigError(`${source} has the unknown key ${quote(unknown[0])}; the only key is "rules"`);
+  }
   const { rules } = document;
-  if (!Array.isArray(rules)) throw new ConfigError(`${source} "rules" must be a list of rules, such as [{"principals": ["alice@corp.example"], "tools": ["essential"]}]`);
-  if (rules.length === 0) throw new ConfigError(`${source} "rules" is empty, which would give every caller no tools; add a rule or unset ${source}`);
+  if (!Array.isArray(rules)) {
+    throw new ConfigError(
+      `${source} "rules" must be a list of rules, such as [{"principals": ["alice@corp.example"], "tools": ["essential"]}]`,
+    );
+  }
+  if (rules.length === 0) {
+    throw new ConfigError(`${source} "rules" is empty, which would give every caller no tools; add a rule or unset ${source}`);
+  }
   return Object.freeze({ source, rules: Object.freeze(rules.map((rule, index) => parseRule(rule, index + 1, source))) });
 }
 
@@ -65,47 +79,79 @@ function parseRule(raw: unknown, number: number, source: string): PolicyRule {
   const fail: (what: string) => never = (what) => {
     throw new ConfigError(`${source} ${label}: ${what}`);
   };
-  if (!isPlainObject(raw)) fail('a rule must be an object with "principals" or "groups", and "tools"');
+  if (!isPlainObject(raw)) {
+    fail('a rule must be an object with "principals" or "groups", and "tools"');
+  }
   const rule = raw;
   for (const key of Object.keys(rule)) {
-    if (!(RULE_KEYS as readonly string[]).includes(key)) fail(`unknown key ${quote(key)}; the keys are ${RULE_KEYS.join(', ')}`);
+    if (!(RULE_KEYS as readonly string[]).includes(key)) {
+      fail(`unknown key ${quote(key)}; the keys are ${RULE_KEYS.join(', ')}`);
+    }
   }
   const list = (key: string): string[] | undefined => {
     const value = rule[key];
-    if (value === undefined) return undefined;
-    if (!Array.isArray(value)) fail(`"${key}" must be a list of strings, such as ${EXAMPLES[key]}`);
+    if (value === undefined) {
+      return undefined;
+    }
+    if (!Array.isArray(value)) {
+      fail(`"${key}" must be a list of strings, such as ${EXAMPLES[key]}`);
+    }
     const entries = value as unknown[];
-    if (entries.length === 0) fail(`"${key}" is empty; remove the key or list at least one entry`);
+    if (entries.length === 0) {
+      fail(`"${key}" is empty; remove the key or list at least one entry`);
+    }
     entries.forEach((entry, i) => {
-      if (typeof entry !== 'string') fail(`"${key}" entry ${i + 1} is ${describe(entry)}, not a string`);
-      if (!entry.trim()) fail(`"${key}" entry ${i + 1} is empty`);
+      if (typeof entry !== 'string') {
+        fail(`"${key}" entry ${i + 1} is ${describe(entry)}, not a string`);
+      }
+      if (!entry.trim()) {
+        fail(`"${key}" entry ${i + 1} is empty`);
+      }
     });
     return (entries as string[]).map((entry) => entry.trim());
   };
 
-  const principals = list('principals')?.map((text) => parsePrincipalPattern(text) ?? fail(`"principals" entry ${quote(text)} is neither an e-mail address (alice@corp.example) nor *@ and a domain (*@corp.example)`));
+  const principals = list('principals')?.map(
+    (text) =>
+      parsePrincipalPattern(text) ??
+      fail(`"principals" entry ${quote(text)} is neither an e-mail address (alice@corp.example) nor *@ and a domain (*@corp.example)`),
+  );
   const groups = list('groups')?.map((name) => {
-    if (hasInvisible(name) || name.length > 256) fail(`"groups" entry ${quote(name)} is not a group name`);
-    if (name.includes('*')) fail(`"groups" entry ${quote(name)} contains *, but groups match exactly; write the group's name as the token carries it`);
+    if (hasInvisible(name) || name.length > 256) {
+      fail(`"groups" entry ${quote(name)} is not a group name`);
+    }
+    if (name.includes('*')) {
+      fail(`"groups" entry ${quote(name)} contains *, but groups match exactly; write the group's name as the token carries it`);
+    }
     return name;
   });
-  if (!principals && !groups) fail('the rule names no one; add "principals" (addresses or *@domain) or "groups"');
+  if (!principals && !groups) {
+    fail('the rule names no one; add "principals" (addresses or *@domain) or "groups"');
+  }
 
   const patterns = (key: 'tools' | 'deny_tools'): ToolPattern[] | undefined =>
     list(key)?.map((text) => {
-      if (hasInvisible(text)) fail(`"${key}" entry ${quote(text)} contains control or invisible characters`);
-      if (text.includes(',')) fail(`"${key}" entry ${quote(text)} contains a comma; write one pattern per entry`);
+      if (hasInvisible(text)) {
+        fail(`"${key}" entry ${quote(text)} contains control or invisible characters`);
+      }
+      if (text.includes(',')) {
+        fail(`"${key}" entry ${quote(text)} contains a comma; write one pattern per entry`);
+      }
       return parseToolPatterns(`${source} ${label}: "${key}"`, text)![0];
     });
   const tools = patterns('tools');
-  if (!tools) fail('"tools" is missing; list the tools this rule allows, e.g. ["essential"] or ["*"]');
+  if (!tools) {
+    fail('"tools" is missing; list the tools this rule allows, e.g. ["essential"] or ["*"]');
+  }
   const denyTools = patterns('deny_tools') ?? [];
 
   const sites = list('sites')?.map((text) => {
     try {
       return normalizeProperty(text);
     } catch (error) {
-      if (error instanceof PropertyError) return fail(`"sites" entry: ${error.message}`);
+      if (error instanceof PropertyError) {
+        return fail(`"sites" entry: ${error.message}`);
+      }
       throw error;
     }
   });
@@ -129,14 +175,24 @@ function parseRule(raw: unknown, number: number, source: string): PolicyRule {
  */
 export function parsePrincipalPattern(text: string): PrincipalPattern | undefined {
   const lowered = canonicalPrincipal(text);
-  if (lowered === undefined) return undefined;
+  if (lowered === undefined) {
+    return undefined;
+  }
   const at = lowered.lastIndexOf('@');
-  if (at <= 0 || lowered.indexOf('@') !== at) return undefined;
+  if (at <= 0 || lowered.indexOf('@') !== at) {
+    return undefined;
+  }
   const local = lowered.slice(0, at);
   const domain = lowered.slice(at + 1);
-  if (!DOMAIN.test(domain)) return undefined;
-  if (local === '*') return { kind: 'domain', text, domain };
-  if (!LOCAL_PART.test(local) || local.length > 64) return undefined;
+  if (!DOMAIN.test(domain)) {
+    return undefined;
+  }
+  if (local === '*') {
+    return { kind: 'domain', text, domain };
+  }
+  if (!LOCAL_PART.test(local) || local.length > 64) {
+    return undefined;
+  }
   return { kind: 'address', text, address: lowered };
 }
 
@@ -151,9 +207,11 @@ const EXAMPLES: Record<string, string> = {
 // `rule 2 ("groups": ["seo"])`: the rule's number and the first thing a person
 // would search the file for. Taken from unvalidated input, so made inert and short.
 function labelOf(raw: unknown, number: number): string {
-  if (!isPlainObject(raw)) return `rule ${number}`;
+  if (!isPlainObject(raw)) {
+    return `rule ${number}`;
+  }
   for (const key of ['principals', 'groups'] as const) {
-    const value = (raw)[key];
+    const value = raw[key];
     if (Array.isArray(value) && value.length > 0 && typeof value[0] === 'string') {
       const more = value.length > 1 ? ', …' : '';
       return `rule ${number} ("${key}": [${inert(JSON.stringify(value[0]), 60)}${more}])`;
@@ -167,8 +225,12 @@ function quote(value: string): string {
 }
 
 function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'a list';
+  if (value === null) {
+    return 'null';
+  }
+  if (Array.isArray(value)) {
+    return 'a list';
+  }
   return typeof value === 'object' ? 'an object' : `the ${typeof value} ${inert(JSON.stringify(value) ?? typeof value, 40)}`;
 }
 
@@ -184,11 +246,15 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * https://blog.corp.example/).
  */
 export function checkPolicySites(policy: Policy, allowedSites: readonly string[] | undefined): void {
-  if (!allowedSites) return;
+  if (!allowedSites) {
+    return;
+  }
   for (const rule of policy.rules) {
     for (const site of rule.sites ?? []) {
       if (!isPropertyAllowed(site, allowedSites)) {
-        throw new ConfigError(`${policy.source} ${rule.label}: "sites" entry ${site} is outside GSC_ALLOWED_SITES (${allowedSites.join(', ')}); a rule only narrows the server-wide list — remove the entry or widen GSC_ALLOWED_SITES`);
+        throw new ConfigError(
+          `${policy.source} ${rule.label}: "sites" entry ${site} is outside GSC_ALLOWED_SITES (${allowedSites.join(', ')}); a rule only narrows the server-wide list — remove the entry or widen GSC_ALLOWED_SITES`,
+        );
       }
     }
   }

@@ -45,7 +45,13 @@ describe('quote', () => {
   });
 
   it('leaves ordinary paths, hosts and properties alone', () => {
-    for (const value of ['/home/alice/.config/gsc/service-account.json', 'sc-domain:example.com', 'https://www.example.com/shop/', '0.0.0.0', 'list_*']) {
+    for (const value of [
+      '/home/alice/.config/gsc/service-account.json',
+      'sc-domain:example.com',
+      'https://www.example.com/shop/',
+      '0.0.0.0',
+      'list_*',
+    ]) {
       expect(secretShape(value)).toBeUndefined();
     }
   });

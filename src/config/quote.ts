@@ -27,7 +27,11 @@ const SHAPES: Shape[] = [
   { test: (v) => /eyJ[\w-]{6,512}\.[\w-]{6}/.test(v), looksLike: 'a JWT', strong: true },
   { test: (v) => /^\s*[{[]/.test(v) || /\{\s*"/.test(v), looksLike: 'JSON (possibly a key file)', strong: true },
   { test: (v) => /\b(ewo|ewog|eyAi|eyJ)[A-Za-z0-9+/]{20,}/.test(v), looksLike: 'base64-encoded JSON (possibly a key file)', strong: true },
-  { test: (v) => /["']?\b(password|passwd|pwd|secret|api[_-]?key|token)["']?\s*[:=]/i.test(v), looksLike: 'a credential assignment', strong: false },
+  {
+    test: (v) => /["']?\b(password|passwd|pwd|secret|api[_-]?key|token)["']?\s*[:=]/i.test(v),
+    looksLike: 'a credential assignment',
+    strong: false,
+  },
   { test: hasHexRun, looksLike: 'a long hex string (possibly a token or secret)', strong: false },
   { test: hasRandomRun, looksLike: 'a long base64 string (possibly a key or token)', strong: false },
 ];
@@ -50,9 +54,13 @@ export function strongSecretShape(value: string): string | undefined {
 export function quote(value: string): string {
   const masked = maskUserInfo(value);
   const looksLike = secretShape(masked);
-  if (looksLike) return notShown(looksLike);
+  if (looksLike) {
+    return notShown(looksLike);
+  }
   const chars = Array.from(masked);
-  if (chars.length <= QUOTE_MAX) return `"${escapeText(masked)}"`;
+  if (chars.length <= QUOTE_MAX) {
+    return `"${escapeText(masked)}"`;
+  }
   return `"${escapeText(chars.slice(0, QUOTE_MAX).join(''))}…" (${chars.length} characters)`;
 }
 
@@ -89,7 +97,9 @@ export function maskUrl(url: string): string {
   } catch {
     return maskUrlsIn(url);
   }
-  if (!parsed.username && !parsed.password) return maskUrlsIn(url);
+  if (!parsed.username && !parsed.password) {
+    return maskUrlsIn(url);
+  }
   if (parsed.password) {
     parsed.password = '***';
   } else {
@@ -109,10 +119,14 @@ export function maskUrlsIn(text: string): string {
   let from = 0;
   for (let at = text.indexOf('://'); at !== -1; at = text.indexOf('://', from)) {
     let start = at;
-    while (start > 0 && at - start < 32 && /[a-z0-9+.-]/i.test(text[start - 1])) start--;
+    while (start > 0 && at - start < 32 && /[a-z0-9+.-]/i.test(text[start - 1])) {
+      start--;
+    }
     const authority = at + 3;
     let end = authority;
-    while (end < text.length && !/\s/.test(text[end])) end++;
+    while (end < text.length && !/\s/.test(text[end])) {
+      end++;
+    }
     const userInfoEnd = start < at && /[a-z]/i.test(text[start]) ? text.lastIndexOf('@', end - 1) : -1;
     if (userInfoEnd >= authority) {
       out += `${text.slice(from, authority)}***${text.slice(userInfoEnd, end)}`;
@@ -131,7 +145,9 @@ export function maskUrlsIn(text: string): string {
 export function safeLine(message: string, secrets: Iterable<string> = []): string {
   let line = message;
   for (const secret of secrets) {
-    if (secret.length >= 8) line = line.split(secret).join('[a secret — not shown]');
+    if (secret.length >= 8) {
+      line = line.split(secret).join('[a secret — not shown]');
+    }
   }
   line = escapeInvisible(maskUrlsIn(line));
   const chars = Array.from(line);
@@ -150,7 +166,9 @@ function hasRandomRun(value: string): boolean {
     const letters = run.replace(/[^A-Za-z]/g, '');
     const upper = run.replace(/[^A-Z]/g, '').length;
     const lower = letters.length - upper;
-    if (upper >= run.length * 0.2 && lower >= run.length * 0.2 && /\d/.test(run)) return true;
+    if (upper >= run.length * 0.2 && lower >= run.length * 0.2 && /\d/.test(run)) {
+      return true;
+    }
   }
   return false;
 }

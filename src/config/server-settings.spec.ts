@@ -29,17 +29,27 @@ describe('new settings', () => {
 
   it('normalises GSC_PUBLIC_URL without a trailing slash', () => {
     expect(loadConfig({ ...base(), GSC_PUBLIC_URL: 'https://MCP.corp.example/' }).http.publicUrl).toBe('https://mcp.corp.example');
-    expect(loadConfig({ ...base(), GSC_PUBLIC_URL: 'https://corp.example/search-console//' }).http.publicUrl).toBe('https://corp.example/search-console');
+    expect(loadConfig({ ...base(), GSC_PUBLIC_URL: 'https://corp.example/search-console//' }).http.publicUrl).toBe(
+      'https://corp.example/search-console',
+    );
   });
 
-  it.each(['mcp.corp.example', 'ftp://corp.example', 'https://corp.example/?a=1', 'https://corp.example/#x', 'https://u:p@corp.example/'])('refuses GSC_PUBLIC_URL=%s', (value) => {
-    expect(() => loadConfig({ ...base(), GSC_PUBLIC_URL: value })).toThrow(/^GSC_PUBLIC_URL must/);
-  });
+  it.each(['mcp.corp.example', 'ftp://corp.example', 'https://corp.example/?a=1', 'https://corp.example/#x', 'https://u:p@corp.example/'])(
+    'refuses GSC_PUBLIC_URL=%s',
+    (value) => {
+      expect(() => loadConfig({ ...base(), GSC_PUBLIC_URL: value })).toThrow(/^GSC_PUBLIC_URL must/);
+    },
+  );
 
   it('puts the embedded store in the XDG state folder, else ~/.local/state', () => {
     expect(loadConfig(base()).state).toEqual({ kind: 'sqlite', dir: '/home/someone/.local/state/google-search-console-mcp' });
-    expect(loadConfig({ ...base(), XDG_STATE_HOME: '/var/xdg' }).state).toEqual({ kind: 'sqlite', dir: '/var/xdg/google-search-console-mcp' });
-    expect(loadConfig({ ...base(), XDG_STATE_HOME: 'relative/ignored' }).state).toMatchObject({ dir: '/home/someone/.local/state/google-search-console-mcp' });
+    expect(loadConfig({ ...base(), XDG_STATE_HOME: '/var/xdg' }).state).toEqual({
+      kind: 'sqlite',
+      dir: '/var/xdg/google-search-console-mcp',
+    });
+    expect(loadConfig({ ...base(), XDG_STATE_HOME: 'relative/ignored' }).state).toMatchObject({
+      dir: '/home/someone/.local/state/google-search-console-mcp',
+    });
     const dir = mkdtempSync(join(tmpdir(), 'state-'));
     expect(loadConfig({ ...base(), GSC_STATE_DIR: dir }).state).toEqual({ kind: 'sqlite', dir });
   });
@@ -55,20 +65,27 @@ describe('new settings', () => {
   });
 
   it('uses Redis when GSC_REDIS_URL is set, even beside GSC_STATE_DIR, and masks its password in descriptions', () => {
-    const c = loadConfig({ ...base(), GSC_REDIS_URL: 'rediss://:s3cret-pass@redis.internal:6380/2', GSC_STATE_DIR: mkdtempSync(join(tmpdir(), 'state-')) });
+    const c = loadConfig({
+      ...base(),
+      GSC_REDIS_URL: 'rediss://:s3cret-pass@redis.internal:6380/2',
+      GSC_STATE_DIR: mkdtempSync(join(tmpdir(), 'state-')),
+    });
     expect(c.state).toEqual({ kind: 'redis', url: 'rediss://:s3cret-pass@redis.internal:6380/2' });
     expect(describeState(c.state)).toBe('Redis at rediss://:***@redis.internal:6380/2');
     expect(describeState({ kind: 'sqlite', dir: '/x' })).toBe('SQLite in /x');
   });
 
-  it.each(['http://:s3cret-pass@redis.internal', 's3cret-pass', 'redis://:s3cret-pass@/', 'redis://:s3cret-pass@h/db'])('refuses GSC_REDIS_URL %s without showing it', (value) => {
-    expect(() => loadConfig({ ...base(), GSC_REDIS_URL: value })).toThrow(/^GSC_REDIS_URL /);
-    try {
-      loadConfig({ ...base(), GSC_REDIS_URL: value });
-    } catch (error) {
-      expect((error as Error).message).not.toContain('s3cret-pass');
-    }
-  });
+  it.each(['http://:s3cret-pass@redis.internal', 's3cret-pass', 'redis://:s3cret-pass@/', 'redis://:s3cret-pass@h/db'])(
+    'refuses GSC_REDIS_URL %s without showing it',
+    (value) => {
+      expect(() => loadConfig({ ...base(), GSC_REDIS_URL: value })).toThrow(/^GSC_REDIS_URL /);
+      try {
+        loadConfig({ ...base(), GSC_REDIS_URL: value });
+      } catch (error) {
+        expect((error as Error).message).not.toContain('s3cret-pass');
+      }
+    },
+  );
 
   it('refuses a GSC_STATE_DIR that is a file', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'state-')), 'f');
@@ -83,18 +100,28 @@ describe('new settings', () => {
     expect(config.policy?.rules.map((r) => r.number)).toEqual([1]);
     writeFileSync(file, '{ "rules": [] }');
     expect(() => loadConfig({ ...base(), GSC_POLICY_FILE: file })).toThrow(/GSC_POLICY_FILE/);
-    expect(() => loadConfig({ ...base(), GSC_POLICY_FILE: join(file, 'nope') })).toThrow(/GSC_POLICY_FILE points at .* cannot be read \(ENOTDIR\)/);
+    expect(() => loadConfig({ ...base(), GSC_POLICY_FILE: join(file, 'nope') })).toThrow(
+      /GSC_POLICY_FILE points at .* cannot be read \(ENOTDIR\)/,
+    );
     expect(() => loadConfig({ ...base(), GSC_POLICY_FILE: tmpdir() })).toThrow(/which is not a file/);
   });
 
   it('keeps GSC_APPROVAL_SECRET when set', () => {
-    expect(loadConfig({ ...base(), GSC_APPROVAL_SECRET: 'x'.repeat(32) }).approval).toEqual({ secret: 'x'.repeat(32), secretSource: 'GSC_APPROVAL_SECRET' });
+    expect(loadConfig({ ...base(), GSC_APPROVAL_SECRET: 'x'.repeat(32) }).approval).toEqual({
+      secret: 'x'.repeat(32),
+      secretSource: 'GSC_APPROVAL_SECRET',
+    });
   });
 });
 
 describe('OAuth resource-server settings', () => {
   it('reads issuer, audience and the claims with their defaults', () => {
-    expect(loadConfig({ ...base(), ...ISSUER }).auth).toEqual({ ...pick(ISSUER), jwksUrl: undefined, principalClaim: undefined, groupsClaim: 'groups' });
+    expect(loadConfig({ ...base(), ...ISSUER }).auth).toEqual({
+      ...pick(ISSUER),
+      jwksUrl: undefined,
+      principalClaim: undefined,
+      groupsClaim: 'groups',
+    });
     const c = loadConfig({
       ...base(),
       ...ISSUER,
@@ -102,13 +129,23 @@ describe('OAuth resource-server settings', () => {
       GSC_AUTH_PRINCIPAL_CLAIM: 'preferred_username',
       GSC_AUTH_GROUPS_CLAIM: 'https://corp.example/claims/groups',
     });
-    expect(c.auth).toMatchObject({ jwksUrl: 'https://login.corp.example/keys?v=2', principalClaim: 'preferred_username', groupsClaim: 'https://corp.example/claims/groups' });
+    expect(c.auth).toMatchObject({
+      jwksUrl: 'https://login.corp.example/keys?v=2',
+      principalClaim: 'preferred_username',
+      groupsClaim: 'https://corp.example/claims/groups',
+    });
   });
 
   it('accepts an http issuer on loopback only', () => {
-    expect(loadConfig({ ...base(), GSC_AUTH_ISSUER: 'http://127.0.0.1:9000', GSC_AUTH_AUDIENCE: 'a' }).auth?.issuer).toBe('http://127.0.0.1:9000');
-    expect(() => loadConfig({ ...base(), GSC_AUTH_ISSUER: 'http://idp.corp.example', GSC_AUTH_AUDIENCE: 'a' })).toThrow(/GSC_AUTH_ISSUER must use https:\/\//);
-    expect(() => loadConfig({ ...base(), ...ISSUER, GSC_AUTH_JWKS_URL: 'http://idp.corp.example/keys' })).toThrow(/GSC_AUTH_JWKS_URL must use https:\/\//);
+    expect(loadConfig({ ...base(), GSC_AUTH_ISSUER: 'http://127.0.0.1:9000', GSC_AUTH_AUDIENCE: 'a' }).auth?.issuer).toBe(
+      'http://127.0.0.1:9000',
+    );
+    expect(() => loadConfig({ ...base(), GSC_AUTH_ISSUER: 'http://idp.corp.example', GSC_AUTH_AUDIENCE: 'a' })).toThrow(
+      /GSC_AUTH_ISSUER must use https:\/\//,
+    );
+    expect(() => loadConfig({ ...base(), ...ISSUER, GSC_AUTH_JWKS_URL: 'http://idp.corp.example/keys' })).toThrow(
+      /GSC_AUTH_JWKS_URL must use https:\/\//,
+    );
   });
 
   it.each([
@@ -125,7 +162,9 @@ describe('OAuth resource-server settings', () => {
 
   it('lets a non-loopback bind authenticate with the OAuth pair instead of GSC_HTTP_TOKEN', () => {
     expect(loadConfig({ ...base(), ...ISSUER, GSC_HTTP_HOST: '0.0.0.0' }, { forceHttp: true }).http.host).toBe('0.0.0.0');
-    expect(() => loadConfig({ ...base(), GSC_HTTP_HOST: '0.0.0.0' }, { forceHttp: true })).toThrow(/set GSC_HTTP_TOKEN, or GSC_AUTH_ISSUER with GSC_AUTH_AUDIENCE/);
+    expect(() => loadConfig({ ...base(), GSC_HTTP_HOST: '0.0.0.0' }, { forceHttp: true })).toThrow(
+      /set GSC_HTTP_TOKEN, or GSC_AUTH_ISSUER with GSC_AUTH_AUDIENCE/,
+    );
   });
 });
 

@@ -29,7 +29,9 @@ export const token = (name: string) =>
   z
     .string()
     .min(16, { error: `${name} must be at least 16 characters long; generate one with: openssl rand -hex 32` })
-    .regex(/^[\x21-\x7e]+$/, { error: `${name} must be printable ASCII without spaces (clients send it in a header); generate one with: openssl rand -hex 32` });
+    .regex(/^[\x21-\x7e]+$/, {
+      error: `${name} must be printable ASCII without spaces (clients send it in a header); generate one with: openssl rand -hex 32`,
+    });
 
 export const choice = <const T extends readonly [string, ...string[]]>(name: string, values: T) =>
   z
@@ -44,10 +46,21 @@ export const host = () =>
   z
     .string()
     .transform((v) => v.replace(/^\[(.*)\]$/, '$1'))
-    .refine((v) => isIP(v) !== 0 || (v.length <= 253 && v.replace(/\.$/, '').split('.').every((label) => LABEL.test(label))), { error: HOST });
+    .refine(
+      (v) =>
+        isIP(v) !== 0 ||
+        (v.length <= 253 &&
+          v
+            .replace(/\.$/, '')
+            .split('.')
+            .every((label) => LABEL.test(label))),
+      { error: HOST },
+    );
 
 export const minBytes = (name: string, bytes: number) =>
-  z.string().refine((v) => Buffer.byteLength(v, 'utf8') >= bytes, { error: `${name} must be at least ${bytes} bytes long; generate one with: openssl rand -hex ${bytes}` });
+  z.string().refine((v) => Buffer.byteLength(v, 'utf8') >= bytes, {
+    error: `${name} must be at least ${bytes} bytes long; generate one with: openssl rand -hex ${bytes}`,
+  });
 
 /** Timeout bounds: under a second is no deadline for a real Google call, over ten minutes is no deadline at all. */
 export const GOOGLE_TIMEOUT_MS = { min: 1000, max: 600_000, default: 30_000 } as const;

@@ -43,7 +43,9 @@ export function fromEnvironment(env: NodeJS.ProcessEnv): SettingSource {
   const values = new Map<SettingName, string>();
   for (const name of SETTING_NAMES) {
     const value = trimmed(env[name]);
-    if (value !== undefined) values.set(name, value);
+    if (value !== undefined) {
+      values.set(name, value);
+    }
   }
   return new SettingSource(values, ambientFrom(env));
 }
@@ -57,14 +59,20 @@ export function fromEnvironment(env: NodeJS.ProcessEnv): SettingSource {
  */
 export function fromSettingsObject(settings: unknown, env?: NodeJS.ProcessEnv): SettingSource {
   if (!settings || typeof settings !== 'object' || Array.isArray(settings)) {
-    throw new ConfigError(`settings must be an object whose keys are the configuration variables (such as GSC_SERVICE_ACCOUNT_KEY_FILE), got ${typeName(settings)}`);
+    throw new ConfigError(
+      `settings must be an object whose keys are the configuration variables (such as GSC_SERVICE_ACCOUNT_KEY_FILE), got ${typeName(settings)}`,
+    );
   }
   const values = new Map<SettingName, string>();
   for (const [key, raw] of Object.entries(settings as Record<string, unknown>)) {
     const spec = settingSpec(key);
-    if (!spec) throw unknownSetting(key);
+    if (!spec) {
+      throw unknownSetting(key);
+    }
     const value = coerce(spec, raw);
-    if (value !== undefined) values.set(spec.name as SettingName, value);
+    if (value !== undefined) {
+      values.set(spec.name as SettingName, value);
+    }
   }
   return new SettingSource(values, env ? ambientFrom(env) : { gcloud: false });
 }
@@ -77,20 +85,32 @@ function unknownSetting(key: string): ConfigError {
 }
 
 function coerce(spec: SettingSpec, raw: unknown): string | undefined {
-  if (raw === undefined || raw === null) return undefined;
-  if (typeof raw === 'string') return trimmed(raw);
+  if (raw === undefined || raw === null) {
+    return undefined;
+  }
+  if (typeof raw === 'string') {
+    return trimmed(raw);
+  }
   switch (spec.kind) {
     case 'boolean':
-      if (typeof raw === 'boolean') return String(raw);
+      if (typeof raw === 'boolean') {
+        return String(raw);
+      }
       throw new ConfigError(`${spec.name} must be true or false (a boolean or the string "true"/"false"), got ${typeName(raw)}`);
     case 'integer':
-      if (typeof raw === 'number' && Number.isFinite(raw)) return String(raw);
+      if (typeof raw === 'number' && Number.isFinite(raw)) {
+        return String(raw);
+      }
       throw new ConfigError(`${spec.name} must be an integer (a number or a string of digits), got ${typeName(raw)}`);
     case 'list':
       return listValue(spec.name, raw);
     case 'key':
-      if (isPlainObject(raw)) return JSON.stringify(raw);
-      throw new ConfigError(`${spec.name} must be the key file's JSON text, its base64 encoding, or the parsed key object, got ${typeName(raw)}`);
+      if (isPlainObject(raw)) {
+        return JSON.stringify(raw);
+      }
+      throw new ConfigError(
+        `${spec.name} must be the key file's JSON text, its base64 encoding, or the parsed key object, got ${typeName(raw)}`,
+      );
     default:
       throw new ConfigError(`${spec.name} must be a string, got ${typeName(raw)}`);
   }
@@ -101,15 +121,23 @@ function coerce(spec: SettingSpec, raw: unknown): string | undefined {
 const EMPTY_MEANS_ALL = new Set(['GSC_ALLOWED_SITES', 'GSC_ALLOW_TOOLS']);
 
 function listValue(name: string, raw: unknown): string | undefined {
-  if (!Array.isArray(raw)) throw new ConfigError(`${name} must be an array of strings or a comma-separated string, got ${typeName(raw)}`);
+  if (!Array.isArray(raw)) {
+    throw new ConfigError(`${name} must be an array of strings or a comma-separated string, got ${typeName(raw)}`);
+  }
   const entries = raw.map((entry, i) => {
-    if (typeof entry !== 'string') throw new ConfigError(`${name}[${i}] must be a string, got ${typeName(entry)}`);
-    if (entry.includes(',')) throw new ConfigError(`${name}[${i}] ${quote(entry)} contains a comma; give each entry as its own array element`);
+    if (typeof entry !== 'string') {
+      throw new ConfigError(`${name}[${i}] must be a string, got ${typeName(entry)}`);
+    }
+    if (entry.includes(',')) {
+      throw new ConfigError(`${name}[${i}] ${quote(entry)} contains a comma; give each entry as its own array element`);
+    }
     return entry.trim();
   });
   if (entries.every((e) => !e)) {
     if (EMPTY_MEANS_ALL.has(name)) {
-      throw new ConfigError(`${name} is an empty list, which would mean "no restriction"; leave ${name} out for that, or name at least one entry`);
+      throw new ConfigError(
+        `${name} is an empty list, which would mean "no restriction"; leave ${name} out for that, or name at least one entry`,
+      );
     }
     return undefined;
   }
@@ -137,8 +165,14 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 // Names the type, never the content: a settings object can hold secrets anywhere.
 function typeName(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'object') return 'an object';
+  if (value === null) {
+    return 'null';
+  }
+  if (Array.isArray(value)) {
+    return 'an array';
+  }
+  if (typeof value === 'object') {
+    return 'an object';
+  }
   return `a ${typeof value}`;
 }

@@ -14,7 +14,9 @@ function thrown(fn: () => unknown): ConfigError {
   try {
     fn();
   } catch (error) {
-    if (error instanceof ConfigError) return error;
+    if (error instanceof ConfigError) {
+      return error;
+    }
     throw error;
   }
   throw new Error('expected a ConfigError');
@@ -37,7 +39,12 @@ describe('loadSettings', () => {
   });
 
   it('gives the same result as the environment for the same strings', () => {
-    const strings = { GSC_ALLOWED_SITES: 'sc-domain:corp.example', GSC_READ_ONLY: 'TRUE', GSC_HTTP_PORT: '8080', GSC_SITE_URL: 'https://corp.example' };
+    const strings = {
+      GSC_ALLOWED_SITES: 'sc-domain:corp.example',
+      GSC_READ_ONLY: 'TRUE',
+      GSC_HTTP_PORT: '8080',
+      GSC_SITE_URL: 'https://corp.example',
+    };
     const home = mkdtempSync(join(tmpdir(), 'home-'));
     const fromEnv = loadConfig({ ...strings, HOME: home, CLOUDSDK_CONFIG: home });
     const fromSettings = loadSettings(strings, { env: { HOME: home, CLOUDSDK_CONFIG: home } });
@@ -47,7 +54,11 @@ describe('loadSettings', () => {
   it('accepts the key as an object, as JSON text, or as a file path', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'key-')), 'key.json');
     writeFileSync(file, JSON.stringify(key));
-    for (const settings of [{ GSC_SERVICE_ACCOUNT_KEY: key }, { GSC_SERVICE_ACCOUNT_KEY: JSON.stringify(key) }, { GSC_SERVICE_ACCOUNT_KEY_FILE: file }]) {
+    for (const settings of [
+      { GSC_SERVICE_ACCOUNT_KEY: key },
+      { GSC_SERVICE_ACCOUNT_KEY: JSON.stringify(key) },
+      { GSC_SERVICE_ACCOUNT_KEY_FILE: file },
+    ]) {
       expect(loadSettings(settings).credential).toMatchObject({ kind: 'service_account', key: { client_email: key.client_email } });
     }
   });
@@ -63,14 +74,22 @@ describe('loadSettings', () => {
     const gcloud = mkdtempSync(join(tmpdir(), 'gcloud-'));
     writeFileSync(
       join(gcloud, 'application_default_credentials.json'),
-      JSON.stringify({ type: 'authorized_user', client_id: '1-abcdefghijklmnopqrstuvwxyz012345.apps.googleusercontent.com', client_secret: 's', refresh_token: 'r' }),
+      JSON.stringify({
+        type: 'authorized_user',
+        client_id: '1-abcdefghijklmnopqrstuvwxyz012345.apps.googleusercontent.com',
+        client_secret: 's',
+        refresh_token: 'r',
+      }),
     );
     expect(loadSettings({}).credential.kind).toBe('none');
     expect(loadSettings({}, { env: { CLOUDSDK_CONFIG: gcloud } }).credential.kind).toBe('oauth');
   });
 
   it.each([
-    [{ GSC_ALOWED_SITES: ['x'] }, /^unknown setting "GSC_ALOWED_SITES" — did you mean GSC_ALLOWED_SITES\?; the settings are .*GSC_READ_ONLY/],
+    [
+      { GSC_ALOWED_SITES: ['x'] },
+      /^unknown setting "GSC_ALOWED_SITES" — did you mean GSC_ALLOWED_SITES\?; the settings are .*GSC_READ_ONLY/,
+    ],
     [{ gsc_read_only: true }, /did you mean GSC_READ_ONLY\?/],
     [{ siteUrl: 'x' }, /^unknown setting "siteUrl"; the settings are/],
     [{ GSC_READ_ONLY: 'yes' }, /^GSC_READ_ONLY must be true or false \(got "yes"\)/],
@@ -101,7 +120,13 @@ describe('loadSettings', () => {
     ['GSC_CLIENT_ID', JSON.stringify(key)],
     ['GSC_AUTH_AUDIENCE', pem],
   ])('never shows a key given as %s', (name, value) => {
-    const error = thrown(() => loadSettings({ GSC_AUTH_ISSUER: 'https://idp.example', ...(name === 'GSC_AUTH_AUDIENCE' ? {} : { GSC_AUTH_AUDIENCE: 'a' }), [name]: value }));
+    const error = thrown(() =>
+      loadSettings({
+        GSC_AUTH_ISSUER: 'https://idp.example',
+        ...(name === 'GSC_AUTH_AUDIENCE' ? {} : { GSC_AUTH_AUDIENCE: 'a' }),
+        [name]: value,
+      }),
+    );
     expect(error.message).toContain(name);
     expect(error.message).not.toContain(middle);
     expect(error.message).not.toContain('BEGIN');
@@ -109,7 +134,12 @@ describe('loadSettings', () => {
 
   it('never shows a secret setting, whatever is wrong with it', () => {
     const secret = 'short-but-secret';
-    for (const settings of [{ GSC_APPROVAL_SECRET: secret }, { GSC_HTTP_TOKEN: 'tiny' }, { GSC_CLIENT_SECRET: secret }, { GSC_REDIS_URL: `http://:${secret}@h` }]) {
+    for (const settings of [
+      { GSC_APPROVAL_SECRET: secret },
+      { GSC_HTTP_TOKEN: 'tiny' },
+      { GSC_CLIENT_SECRET: secret },
+      { GSC_REDIS_URL: `http://:${secret}@h` },
+    ]) {
       const error = thrown(() => loadSettings(settings));
       expect(error.message).not.toContain(secret);
       expect(error.message).not.toContain('tiny');

@@ -2,7 +2,18 @@ import type * as z from 'zod';
 import type { Config } from './config.js';
 import { maskUrl } from './quote.js';
 import { describeState } from './server-settings.js';
-import { bool, choice, EXPORT_MAX_BYTES_PER_PRINCIPAL, EXPORT_MAX_PER_PRINCIPAL, GOOGLE_TIMEOUT_MS, host, HTTP_MAX_SESSIONS, integer, minBytes, token } from './setting-parsers.js';
+import {
+  bool,
+  choice,
+  EXPORT_MAX_BYTES_PER_PRINCIPAL,
+  EXPORT_MAX_PER_PRINCIPAL,
+  GOOGLE_TIMEOUT_MS,
+  host,
+  HTTP_MAX_SESSIONS,
+  integer,
+  minBytes,
+  token,
+} from './setting-parsers.js';
 
 // The configuration table: every setting the server reads, once, and all the
 // rest of the code needs to know about it. The loader reads values only by
@@ -83,7 +94,12 @@ const credential = { parse: 'resolveCredential', show: 'credential' } as const;
 
 export const SETTINGS = [
   { name: 'GSC_SERVICE_ACCOUNT_KEY', kind: 'key', secret: true, help: 'service account key, raw JSON or base64 JSON', ...credential },
-  { name: 'GSC_SERVICE_ACCOUNT_KEY_FILE', kind: 'path', help: 'path to a service account key file (not together with GSC_SERVICE_ACCOUNT_KEY)', ...credential },
+  {
+    name: 'GSC_SERVICE_ACCOUNT_KEY_FILE',
+    kind: 'path',
+    help: 'path to a service account key file (not together with GSC_SERVICE_ACCOUNT_KEY)',
+    ...credential,
+  },
   {
     name: 'GSC_CLIENT_ID',
     kind: 'text',
@@ -94,9 +110,20 @@ export const SETTINGS = [
   },
   { name: 'GSC_CLIENT_SECRET', kind: 'secret', secret: true, help: 'OAuth client secret', ...credential },
   { name: 'GSC_REFRESH_TOKEN', kind: 'secret', secret: true, help: 'OAuth refresh token', ...credential },
-  { name: 'GOOGLE_APPLICATION_CREDENTIALS', kind: 'path', help: 'ambient credential file, tried last (then a gcloud login) when nothing explicit is set', ...credential },
+  {
+    name: 'GOOGLE_APPLICATION_CREDENTIALS',
+    kind: 'path',
+    help: 'ambient credential file, tried last (then a gcloud login) when nothing explicit is set',
+    ...credential,
+  },
   { name: 'GSC_IMPERSONATE', kind: 'text', help: 'Workspace user a service account acts as (domain-wide delegation)', ...credential },
-  { name: 'GSC_SITE_URL', kind: 'text', help: 'default property; makes site_url optional everywhere except add_site', parse: 'parseProperty', show: at('site_url', (c) => c.siteUrl ?? null) },
+  {
+    name: 'GSC_SITE_URL',
+    kind: 'text',
+    help: 'default property; makes site_url optional everywhere except add_site',
+    parse: 'parseProperty',
+    show: at('site_url', (c) => c.siteUrl ?? null),
+  },
   {
     name: 'GSC_ALLOWED_SITES',
     kind: 'list',
@@ -105,7 +132,13 @@ export const SETTINGS = [
     parse: 'parseSiteList',
     show: at('allowed_sites', (c) => c.allowedSites ?? null),
   },
-  { name: 'GSC_READ_ONLY', kind: 'boolean', help: 'true/false: write tools never registered, webmasters.readonly requested', parse: bool('GSC_READ_ONLY'), show: at('read_only', (c) => c.readOnly) },
+  {
+    name: 'GSC_READ_ONLY',
+    kind: 'boolean',
+    help: 'true/false: write tools never registered, webmasters.readonly requested',
+    parse: bool('GSC_READ_ONLY'),
+    show: at('read_only', (c) => c.readOnly),
+  },
   {
     name: 'GSC_ALLOW_TOOLS',
     kind: 'list',
@@ -114,7 +147,13 @@ export const SETTINGS = [
     parse: 'parseToolPatterns',
     show: at('allow_tools', (c) => c.allowTools?.map((p) => p.text) ?? null),
   },
-  { name: 'GSC_DENY_TOOLS', kind: 'list', help: 'same forms, subtracted from what GSC_ALLOW_TOOLS left', parse: 'parseToolPatterns', show: at('deny_tools', (c) => c.denyTools.map((p) => p.text)) },
+  {
+    name: 'GSC_DENY_TOOLS',
+    kind: 'list',
+    help: 'same forms, subtracted from what GSC_ALLOW_TOOLS left',
+    parse: 'parseToolPatterns',
+    show: at('deny_tools', (c) => c.denyTools.map((p) => p.text)),
+  },
   {
     name: 'ELICITATION',
     kind: 'boolean',
@@ -123,8 +162,20 @@ export const SETTINGS = [
     parse: bool('ELICITATION', ' — anything else is refused so that a typo never leaves the approval dialog in a state you did not choose'),
     show: at('elicitation', (c) => c.elicitation),
   },
-  { name: 'GSC_TRANSPORT', kind: 'text', help: 'stdio (default) or http', parse: choice('GSC_TRANSPORT', ['stdio', 'http']), show: at('transport', (c) => c.transport) },
-  { name: 'GSC_HTTP_HOST', kind: 'text', help: 'HTTP bind address (default 127.0.0.1)', parse: host(), show: at('http.host', (c) => c.http.host) },
+  {
+    name: 'GSC_TRANSPORT',
+    kind: 'text',
+    help: 'stdio (default) or http',
+    parse: choice('GSC_TRANSPORT', ['stdio', 'http']),
+    show: at('transport', (c) => c.transport),
+  },
+  {
+    name: 'GSC_HTTP_HOST',
+    kind: 'text',
+    help: 'HTTP bind address (default 127.0.0.1)',
+    parse: host(),
+    show: at('http.host', (c) => c.http.host),
+  },
   {
     name: 'GSC_HTTP_PORT',
     kind: 'integer',
@@ -166,7 +217,13 @@ export const SETTINGS = [
     parse: minBytes('GSC_APPROVAL_SECRET', 32),
     show: at('approval_secret', (c) => (c.approval.secretSource === 'store' ? 'kept in the state store' : 'set')),
   },
-  { name: 'GSC_AUDIT_LOG', kind: 'path', help: 'append-only JSON-lines file of guarded decisions', parse: 'assertAppendable', show: at('audit_log', (c) => c.auditLog ?? null) },
+  {
+    name: 'GSC_AUDIT_LOG',
+    kind: 'path',
+    help: 'append-only JSON-lines file of guarded decisions',
+    parse: 'assertAppendable',
+    show: at('audit_log', (c) => c.auditLog ?? null),
+  },
   {
     name: 'GSC_API_ROOT_URL',
     kind: 'url',
@@ -216,18 +273,51 @@ export const SETTINGS = [
     help: 'HTTP: accept OAuth access tokens (JWT) from this issuer; with GSC_AUTH_AUDIENCE',
     more: 'Both or neither; never with GSC_HTTP_TOKEN.',
     parse: 'parseAuth',
-    show: at('auth.issuer', auth((a) => maskUrl(a.issuer))),
+    show: at(
+      'auth.issuer',
+      auth((a) => maskUrl(a.issuer)),
+    ),
   },
-  { name: 'GSC_AUTH_AUDIENCE', kind: 'text', help: 'the audience those tokens must carry; with GSC_AUTH_ISSUER', parse: 'parseAuth', show: at('auth.audience', auth((a) => a.audience)) },
-  { name: 'GSC_AUTH_JWKS_URL', kind: 'url', help: "the issuer's key set, when its metadata does not name one", parse: 'parseAuth', show: at('auth.jwks_url', auth((a) => masked(a.jwksUrl, 'discovered'))) },
+  {
+    name: 'GSC_AUTH_AUDIENCE',
+    kind: 'text',
+    help: 'the audience those tokens must carry; with GSC_AUTH_ISSUER',
+    parse: 'parseAuth',
+    show: at(
+      'auth.audience',
+      auth((a) => a.audience),
+    ),
+  },
+  {
+    name: 'GSC_AUTH_JWKS_URL',
+    kind: 'url',
+    help: "the issuer's key set, when its metadata does not name one",
+    parse: 'parseAuth',
+    show: at(
+      'auth.jwks_url',
+      auth((a) => masked(a.jwksUrl, 'discovered')),
+    ),
+  },
   {
     name: 'GSC_AUTH_PRINCIPAL_CLAIM',
     kind: 'text',
     help: 'claim naming the person (default email, falling back to sub)',
     parse: 'parseAuth',
-    show: at('auth.principal_claim', auth((a) => a.principalClaim ?? 'email, else sub')),
+    show: at(
+      'auth.principal_claim',
+      auth((a) => a.principalClaim ?? 'email, else sub'),
+    ),
   },
-  { name: 'GSC_AUTH_GROUPS_CLAIM', kind: 'text', help: 'claim listing their groups (default groups)', parse: 'parseAuth', show: at('auth.groups_claim', auth((a) => a.groupsClaim)) },
+  {
+    name: 'GSC_AUTH_GROUPS_CLAIM',
+    kind: 'text',
+    help: 'claim listing their groups (default groups)',
+    parse: 'parseAuth',
+    show: at(
+      'auth.groups_claim',
+      auth((a) => a.groupsClaim),
+    ),
+  },
   {
     name: 'GSC_PUBLIC_URL',
     kind: 'url',
@@ -314,13 +404,17 @@ export function closestSetting(name: string): SettingName | undefined {
   let best: { name: SettingName; distance: number } | undefined;
   for (const known of SETTING_NAMES) {
     const distance = known === upper ? 0 : editDistance(upper, known);
-    if (distance <= Math.max(2, Math.floor(known.length / 6)) && (!best || distance < best.distance)) best = { name: known, distance };
+    if (distance <= Math.max(2, Math.floor(known.length / 6)) && (!best || distance < best.distance)) {
+      best = { name: known, distance };
+    }
   }
   return best?.name;
 }
 
 function editDistance(a: string, b: string): number {
-  if (Math.abs(a.length - b.length) > 4) return Infinity;
+  if (Math.abs(a.length - b.length) > 4) {
+    return Infinity;
+  }
   let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];

@@ -27,7 +27,9 @@ export interface StatePermissionOptions {
 /** Throws ConfigError (one line) for a state folder others may write, or an approval-secret file others may read or write. */
 export function checkStatePermissions(dir: string, options: StatePermissionOptions): void {
   // Windows has no such mode bits: its ACLs are not what stat reports.
-  if (process.platform === 'win32') return;
+  if (process.platform === 'win32') {
+    return;
+  }
   const folder = modeOf(dir);
   const which = options.named ? `GSC_STATE_DIR ${quote(dir)}` : `The state folder ${quote(dir)} (the default; GSC_STATE_DIR is unset)`;
   if (folder !== undefined && folder & 0o002) {
@@ -36,7 +38,9 @@ export function checkStatePermissions(dir: string, options: StatePermissionOptio
         `run chmod o-w ${quote(dir)} (the server creates it 0700), or point GSC_STATE_DIR at a folder only this user can write`,
     );
   }
-  if (!options.secretFile) return;
+  if (!options.secretFile) {
+    return;
+  }
   const file = join(dir, SECRET_FILE);
   const secret = modeOf(file);
   if (secret !== undefined && secret & 0o006) {

@@ -7,6 +7,10 @@ describe('parseToolPatterns', () => {
     expect(() => parseToolPatterns('GSC_ALLOW_TOOLS', p)).toThrow(/not a valid pattern/);
   });
   it('accepts exact, prefix, essential and ignores empty entries', () => {
-    expect(parseToolPatterns('GSC_ALLOW_TOOLS', ' list_*, , get_site,ESSENTIAL ')?.map((p) => p.kind)).toEqual(['prefix', 'exact', 'essential']);
+    expect(parseToolPatterns('GSC_ALLOW_TOOLS', ' list_*, , get_site,ESSENTIAL ')?.map((p) => p.kind)).toEqual([
+      'prefix',
+      'exact',
+      'essential',
+    ]);
   });
 });

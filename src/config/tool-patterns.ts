@@ -15,15 +15,28 @@ const NAME = /^[a-z][a-z0-9_]{0,63}$/;
  * list_*_x look plausible and would match nothing forever, so they are refused.
  */
 export function parseToolPatterns(variable: string, value: string | undefined): ToolPattern[] | undefined {
-  if (!value) return undefined;
-  const entries = value.split(',').map((s) => s.trim()).filter(Boolean);
-  if (entries.length === 0) return undefined;
+  if (!value) {
+    return undefined;
+  }
+  const entries = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (entries.length === 0) {
+    return undefined;
+  }
   return entries.map((text): ToolPattern => {
     const lowered = text.toLowerCase();
     // Checked first: a key can pass for a long tool name, and later messages quote entries as written.
-    if (isWithheld(text)) throw invalid(variable, text);
-    if (lowered === 'essential') return { kind: 'essential', text };
-    if (NAME.test(lowered)) return { kind: 'exact', text, name: lowered };
+    if (isWithheld(text)) {
+      throw invalid(variable, text);
+    }
+    if (lowered === 'essential') {
+      return { kind: 'essential', text };
+    }
+    if (NAME.test(lowered)) {
+      return { kind: 'exact', text, name: lowered };
+    }
     if (lowered.endsWith('*') && (lowered === '*' || NAME.test(lowered.slice(0, -1)))) {
       return { kind: 'prefix', text, prefix: lowered.slice(0, -1) };
     }

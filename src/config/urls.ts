@@ -25,10 +25,16 @@ export function parseHttpUrl(name: string, value: string, rules: UrlRules): URL 
   } catch {
     url = undefined;
   }
-  if (!url || !/^https?:$/.test(url.protocol) || !url.hostname) throw new ConfigError(`${name} must be ${rules.forms} (got ${quote(value)})`);
-  if (url.username || url.password) throw new ConfigError(`${name} must not carry a user name or password (got ${quote(maskUrl(value))}); ${rules.userInfo}`);
+  if (!url || !/^https?:$/.test(url.protocol) || !url.hostname) {
+    throw new ConfigError(`${name} must be ${rules.forms} (got ${quote(value)})`);
+  }
+  if (url.username || url.password) {
+    throw new ConfigError(`${name} must not carry a user name or password (got ${quote(maskUrl(value))}); ${rules.userInfo}`);
+  }
   if (rules.httpsUnlessLoopback && url.protocol !== 'https:' && !isLoopback(url.hostname)) {
-    throw new ConfigError(`${name} must use https:// (http:// only for a loopback host such as 127.0.0.1); ${rules.forms} (got ${quote(value)})`);
+    throw new ConfigError(
+      `${name} must use https:// (http:// only for a loopback host such as 127.0.0.1); ${rules.forms} (got ${quote(value)})`,
+    );
   }
   if (url.hash || value.includes('#') || (!rules.query && (url.search || value.includes('?')))) {
     throw new ConfigError(`${name} must not carry a ${rules.query ? '' : 'query or '}fragment; ${rules.forms} (got ${quote(value)})`);

@@ -10,9 +10,13 @@ import { notShown, quote, strongSecretShape } from './quote.js';
 export function assertPath(name: string, value: string): void {
   const looksLike = strongSecretShape(value);
   if (looksLike) {
-    throw new ConfigError(`${name} must be a path (got ${notShown(looksLike)}); put a service account key in GSC_SERVICE_ACCOUNT_KEY, or its file’s path here`);
+    throw new ConfigError(
+      `${name} must be a path (got ${notShown(looksLike)}); put a service account key in GSC_SERVICE_ACCOUNT_KEY, or its file’s path here`,
+    );
   }
-  if (hasInvisible(value)) throw new ConfigError(`${name} ${quote(value)} contains control characters; a path is one line of printable text`);
+  if (hasInvisible(value)) {
+    throw new ConfigError(`${name} ${quote(value)} contains control characters; a path is one line of printable text`);
+  }
 }
 
 /**
@@ -20,5 +24,7 @@ export function assertPath(name: string, value: string): void {
  * name): one line, bounded, and nothing unmistakably secret.
  */
 export function assertPlainText(name: string, value: string, forms: string, max = 1024): void {
-  if (strongSecretShape(value) || hasInvisible(value) || value.length > max) throw new ConfigError(`${name} must be ${forms} (got ${quote(value)})`);
+  if (strongSecretShape(value) || hasInvisible(value) || value.length > max) {
+    throw new ConfigError(`${name} must be ${forms} (got ${quote(value)})`);
+  }
 }

@@ -12,18 +12,15 @@ export function redirectTokenRequests(client: JWT, emulatorUrl: string): void {
   client.transporter.interceptors.request.add({
     resolved: async (config) => {
       const url = new URL(String(config.url));
-      if (url.origin === GOOGLE_TOKEN_ORIGIN) config.url = new URL(url.pathname, emulatorUrl);
+      if (url.origin === GOOGLE_TOKEN_ORIGIN) {
+        config.url = new URL(url.pathname, emulatorUrl);
+      }
       return config;
     },
   });
 }
 
-export function emulatorJwtClient(
-  emulatorUrl: string,
-  key: ServiceAccountKeyFile,
-  scopes: string[],
-  subject?: string,
-): JWT {
+export function emulatorJwtClient(emulatorUrl: string, key: ServiceAccountKeyFile, scopes: string[], subject?: string): JWT {
   const client = new JWT({ email: key.client_email, key: key.private_key, keyId: key.private_key_id, scopes, subject });
   redirectTokenRequests(client, emulatorUrl);
   return client;

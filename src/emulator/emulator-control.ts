@@ -16,31 +16,51 @@ const fail = (status: number, message: string): ControlAnswer => ({ status, body
 
 function json(raw: Buffer): Record<string, unknown> {
   const text = raw.toString('utf8').trim();
-  if (!text) return {};
+  if (!text) {
+    return {};
+  }
   const parsed = JSON.parse(text) as unknown;
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('body must be a JSON object');
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new Error('body must be a JSON object');
+  }
   return parsed as Record<string, unknown>;
 }
 
 /** JSON cannot carry Infinity: "Infinity" or -1 mean "until cleared". */
 function parseTimes(value: unknown): number | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (value === 'Infinity' || value === -1) return Infinity;
-  if (typeof value === 'number' && value > 0) return value;
+  if (value === undefined || value === null) {
+    return undefined;
+  }
+  if (value === 'Infinity' || value === -1) {
+    return Infinity;
+  }
+  if (typeof value === 'number' && value > 0) {
+    return value;
+  }
   throw new Error('times must be a positive number or "Infinity"');
 }
 
 /** Milliseconds, or "Infinity". */
 function parseLag(value: unknown): number | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (value === 'Infinity') return Infinity;
-  if (typeof value === 'number' && value >= 0) return value;
+  if (value === undefined || value === null) {
+    return undefined;
+  }
+  if (value === 'Infinity') {
+    return Infinity;
+  }
+  if (typeof value === 'number' && value >= 0) {
+    return value;
+  }
   throw new Error('metadataLagMs must be a non-negative number or "Infinity"');
 }
 
 function optionalBoolean(value: unknown, name: string): boolean | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'boolean') throw new Error(`${name} must be true or false`);
+  if (value === undefined) {
+    return undefined;
+  }
+  if (typeof value !== 'boolean') {
+    throw new Error(`${name} must be true or false`);
+  }
   return value;
 }
 
@@ -93,9 +113,15 @@ export function handleControlRequest(emulator: GoogleEmulator, method: string, r
         const forgetful = optionalBoolean(body.forgetful, 'forgetful');
         const echoes = optionalBoolean(body.publishEchoesMetadata, 'publishEchoesMetadata');
         const lag = parseLag(body.metadataLagMs);
-        if (forgetful !== undefined) behaviour.forgetful = forgetful;
-        if (echoes !== undefined) behaviour.publishEchoesMetadata = echoes;
-        if (lag !== undefined) behaviour.metadataLagMs = lag;
+        if (forgetful !== undefined) {
+          behaviour.forgetful = forgetful;
+        }
+        if (echoes !== undefined) {
+          behaviour.publishEchoesMetadata = echoes;
+        }
+        if (lag !== undefined) {
+          behaviour.metadataLagMs = lag;
+        }
         emulator.setIndexingBehaviour(behaviour);
         return ok(jsonSafe(emulator.indexingBehaviour()));
       }
@@ -120,7 +146,9 @@ export function handleControlRequest(emulator: GoogleEmulator, method: string, r
         return ok();
       case 'POST /__emulator/latency': {
         const body = json(raw);
-        if (typeof body.route !== 'string' || typeof body.ms !== 'number') return fail(400, 'latency needs {route: string, ms: number}');
+        if (typeof body.route !== 'string' || typeof body.ms !== 'number') {
+          return fail(400, 'latency needs {route: string, ms: number}');
+        }
         emulator.setLatency(body.route, body.ms);
         return ok();
       }
@@ -160,13 +188,20 @@ export function handleControlRequest(emulator: GoogleEmulator, method: string, r
       }
       case 'POST /__emulator/access-tokens': {
         const b = json(raw);
-        if (typeof b.principal !== 'string' || !Array.isArray(b.scopes)) return fail(400, 'access-tokens needs {principal, scopes[]}');
+        if (typeof b.principal !== 'string' || !Array.isArray(b.scopes)) {
+          return fail(400, 'access-tokens needs {principal, scopes[]}');
+        }
         return ok({ access_token: emulator.issueAccessToken({ principal: b.principal, scopes: b.scopes as string[] }) });
       }
       case 'POST /__emulator/oauth-clients': {
         const b = json(raw);
         const uris = b.redirectUris;
-        if (typeof b.clientId !== 'string' || typeof b.clientSecret !== 'string' || !Array.isArray(uris) || !uris.every((u) => typeof u === 'string')) {
+        if (
+          typeof b.clientId !== 'string' ||
+          typeof b.clientSecret !== 'string' ||
+          !Array.isArray(uris) ||
+          !uris.every((u) => typeof u === 'string')
+        ) {
           return fail(400, 'oauth-clients needs {clientId, clientSecret, redirectUris[]}');
         }
         emulator.registerOAuthClient({ clientId: b.clientId, clientSecret: b.clientSecret, redirectUris: uris });
@@ -186,7 +221,10 @@ export function handleControlRequest(emulator: GoogleEmulator, method: string, r
         const b = json(raw);
         const levels = ['siteOwner', 'siteFullUser', 'siteRestrictedUser', 'siteUnverifiedUser', null];
         if (typeof b.email !== 'string' || typeof b.siteUrl !== 'string' || !levels.includes(b.level as string | null)) {
-          return fail(400, 'user-permissions needs {email, siteUrl, level: siteOwner | siteFullUser | siteRestrictedUser | siteUnverifiedUser | null}');
+          return fail(
+            400,
+            'user-permissions needs {email, siteUrl, level: siteOwner | siteFullUser | siteRestrictedUser | siteUnverifiedUser | null}',
+          );
         }
         emulator.setUserPermission(b.email, b.siteUrl, (b.level ?? undefined) as Parameters<GoogleEmulator['setUserPermission']>[2]);
         return ok();

@@ -45,11 +45,15 @@ export const ACCESS_TOKEN_LIFETIME_SECONDS = 3599;
 
 export function decodeJwt(token: string): DecodedJwt | undefined {
   const parts = token.split('.');
-  if (parts.length !== 3) return undefined;
+  if (parts.length !== 3) {
+    return undefined;
+  }
   try {
     const header = JSON.parse(Buffer.from(parts[0], 'base64url').toString('utf8')) as unknown;
     const claims = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8')) as unknown;
-    if (!header || typeof header !== 'object' || !claims || typeof claims !== 'object') return undefined;
+    if (!header || typeof header !== 'object' || !claims || typeof claims !== 'object') {
+      return undefined;
+    }
     return {
       header: header as Record<string, unknown>,
       claims: claims as Record<string, unknown>,
@@ -62,7 +66,9 @@ export function decodeJwt(token: string): DecodedJwt | undefined {
 }
 
 export function verifyRs256(jwt: DecodedJwt, key: KeyObject): boolean {
-  if (jwt.header.alg !== 'RS256') return false;
+  if (jwt.header.alg !== 'RS256') {
+    return false;
+  }
   try {
     return verify('RSA-SHA256', Buffer.from(jwt.signingInput), key, jwt.signature);
   } catch {
@@ -120,7 +126,11 @@ export class EmulatorCredentials {
   /** Revocation: the refresh token and every access token minted from it stop working. */
   revokeGrant(refreshToken: string): void {
     this.refreshTokens.delete(refreshToken);
-    for (const [token, entry] of this.accessTokens) if (entry.refreshToken === refreshToken) this.accessTokens.delete(token);
+    for (const [token, entry] of this.accessTokens) {
+      if (entry.refreshToken === refreshToken) {
+        this.accessTokens.delete(token);
+      }
+    }
   }
 
   /**
@@ -131,16 +141,26 @@ export class EmulatorCredentials {
    */
   resolveBearer(token: string): AccessTokenEntry | undefined {
     const issued = this.accessTokens.get(token);
-    if (issued) return issued.expiresAt > Date.now() ? issued : undefined;
+    if (issued) {
+      return issued.expiresAt > Date.now() ? issued : undefined;
+    }
     const jwt = decodeJwt(token);
-    if (!jwt) return undefined;
+    if (!jwt) {
+      return undefined;
+    }
     const iss = jwt.claims.iss;
     const sa = typeof iss === 'string' ? this.serviceAccounts.get(iss) : undefined;
-    if (!sa || !verifyRs256(jwt, sa.publicKey)) return undefined;
+    if (!sa || !verifyRs256(jwt, sa.publicKey)) {
+      return undefined;
+    }
     const exp = Number(jwt.claims.exp);
-    if (!Number.isFinite(exp) || exp * 1000 <= Date.now()) return undefined;
+    if (!Number.isFinite(exp) || exp * 1000 <= Date.now()) {
+      return undefined;
+    }
     const scopes = splitScopes(jwt.claims.scope);
-    if (!scopes.length) return undefined;
+    if (!scopes.length) {
+      return undefined;
+    }
     return { principal: sa.clientEmail, scopes, expiresAt: exp * 1000, project: sa.project };
   }
 }

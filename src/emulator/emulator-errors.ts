@@ -81,8 +81,12 @@ export function googleErrorBody(style: ErrorStyle, input: GoogleErrorInput): { e
     ];
   }
   const statusName = STATUS_NAMES[input.status];
-  if (statusName) error.status = statusName;
-  if (input.details?.length) error.details = input.details;
+  if (statusName) {
+    error.status = statusName;
+  }
+  if (input.details?.length) {
+    error.details = input.details;
+  }
   return { error };
 }
 

@@ -17,15 +17,24 @@ afterAll(() => kit.emulator.close());
 beforeEach(() => kit.emulator.reset());
 
 const raw = (path: string, init: RequestInit = {}) =>
-  fetch(`${kit.emulator.url}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, ...(init.headers as Record<string, string>) } });
+  fetch(`${kit.emulator.url}${path}`, {
+    ...init,
+    headers: { authorization: `Bearer ${token}`, ...(init.headers as Record<string, string>) },
+  });
 const SITE_PATH = `/webmasters/v3/sites/${encodeURIComponent(SEED_PROPERTIES.owned)}`;
 const control = (body: unknown) =>
-  fetch(`${kit.emulator.url}/__emulator/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  fetch(`${kit.emulator.url}/__emulator/faults`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 
 describe('hang: the request is read and never answered', () => {
   it('leaves the caller waiting until its own deadline, on an API route; the log records no status', async () => {
     kit.emulator.injectFault({ route: 'sites.get', kind: 'hang' });
-    await expect(kit.sc.sites.get({ siteUrl: SEED_PROPERTIES.owned }, { timeout: 300, retry: false })).rejects.toThrow(/aborted due to timeout/);
+    await expect(kit.sc.sites.get({ siteUrl: SEED_PROPERTIES.owned }, { timeout: 300, retry: false })).rejects.toThrow(
+      /aborted due to timeout/,
+    );
     expect(kit.emulator.apiRequests()).toEqual([expect.objectContaining({ route: 'sites.get', status: 0 })]);
     await expect(kit.sc.sites.get({ siteUrl: SEED_PROPERTIES.owned })).resolves.toMatchObject({ status: 200 });
   });
@@ -47,20 +56,29 @@ describe('hang: the request is read and never answered', () => {
     await own.emulator.close(); // would never return if the held sockets kept the server open
     expect(await held).toBe('failed');
     expect(await tokenCall).toBe('failed');
-    expect(own.emulator.requests.map((r) => [r.route, r.status])).toEqual(expect.arrayContaining([['token', 0], ['sites.list', 0]]));
+    expect(own.emulator.requests.map((r) => [r.route, r.status])).toEqual(
+      expect.arrayContaining([
+        ['token', 0],
+        ['sites.list', 0],
+      ]),
+    );
   });
 
   it('with applied: true the write happens although no answer comes', async () => {
     const feedpath = 'https://www.example.com/hung-sitemap.xml';
     kit.emulator.injectFault({ route: 'sitemaps.submit', kind: 'hang', applied: true });
-    await expect(kit.sc.sitemaps.submit({ siteUrl: SEED_PROPERTIES.owned, feedpath }, { timeout: 300, retry: false })).rejects.toBeDefined();
+    await expect(
+      kit.sc.sitemaps.submit({ siteUrl: SEED_PROPERTIES.owned, feedpath }, { timeout: 300, retry: false }),
+    ).rejects.toBeDefined();
     expect(kit.emulator.state.sitemapsOf(SEED_PROPERTIES.owned).some((e) => e.sitemap.path === feedpath)).toBe(true);
   });
 
   it('without applied the write does not happen', async () => {
     const feedpath = 'https://www.example.com/never-sitemap.xml';
     kit.emulator.injectFault({ route: 'sitemaps.submit', kind: 'hang' });
-    await expect(kit.sc.sitemaps.submit({ siteUrl: SEED_PROPERTIES.owned, feedpath }, { timeout: 300, retry: false })).rejects.toBeDefined();
+    await expect(
+      kit.sc.sitemaps.submit({ siteUrl: SEED_PROPERTIES.owned, feedpath }, { timeout: 300, retry: false }),
+    ).rejects.toBeDefined();
     expect(kit.emulator.state.sitemapsOf(SEED_PROPERTIES.owned).some((e) => e.sitemap.path === feedpath)).toBe(false);
   });
 });
@@ -123,7 +141,9 @@ describe('array and html: a 200 that is not the object', () => {
     expect(res.status).toBe(200);
     expect(res.data).toEqual([]);
     kit.emulator.injectFault({ route: 'urlInspection.index.inspect', kind: 'array', body: [{ inspectionResult: {} }] });
-    const inspected = await kit.sc.urlInspection.index.inspect({ requestBody: { inspectionUrl: 'https://www.example.com/', siteUrl: SEED_PROPERTIES.owned } });
+    const inspected = await kit.sc.urlInspection.index.inspect({
+      requestBody: { inspectionUrl: 'https://www.example.com/', siteUrl: SEED_PROPERTIES.owned },
+    });
     expect(inspected.data).toEqual([{ inspectionResult: {} }]);
   });
 
@@ -142,7 +162,9 @@ describe('array and html: a 200 that is not the object', () => {
     kit.emulator.injectFault({ route: '*', kind: 'array', times: 2 });
     expect((await kit.sc.sites.list()).data).toEqual([]);
     expect((await kit.idx.urlNotifications.getMetadata({ url: 'https://www.example.com/jobs/x' })).data).toEqual([]);
-    await expect(emulatorJwtClient(kit.emulator.url, kit.key, [SCOPES.webmasters]).getAccessToken()).resolves.toMatchObject({ token: expect.any(String) });
+    await expect(emulatorJwtClient(kit.emulator.url, kit.key, [SCOPES.webmasters]).getAccessToken()).resolves.toMatchObject({
+      token: expect.any(String),
+    });
   });
 });
 
@@ -184,17 +206,27 @@ describe('the fault API', () => {
 describe('bodyMatches: a fault for some requests of a route only', () => {
   it('hits only the request whose body has those values (the second page of an export), in code and over HTTP', async () => {
     const query = (startRow: number) =>
-      kit.sc.searchanalytics.query({ siteUrl: SEED_PROPERTIES.owned, requestBody: { startDate: '2026-11-01', endDate: '2026-11-07', dimensions: ['query'], rowLimit: 5, startRow } }, { retry: false });
+      kit.sc.searchanalytics.query(
+        {
+          siteUrl: SEED_PROPERTIES.owned,
+          requestBody: { startDate: '2026-11-01', endDate: '2026-11-07', dimensions: ['query'], rowLimit: 5, startRow },
+        },
+        { retry: false },
+      );
     kit.emulator.injectFault({ route: 'searchanalytics.query', status: 500, bodyMatches: { startRow: 5 } });
     expect((await query(0)).status).toBe(200);
     expect((await query(5).catch((e: { status: number }) => e)).status).toBe(500);
     expect((await query(5)).status).toBe(200); // used up
-    expect((await control({ route: 'searchanalytics.query', status: 503, bodyMatches: { dimensions: ['query'], startRow: 0 } })).status).toBe(200);
+    expect(
+      (await control({ route: 'searchanalytics.query', status: 503, bodyMatches: { dimensions: ['query'], startRow: 0 } })).status,
+    ).toBe(200);
     expect((await query(5)).status).toBe(200);
     expect((await query(0).catch((e: { status: number }) => e)).status).toBe(503);
   });
 });
 
 async function waitFor(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
+  while (!condition()) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }

@@ -32,14 +32,22 @@ const PRESET_STATUS = (preset: string) => (preset === 'resource_exhausted' ? 429
 
 /** Checks a fault from code or from the control API; throws a sentence naming what is wrong. */
 export function validateFault(spec: FaultSpec): ActiveFault {
-  if (!spec || typeof spec.route !== 'string' || !spec.route) throw new Error('a fault needs a route (a route name or "*")');
+  if (!spec || typeof spec.route !== 'string' || !spec.route) {
+    throw new Error('a fault needs a route (a route name or "*")');
+  }
   const kind = spec.kind ?? 'status';
-  if (!FAULT_KINDS.includes(kind)) throw new Error(`fault kind must be one of ${FAULT_KINDS.join(', ')}`);
+  if (!FAULT_KINDS.includes(kind)) {
+    throw new Error(`fault kind must be one of ${FAULT_KINDS.join(', ')}`);
+  }
   if (spec.preset !== undefined && !FAULT_PRESETS.includes(spec.preset)) {
     throw new Error(`fault preset must be one of ${FAULT_PRESETS.join(', ')}`);
   }
-  if (spec.preset !== undefined && kind !== 'status') throw new Error('a preset is an error answer: use it with kind "status"');
-  if (spec.preset !== undefined && spec.route === 'token') throw new Error('presets are API answers; the token endpoint has none');
+  if (spec.preset !== undefined && kind !== 'status') {
+    throw new Error('a preset is an error answer: use it with kind "status"');
+  }
+  if (spec.preset !== undefined && spec.route === 'token') {
+    throw new Error('presets are API answers; the token endpoint has none');
+  }
   if (spec.status !== undefined && (!Number.isInteger(spec.status) || spec.status < 100 || spec.status > 599)) {
     throw new Error('status must be an HTTP status code');
   }
@@ -47,8 +55,12 @@ export function validateFault(spec: FaultSpec): ActiveFault {
     throw new Error('a fault of kind "status" needs {route, status} or {route, preset}');
   }
   const times = spec.times ?? 1;
-  if (!(times > 0)) throw new Error('times must be a positive number or Infinity');
-  if (spec.cutAt !== undefined && !(Number.isInteger(spec.cutAt) && spec.cutAt >= 0)) throw new Error('cutAt must be a byte count');
+  if (!(times > 0)) {
+    throw new Error('times must be a positive number or Infinity');
+  }
+  if (spec.cutAt !== undefined && !(Number.isInteger(spec.cutAt) && spec.cutAt >= 0)) {
+    throw new Error('cutAt must be a byte count');
+  }
   if (spec.bodyMatches !== undefined && (!spec.bodyMatches || typeof spec.bodyMatches !== 'object' || Array.isArray(spec.bodyMatches))) {
     throw new Error('bodyMatches must be an object of body fields and their values');
   }
@@ -64,8 +76,12 @@ export class FaultRegistry {
 
   /** The first fault for this route (or '*', which never matches /token) whose bodyMatches the body meets, counted as used. */
   take(route: string, isToken: boolean, body?: unknown): ActiveFault | undefined {
-    const fault = this.faults.find((f) => f.remaining > 0 && (f.route === route || (f.route === '*' && !isToken)) && bodyMeets(f.bodyMatches, body));
-    if (!fault) return undefined;
+    const fault = this.faults.find(
+      (f) => f.remaining > 0 && (f.route === route || (f.route === '*' && !isToken)) && bodyMeets(f.bodyMatches, body),
+    );
+    if (!fault) {
+      return undefined;
+    }
     fault.remaining -= 1;
     this.faults = this.faults.filter((f) => f.remaining > 0);
     return fault;
@@ -77,16 +93,24 @@ export class FaultRegistry {
 }
 
 function bodyMeets(expected: Record<string, unknown> | undefined, body: unknown): boolean {
-  if (!expected) return true;
-  if (!body || typeof body !== 'object') return false;
+  if (!expected) {
+    return true;
+  }
+  if (!body || typeof body !== 'object') {
+    return false;
+  }
   const actual = body as Record<string, unknown>;
   return Object.entries(expected).every(([field, value]) => JSON.stringify(actual[field]) === JSON.stringify(value));
 }
 
 /** Whether the request is carried out before the fault answers. */
 export function faultApplies(fault: ActiveFault): boolean {
-  if (fault.kind === 'status') return false;
-  if (fault.kind === 'truncated' && fault.body === undefined) return true;
+  if (fault.kind === 'status') {
+    return false;
+  }
+  if (fault.kind === 'truncated' && fault.body === undefined) {
+    return true;
+  }
   return fault.applied ?? false;
 }
 
@@ -125,13 +149,23 @@ const retryAfter = (fault: ActiveFault): Record<string, string> =>
 export function statusFaultAnswer(fault: ActiveFault, ctx: FaultContext): Answer {
   const status = fault.status ?? PRESET_STATUS(fault.preset!);
   const headers = retryAfter(fault);
-  if (fault.body !== undefined) return { status, body: fault.body, headers };
+  if (fault.body !== undefined) {
+    return { status, body: fault.body, headers };
+  }
   if (fault.preset && fault.preset !== 'resource_exhausted') {
-    const body = presetBody(fault.preset, { style: ctx.style, service: ctx.service, projectNumber: projectNumberOf(ctx.project ?? 'emulator-project') });
-    if (fault.message && body) body.error.message = fault.message;
+    const body = presetBody(fault.preset, {
+      style: ctx.style,
+      service: ctx.service,
+      projectNumber: projectNumberOf(ctx.project ?? 'emulator-project'),
+    });
+    if (fault.message && body) {
+      body.error.message = fault.message;
+    }
     return { status, body, headers };
   }
-  if ((status === 429 || fault.preset === 'resource_exhausted') && !fault.message) return { status, body: routeQuotaBody(ctx), headers };
+  if ((status === 429 || fault.preset === 'resource_exhausted') && !fault.message) {
+    return { status, body: routeQuotaBody(ctx), headers };
+  }
   const reason = status === 429 ? 'rateLimitExceeded' : undefined;
   return { status, body: googleErrorBody(ctx.style, { status, message: fault.message, reason }), headers };
 }
@@ -169,7 +203,11 @@ export function garbageAnswer(fault: ActiveFault, real?: Answer): Answer {
       const whole = fault.body !== undefined ? serialize(fault.body) : serialize(real?.body) || '{\n  "';
       // Never the whole value: a cut that happens to end on a complete JSON value would not be garbage.
       const cut = Math.max(1, Math.min(fault.cutAt ?? Math.floor(whole.length / 2), whole.trimEnd().length - 1));
-      return { status: fault.status ?? 200, raw: { contentType: 'application/json; charset=UTF-8', payload: whole.slice(0, cut) }, headers };
+      return {
+        status: fault.status ?? 200,
+        raw: { contentType: 'application/json; charset=UTF-8', payload: whole.slice(0, cut) },
+        headers,
+      };
     }
     case 'array':
       return {
@@ -193,7 +231,9 @@ export function garbageAnswer(fault: ActiveFault, real?: Answer): Answer {
  * request first (`run`) when the fault does, so its effect and answer are real.
  */
 export function answerUnderFault(fault: ActiveFault | undefined, run: () => Answer): Answer {
-  if (fault && !faultApplies(fault)) return garbageAnswer(fault);
+  if (fault && !faultApplies(fault)) {
+    return garbageAnswer(fault);
+  }
   const real = run();
   return fault ? garbageAnswer(fault, real) : real;
 }

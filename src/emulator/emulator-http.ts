@@ -38,12 +38,19 @@ export function parseTokenForm(text: string, contentType: string | undefined): R
 }
 
 export function writeAnswer(res: ServerResponse, answer: Answer): void {
-  if (res.destroyed || res.writableEnded) return;
+  if (res.destroyed || res.writableEnded) {
+    return;
+  }
   const payload = answer.raw ? answer.raw.payload : serialize(answer.body);
   const headers: Record<string, string | number> = { ...answer.headers };
-  if (answer.status !== 204) headers['content-length'] = Buffer.byteLength(payload);
-  if (answer.raw) headers['content-type'] = answer.raw.contentType;
-  else if (payload) headers['content-type'] = 'application/json; charset=UTF-8';
+  if (answer.status !== 204) {
+    headers['content-length'] = Buffer.byteLength(payload);
+  }
+  if (answer.raw) {
+    headers['content-type'] = answer.raw.contentType;
+  } else if (payload) {
+    headers['content-type'] = 'application/json; charset=UTF-8';
+  }
   res.writeHead(answer.status, headers);
   res.end(payload);
 }

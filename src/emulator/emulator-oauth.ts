@@ -103,7 +103,9 @@ export class OAuthUsers {
   readonly granted = new Map<string, Set<string>>();
 
   constructor() {
-    for (const u of DEFAULT_GOOGLE_USERS) this.registerUser(u);
+    for (const u of DEFAULT_GOOGLE_USERS) {
+      this.registerUser(u);
+    }
   }
 
   registerUser(user: GoogleUser): void {
@@ -117,19 +119,28 @@ export class OAuthUsers {
   /** Sets (or with undefined, removes) one user's level on one property. */
   setPermission(email: string, siteUrl: string, level: PermissionLevel | undefined): void {
     const user = this.users.get(email);
-    if (!user) throw new Error(`no emulator Google user ${email}`);
-    if (level) user.sites[siteUrl] = level;
-    else delete user.sites[siteUrl];
+    if (!user) {
+      throw new Error(`no emulator Google user ${email}`);
+    }
+    if (level) {
+      user.sites[siteUrl] = level;
+    } else {
+      delete user.sites[siteUrl];
+    }
   }
 
   /** The properties one user sees, limited to those that exist, in the emulator state's order. */
   visibleSites(email: string, existing: ReadonlyMap<string, PermissionLevel>): Map<string, PermissionLevel> {
     const user = this.users.get(email);
     const view = new Map<string, PermissionLevel>();
-    if (!user) return view;
+    if (!user) {
+      return view;
+    }
     for (const siteUrl of existing.keys()) {
       const level = user.sites[siteUrl];
-      if (level) view.set(siteUrl, level);
+      if (level) {
+        view.set(siteUrl, level);
+      }
     }
     return view;
   }
@@ -143,7 +154,9 @@ export class OAuthUsers {
   rememberGrant(clientId: string, email: string, scopes: string[]): void {
     const key = `${clientId} ${email}`;
     const set = this.granted.get(key) ?? new Set<string>();
-    for (const s of scopes) set.add(s);
+    for (const s of scopes) {
+      set.add(s);
+    }
     this.granted.set(key, set);
   }
 

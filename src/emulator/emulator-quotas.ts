@@ -35,8 +35,12 @@ export class QuotaTracker {
       return { check: c, bucket, count: entry && entry.bucket === bucket ? entry.count : 0 };
     });
     const exhausted = current.find((c) => c.count + (c.check.cost ?? 1) > c.check.limit);
-    if (exhausted) return exhausted.check;
-    for (const c of current) this.counters.set(c.check.key, { bucket: c.bucket, count: c.count + (c.check.cost ?? 1) });
+    if (exhausted) {
+      return exhausted.check;
+    }
+    for (const c of current) {
+      this.counters.set(c.check.key, { bucket: c.bucket, count: c.count + (c.check.cost ?? 1) });
+    }
     return undefined;
   }
 

@@ -69,7 +69,10 @@ export type RouteMatch =
 /** Decodes every raw segment once; undefined when one is malformed. */
 export function decodeSegments(rawPath: string): string[] | undefined {
   try {
-    return rawPath.split('/').slice(1).map((s) => decodeURIComponent(s));
+    return rawPath
+      .split('/')
+      .slice(1)
+      .map((s) => decodeURIComponent(s));
   } catch {
     return undefined;
   }
@@ -77,12 +80,16 @@ export function decodeSegments(rawPath: string): string[] | undefined {
 
 function matchPattern(pattern: string, segments: string[]): Record<string, string> | undefined {
   const parts = pattern.split('/').slice(1);
-  if (parts.length !== segments.length) return undefined;
+  if (parts.length !== segments.length) {
+    return undefined;
+  }
   const params: Record<string, string> = {};
   for (let i = 0; i < parts.length; i++) {
     const p = parts[i];
     if (p.startsWith('{') && p.endsWith('}')) {
-      if (!segments[i]) return undefined;
+      if (!segments[i]) {
+        return undefined;
+      }
       params[p.slice(1, -1)] = segments[i];
     } else if (p !== segments[i]) {
       return undefined;
@@ -93,12 +100,18 @@ function matchPattern(pattern: string, segments: string[]): Record<string, strin
 
 export function matchRoute(routes: readonly RouteDef[], method: string, rawPath: string): RouteMatch {
   const segments = decodeSegments(rawPath);
-  if (!segments) return { kind: 'bad-encoding' };
+  if (!segments) {
+    return { kind: 'bad-encoding' };
+  }
   let pathMatched: RouteDef | undefined;
   for (const route of routes) {
     const params = matchPattern(route.path, segments);
-    if (!params) continue;
-    if (route.method === method) return { kind: 'route', route, params };
+    if (!params) {
+      continue;
+    }
+    if (route.method === method) {
+      return { kind: 'route', route, params };
+    }
     pathMatched ??= route;
   }
   return pathMatched ? { kind: 'method-not-allowed', style: pathMatched.style } : { kind: 'not-found' };
@@ -111,14 +124,20 @@ export function styleForPath(rawPath: string): ErrorStyle {
 
 /** The JSON body as an object; Google's proto parser refuses any other top-level value. */
 export function objectBody(body: unknown, style: ErrorStyle): Record<string, unknown> {
-  if (body === undefined) return {};
-  if (body && typeof body === 'object' && !Array.isArray(body)) return body as Record<string, unknown>;
+  if (body === undefined) {
+    return {};
+  }
+  if (body && typeof body === 'object' && !Array.isArray(body)) {
+    return body as Record<string, unknown>;
+  }
   throw badRequest(style, 'Invalid JSON payload received. Expected an object.');
 }
 
 /** Rejects fields the message does not have, worded like Google's JSON parser. */
 export function checkFields(obj: Record<string, unknown>, allowed: readonly string[], style: ErrorStyle, path = ''): void {
   for (const key of Object.keys(obj)) {
-    if (!allowed.includes(key)) throw unknownField(style, key, path);
+    if (!allowed.includes(key)) {
+      throw unknownField(style, key, path);
+    }
   }
 }

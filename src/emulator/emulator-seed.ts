@@ -117,7 +117,14 @@ export const SEED_SITEMAPS: readonly SeedSitemap[] = [
     isPending: true,
     submittedDaysAgo: 0,
   },
-  { siteUrl: SEED_PROPERTIES.domain, path: 'https://example.com/sitemap.xml', type: 'sitemap', submittedDaysAgo: 90, downloadedDaysAgo: 2, lists: all },
+  {
+    siteUrl: SEED_PROPERTIES.domain,
+    path: 'https://example.com/sitemap.xml',
+    type: 'sitemap',
+    submittedDaysAgo: 90,
+    downloadedDaysAgo: 2,
+    lists: all,
+  },
   {
     siteUrl: SEED_PROPERTIES.fullUser,
     path: 'https://shop.example.com/sitemap.xml',
@@ -127,9 +134,30 @@ export const SEED_SITEMAPS: readonly SeedSitemap[] = [
     warnings: 1,
     lists: all,
   },
-  { siteUrl: SEED_PROPERTIES.restricted, path: 'https://www.example.org/sitemap.xml', type: 'sitemap', submittedDaysAgo: 200, downloadedDaysAgo: 5, lists: all },
-  { siteUrl: SEED_PROPERTIES.blog, path: 'https://blog.example.net/sitemap.xml', type: 'sitemap', submittedDaysAgo: 60, downloadedDaysAgo: 1, lists: all },
-  { siteUrl: SEED_PROPERTIES.blog, path: 'https://blog.example.net/atom.xml', type: 'atomFeed', submittedDaysAgo: 60, downloadedDaysAgo: 1, lists: isPost },
+  {
+    siteUrl: SEED_PROPERTIES.restricted,
+    path: 'https://www.example.org/sitemap.xml',
+    type: 'sitemap',
+    submittedDaysAgo: 200,
+    downloadedDaysAgo: 5,
+    lists: all,
+  },
+  {
+    siteUrl: SEED_PROPERTIES.blog,
+    path: 'https://blog.example.net/sitemap.xml',
+    type: 'sitemap',
+    submittedDaysAgo: 60,
+    downloadedDaysAgo: 1,
+    lists: all,
+  },
+  {
+    siteUrl: SEED_PROPERTIES.blog,
+    path: 'https://blog.example.net/atom.xml',
+    type: 'atomFeed',
+    submittedDaysAgo: 60,
+    downloadedDaysAgo: 1,
+    lists: isPost,
+  },
 ];
 
 export interface SeedResource {

@@ -66,7 +66,9 @@ export class EmulatorState {
     const contents = this.seedSitemapContents();
 
     this.sites.clear();
-    for (const s of SEED_SITES) this.sites.set(s.siteUrl, s.permissionLevel);
+    for (const s of SEED_SITES) {
+      this.sites.set(s.siteUrl, s.permissionLevel);
+    }
 
     this.sitemaps.clear();
     for (const s of SEED_SITEMAPS) {
@@ -89,15 +91,24 @@ export class EmulatorState {
       const site = { type: r.type, identifier: r.identifier };
       this.resources.set(decodeURIComponent(resourceIdFor(site)), { id: resourceIdFor(site), site, owners: [...r.owners] });
     }
-    for (const principal of this.accountPrincipals) this.addSeedOwner(principal);
+    for (const principal of this.accountPrincipals) {
+      this.addSeedOwner(principal);
+    }
 
     this.notifications.clear();
     for (const n of SEED_NOTIFICATIONS) {
       const entry = this.notifications.get(n.url) ?? { url: n.url };
       // At a fixed hour of the world's day, like its crawl times.
-      const notification = { url: n.url, type: n.type, notifyTime: new Date(this.world.anchor - n.daysAgo * DAY_MS + n.hour * 3_600_000).toISOString() };
-      if (n.type === 'URL_UPDATED') entry.latestUpdate = notification;
-      else entry.latestRemove = notification;
+      const notification = {
+        url: n.url,
+        type: n.type,
+        notifyTime: new Date(this.world.anchor - n.daysAgo * DAY_MS + n.hour * 3_600_000).toISOString(),
+      };
+      if (n.type === 'URL_UPDATED') {
+        entry.latestUpdate = notification;
+      } else {
+        entry.latestRemove = notification;
+      }
       this.notifications.set(n.url, entry);
     }
 
@@ -109,11 +120,17 @@ export class EmulatorState {
     this.listedIn.clear();
     const counts = new Map<string, number>();
     for (const s of SEED_SITEMAPS) {
-      if (!s.lists) continue;
+      if (!s.lists) {
+        continue;
+      }
       const pages = this.world.sitemapPages(s.siteUrl, s.path, s.lists);
-      for (const p of pages) this.listedIn.set(p.url, [...(this.listedIn.get(p.url) ?? []), s.path]);
+      for (const p of pages) {
+        this.listedIn.set(p.url, [...(this.listedIn.get(p.url) ?? []), s.path]);
+      }
       counts.set(s.path, pages.length);
-      if (s.parent) counts.set(s.parent, (counts.get(s.parent) ?? 0) + pages.length);
+      if (s.parent) {
+        counts.set(s.parent, (counts.get(s.parent) ?? 0) + pages.length);
+      }
     }
     const news = new Set(SEED_SITEMAPS.filter((s: SeedSitemap) => s.news).map((s) => s.path));
     const contents = new Map<string, WmxSitemapContent[]>();
@@ -134,7 +151,9 @@ export class EmulatorState {
   private addSeedOwner(principal: string): void {
     for (const r of SEED_RESOURCES) {
       const resource = this.resources.get(decodeURIComponent(resourceIdFor(r)));
-      if (resource && resource.owners.includes(SEED_OWNER_EMAIL) && !resource.owners.includes(principal)) resource.owners = [...resource.owners, principal];
+      if (resource && resource.owners.includes(SEED_OWNER_EMAIL) && !resource.owners.includes(principal)) {
+        resource.owners = [...resource.owners, principal];
+      }
     }
   }
 
@@ -142,7 +161,9 @@ export class EmulatorState {
     let list = this.sitemaps.get(siteUrl);
     if (!list) {
       list = [];
-      if (create) this.sitemaps.set(siteUrl, list);
+      if (create) {
+        this.sitemaps.set(siteUrl, list);
+      }
     }
     return list;
   }
@@ -158,7 +179,9 @@ export class EmulatorState {
   /** Whether a verified resource owned by `principal` proves ownership of a property. */
   ownsViaVerification(principal: string, property: string): boolean {
     for (const r of this.resources.values()) {
-      if (r.owners.includes(principal) && siteCoversProperty(r.site, property)) return true;
+      if (r.owners.includes(principal) && siteCoversProperty(r.site, property)) {
+        return true;
+      }
     }
     return false;
   }

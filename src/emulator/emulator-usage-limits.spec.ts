@@ -15,9 +15,18 @@ afterAll(() => kit.emulator.close());
 beforeEach(() => kit.emulator.reset());
 
 const JOB = 'https://www.example.com/jobs/senior-engineer';
-const calls: Record<'sites.list' | 'searchanalytics.query' | 'urlInspection.index.inspect' | 'urlNotifications.publish' | 'urlNotifications.getMetadata' | 'webResource.list', () => Promise<unknown>> = {
+const calls: Record<
+  | 'sites.list'
+  | 'searchanalytics.query'
+  | 'urlInspection.index.inspect'
+  | 'urlNotifications.publish'
+  | 'urlNotifications.getMetadata'
+  | 'webResource.list',
+  () => Promise<unknown>
+> = {
   'sites.list': () => kit.sc.sites.list({}, { retry: false }),
-  'searchanalytics.query': () => kit.sc.searchanalytics.query({ siteUrl: SEED_PROPERTIES.owned, requestBody: { startDate: '2026-11-01', endDate: '2026-11-02' } }),
+  'searchanalytics.query': () =>
+    kit.sc.searchanalytics.query({ siteUrl: SEED_PROPERTIES.owned, requestBody: { startDate: '2026-11-01', endDate: '2026-11-02' } }),
   'urlInspection.index.inspect': () =>
     kit.sc.urlInspection.index.inspect({ requestBody: { inspectionUrl: 'https://www.example.com/', siteUrl: SEED_PROPERTIES.owned } }),
   'urlNotifications.publish': () => kit.idx.urlNotifications.publish({ requestBody: { url: JOB, type: 'URL_UPDATED' } }),
@@ -48,14 +57,22 @@ describe('SERVICE_DISABLED: an API not enabled in the project', () => {
         error: {
           code: 403,
           message,
-          errors: [{ message, domain: 'usageLimits', reason: 'accessNotConfigured', extendedHelp: 'https://console.developers.google.com' }],
+          errors: [
+            { message, domain: 'usageLimits', reason: 'accessNotConfigured', extendedHelp: 'https://console.developers.google.com' },
+          ],
           status: 'PERMISSION_DENIED',
           details: [
             {
               '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
               reason: 'SERVICE_DISABLED',
               domain: 'googleapis.com',
-              metadata: { activationUrl: url, consumer: `projects/${n}`, containerInfo: n, service: 'searchconsole.googleapis.com', serviceTitle: 'Google Search Console API' },
+              metadata: {
+                activationUrl: url,
+                consumer: `projects/${n}`,
+                containerInfo: n,
+                service: 'searchconsole.googleapis.com',
+                serviceTitle: 'Google Search Console API',
+              },
             },
             { '@type': 'type.googleapis.com/google.rpc.LocalizedMessage', locale: 'en-US', message },
             { '@type': 'type.googleapis.com/google.rpc.Help', links: [{ description: 'Google developers console API activation', url }] },
@@ -71,8 +88,15 @@ describe('SERVICE_DISABLED: an API not enabled in the project', () => {
     const e = await failing('urlNotifications.publish');
     expect(e.status).toBe(403);
     expect(e.data.error).not.toHaveProperty('errors');
-    expect(e.data.error).toMatchObject({ code: 403, message: expectedMessage('Web Search Indexing API', 'indexing.googleapis.com'), status: 'PERMISSION_DENIED' });
-    expect(e.data.error.details[0]).toMatchObject({ reason: 'SERVICE_DISABLED', metadata: { service: 'indexing.googleapis.com', consumer: `projects/${n}` } });
+    expect(e.data.error).toMatchObject({
+      code: 403,
+      message: expectedMessage('Web Search Indexing API', 'indexing.googleapis.com'),
+      status: 'PERMISSION_DENIED',
+    });
+    expect(e.data.error.details[0]).toMatchObject({
+      reason: 'SERVICE_DISABLED',
+      metadata: { service: 'indexing.googleapis.com', consumer: `projects/${n}` },
+    });
     expect(kit.emulator.state.notifications.get(JOB)!.latestUpdate!.notifyTime).not.toBe(NOW.toISOString()); // nothing was published
   });
 
@@ -89,7 +113,9 @@ describe('SERVICE_DISABLED: an API not enabled in the project', () => {
       }
       await expect(off.sc.sites.list()).resolves.toMatchObject({ status: 200 });
       off.emulator.setServiceEnabled('indexing.googleapis.com', true);
-      await expect(off.idx.urlNotifications.publish({ requestBody: { url: JOB, type: 'URL_UPDATED' } })).resolves.toMatchObject({ status: 200 });
+      await expect(off.idx.urlNotifications.publish({ requestBody: { url: JOB, type: 'URL_UPDATED' } })).resolves.toMatchObject({
+        status: 200,
+      });
       off.emulator.reset();
       expect(off.emulator.disabledServices()).toEqual(['indexing.googleapis.com']);
       // Authentication comes first: a bad token is still 401.
@@ -102,11 +128,19 @@ describe('SERVICE_DISABLED: an API not enabled in the project', () => {
 
   it('can be switched over HTTP', async () => {
     const post = (body: unknown) =>
-      fetch(`${kit.emulator.url}/__emulator/services`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    expect(await (await post({ service: 'searchconsole.googleapis.com', enabled: false })).json()).toEqual({ disabled: ['searchconsole.googleapis.com'] });
+      fetch(`${kit.emulator.url}/__emulator/services`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    expect(await (await post({ service: 'searchconsole.googleapis.com', enabled: false })).json()).toEqual({
+      disabled: ['searchconsole.googleapis.com'],
+    });
     expect((await failing('searchanalytics.query')).data.error.errors[0].reason).toBe('accessNotConfigured');
     expect((await failing('urlInspection.index.inspect')).data.error.details[0].reason).toBe('SERVICE_DISABLED');
-    await expect(kit.idx.urlNotifications.publish({ requestBody: { url: JOB, type: 'URL_UPDATED' } })).resolves.toMatchObject({ status: 200 });
+    await expect(kit.idx.urlNotifications.publish({ requestBody: { url: JOB, type: 'URL_UPDATED' } })).resolves.toMatchObject({
+      status: 200,
+    });
     expect((await post({ service: 'searchconsole.googleapis.com' })).status).toBe(400);
     const number = await (await fetch(`${kit.emulator.url}/__emulator/project-number?project=emulator-project`)).json();
     expect(number).toEqual({ projectNumber: n });
@@ -117,15 +151,25 @@ describe('SERVICE_DISABLED: an API not enabled in the project', () => {
     const e = await failing('webResource.list');
     const url = `https://console.developers.google.com/apis/api/siteverification.googleapis.com/overview?project=${n}`;
     const message = `Access Not Configured. ${expectedMessage('Google Site Verification API', 'siteverification.googleapis.com')}`;
-    expect(e.data).toEqual({ error: { code: 403, message, errors: [{ message, domain: 'usageLimits', reason: 'accessNotConfigured', extendedHelp: url }] } });
+    expect(e.data).toEqual({
+      error: { code: 403, message, errors: [{ message, domain: 'usageLimits', reason: 'accessNotConfigured', extendedHelp: url }] },
+    });
   });
 });
 
 describe('403 that is quota, not permission', () => {
   const cases: Array<[FaultPreset, string, RegExp]> = [
     ['quota_exceeded', 'quotaExceeded', /^Quota exceeded$/],
-    ['daily_limit_exceeded', 'dailyLimitExceeded', /^Daily Limit Exceeded\. The quota will be reset at midnight Pacific Time \(PT\)\. .*quotas\?project=\d{12}$/],
-    ['rate_limit_exceeded', 'rateLimitExceeded', /^Quota exceeded for quota metric 'Queries' and limit 'Queries per minute per user' of service 'searchconsole\.googleapis\.com' for consumer 'project_number:\d{12}'\.$/],
+    [
+      'daily_limit_exceeded',
+      'dailyLimitExceeded',
+      /^Daily Limit Exceeded\. The quota will be reset at midnight Pacific Time \(PT\)\. .*quotas\?project=\d{12}$/,
+    ],
+    [
+      'rate_limit_exceeded',
+      'rateLimitExceeded',
+      /^Quota exceeded for quota metric 'Queries' and limit 'Queries per minute per user' of service 'searchconsole\.googleapis\.com' for consumer 'project_number:\d{12}'\.$/,
+    ],
     ['user_rate_limit_exceeded', 'userRateLimitExceeded', /^User Rate Limit Exceeded$/],
   ];
 
@@ -141,10 +185,15 @@ describe('403 that is quota, not permission', () => {
     kit.emulator.injectFault({ route: 'sites.list', preset: 'rate_limit_exceeded' });
     kit.emulator.injectFault({ route: 'sites.list', preset: 'daily_limit_exceeded' });
     const rate = await failing('sites.list');
-    expect(rate.data.error).toMatchObject({ status: 'PERMISSION_DENIED', details: [{ reason: 'RATE_LIMIT_EXCEEDED', metadata: { consumer: `projects/${n}` } }, { links: [{}] }] });
+    expect(rate.data.error).toMatchObject({
+      status: 'PERMISSION_DENIED',
+      details: [{ reason: 'RATE_LIMIT_EXCEEDED', metadata: { consumer: `projects/${n}` } }, { links: [{}] }],
+    });
     const daily = await failing('sites.list');
     expect(daily.data.error).not.toHaveProperty('details');
-    expect(daily.data.error.errors[0].extendedHelp).toBe(`https://console.developers.google.com/apis/api/searchconsole.googleapis.com/quotas?project=${n}`);
+    expect(daily.data.error.errors[0].extendedHelp).toBe(
+      `https://console.developers.google.com/apis/api/searchconsole.googleapis.com/quotas?project=${n}`,
+    );
   });
 
   it('on One Platform routes the reason is invisible: no errors[], status PERMISSION_DENIED', async () => {
@@ -155,16 +204,27 @@ describe('403 that is quota, not permission', () => {
 
   it('keeps a custom message, and lasts `times`', async () => {
     kit.emulator.injectFault({ route: 'sites.list', preset: 'quota_exceeded', message: 'Quota exceeded for this site.', times: 2 });
-    expect((await failing('sites.list')).data.error).toMatchObject({ message: 'Quota exceeded for this site.', errors: [{ reason: 'quotaExceeded' }] });
+    expect((await failing('sites.list')).data.error).toMatchObject({
+      message: 'Quota exceeded for this site.',
+      errors: [{ reason: 'quotaExceeded' }],
+    });
     expect((await failing('sites.list')).status).toBe(403);
     await expect(kit.sc.sites.list()).resolves.toMatchObject({ status: 200 });
   });
 });
 
 describe('resource_exhausted: the route’s own 429', () => {
-  const legacy = { code: 429, message: 'Rate Limit Exceeded', errors: [{ message: 'Rate Limit Exceeded', domain: 'usageLimits', reason: 'rateLimitExceeded' }], status: 'RESOURCE_EXHAUSTED' };
+  const legacy = {
+    code: 429,
+    message: 'Rate Limit Exceeded',
+    errors: [{ message: 'Rate Limit Exceeded', domain: 'usageLimits', reason: 'rateLimitExceeded' }],
+    status: 'RESOURCE_EXHAUSTED',
+  };
   const cases: Array<[keyof typeof calls & RouteName, (n: string) => unknown]> = [
-    ['urlInspection.index.inspect', () => ({ code: 429, message: `Quota exceeded for ${SEED_PROPERTIES.owned}.`, status: 'RESOURCE_EXHAUSTED' })],
+    [
+      'urlInspection.index.inspect',
+      () => ({ code: 429, message: `Quota exceeded for ${SEED_PROPERTIES.owned}.`, status: 'RESOURCE_EXHAUSTED' }),
+    ],
     ['searchanalytics.query', () => legacy],
     ['sites.list', () => legacy],
     ['webResource.list', () => legacy],
@@ -175,7 +235,10 @@ describe('resource_exhausted: the route’s own 429', () => {
           message: `Quota exceeded for quota metric 'Publish requests' and limit 'Publish requests per day' of service 'indexing.googleapis.com' for consumer 'project_number:${n}'.`,
         }),
     ],
-    ['urlNotifications.getMetadata', () => expect.objectContaining({ message: expect.stringContaining("limit 'Metadata requests per minute'") })],
+    [
+      'urlNotifications.getMetadata',
+      () => expect.objectContaining({ message: expect.stringContaining("limit 'Metadata requests per minute'") }),
+    ],
   ];
 
   it.each(cases)('%s', async (route, body) => {

@@ -30,7 +30,9 @@ const QUOTA_HELP_URL = 'https://cloud.google.com/docs/quotas/help/request_increa
  * stable 12-digit hash of it; an id that is already a number is kept.
  */
 export function projectNumberOf(project: string): string {
-  if (/^\d+$/.test(project)) return project;
+  if (/^\d+$/.test(project)) {
+    return project;
+  }
   return String(100000000000 + (hashString(project) % 900000) * 1000000 + (hashString(`${project}#`) % 1000000));
 }
 
@@ -56,7 +58,9 @@ export function serviceDisabledBody(style: ErrorStyle, service: string, projectN
   const url = activationUrl(service, projectNumber);
   const error: Record<string, unknown> = { code: 403, message };
   if (style === 'classic') {
-    error.errors = [{ message, domain: 'usageLimits', reason: 'accessNotConfigured', extendedHelp: 'https://console.developers.google.com' }];
+    error.errors = [
+      { message, domain: 'usageLimits', reason: 'accessNotConfigured', extendedHelp: 'https://console.developers.google.com' },
+    ];
   }
   error.status = 'PERMISSION_DENIED';
   error.details = [
@@ -84,7 +88,9 @@ export function serviceDisabledBody(style: ErrorStyle, service: string, projectN
  * errors[] array, so there it is the SERVICE_DISABLED form.
  */
 export function accessNotConfiguredBody(style: ErrorStyle, service: string, projectNumber: string): GoogleErrorBody {
-  if (style === 'rpc') return serviceDisabledBody(style, service, projectNumber);
+  if (style === 'rpc') {
+    return serviceDisabledBody(style, service, projectNumber);
+  }
   const message = `Access Not Configured. ${disabledMessage(service, projectNumber)}`;
   return {
     error: {
@@ -182,14 +188,19 @@ interface UsageLimitInput {
 }
 
 function legacy403(input: UsageLimitInput, reason: string, message: string, extendedHelp?: string): GoogleErrorBody {
-  if (input.style === 'rpc') return { error: { code: 403, message, status: 'PERMISSION_DENIED' } };
+  if (input.style === 'rpc') {
+    return { error: { code: 403, message, status: 'PERMISSION_DENIED' } };
+  }
   return {
     error: { code: 403, message, errors: [{ message, domain: 'usageLimits', reason, ...(extendedHelp ? { extendedHelp } : {}) }] },
   };
 }
 
 /** 403 answers that are quota, not permission (usageLimits reasons). */
-export function usageLimit403(preset: 'quota_exceeded' | 'daily_limit_exceeded' | 'rate_limit_exceeded' | 'user_rate_limit_exceeded', input: UsageLimitInput): GoogleErrorBody {
+export function usageLimit403(
+  preset: 'quota_exceeded' | 'daily_limit_exceeded' | 'rate_limit_exceeded' | 'user_rate_limit_exceeded',
+  input: UsageLimitInput,
+): GoogleErrorBody {
   switch (preset) {
     case 'quota_exceeded':
       return legacy403(input, 'quotaExceeded', 'Quota exceeded');
@@ -215,7 +226,9 @@ export function usageLimit403(preset: 'quota_exceeded' | 'daily_limit_exceeded' 
       };
       const message = rateLimitMessage(info);
       const error: Record<string, unknown> = { code: 403, message };
-      if (input.style === 'classic') error.errors = [{ message, domain: 'usageLimits', reason: 'rateLimitExceeded' }];
+      if (input.style === 'classic') {
+        error.errors = [{ message, domain: 'usageLimits', reason: 'rateLimitExceeded' }];
+      }
       error.status = 'PERMISSION_DENIED';
       error.details = rateLimitDetails(info);
       return { error };

@@ -34,7 +34,7 @@ const control = async (method: string, path: string, body?: unknown) => {
     headers: { 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  return { status: res.status, body: (await res.json()) };
+  return { status: res.status, body: await res.json() };
 };
 
 describe('routing', () => {
@@ -161,6 +161,8 @@ describe('control endpoints', () => {
     const auth = emulatorJwtClient(kit.emulator.url, other.key, [SCOPES.webmastersReadonly]);
     const sc = searchconsole({ version: 'v1', auth, rootUrl: `${kit.emulator.url}/` });
     await expect(sc.sites.list()).resolves.toMatchObject({ status: 200 });
-    expect((await control('GET', 'token-grants')).body).toContainEqual(expect.objectContaining({ principal: other.key.client_email, ok: true }));
+    expect((await control('GET', 'token-grants')).body).toContainEqual(
+      expect.objectContaining({ principal: other.key.client_email, ok: true }),
+    );
   });
 });

@@ -150,13 +150,19 @@ export class GoogleEmulator {
     this.indexingOptions = { ...this.options.indexing };
     this.indexing = resolveIndexingBehaviour(this.indexingOptions);
     this.disabled.clear();
-    for (const service of this.options.disabledServices ?? []) this.disabled.add(service);
+    for (const service of this.options.disabledServices ?? []) {
+      this.disabled.add(service);
+    }
   }
 
   /** Ends promptly even with requests held by 'hang' faults or latency: their sockets are destroyed. */
   async close(): Promise<void> {
-    for (const release of this.waiting) release();
-    for (const res of this.hung) res.destroy();
+    for (const release of this.waiting) {
+      release();
+    }
+    for (const res of this.hung) {
+      res.destroy();
+    }
     this.hung.clear();
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     this.server.closeAllConnections();
@@ -165,8 +171,11 @@ export class GoogleEmulator {
 
   /** Switches an API on or off for every project (off = 403 SERVICE_DISABLED), until reset(). */
   setServiceEnabled(service: string, enabled: boolean): void {
-    if (enabled) this.disabled.delete(service);
-    else this.disabled.add(service);
+    if (enabled) {
+      this.disabled.delete(service);
+    } else {
+      this.disabled.add(service);
+    }
   }
 
   disabledServices(): string[] {
@@ -248,8 +257,11 @@ export class GoogleEmulator {
   }
 
   setLatency(route: string, ms: number): void {
-    if (ms > 0) this.latency.set(route, ms);
-    else this.latency.delete(route);
+    if (ms > 0) {
+      this.latency.set(route, ms);
+    } else {
+      this.latency.delete(route);
+    }
   }
 
   /** Clears injected faults and latencies. */
@@ -318,14 +330,18 @@ export class GoogleEmulator {
         return method === 'POST' ? handleConsent(new URLSearchParams(raw.toString('utf8')), ctx) : notAllowed;
       case REVOKE_PATH: {
         record.route = 'oauth.revoke';
-        if (method !== 'POST') return notAllowed;
+        if (method !== 'POST') {
+          return notAllowed;
+        }
         const form = parseTokenForm(raw.toString('utf8'), req.headers['content-type']);
         // Google takes the token as a form field or, as google-auth-library sends it, in the query string.
         return handleRevoke(form.token ?? query.token, ctx);
       }
       case USERINFO_PATH: {
         record.route = 'oauth.userinfo';
-        if (method !== 'GET' && method !== 'POST') return notAllowed;
+        if (method !== 'GET' && method !== 'POST') {
+          return notAllowed;
+        }
         const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1] ?? query.access_token;
         const answer = handleUserinfo(bearer, ctx);
         record.principal = bearer ? this.credentials.resolveBearer(bearer)?.principal : undefined;
@@ -337,9 +353,13 @@ export class GoogleEmulator {
   }
 
   private runToken(method: string, form: Record<string, string>, record: RecordedRequest): Answer {
-    if (method !== 'POST') return { status: 405, body: { error: 'invalid_request', error_description: 'Method Not Allowed' } };
+    if (method !== 'POST') {
+      return { status: 405, body: { error: 'invalid_request', error_description: 'Method Not Allowed' } };
+    }
     const answer = handleTokenRequest(form, { credentials: this.credentials, tokenUrl: this.tokenUrl, oauth: this.oauth });
-    if (answer.grant) this.tokenGrants.push(answer.grant);
+    if (answer.grant) {
+      this.tokenGrants.push(answer.grant);
+    }
     record.principal = answer.principal;
     return { status: answer.status, body: answer.body, headers: { 'cache-control': 'no-cache, no-store, max-age=0, must-revalidate' } };
   }
@@ -352,7 +372,9 @@ export class GoogleEmulator {
     // Faults may match the form's fields, plus emulator_user: the Google user a refresh token or code belongs to.
     const user = this.credentials.refreshTokens.get(form.refresh_token ?? '')?.googleUser ?? this.oauth.codes.get(form.code ?? '')?.user;
     const fault = this.faults.take('token', true, user ? { ...form, emulator_user: user } : form);
-    if (fault?.kind === 'status') return tokenFaultAnswer(fault);
+    if (fault?.kind === 'status') {
+      return tokenFaultAnswer(fault);
+    }
     return answerUnderFault(fault, () => this.runToken(method, form, record));
   }
 
@@ -407,13 +429,20 @@ export class GoogleEmulator {
     holder: ReturnType<EmulatorCredentials['resolveBearer']>,
   ): Answer {
     try {
-      if (!holder) throw unauthenticated(route.style);
+      if (!holder) {
+        throw unauthenticated(route.style);
+      }
       if (this.disabled.has(route.service)) {
         throw new GoogleApiError(403, serviceDisabledBody(route.style, route.service, projectNumberOf(holder.project)));
       }
-      if (!route.scopes.some((s) => holder.scopes.includes(s))) throw scopeInsufficient(route.style, route.service, route.rpcMethod);
+      if (!route.scopes.some((s) => holder.scopes.includes(s))) {
+        throw scopeInsufficient(route.style, route.service, route.rpcMethod);
+      }
       if (!bodyValid) {
-        throw new GoogleApiError(400, googleErrorBody(route.style, { status: 400, message: 'Invalid JSON payload received. Unexpected token.', reason: 'parseError' }));
+        throw new GoogleApiError(
+          400,
+          googleErrorBody(route.style, { status: 400, message: 'Invalid JSON payload received. Unexpected token.', reason: 'parseError' }),
+        );
       }
       return route.handle({
         params,
@@ -432,7 +461,9 @@ export class GoogleEmulator {
         indexing: this.indexing,
       });
     } catch (err) {
-      if (err instanceof GoogleApiError) return { status: err.status, body: err.body, headers: err.headers };
+      if (err instanceof GoogleApiError) {
+        return { status: err.status, body: err.body, headers: err.headers };
+      }
       // An emulator bug still answers like Google's backend would, and says what broke.
       const message = `Internal error encountered. (emulator: ${err instanceof Error ? err.message : String(err)})`;
       return { status: 500, body: googleErrorBody(route.style, { status: 500, message }) };
@@ -441,7 +472,9 @@ export class GoogleEmulator {
 
   private delay(route: string, isToken: boolean): Promise<void> {
     const ms = this.latency.get(route) ?? (isToken ? undefined : this.latency.get('*'));
-    if (!ms) return Promise.resolve();
+    if (!ms) {
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
       const release = () => {
         clearTimeout(timer);

@@ -6,13 +6,15 @@ import { rejection, startEmulatorKit, useEmulatorKit } from '../../test/support/
 const NOW = new Date('2026-11-30T20:30:00Z');
 const kit = useEmulatorKit({ now: () => NOW });
 
-
 describe('urlNotifications.publish', () => {
   it('publishes URL_UPDATED for an owned URL, answering without latestUpdate as Google now does, and records it', async () => {
     const url = 'https://www.example.com/jobs/new-role';
     const { data } = await kit.idx.urlNotifications.publish({ requestBody: { url, type: 'URL_UPDATED' } });
     expect(data).toEqual({ urlNotificationMetadata: { url } });
-    expect(kit.emulator.state.notifications.get(url)).toEqual({ url, latestUpdate: { url, type: 'URL_UPDATED', notifyTime: NOW.toISOString() } });
+    expect(kit.emulator.state.notifications.get(url)).toEqual({
+      url,
+      latestUpdate: { url, type: 'URL_UPDATED', notifyTime: NOW.toISOString() },
+    });
     expect(kit.emulator.apiRequests().at(-1)).toMatchObject({
       method: 'POST',
       rawPath: '/v3/urlNotifications:publish',
@@ -45,10 +47,12 @@ describe('urlNotifications.publish', () => {
     };
     // A full-user property with no owned property above it.
     kit.emulator.state.sites.set('https://store.example.net/', 'siteFullUser');
-    expect(await rejection(kit.idx.urlNotifications.publish({ requestBody: { url: 'https://store.example.net/x', type: 'URL_UPDATED' } })))
-      .toEqual(expected);
-    expect(await rejection(kit.idx.urlNotifications.publish({ requestBody: { url: 'https://other.test/x', type: 'URL_UPDATED' } })))
-      .toEqual(expected);
+    expect(
+      await rejection(kit.idx.urlNotifications.publish({ requestBody: { url: 'https://store.example.net/x', type: 'URL_UPDATED' } })),
+    ).toEqual(expected);
+    expect(
+      await rejection(kit.idx.urlNotifications.publish({ requestBody: { url: 'https://other.test/x', type: 'URL_UPDATED' } })),
+    ).toEqual(expected);
     expect(kit.emulator.state.sites.get(SEED_PROPERTIES.fullUser)).toBe('siteFullUser');
     // shop.example.com is only a full-user property, but the owned sc-domain:example.com covers it.
     await expect(
@@ -81,9 +85,9 @@ describe('urlNotifications.getMetadata', () => {
     const url = 'https://www.example.com/jobs/just-sent';
     await kit.idx.urlNotifications.publish({ requestBody: { url, type: 'URL_UPDATED' } });
     expect(await rejection(kit.idx.urlNotifications.getMetadata({ url }, { retry: false }))).toEqual(NOT_FOUND);
-    expect(await rejection(kit.idx.urlNotifications.getMetadata({ url: 'https://www.example.com/jobs/senior-engineer' }, { retry: false }))).toEqual(
-      NOT_FOUND,
-    );
+    expect(
+      await rejection(kit.idx.urlNotifications.getMetadata({ url: 'https://www.example.com/jobs/senior-engineer' }, { retry: false })),
+    ).toEqual(NOT_FOUND);
     expect(kit.emulator.indexingBehaviour()).toEqual({ forgetful: true, metadataLagMs: Infinity, publishEchoesMetadata: false });
   });
 
@@ -107,9 +111,13 @@ describe('urlNotifications.getMetadata', () => {
       expect(data).toEqual({ urlNotificationMetadata: { url } });
       const meta = (u: string) => lagging.idx.urlNotifications.getMetadata({ url: u }, { retry: false });
       expect(await rejection(meta(url))).toEqual(NOT_FOUND);
-      await expect(meta('https://www.example.com/jobs/closed-role')).resolves.toMatchObject({ data: { latestRemove: { type: 'URL_DELETED' } } });
+      await expect(meta('https://www.example.com/jobs/closed-role')).resolves.toMatchObject({
+        data: { latestRemove: { type: 'URL_DELETED' } },
+      });
       clock = new Date(NOW.getTime() + 60000);
-      await expect(meta(url)).resolves.toMatchObject({ data: { url, latestUpdate: { type: 'URL_UPDATED', notifyTime: NOW.toISOString() } } });
+      await expect(meta(url)).resolves.toMatchObject({
+        data: { url, latestUpdate: { type: 'URL_UPDATED', notifyTime: NOW.toISOString() } },
+      });
       // A new notification hides the URL again for the lag.
       await lagging.idx.urlNotifications.publish({ requestBody: { url, type: 'URL_DELETED' } });
       expect(await rejection(meta(url))).toEqual(NOT_FOUND);
@@ -120,16 +128,24 @@ describe('urlNotifications.getMetadata', () => {
 
   it('answers 404 NOT_FOUND for a URL never notified, in every mode', async () => {
     kit.emulator.setIndexingBehaviour({ forgetful: false });
-    expect(await rejection(kit.idx.urlNotifications.getMetadata({ url: 'https://www.example.com/never' }, { retry: false }))).toEqual(NOT_FOUND);
+    expect(await rejection(kit.idx.urlNotifications.getMetadata({ url: 'https://www.example.com/never' }, { retry: false }))).toEqual(
+      NOT_FOUND,
+    );
   });
 
   it('takes its behaviour over HTTP too, and reset() returns to the start options', async () => {
     const post = (body: unknown) =>
-      fetch(`${kit.emulator.url}/__emulator/indexing`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      fetch(`${kit.emulator.url}/__emulator/indexing`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
     const res = await post({ forgetful: false });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ forgetful: false, metadataLagMs: 'Infinity', publishEchoesMetadata: true });
-    await expect(kit.idx.urlNotifications.getMetadata({ url: 'https://www.example.com/jobs/senior-engineer' })).resolves.toMatchObject({ status: 200 });
+    await expect(kit.idx.urlNotifications.getMetadata({ url: 'https://www.example.com/jobs/senior-engineer' })).resolves.toMatchObject({
+      status: 200,
+    });
     expect((await post({ forgetful: 'no' })).status).toBe(400);
     kit.emulator.reset();
     expect(kit.emulator.indexingBehaviour().forgetful).toBe(true);
@@ -168,7 +184,10 @@ describe('indexing quotas', () => {
                   quota_limit_value: '2',
                 }),
               },
-              { '@type': 'type.googleapis.com/google.rpc.Help', links: [{ description: 'Request a higher quota limit.', url: expect.any(String) }] },
+              {
+                '@type': 'type.googleapis.com/google.rpc.Help',
+                links: [{ description: 'Request a higher quota limit.', url: expect.any(String) }],
+              },
             ],
           },
         },
@@ -180,7 +199,11 @@ describe('indexing quotas', () => {
       expect((await rejection(meta())).status).toBe(404); // forgetful, but counted
       const m = await rejection(meta());
       expect(m.data).toMatchObject({
-        error: { code: 429, message: expect.stringContaining("limit 'Metadata requests per minute'"), details: [{ metadata: { quota_limit_value: '1' } }, {}] },
+        error: {
+          code: 429,
+          message: expect.stringContaining("limit 'Metadata requests per minute'"),
+          details: [{ metadata: { quota_limit_value: '1' } }, {}],
+        },
       });
     } finally {
       await small.emulator.close();
@@ -192,7 +215,9 @@ describe('indexing quotas', () => {
     try {
       await small.idx.urlNotifications.publish({ requestBody: { url: 'https://www.example.com/jobs/a', type: 'URL_UPDATED' } });
       await rejection(small.idx.urlNotifications.getMetadata({ url: 'https://www.example.com/jobs/a' }, { retry: false }));
-      const e = await rejection(small.idx.urlNotifications.publish({ requestBody: { url: 'https://www.example.com/jobs/b', type: 'URL_UPDATED' } }));
+      const e = await rejection(
+        small.idx.urlNotifications.publish({ requestBody: { url: 'https://www.example.com/jobs/b', type: 'URL_UPDATED' } }),
+      );
       expect(e.status).toBe(429);
       expect(e.data.error.message).toContain("limit 'Requests per minute'");
       expect(e.data.error.details[0].metadata.quota_limit).toBe('DefaultRequestsPerMinutePerProject');

@@ -21,7 +21,9 @@ export interface ResolvedIndexingBehaviour {
 export function resolveIndexingBehaviour(options: IndexingBehaviour = {}): ResolvedIndexingBehaviour {
   const forgetful = options.forgetful ?? true;
   const metadataLagMs = options.metadataLagMs ?? Infinity;
-  if (!(metadataLagMs >= 0)) throw new Error('indexing.metadataLagMs must be a non-negative number of milliseconds (or Infinity)');
+  if (!(metadataLagMs >= 0)) {
+    throw new Error('indexing.metadataLagMs must be a non-negative number of milliseconds (or Infinity)');
+  }
   return { forgetful, metadataLagMs, publishEchoesMetadata: options.publishEchoesMetadata ?? !forgetful };
 }
 
@@ -32,7 +34,9 @@ function latestNotifyTime(entry: UrlNotificationMetadata): number {
 
 /** What getMetadata shows: nothing while Google "forgets" a notification. */
 function visibleMetadata(ctx: RouteContext, entry: UrlNotificationMetadata | undefined): UrlNotificationMetadata | undefined {
-  if (!entry || !ctx.indexing.forgetful) return entry;
+  if (!entry || !ctx.indexing.forgetful) {
+    return entry;
+  }
   return ctx.now.getTime() - latestNotifyTime(entry) >= ctx.indexing.metadataLagMs ? entry : undefined;
 }
 
@@ -45,7 +49,9 @@ const invalidArgument = (message = 'Request contains an invalid argument.', deta
 function requireOwner(ctx: RouteContext, url: string): void {
   // An emulator Google user's token owns only that user's properties.
   for (const [property, level] of ctx.userSites ?? ctx.state.sites) {
-    if (level === 'siteOwner' && urlInProperty(url, property)) return;
+    if (level === 'siteOwner' && urlInProperty(url, property)) {
+      return;
+    }
   }
   throw googleError('rpc', { status: 403, message: 'Permission denied. Failed to verify the URL ownership.' });
 }
@@ -61,13 +67,14 @@ function takeQuota(ctx: RouteContext, kind: 'publish' | 'metadata'): void {
     ],
     ctx.now,
   );
-  if (!exhausted) return;
+  if (!exhausted) {
+    return;
+  }
   const which: IndexingLimit = exhausted.key.startsWith('indexing-requests') ? 'requests' : kind;
   throw new GoogleApiError(429, indexingQuotaBody(which, projectNumberOf(ctx.project), exhausted.limit));
 }
 
-const isHttpUrl = (url: unknown): url is string =>
-  typeof url === 'string' && URL.canParse(url) && /^https?:$/.test(new URL(url).protocol);
+const isHttpUrl = (url: unknown): url is string => typeof url === 'string' && URL.canParse(url) && /^https?:$/.test(new URL(url).protocol);
 
 export const indexingRoutes: RouteDef[] = [
   {
@@ -82,7 +89,11 @@ export const indexingRoutes: RouteDef[] = [
       const body = objectBody(ctx.body, 'rpc');
       checkFields(body, ['url', 'type', 'notifyTime'], 'rpc');
       const { url, type } = body;
-      if (type !== undefined && !(NOTIFICATION_TYPES as readonly unknown[]).includes(type) && type !== 'URL_NOTIFICATION_TYPE_UNSPECIFIED') {
+      if (
+        type !== undefined &&
+        !(NOTIFICATION_TYPES as readonly unknown[]).includes(type) &&
+        type !== 'URL_NOTIFICATION_TYPE_UNSPECIFIED'
+      ) {
         throw invalidArgument(
           `Invalid value at 'url_notification.type' (type.googleapis.com/google.indexing.v3.UrlNotification.Type), ${JSON.stringify(type)}`,
           [
@@ -98,14 +109,21 @@ export const indexingRoutes: RouteDef[] = [
           ],
         );
       }
-      if (!isHttpUrl(url)) throw invalidArgument();
-      if (type === undefined || type === 'URL_NOTIFICATION_TYPE_UNSPECIFIED') throw invalidArgument();
+      if (!isHttpUrl(url)) {
+        throw invalidArgument();
+      }
+      if (type === undefined || type === 'URL_NOTIFICATION_TYPE_UNSPECIFIED') {
+        throw invalidArgument();
+      }
       requireOwner(ctx, url);
       takeQuota(ctx, 'publish');
       const notification: UrlNotification = { url, type: type as UrlNotification['type'], notifyTime: ctx.now.toISOString() };
       const entry: UrlNotificationMetadata = ctx.state.notifications.get(url) ?? { url };
-      if (notification.type === 'URL_UPDATED') entry.latestUpdate = notification;
-      else entry.latestRemove = notification;
+      if (notification.type === 'URL_UPDATED') {
+        entry.latestUpdate = notification;
+      } else {
+        entry.latestRemove = notification;
+      }
       ctx.state.notifications.set(url, entry);
       const echoed = ctx.indexing.publishEchoesMetadata ? structuredClone(entry) : { url };
       return { status: 200, body: { urlNotificationMetadata: echoed } };
@@ -121,11 +139,15 @@ export const indexingRoutes: RouteDef[] = [
     scopes: [SCOPES.indexing],
     handle(ctx) {
       const url = ctx.query.url;
-      if (!isHttpUrl(url)) throw invalidArgument();
+      if (!isHttpUrl(url)) {
+        throw invalidArgument();
+      }
       requireOwner(ctx, url);
       takeQuota(ctx, 'metadata');
       const entry = visibleMetadata(ctx, ctx.state.notifications.get(url));
-      if (!entry) throw notFound('rpc');
+      if (!entry) {
+        throw notFound('rpc');
+      }
       return { status: 200, body: entry };
     },
   },

@@ -57,9 +57,15 @@ async function authUrl(client: OAuth2Client, scope: string[], state = 'state-123
 async function consent(url: string, input: { user: string; untick?: string[]; decision?: 'allow' | 'deny' }): Promise<URL> {
   const html = await (await fetch(url)).text();
   const request = /name="request" value="([^"]+)"/.exec(html)?.[1];
-  if (!request) throw new Error(`no consent form: ${html}`);
+  if (!request) {
+    throw new Error(`no consent form: ${html}`);
+  }
   const form = new URLSearchParams({ request, user: input.user, decision: input.decision ?? 'allow' });
-  for (const s of new URL(url).searchParams.get('scope')!.split(' ')) if (!input.untick?.includes(s)) form.append('scope', s);
+  for (const s of new URL(url).searchParams.get('scope')!.split(' ')) {
+    if (!input.untick?.includes(s)) {
+      form.append('scope', s);
+    }
+  }
   const res = await fetch(`${emulator.url}/o/oauth2/v2/auth/consent`, { method: 'POST', body: form, redirect: 'manual' });
   expect(res.status).toBe(302);
   return new URL(res.headers.get('location')!);
@@ -86,7 +92,11 @@ const sc = (auth: OAuth2Client) => searchconsole({ version: 'v1', auth, rootUrl:
 
 describe('authorization code + PKCE with the real OAuth2Client', () => {
   it('exchanges the code for offline tokens carrying exactly the granted scopes, and userinfo names the chosen user', async () => {
-    const { client, tokens } = await connect('alice@example.com', ['openid', 'email', SCOPES.webmastersReadonly, SCOPES.webmasters], [SCOPES.webmasters]);
+    const { client, tokens } = await connect(
+      'alice@example.com',
+      ['openid', 'email', SCOPES.webmastersReadonly, SCOPES.webmasters],
+      [SCOPES.webmasters],
+    );
     expect(tokens.refresh_token).toMatch(/^1\/\/0/);
     expect(tokens.access_token).toMatch(/^ya29\./);
     expect(tokens.token_type).toBe('Bearer');
@@ -125,7 +135,9 @@ describe('authorization code + PKCE with the real OAuth2Client', () => {
     await client.revokeToken(tokens.refresh_token!);
     const e = await failure(client.refreshAccessToken());
     expect(e).toEqual({ status: 400, data: { error: 'invalid_grant', error_description: 'Token has been expired or revoked.' } });
-    const after = await fetch(`${emulator.url}/webmasters/v3/sites`, { headers: { authorization: `Bearer ${refreshed.credentials.access_token}` } });
+    const after = await fetch(`${emulator.url}/webmasters/v3/sites`, {
+      headers: { authorization: `Bearer ${refreshed.credentials.access_token}` },
+    });
     expect(after.status).toBe(401);
   });
 
@@ -133,7 +145,12 @@ describe('authorization code + PKCE with the real OAuth2Client', () => {
     const bob = await connect('bob@example.net', [SCOPES.webmastersReadonly]);
     const alice = await connect('alice@example.com', [SCOPES.webmastersReadonly]);
     // Every attempt fails (the client library retries 5xx on its own).
-    emulator.injectFault({ route: 'token', status: 503, times: Infinity, bodyMatches: { grant_type: 'refresh_token', emulator_user: 'bob@example.net' } });
+    emulator.injectFault({
+      route: 'token',
+      status: 503,
+      times: Infinity,
+      bodyMatches: { grant_type: 'refresh_token', emulator_user: 'bob@example.net' },
+    });
     try {
       const e = await failure(bob.client.refreshAccessToken());
       expect(e.status).toBe(503);
@@ -149,7 +166,8 @@ describe('per-user Search Console permissions', () => {
   it('shows two users different properties and answers 403 for one the user cannot see', async () => {
     const alice = await connect('alice@example.com', [SCOPES.webmastersReadonly]);
     const bob = await connect('bob@example.net', [SCOPES.webmastersReadonly]);
-    const list = async (c: OAuth2Client) => ((await sc(c).sites.list()).data.siteEntry ?? []).map((s) => `${s.siteUrl} ${s.permissionLevel}`);
+    const list = async (c: OAuth2Client) =>
+      ((await sc(c).sites.list()).data.siteEntry ?? []).map((s) => `${s.siteUrl} ${s.permissionLevel}`);
     const aliceSites = await list(alice.client);
     const bobSites = await list(bob.client);
     expect(aliceSites).toContain(`${SEED_PROPERTIES.owned} siteOwner`);
@@ -163,7 +181,14 @@ describe('per-user Search Console permissions', () => {
 });
 
 describe('authorization endpoint validation', () => {
-  const base = () => ({ client_id: CLIENT.clientId, redirect_uri: redirectUri, response_type: 'code', scope: SCOPES.webmastersReadonly, code_challenge: 'a'.repeat(43), code_challenge_method: 'S256' });
+  const base = () => ({
+    client_id: CLIENT.clientId,
+    redirect_uri: redirectUri,
+    response_type: 'code',
+    scope: SCOPES.webmastersReadonly,
+    code_challenge: 'a'.repeat(43),
+    code_challenge_method: 'S256',
+  });
   const get = async (params: Record<string, string>) => {
     const res = await fetch(`${emulator.url}/o/oauth2/v2/auth?${new URLSearchParams(params).toString()}`, { redirect: 'manual' });
     return { status: res.status, text: await res.text() };
@@ -200,8 +225,13 @@ describe('incremental authorization and control API', () => {
       body: JSON.stringify({ email: 'carol@example.org', siteUrl: SEED_PROPERTIES.blog, level: 'siteFullUser' }),
     });
     expect(res.status).toBe(200);
-    expect((await sc(second.client).sites.list()).data).toEqual({ siteEntry: [{ siteUrl: SEED_PROPERTIES.blog, permissionLevel: 'siteFullUser' }] });
-    const bad = await fetch(`${emulator.url}/__emulator/user-permissions`, { method: 'POST', body: JSON.stringify({ email: 'carol@example.org', siteUrl: 'x', level: 'admin' }) });
+    expect((await sc(second.client).sites.list()).data).toEqual({
+      siteEntry: [{ siteUrl: SEED_PROPERTIES.blog, permissionLevel: 'siteFullUser' }],
+    });
+    const bad = await fetch(`${emulator.url}/__emulator/user-permissions`, {
+      method: 'POST',
+      body: JSON.stringify({ email: 'carol@example.org', siteUrl: 'x', level: 'admin' }),
+    });
     expect(bad.status).toBe(400);
   });
 });
@@ -211,11 +241,19 @@ describe('per-user view beyond sites', () => {
     const bob = await connect('bob@example.net', [SCOPES.webmastersReadonly, SCOPES.indexing]);
     const alice = await connect('alice@example.com', [SCOPES.webmastersReadonly, SCOPES.indexing]);
     const inspect = (c: OAuth2Client, siteUrl: string) =>
-      c.request({ url: `${emulator.url}/v1/urlInspection/index:inspect`, method: 'POST', data: { inspectionUrl: `${siteUrl}post`, siteUrl } });
+      c.request({
+        url: `${emulator.url}/v1/urlInspection/index:inspect`,
+        method: 'POST',
+        data: { inspectionUrl: `${siteUrl}post`, siteUrl },
+      });
     expect((await inspect(bob.client, SEED_PROPERTIES.blog)).status).toBe(200);
     expect((await failure(inspect(alice.client, SEED_PROPERTIES.blog))).status).toBe(403);
     const publish = (c: OAuth2Client) =>
-      c.request({ url: `${emulator.url}/v3/urlNotifications:publish`, method: 'POST', data: { url: `${SEED_PROPERTIES.owned}page`, type: 'URL_UPDATED' } });
+      c.request({
+        url: `${emulator.url}/v3/urlNotifications:publish`,
+        method: 'POST',
+        data: { url: `${SEED_PROPERTIES.owned}page`, type: 'URL_UPDATED' },
+      });
     expect((await publish(alice.client)).status).toBe(200);
     // Bob is only a restricted user of www.example.com: not an owner.
     expect((await failure(publish(bob.client))).status).toBe(403);

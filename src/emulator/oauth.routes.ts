@@ -45,42 +45,72 @@ function errorPage(status: number, error: string, detail: string): Answer {
 
 function redirect(redirectUri: string, params: Record<string, string | undefined>): Answer {
   const url = new URL(redirectUri);
-  for (const [k, v] of Object.entries(params)) if (v !== undefined) url.searchParams.set(k, v);
+  for (const [k, v] of Object.entries(params)) {
+    if (v !== undefined) {
+      url.searchParams.set(k, v);
+    }
+  }
   return { status: 302, raw: { contentType: 'text/html; charset=utf-8', payload: '' }, headers: { ...NO_STORE, location: url.toString() } };
 }
 
 export function handleAuthorize(query: Record<string, string>, ctx: OAuthContext): Answer {
   const client = query.client_id ? ctx.oauth.clients.get(query.client_id) : undefined;
-  if (!client) return errorPage(401, 'invalid_client', 'The OAuth client was not found.');
+  if (!client) {
+    return errorPage(401, 'invalid_client', 'The OAuth client was not found.');
+  }
   const redirectUri = query.redirect_uri;
   if (!redirectUri || !client.redirectUris.includes(redirectUri)) {
-    return errorPage(400, 'redirect_uri_mismatch', `You can't sign in to this app because it doesn't comply with Google's OAuth 2.0 policy. redirect_uri=${redirectUri ?? ''}`);
+    return errorPage(
+      400,
+      'redirect_uri_mismatch',
+      `You can't sign in to this app because it doesn't comply with Google's OAuth 2.0 policy. redirect_uri=${redirectUri ?? ''}`,
+    );
   }
   const invalid = (detail: string) => errorPage(400, 'invalid_request', detail);
-  if (!query.response_type) return invalid('Required parameter is missing: response_type');
-  if (query.response_type !== 'code') return invalid(`Invalid response_type: ${query.response_type}`);
+  if (!query.response_type) {
+    return invalid('Required parameter is missing: response_type');
+  }
+  if (query.response_type !== 'code') {
+    return invalid(`Invalid response_type: ${query.response_type}`);
+  }
   const scopes = (query.scope ?? '').split(/\s+/).filter(Boolean);
-  if (!scopes.length) return invalid('Missing required parameter: scope');
+  if (!scopes.length) {
+    return invalid('Missing required parameter: scope');
+  }
   const unknown = scopes.filter((s) => !KNOWN_SCOPES.has(s));
-  if (unknown.length) return errorPage(400, 'invalid_scope', `Some requested scopes were invalid. {invalid=[${unknown.join(', ')}]}`);
+  if (unknown.length) {
+    return errorPage(400, 'invalid_scope', `Some requested scopes were invalid. {invalid=[${unknown.join(', ')}]}`);
+  }
   // Stricter than Google, which also accepts no PKCE or `plain`: a server holding people's grants must use S256.
-  if (!query.code_challenge) return invalid('Missing required parameter: code_challenge (this emulator requires PKCE)');
+  if (!query.code_challenge) {
+    return invalid('Missing required parameter: code_challenge (this emulator requires PKCE)');
+  }
   if ((query.code_challenge_method ?? 'plain') !== 'S256') {
     return invalid(`Invalid code_challenge_method: ${query.code_challenge_method ?? '(none, meaning plain)'}; this emulator requires S256`);
   }
-  if (!/^[A-Za-z0-9\-._~]{43,128}$/.test(query.code_challenge)) return invalid('Invalid code_challenge.');
+  if (!/^[A-Za-z0-9\-._~]{43,128}$/.test(query.code_challenge)) {
+    return invalid('Invalid code_challenge.');
+  }
   const accessType = query.access_type ?? 'online';
-  if (accessType !== 'online' && accessType !== 'offline') return invalid(`Invalid access_type: ${accessType}`);
+  if (accessType !== 'online' && accessType !== 'offline') {
+    return invalid(`Invalid access_type: ${accessType}`);
+  }
   const prompts = (query.prompt ?? '').split(/\s+/).filter(Boolean);
   const badPrompt = prompts.find((p) => !['none', 'consent', 'select_account'].includes(p));
-  if (badPrompt) return invalid(`Invalid prompt: ${badPrompt}`);
+  if (badPrompt) {
+    return invalid(`Invalid prompt: ${badPrompt}`);
+  }
   if (prompts.includes('none')) {
-    if (prompts.length > 1) return invalid('prompt=none cannot be combined with other values');
+    if (prompts.length > 1) {
+      return invalid('prompt=none cannot be combined with other values');
+    }
     // The emulator has no signed-in browser session, so it can never answer without showing a page.
     return redirect(redirectUri, { error: 'interaction_required', state: query.state });
   }
   const igs = query.include_granted_scopes ?? 'false';
-  if (igs !== 'true' && igs !== 'false') return invalid(`Invalid include_granted_scopes: ${igs}`);
+  if (igs !== 'true' && igs !== 'false') {
+    return invalid(`Invalid include_granted_scopes: ${igs}`);
+  }
 
   const pending: PendingConsent = {
     id: newId('', 24),
@@ -125,12 +155,20 @@ function consentPage(p: PendingConsent, ctx: OAuthContext): Answer {
 
 export function handleConsent(form: URLSearchParams, ctx: OAuthContext): Answer {
   const pending = ctx.oauth.takePending(form.get('request') ?? '', ctx.now);
-  if (!pending) return errorPage(400, 'invalid_request', 'This sign-in request has expired or was already answered. Start again from the app.');
-  if (form.get('decision') !== 'allow') return redirect(pending.redirectUri, { error: 'access_denied', state: pending.state });
+  if (!pending) {
+    return errorPage(400, 'invalid_request', 'This sign-in request has expired or was already answered. Start again from the app.');
+  }
+  if (form.get('decision') !== 'allow') {
+    return redirect(pending.redirectUri, { error: 'access_denied', state: pending.state });
+  }
   const email = form.get('user') ?? '';
-  if (!ctx.oauth.users.has(email)) return errorPage(400, 'invalid_request', 'Choose an account.');
+  if (!ctx.oauth.users.has(email)) {
+    return errorPage(400, 'invalid_request', 'Choose an account.');
+  }
   const ticked = new Set(form.getAll('scope'));
-  const chosen = pending.scopes.filter((s) => Object.hasOwn(IDENTITY_SCOPES, s) || ticked.has(s)).map((s) => (Object.hasOwn(IDENTITY_SCOPES, s) ? IDENTITY_SCOPES[s] : s));
+  const chosen = pending.scopes
+    .filter((s) => Object.hasOwn(IDENTITY_SCOPES, s) || ticked.has(s))
+    .map((s) => (Object.hasOwn(IDENTITY_SCOPES, s) ? IDENTITY_SCOPES[s] : s));
   const scopes = [...new Set([...(pending.includeGrantedScopes ? ctx.oauth.previouslyGranted(pending.clientId, email) : []), ...chosen])];
   ctx.oauth.rememberGrant(pending.clientId, email, chosen);
   const code = newId('4/0A', 40);
@@ -150,14 +188,25 @@ export function handleConsent(form: URLSearchParams, ctx: OAuthContext): Answer 
 
 /** POST /revoke: a refresh token revokes the grant; an access token does too when it came from one. */
 export function handleRevoke(token: string | undefined, ctx: OAuthContext): Answer {
-  const invalid: Answer = { status: 400, body: { error: 'invalid_token', error_description: 'Token expired or revoked' }, headers: NO_STORE };
-  if (!token) return { status: 400, body: { error: 'invalid_request', error_description: 'Bad Request' }, headers: NO_STORE };
+  const invalid: Answer = {
+    status: 400,
+    body: { error: 'invalid_token', error_description: 'Token expired or revoked' },
+    headers: NO_STORE,
+  };
+  if (!token) {
+    return { status: 400, body: { error: 'invalid_request', error_description: 'Bad Request' }, headers: NO_STORE };
+  }
   const creds = ctx.credentials;
   const access = creds.accessTokens.get(token);
   const refreshToken = creds.refreshTokens.has(token) ? token : access?.refreshToken;
-  if (!refreshToken && !access) return invalid;
-  if (refreshToken) creds.revokeGrant(refreshToken);
-  else creds.accessTokens.delete(token);
+  if (!refreshToken && !access) {
+    return invalid;
+  }
+  if (refreshToken) {
+    creds.revokeGrant(refreshToken);
+  } else {
+    creds.accessTokens.delete(token);
+  }
   return { status: 200, body: {}, headers: NO_STORE };
 }
 
@@ -170,11 +219,15 @@ export function handleUserinfo(bearer: string | undefined, ctx: OAuthContext): A
   };
   const holder = bearer ? ctx.credentials.resolveBearer(bearer) : undefined;
   const user = holder?.googleUser ? ctx.oauth.users.get(holder.googleUser) : undefined;
-  if (!holder || !user) return unauthorized;
+  if (!holder || !user) {
+    return unauthorized;
+  }
   const has = (s: string) => holder.scopes.includes(s);
   const email = has(IDENTITY_SCOPES.email);
   const profile = has(IDENTITY_SCOPES.profile);
-  if (!email && !profile && !has('openid')) return unauthorized;
+  if (!email && !profile && !has('openid')) {
+    return unauthorized;
+  }
   return {
     status: 200,
     body: {

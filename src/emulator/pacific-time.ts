@@ -23,7 +23,9 @@ export interface PacificParts {
 
 export function pacificParts(instant: Date): PacificParts {
   const p: Record<string, string> = {};
-  for (const part of partsFormatter.formatToParts(instant)) p[part.type] = part.value;
+  for (const part of partsFormatter.formatToParts(instant)) {
+    p[part.type] = part.value;
+  }
   const date = `${p.year}-${p.month}-${p.day}`;
   const hour = Number(p.hour);
   const minute = Number(p.minute);
@@ -41,7 +43,9 @@ const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
 /** A real calendar date in YYYY-MM-DD form (rejects 2025-02-30). */
 export function isValidDate(value: string): boolean {
   const m = DATE_RE.exec(value);
-  if (!m) return false;
+  if (!m) {
+    return false;
+  }
   const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
   return d.toISOString().slice(0, 10) === value;
 }

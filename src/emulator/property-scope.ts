@@ -10,7 +10,9 @@ export function isDomainProperty(property: string): boolean {
 function parseHttp(url: string): URL | undefined {
   try {
     const parsed = new URL(url);
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return undefined;
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+      return undefined;
+    }
     return parsed;
   } catch {
     return undefined;
@@ -39,11 +41,19 @@ export function isValidPropertyString(property: string): boolean {
  */
 export function urlInProperty(pageUrl: string, property: string): boolean {
   const page = parseHttp(pageUrl);
-  if (!page) return false;
-  if (isDomainProperty(property)) return hostWithin(page.hostname, property.slice('sc-domain:'.length));
+  if (!page) {
+    return false;
+  }
+  if (isDomainProperty(property)) {
+    return hostWithin(page.hostname, property.slice('sc-domain:'.length));
+  }
   const prefix = parseHttp(property);
-  if (!prefix) return false;
-  if (page.protocol !== prefix.protocol || page.host !== prefix.host) return false;
+  if (!prefix) {
+    return false;
+  }
+  if (page.protocol !== prefix.protocol || page.host !== prefix.host) {
+    return false;
+  }
   return page.pathname.startsWith(prefix.pathname);
 }
 
@@ -58,14 +68,17 @@ export function resourceIdFor(site: VerificationSite): string {
   return encodeURIComponent(decoded);
 }
 
-
 /**
  * Whether a verified site proves ownership of a property: a domain covers
  * every property on it and its subdomains; a URL-prefix site covers itself and
  * properties below its path.
  */
 export function siteCoversProperty(site: VerificationSite, property: string): boolean {
-  if (site.type === 'INET_DOMAIN') return hostWithin(propertyHost(property), site.identifier);
-  if (isDomainProperty(property)) return false;
+  if (site.type === 'INET_DOMAIN') {
+    return hostWithin(propertyHost(property), site.identifier);
+  }
+  if (isDomainProperty(property)) {
+    return false;
+  }
   return urlInProperty(property, site.identifier);
 }

@@ -81,22 +81,122 @@ const MARKUP_QUERY_SLOT = 3;
 
 // The large property: a shop whose vocabulary is every adjective × product × intent.
 const ADJECTIVES = [
-  'cheap', 'best', 'organic', 'wooden', 'steel', 'vintage', 'compact', 'foldable', 'waterproof', 'handmade',
-  'electric', 'portable', 'heavy duty', 'kids', 'mini', 'large', 'modern', 'classic', 'eco', 'smart',
-  'red', 'blue', 'black', 'white', 'green', 'bamboo', 'leather', 'ceramic', 'glass', 'cotton',
+  'cheap',
+  'best',
+  'organic',
+  'wooden',
+  'steel',
+  'vintage',
+  'compact',
+  'foldable',
+  'waterproof',
+  'handmade',
+  'electric',
+  'portable',
+  'heavy duty',
+  'kids',
+  'mini',
+  'large',
+  'modern',
+  'classic',
+  'eco',
+  'smart',
+  'red',
+  'blue',
+  'black',
+  'white',
+  'green',
+  'bamboo',
+  'leather',
+  'ceramic',
+  'glass',
+  'cotton',
 ];
 const PRODUCTS = [
-  'garden chair', 'desk lamp', 'coffee grinder', 'yoga mat', 'backpack', 'water bottle', 'bike light', 'tent', 'kettle', 'blender',
-  'notebook', 'phone case', 'headphones', 'office chair', 'bookshelf', 'rug', 'pillow', 'blanket', 'frying pan', 'knife set',
-  'plant pot', 'wall clock', 'mirror', 'sofa', 'bed frame', 'toolbox', 'drill', 'ladder', 'umbrella', 'wallet',
-  'sunglasses', 'watch', 'scarf', 'gloves', 'boots', 'sneakers', 'raincoat', 'dog bed', 'cat tree', 'aquarium',
+  'garden chair',
+  'desk lamp',
+  'coffee grinder',
+  'yoga mat',
+  'backpack',
+  'water bottle',
+  'bike light',
+  'tent',
+  'kettle',
+  'blender',
+  'notebook',
+  'phone case',
+  'headphones',
+  'office chair',
+  'bookshelf',
+  'rug',
+  'pillow',
+  'blanket',
+  'frying pan',
+  'knife set',
+  'plant pot',
+  'wall clock',
+  'mirror',
+  'sofa',
+  'bed frame',
+  'toolbox',
+  'drill',
+  'ladder',
+  'umbrella',
+  'wallet',
+  'sunglasses',
+  'watch',
+  'scarf',
+  'gloves',
+  'boots',
+  'sneakers',
+  'raincoat',
+  'dog bed',
+  'cat tree',
+  'aquarium',
 ];
 const INTENTS = [
-  '', 'price', 'review', 'sale', 'near me', 'online', 'uk', 'for sale', 'reviews 2026', 'vs ikea',
-  'discount code', 'how to clean', 'size guide', 'delivery', 'best rated', 'warranty', 'replacement parts', 'set', 'amazon', 'ideas',
-  'diy', 'alternatives', 'deals', 'on sale', 'black friday', 'gift', 'sizes', 'colors', 'instructions', 'manual',
-  'repair', 'refill', 'cover', 'accessories', 'stand', 'storage', 'outlet', 'wholesale', 'rental', 'second hand',
-  'for men', 'for women',
+  '',
+  'price',
+  'review',
+  'sale',
+  'near me',
+  'online',
+  'uk',
+  'for sale',
+  'reviews 2026',
+  'vs ikea',
+  'discount code',
+  'how to clean',
+  'size guide',
+  'delivery',
+  'best rated',
+  'warranty',
+  'replacement parts',
+  'set',
+  'amazon',
+  'ideas',
+  'diy',
+  'alternatives',
+  'deals',
+  'on sale',
+  'black friday',
+  'gift',
+  'sizes',
+  'colors',
+  'instructions',
+  'manual',
+  'repair',
+  'refill',
+  'cover',
+  'accessories',
+  'stand',
+  'storage',
+  'outlet',
+  'wholesale',
+  'rental',
+  'second hand',
+  'for men',
+  'for women',
 ];
 
 const country = chooser<string>([
@@ -136,10 +236,16 @@ function chooser<T>(items: Array<[T, number]>): (rng: () => number) => T {
   const values = items.map(([v]) => v);
   const cumulative: number[] = [];
   let total = 0;
-  for (const [, w] of items) cumulative.push((total += w));
+  for (const [, w] of items) {
+    cumulative.push((total += w));
+  }
   return (rng) => {
     const r = rng() * total;
-    for (let i = 0; i < cumulative.length; i++) if (r < cumulative[i]) return values[i];
+    for (let i = 0; i < cumulative.length; i++) {
+      if (r < cumulative[i]) {
+        return values[i];
+      }
+    }
     return values[values.length - 1];
   };
 }
@@ -172,7 +278,9 @@ function smallCatalog(property: string): Omit<Catalog, 'anonymizedShare'> {
   const queries = QUERIES.map(([q, page]): [string, number] => [q.replace('{brand}', brand), page]);
   // Search Console reports what people typed, markup included: the blog property has one query carrying an
   // HTML payload, in place of a popular one (no random draw changes), so every view and text is tried with it.
-  if (property === SEED_PROPERTIES.blog) queries[MARKUP_QUERY_SLOT] = [MARKUP_QUERY, queries[MARKUP_QUERY_SLOT][1]];
+  if (property === SEED_PROPERTIES.blog) {
+    queries[MARKUP_QUERY_SLOT] = [MARKUP_QUERY, queries[MARKUP_QUERY_SLOT][1]];
+  }
   return { pages, queries, scale: 0.6 + (hashString(property) % 1000) / 700, groupsPerDay: 34, skew: 2.2 };
 }
 
@@ -180,9 +288,17 @@ function smallCatalog(property: string): Omit<Catalog, 'anonymizedShare'> {
 function largeCatalog(property: string): Omit<Catalog, 'anonymizedShare'> {
   const slug = (s: string) => s.replace(/ /g, '-');
   const pages: string[] = [property];
-  for (const product of PRODUCTS) pages.push(`${property}c/${slug(product)}/`);
-  for (const product of PRODUCTS) for (const adjective of ADJECTIVES) pages.push(`${property}p/${slug(adjective)}-${slug(product)}`);
-  for (const intent of INTENTS.slice(1)) pages.push(`${property}guides/${slug(intent)}`);
+  for (const product of PRODUCTS) {
+    pages.push(`${property}c/${slug(product)}/`);
+  }
+  for (const product of PRODUCTS) {
+    for (const adjective of ADJECTIVES) {
+      pages.push(`${property}p/${slug(adjective)}-${slug(product)}`);
+    }
+  }
+  for (const intent of INTENTS.slice(1)) {
+    pages.push(`${property}guides/${slug(intent)}`);
+  }
   const productPage = (a: number, p: number) => 1 + PRODUCTS.length + p * ADJECTIVES.length + a;
   const queries: Array<[string, number]> = [];
   // Interleaved so popular ranks spread over products and intents alike.
@@ -227,7 +343,9 @@ export class SearchAnalyticsData {
 
   /** Whether a URL is one of the large property's pages (all of them rank, so all are indexed). */
   hasTrafficPage(url: string): boolean {
-    if (!url.startsWith(SEED_PROPERTIES.large)) return false;
+    if (!url.startsWith(SEED_PROPERTIES.large)) {
+      return false;
+    }
     this.largePages ??= new Set(this.catalog(SEED_PROPERTIES.large).pages);
     return this.largePages.has(url);
   }
@@ -263,7 +381,9 @@ export class SearchAnalyticsData {
     if (!c) {
       const base = property === SEED_PROPERTIES.large ? largeCatalog(property) : smallCatalog(property);
       const anonymizedShare = this.options.anonymizedShare?.[property] ?? 0.08 + (hashString(`anon|${property}`) % 100) / 1000;
-      if (!(anonymizedShare >= 0 && anonymizedShare < 1)) throw new Error(`analytics.anonymizedShare for ${property} must be in [0, 1)`);
+      if (!(anonymizedShare >= 0 && anonymizedShare < 1)) {
+        throw new Error(`analytics.anonymizedShare for ${property} must be in [0, 1)`);
+      }
       c = { ...base, anonymizedShare };
       this.catalogs.set(property, c);
     }
@@ -283,8 +403,21 @@ export class SearchAnalyticsData {
     const appearances = APPEARANCES[type];
     const groups: SerpGroup[] = [];
     // A page that left the index before this day shows nowhere: its queries find nothing of this property.
-    const gone = new Set(pages.map((_, i) => i).filter((i) => { const from = this.droppedFrom(pages[i]); return from !== undefined && date >= from; }));
-    const live = (i: number) => { let j = i; while (gone.has(j)) j = (j + 1) % pages.length; return j; };
+    const gone = new Set(
+      pages
+        .map((_, i) => i)
+        .filter((i) => {
+          const from = this.droppedFrom(pages[i]);
+          return from !== undefined && date >= from;
+        }),
+    );
+    const live = (i: number) => {
+      let j = i;
+      while (gone.has(j)) {
+        j = (j + 1) % pages.length;
+      }
+      return j;
+    };
     const group = (query: string | null, popularity: number, mainPage: number, rank: number, impressions?: number): SerpGroup => {
       const where = country(rng);
       const kind = device(rng);
@@ -295,7 +428,9 @@ export class SearchAnalyticsData {
       const hits: PageHit[] = [this.hit(rng, pages[mainPage], shown, p1)];
       if (rng() < 0.35) {
         const other = (mainPage + 1 + floor(rng() * (pages.length - 1))) % pages.length;
-        if (!gone.has(other)) hits.push(this.hit(rng, pages[other], max(1, floor(shown * (0.2 + 0.5 * rng()))), round1(p1 + 1 + rng() * 8)));
+        if (!gone.has(other)) {
+          hits.push(this.hit(rng, pages[other], max(1, floor(shown * (0.2 + 0.5 * rng()))), round1(p1 + 1 + rng() * 8)));
+        }
       }
       return { date, hour, query, country: where, device: kind, appearance, impressions: shown, pages: hits, arrival: rng() };
     };
@@ -303,9 +438,15 @@ export class SearchAnalyticsData {
     for (let i = 0; i < count; i++) {
       const qi = zipfIndex(rng, queries.length, catalog.skew);
       const popularity = 1 / (1 + (qi * 26 * 0.35) / queries.length);
-      if (!queryless && gone.has(queries[qi][1])) continue;
-      const g = queryless ? group(null, popularity, live(floor(rng() * pages.length)), qi) : group(queries[qi][0], popularity, queries[qi][1], (qi * 26) / queries.length);
-      if (!queryless) named += g.impressions;
+      if (!queryless && gone.has(queries[qi][1])) {
+        continue;
+      }
+      const g = queryless
+        ? group(null, popularity, live(floor(rng() * pages.length)), qi)
+        : group(queries[qi][0], popularity, queries[qi][1], (qi * 26) / queries.length);
+      if (!queryless) {
+        named += g.impressions;
+      }
       groups.push(g);
     }
     if (!queryless) {

@@ -28,7 +28,9 @@ async function exportAll(body: Body, siteUrl: string = LARGE): Promise<{ rows: R
     const page = (await query({ ...body, rowLimit: 25000, startRow }, siteUrl)).rows ?? [];
     pages.push(page.length);
     rows.push(...page);
-    if (!page.length) return { rows, pages };
+    if (!page.length) {
+      return { rows, pages };
+    }
   }
 }
 
@@ -72,7 +74,9 @@ describe('the 50 000-row cap', () => {
 
   it('serves at most 25 000 rows a request', async () => {
     expect((await query({ ...WINDOW, dimensions: ['date', 'query'], rowLimit: 25000 })).rows).toHaveLength(25000);
-    await expect(kit.sc.searchanalytics.query({ siteUrl: LARGE, requestBody: { ...WINDOW, rowLimit: 25001 } })).rejects.toMatchObject({ status: 400 });
+    await expect(kit.sc.searchanalytics.query({ siteUrl: LARGE, requestBody: { ...WINDOW, rowLimit: 25001 } })).rejects.toMatchObject({
+      status: 400,
+    });
   });
 
   it('applies per day range and search type: a shorter range or another type has its own 50 000', async () => {
@@ -129,7 +133,10 @@ describe('anonymised queries', () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ property: LARGE, request: { ...WINDOW, dimensions: ['date', 'query'] } }),
     });
-    expect(await available.json()).toEqual({ available: kit.emulator.analyticsRowsAvailable(LARGE, { ...WINDOW, dimensions: ['date', 'query'] }), cap: 50000 });
+    expect(await available.json()).toEqual({
+      available: kit.emulator.analyticsRowsAvailable(LARGE, { ...WINDOW, dimensions: ['date', 'query'] }),
+      cap: 50000,
+    });
   });
 });
 
@@ -140,7 +147,15 @@ describe('incomplete last days', () => {
   it('with dataState all: the last days come marked by firstIncompleteDate, with partial data; final leaves them out', async () => {
     const all = await query({ ...recent, dataState: 'all' });
     expect(all.metadata).toEqual({ firstIncompleteDate: '2026-11-28' });
-    expect(all.rows!.map((r) => r.keys![0])).toEqual(['2026-11-24', '2026-11-25', '2026-11-26', '2026-11-27', '2026-11-28', '2026-11-29', '2026-11-30']);
+    expect(all.rows!.map((r) => r.keys![0])).toEqual([
+      '2026-11-24',
+      '2026-11-25',
+      '2026-11-26',
+      '2026-11-27',
+      '2026-11-28',
+      '2026-11-29',
+      '2026-11-30',
+    ]);
     const final = await query({ ...recent, dataState: 'final' });
     expect(final.metadata).toBeUndefined();
     expect(final.rows!.map((r) => r.keys![0])).toEqual(['2026-11-24', '2026-11-25', '2026-11-26', '2026-11-27']);

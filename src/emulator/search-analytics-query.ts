@@ -104,9 +104,15 @@ export function dataCalendar(now: Date): DataCalendar {
 
 /** Share of a day's SERP groups already counted: 1 once final; recent days hold only part of theirs. */
 function completeness(date: string, cal: DataCalendar): number {
-  if (date < cal.firstIncompleteDate) return 1;
-  if (date === cal.firstIncompleteDate) return 0.9;
-  if (date < cal.today) return 0.7;
+  if (date < cal.firstIncompleteDate) {
+    return 1;
+  }
+  if (date === cal.firstIncompleteDate) {
+    return 0.9;
+  }
+  if (date < cal.today) {
+    return 0.7;
+  }
   return 0.5;
 }
 
@@ -122,13 +128,19 @@ interface Scan {
 /** Calls `visit` for every group Google has collected in the window, as the data state shows it. */
 function scanGroups(data: SearchAnalyticsData, scan: Scan, cal: DataCalendar, visit: (g: SerpGroup) => void): void {
   let from = [scan.startDate, addMonths(cal.today, -16)].sort()[1];
-  if (scan.hourly) from = [from, addDays(cal.today, -9)].sort()[1];
+  if (scan.hourly) {
+    from = [from, addDays(cal.today, -9)].sort()[1];
+  }
   const to = [scan.endDate, scan.dataState === 'final' ? cal.lastFinalDate : cal.today].sort()[0];
   for (let date = from; date <= to; date = addDays(date, 1)) {
     const share = completeness(date, cal);
     for (const g of data.day(scan.property, scan.type, date)) {
-      if (g.arrival >= share) continue;
-      if (date === cal.today && g.hour >= cal.currentHour) continue;
+      if (g.arrival >= share) {
+        continue;
+      }
+      if (date === cal.today && g.hour >= cal.currentHour) {
+        continue;
+      }
       visit(g);
     }
   }
@@ -138,11 +150,18 @@ function aggregationOf(q: AnalyticsQuery): { byPage: boolean; responseAggregatio
   const pageInvolved = q.dimensions.includes('page') || q.filters.some((f) => f.dimension === 'page');
   const newsSurface = q.type === 'discover' || q.type === 'googleNews';
   const byPage = q.aggregation === 'byPage' || (q.aggregation === 'auto' && (pageInvolved || newsSurface));
-  return { byPage, responseAggregationType: q.aggregation === 'byNewsShowcasePanel' ? 'byNewsShowcasePanel' : byPage ? 'byPage' : 'byProperty' };
+  return {
+    byPage,
+    responseAggregationType: q.aggregation === 'byNewsShowcasePanel' ? 'byNewsShowcasePanel' : byPage ? 'byPage' : 'byProperty',
+  };
 }
 
 function compareKeys(a: string[], b: string[]): number {
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i] < b[i] ? -1 : 1;
+  for (let i = 0; i < a.length; i++) {
+    if (a[i] !== b[i]) {
+      return a[i] < b[i] ? -1 : 1;
+    }
+  }
   return 0;
 }
 
@@ -162,32 +181,65 @@ function sortedBuckets(q: AnalyticsQuery, property: string, data: SearchAnalytic
   const add = (keys: string[], clicks: number, impressions: number, position: number) => {
     const id = keys.join('\u0000');
     let b = buckets.get(id);
-    if (!b) buckets.set(id, (b = { keys, clicks: 0, impressions: 0, positionSum: 0 }));
+    if (!b) {
+      buckets.set(id, (b = { keys, clicks: 0, impressions: 0, positionSum: 0 }));
+    }
     b.clicks += clicks;
     b.impressions += impressions;
     b.positionSum += position * impressions;
   };
-  const scan: Scan = { property, type: q.type, startDate: q.startDate, endDate: q.endDate, dataState: q.dataState, hourly: q.dimensions.includes('hour') };
+  const scan: Scan = {
+    property,
+    type: q.type,
+    startDate: q.startDate,
+    endDate: q.endDate,
+    dataState: q.dataState,
+    hourly: q.dimensions.includes('hour'),
+  };
   scanGroups(data, scan, cal, (g) => {
-    if (queryInvolved && g.query === null) return; // anonymized queries vanish once queries are involved
-    if (!groupFilters.every((f) => matches(f, groupValue(g, f.dimension)))) return;
+    if (queryInvolved && g.query === null) {
+      return;
+    } // anonymized queries vanish once queries are involved
+    if (!groupFilters.every((f) => matches(f, groupValue(g, f.dimension)))) {
+      return;
+    }
     if (byPage) {
       for (const hit of g.pages) {
-        if (!pageFilters.every((f) => matches(f, hit.page))) continue;
-        add(q.dimensions.map((d) => keyOf(d, g, hit.page)), hit.clicks, hit.impressions, hit.position);
+        if (!pageFilters.every((f) => matches(f, hit.page))) {
+          continue;
+        }
+        add(
+          q.dimensions.map((d) => keyOf(d, g, hit.page)),
+          hit.clicks,
+          hit.impressions,
+          hit.position,
+        );
       }
     } else {
       // Each SERP impression counts once for the property, at its best position.
       let clicks = 0;
-      for (const h of g.pages) clicks += h.clicks;
-      add(q.dimensions.map((d) => keyOf(d, g, g.pages[0].page)), clicks, g.impressions, g.pages[0].position);
+      for (const h of g.pages) {
+        clicks += h.clicks;
+      }
+      add(
+        q.dimensions.map((d) => keyOf(d, g, g.pages[0].page)),
+        clicks,
+        g.impressions,
+        g.pages[0].position,
+      );
     }
   });
   const timeOnly = data.order === 'google' && q.dimensions.length === 1 && (q.dimensions[0] === 'date' || q.dimensions[0] === 'hour');
   return [...buckets.values()].sort((a, b) => {
-    if (timeOnly) return compareKeys(a.keys, b.keys);
-    if (a.clicks !== b.clicks) return b.clicks - a.clicks;
-    if (a.impressions !== b.impressions) return b.impressions - a.impressions;
+    if (timeOnly) {
+      return compareKeys(a.keys, b.keys);
+    }
+    if (a.clicks !== b.clicks) {
+      return b.clicks - a.clicks;
+    }
+    if (a.impressions !== b.impressions) {
+      return b.impressions - a.impressions;
+    }
     return compareKeys(a.keys, b.keys);
   });
 }
@@ -205,7 +257,9 @@ const resultCaches = new WeakMap<SearchAnalyticsData, Map<string, Ranked>>();
 
 function cachedBuckets(q: AnalyticsQuery, property: string, data: SearchAnalyticsData, cal: DataCalendar): Ranked {
   let cache = resultCaches.get(data);
-  if (!cache) resultCaches.set(data, (cache = new Map()));
+  if (!cache) {
+    resultCaches.set(data, (cache = new Map<string, Ranked>()));
+  }
   const key = JSON.stringify([
     property,
     q.type,
@@ -224,7 +278,9 @@ function cachedBuckets(q: AnalyticsQuery, property: string, data: SearchAnalytic
   } else {
     const all = sortedBuckets(q, property, data, cal);
     ranked = { available: all.length, top: all.length > ROW_CAP ? all.slice(0, ROW_CAP) : all };
-    if (cache.size >= RESULT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+    if (cache.size >= RESULT_CACHE_SIZE) {
+      cache.delete(cache.keys().next().value!);
+    }
   }
   cache.set(key, ranked);
   return ranked;
@@ -282,7 +338,9 @@ export function anonymizedShare(data: SearchAnalyticsData, property: string, que
   const sums = { clicks: 0, impressions: 0, totalClicks: 0, totalImpressions: 0 };
   scanGroups(data, scan, dataCalendar(now), (g) => {
     let clicks = 0;
-    for (const h of g.pages) clicks += h.clicks;
+    for (const h of g.pages) {
+      clicks += h.clicks;
+    }
     sums.totalClicks += clicks;
     sums.totalImpressions += g.impressions;
     if (g.query === null) {

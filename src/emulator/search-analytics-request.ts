@@ -63,19 +63,27 @@ const bad = (message: string, location?: string): GoogleApiError => invalidParam
 
 function enumValue<T>(map: Map<string, T>, value: unknown, field: string, fallback?: T): T {
   if (value === undefined || value === null || value === '') {
-    if (fallback !== undefined) return fallback;
+    if (fallback !== undefined) {
+      return fallback;
+    }
     throw bad(`Missing value for ${field}.`, field);
   }
   const found = typeof value === 'string' ? map.get(canon(value)) : undefined;
-  if (found === undefined) throw bad(`Invalid value for ${field}: ${JSON.stringify(value)}`, field);
+  if (found === undefined) {
+    throw bad(`Invalid value for ${field}: ${JSON.stringify(value)}`, field);
+  }
   return found;
 }
 
 /** proto3 int32 from JSON: a number or a numeric string; 0 is indistinguishable from unset. */
 function int(value: unknown, field: string): number | undefined {
-  if (value === undefined || value === null) return undefined;
+  if (value === undefined || value === null) {
+    return undefined;
+  }
   const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-  if (typeof n !== 'number' || !Number.isInteger(n)) throw bad(`Invalid value at '${field}' (TYPE_INT32), ${JSON.stringify(value)}`, field);
+  if (typeof n !== 'number' || !Number.isInteger(n)) {
+    throw bad(`Invalid value at '${field}' (TYPE_INT32), ${JSON.stringify(value)}`, field);
+  }
   return n;
 }
 
@@ -85,9 +93,15 @@ export function compileRe2(expression: string, field: string): RegExp {
   let flags = 'u';
   const leading = /^\(\?([imsU]+)\)/.exec(source);
   if (leading) {
-    if (leading[1].includes('i')) flags += 'i';
-    if (leading[1].includes('s')) flags += 's';
-    if (leading[1].includes('m')) flags += 'm';
+    if (leading[1].includes('i')) {
+      flags += 'i';
+    }
+    if (leading[1].includes('s')) {
+      flags += 's';
+    }
+    if (leading[1].includes('m')) {
+      flags += 'm';
+    }
     source = source.slice(leading[0].length);
   }
   source = source.replace(/\(\?P</g, '(?<');
@@ -102,28 +116,42 @@ export function compileRe2(expression: string, field: string): RegExp {
 }
 
 function parseFilters(groups: unknown): Filter[] {
-  if (groups === undefined || groups === null) return [];
-  if (!Array.isArray(groups)) throw bad('dimensionFilterGroups must be a list.', 'dimensionFilterGroups');
+  if (groups === undefined || groups === null) {
+    return [];
+  }
+  if (!Array.isArray(groups)) {
+    throw bad('dimensionFilterGroups must be a list.', 'dimensionFilterGroups');
+  }
   const filters: Filter[] = [];
   groups.forEach((group: unknown, gi) => {
     const where = `dimensionFilterGroups[${gi}]`;
-    if (!group || typeof group !== 'object') throw bad(`${where} must be an object.`, where);
+    if (!group || typeof group !== 'object') {
+      throw bad(`${where} must be an object.`, where);
+    }
     const g = group as Record<string, unknown>;
     checkFields(g, ['groupType', 'filters'], 'classic', where);
     if (g.groupType !== undefined && (typeof g.groupType !== 'string' || canon(g.groupType) !== 'and')) {
       throw bad(`Unsupported groupType ${JSON.stringify(g.groupType)}: only "and" is supported.`, `${where}.groupType`);
     }
     const list = g.filters ?? [];
-    if (!Array.isArray(list)) throw bad(`${where}.filters must be a list.`, `${where}.filters`);
+    if (!Array.isArray(list)) {
+      throw bad(`${where}.filters must be a list.`, `${where}.filters`);
+    }
     list.forEach((filter: unknown, fi) => {
       const at = `${where}.filters[${fi}]`;
-      if (!filter || typeof filter !== 'object') throw bad(`${at} must be an object.`, at);
+      if (!filter || typeof filter !== 'object') {
+        throw bad(`${at} must be an object.`, at);
+      }
       const f = filter as Record<string, unknown>;
       checkFields(f, ['dimension', 'operator', 'expression'], 'classic', at);
       const dimension = enumValue(FILTER_DIMENSIONS, f.dimension, `${at}.dimension`);
       const operator = enumValue(OPERATORS, f.operator, `${at}.operator`, 'equals');
-      if (typeof f.expression !== 'string') throw bad(`${at}.expression is required.`, `${at}.expression`);
-      if (f.expression.length > 4096) throw bad(`${at}.expression is longer than 4096 characters.`, `${at}.expression`);
+      if (typeof f.expression !== 'string') {
+        throw bad(`${at}.expression is required.`, `${at}.expression`);
+      }
+      if (f.expression.length > 4096) {
+        throw bad(`${at}.expression is longer than 4096 characters.`, `${at}.expression`);
+      }
       const regex =
         operator === 'includingRegex' || operator === 'excludingRegex' ? compileRe2(f.expression, `${at}.expression`) : undefined;
       filters.push({ dimension, operator, expression: f.expression, regex });
@@ -136,19 +164,29 @@ export function parseAnalyticsQuery(body: Record<string, unknown>): AnalyticsQue
   checkFields(body, REQUEST_FIELDS, 'classic');
   for (const field of ['startDate', 'endDate'] as const) {
     const v = body[field];
-    if (v === undefined || v === null || v === '') throw bad(`Missing required field: ${field}.`, field);
-    if (typeof v !== 'string' || !isValidDate(v)) throw bad(`Invalid ${field} ${JSON.stringify(v)}: expected YYYY-MM-DD.`, field);
+    if (v === undefined || v === null || v === '') {
+      throw bad(`Missing required field: ${field}.`, field);
+    }
+    if (typeof v !== 'string' || !isValidDate(v)) {
+      throw bad(`Invalid ${field} ${JSON.stringify(v)}: expected YYYY-MM-DD.`, field);
+    }
   }
   const startDate = body.startDate as string;
   const endDate = body.endDate as string;
-  if (startDate > endDate) throw bad('startDate must be earlier than or equal to endDate.', 'startDate');
+  if (startDate > endDate) {
+    throw bad('startDate must be earlier than or equal to endDate.', 'startDate');
+  }
 
   const rawDims = body.dimensions ?? [];
-  if (!Array.isArray(rawDims)) throw bad('dimensions must be a list.', 'dimensions');
+  if (!Array.isArray(rawDims)) {
+    throw bad('dimensions must be a list.', 'dimensions');
+  }
   const dimensions: Dimension[] = [];
   for (const d of rawDims) {
     const dim = enumValue(DIMENSIONS, d, 'dimensions');
-    if (dimensions.includes(dim)) throw bad(`Cannot group by the same dimension twice: ${dim}.`, 'dimensions');
+    if (dimensions.includes(dim)) {
+      throw bad(`Cannot group by the same dimension twice: ${dim}.`, 'dimensions');
+    }
     dimensions.push(dim);
   }
 
@@ -158,9 +196,13 @@ export function parseAnalyticsQuery(body: Record<string, unknown>): AnalyticsQue
   const filters = parseFilters(body.dimensionFilterGroups);
 
   const rowLimit = int(body.rowLimit, 'rowLimit') || 1000;
-  if (rowLimit < 1 || rowLimit > 25000) throw bad(`rowLimit must be between 1 and 25000, got ${rowLimit}.`, 'rowLimit');
+  if (rowLimit < 1 || rowLimit > 25000) {
+    throw bad(`rowLimit must be between 1 and 25000, got ${rowLimit}.`, 'rowLimit');
+  }
   const startRow = int(body.startRow, 'startRow') ?? 0;
-  if (startRow < 0) throw bad(`startRow must be non-negative, got ${startRow}.`, 'startRow');
+  if (startRow < 0) {
+    throw bad(`startRow must be non-negative, got ${startRow}.`, 'startRow');
+  }
 
   if (dimensions.includes('hour') && dataState !== 'hourly_all') {
     throw bad('The hour dimension requires dataState HOURLY_ALL.', 'dimensions');

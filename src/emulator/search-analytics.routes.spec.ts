@@ -151,7 +151,9 @@ describe('sorting and paging', () => {
       expect(a.clicks!).toBeGreaterThanOrEqual(b.clicks!);
       if (a.clicks === b.clicks) {
         expect(a.impressions!).toBeGreaterThanOrEqual(b.impressions!);
-        if (a.impressions === b.impressions) expect(a.keys!.join('\u0000') < b.keys!.join('\u0000')).toBe(true);
+        if (a.impressions === b.impressions) {
+          expect(a.keys!.join('\u0000') < b.keys!.join('\u0000')).toBe(true);
+        }
       }
     }
   };
@@ -165,7 +167,7 @@ describe('sorting and paging', () => {
     expect(dated.some((r, i) => i > 0 && r.clicks === dated[i - 1].clicks && r.impressions === dated[i - 1].impressions)).toBe(true); // ties exist
   });
 
-  it('returns a query grouped by date alone in date order, as Google\'s own how-to output shows', async () => {
+  it("returns a query grouped by date alone in date order, as Google's own how-to output shows", async () => {
     const rows = (await query({ ...range, dimensions: ['date'] })).rows!;
     expect(rows.map((r) => r.keys![0])).toEqual([...rows.map((r) => r.keys![0])].sort());
     expect(rows.some((r, i) => i > 0 && r.clicks! > rows[i - 1].clicks!)).toBe(true);
@@ -174,7 +176,10 @@ describe('sorting and paging', () => {
   it("with analytics.order 'clicks' sorts a date-only query by clicks too", async () => {
     const strict = await startEmulatorKit({ now: () => NOW, analytics: { order: 'clicks' } });
     try {
-      const { data } = await strict.sc.searchanalytics.query({ siteUrl: SEED_PROPERTIES.domain, requestBody: { ...range, dimensions: ['date'] } });
+      const { data } = await strict.sc.searchanalytics.query({
+        siteUrl: SEED_PROPERTIES.domain,
+        requestBody: { ...range, dimensions: ['date'] },
+      });
       inGoogleOrder(data.rows!);
       const chronological = (await query({ ...range, dimensions: ['date'] })).rows!;
       expect([...data.rows!].sort((a, b) => (a.keys![0] < b.keys![0] ? -1 : 1))).toEqual(chronological);
@@ -196,29 +201,35 @@ describe('sorting and paging', () => {
 
 describe('filters', () => {
   it('matches equals case-sensitively for queries and contains case-insensitively', async () => {
-    const exact = (await query({
-      ...range,
-      dimensions: ['query'],
-      dimensionFilterGroups: [{ filters: [{ dimension: 'query', operator: 'equals', expression: 'Widget Pro' }] }],
-    })).rows!;
+    const exact = (
+      await query({
+        ...range,
+        dimensions: ['query'],
+        dimensionFilterGroups: [{ filters: [{ dimension: 'query', operator: 'equals', expression: 'Widget Pro' }] }],
+      })
+    ).rows!;
     expect(exact.map((r) => r.keys![0])).toEqual(['Widget Pro']);
-    const loose = (await query({
-      ...range,
-      dimensions: ['query'],
-      dimensionFilterGroups: [{ filters: [{ dimension: 'query', operator: 'CONTAINS', expression: 'WIDGET PRO' }] }],
-    })).rows!;
+    const loose = (
+      await query({
+        ...range,
+        dimensions: ['query'],
+        dimensionFilterGroups: [{ filters: [{ dimension: 'query', operator: 'CONTAINS', expression: 'WIDGET PRO' }] }],
+      })
+    ).rows!;
     expect(loose.map((r) => r.keys![0]).sort()).toEqual(['Widget Pro', 'widget pro', 'widget pro review']);
   });
 
   it('ANDs filters across groups, including RE2 regexes on pages and case-insensitive countries', async () => {
-    const rows = (await query({
-      ...range,
-      dimensions: ['page', 'country'],
-      dimensionFilterGroups: [
-        { filters: [{ dimension: 'page', operator: 'includingRegex', expression: '/products/' }] },
-        { groupType: 'AND', filters: [{ dimension: 'country', expression: 'USA' }] },
-      ],
-    })).rows!;
+    const rows = (
+      await query({
+        ...range,
+        dimensions: ['page', 'country'],
+        dimensionFilterGroups: [
+          { filters: [{ dimension: 'page', operator: 'includingRegex', expression: '/products/' }] },
+          { groupType: 'AND', filters: [{ dimension: 'country', expression: 'USA' }] },
+        ],
+      })
+    ).rows!;
     expect(rows.length).toBeGreaterThan(0);
     for (const r of rows) {
       expect(r.keys![0]).toContain('/products/');
@@ -240,7 +251,13 @@ describe('freshness, hours and retention', () => {
   });
 
   it('serves hourly keys in Pacific time for the last ten days only, up to the current hour', async () => {
-    const res = await query({ startDate: '2026-11-01', endDate: '2026-11-30', dimensions: ['HOUR'], dataState: 'HOURLY_ALL', rowLimit: 25000 });
+    const res = await query({
+      startDate: '2026-11-01',
+      endDate: '2026-11-30',
+      dimensions: ['HOUR'],
+      dataState: 'HOURLY_ALL',
+      rowLimit: 25000,
+    });
     const keys = res.rows!.map((r) => r.keys![0]);
     expect(keys[0] >= '2026-11-21T').toBe(true);
     expect(keys.every((k) => /^2026-11-\d\dT\d\d:00:00-08:00$/.test(k))).toBe(true);
@@ -283,7 +300,11 @@ describe('quota', () => {
       status: 'RESOURCE_EXHAUSTED',
     },
   };
-  const refusal = (p: Promise<unknown>) => p.then(() => undefined, (err: { status: number; response: { data: unknown } }) => ({ status: err.status, data: err.response.data }));
+  const refusal = (p: Promise<unknown>) =>
+    p.then(
+      () => undefined,
+      (err: { status: number; response: { data: unknown } }) => ({ status: err.status, data: err.response.data }),
+    );
 
   it('allows analyticsPerMinutePerSite queries per property per minute', async () => {
     let clock = new Date('2026-11-30T20:30:00Z');
@@ -319,7 +340,9 @@ describe('quota', () => {
       clock = new Date(clock.getTime() + 11 * 60000); // a new 10-minute chunk, the same Pacific day
       await run(['query']); // long-term 252
       const longTerm = await refusal(run(['query'])); // 308 > 300
-      for (const e of [shortTerm, perUser, longTerm]) expect(e).toEqual({ status: 429, data: QUOTA });
+      for (const e of [shortTerm, perUser, longTerm]) {
+        expect(e).toEqual({ status: 429, data: QUOTA });
+      }
       expect(small.emulator.apiRequests().map((r) => r.status)).toEqual([200, 429, 200, 200, 429, 200, 429]);
     } finally {
       await small.emulator.close();

@@ -34,7 +34,9 @@ function takeAnalyticsQuota(ctx: RouteContext, siteUrl: string, q: AnalyticsQuer
     ],
     ctx.now,
   );
-  if (exhausted) throw new GoogleApiError(429, legacyRateLimitBody());
+  if (exhausted) {
+    throw new GoogleApiError(429, legacyRateLimitBody());
+  }
 }
 
 export const searchAnalyticsRoutes: RouteDef[] = [

@@ -51,7 +51,9 @@ describe('sites', () => {
     expect(e.error).toEqual({
       code: 403,
       message: e.message,
-      errors: [{ message: "User does not have sufficient permission for site 'https://www.example.com'.", domain: 'global', reason: 'forbidden' }],
+      errors: [
+        { message: "User does not have sufficient permission for site 'https://www.example.com'.", domain: 'global', reason: 'forbidden' },
+      ],
       status: 'PERMISSION_DENIED',
     });
   });
@@ -107,7 +109,9 @@ describe('sites', () => {
       message: 'Request had insufficient authentication scopes.',
       status: 'PERMISSION_DENIED',
       errors: [{ reason: 'insufficientPermissions', domain: 'global', message: 'Insufficient Permission' }],
-      details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'ACCESS_TOKEN_SCOPE_INSUFFICIENT', domain: 'googleapis.com' }],
+      details: [
+        { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'ACCESS_TOKEN_SCOPE_INSUFFICIENT', domain: 'googleapis.com' },
+      ],
     });
     expect(kit.emulator.state.sites.has('https://x.example.io/')).toBe(false);
   });

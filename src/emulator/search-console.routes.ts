@@ -19,21 +19,27 @@ export function sitesOf(ctx: RouteContext): ReadonlyMap<string, PermissionLevel>
 /** The caller's level on a listed property, or 403 exactly as Google words it (also for near-miss spellings). */
 export function requireListed(ctx: RouteContext, siteUrl: string): PermissionLevel {
   const level = sitesOf(ctx).get(siteUrl);
-  if (!level) throw forbiddenSite(siteUrl);
+  if (!level) {
+    throw forbiddenSite(siteUrl);
+  }
   return level;
 }
 
 /** Unverified users see no data. */
 export function requireReadable(ctx: RouteContext, siteUrl: string): PermissionLevel {
   const level = requireListed(ctx, siteUrl);
-  if (level === 'siteUnverifiedUser') throw forbiddenSite(siteUrl);
+  if (level === 'siteUnverifiedUser') {
+    throw forbiddenSite(siteUrl);
+  }
   return level;
 }
 
 /** Restricted users may read but not change anything. */
 export function requireWritable(ctx: RouteContext, siteUrl: string): PermissionLevel {
   const level = requireReadable(ctx, siteUrl);
-  if (!WRITERS.includes(level)) throw forbiddenSite(siteUrl);
+  if (!WRITERS.includes(level)) {
+    throw forbiddenSite(siteUrl);
+  }
   return level;
 }
 
@@ -46,7 +52,9 @@ function takeOtherQuota(ctx: RouteContext): void {
     ],
     ctx.now,
   );
-  if (exhausted) throw new GoogleApiError(429, legacyRateLimitBody());
+  if (exhausted) {
+    throw new GoogleApiError(429, legacyRateLimitBody());
+  }
 }
 
 function asSiteForCoverage(property: string) {
@@ -57,15 +65,22 @@ function asSiteForCoverage(property: string) {
 
 /** Owner if a verification the caller holds, or an owned property above it, proves control. */
 function levelForNewProperty(ctx: RouteContext, siteUrl: string): PermissionLevel {
-  if (ctx.state.ownsViaVerification(ctx.principal, siteUrl)) return 'siteOwner';
+  if (ctx.state.ownsViaVerification(ctx.principal, siteUrl)) {
+    return 'siteOwner';
+  }
   for (const [property, level] of ctx.state.sites) {
-    if (level === 'siteOwner' && siteCoversProperty(asSiteForCoverage(property), siteUrl)) return 'siteOwner';
+    if (level === 'siteOwner' && siteCoversProperty(asSiteForCoverage(property), siteUrl)) {
+      return 'siteOwner';
+    }
   }
   return 'siteUnverifiedUser';
 }
 
 function topLevel(ctx: RouteContext, siteUrl: string): WmxSitemap[] {
-  return ctx.state.sitemapsOf(siteUrl).filter((e) => !e.parent).map((e) => e.sitemap);
+  return ctx.state
+    .sitemapsOf(siteUrl)
+    .filter((e) => !e.parent)
+    .map((e) => e.sitemap);
 }
 
 const route = (def: Omit<RouteDef, 'style' | 'service'>): RouteDef => ({ ...def, style: 'classic', service: SERVICE });
@@ -110,7 +125,9 @@ export const searchConsoleRoutes: RouteDef[] = [
       }
       const current = ctx.state.sites.get(siteUrl);
       const level = levelForNewProperty(ctx, siteUrl);
-      if (!current || (current === 'siteUnverifiedUser' && level === 'siteOwner')) ctx.state.sites.set(siteUrl, level);
+      if (!current || (current === 'siteUnverifiedUser' && level === 'siteOwner')) {
+        ctx.state.sites.set(siteUrl, level);
+      }
       return { status: 200 };
     },
   }),
@@ -122,7 +139,9 @@ export const searchConsoleRoutes: RouteDef[] = [
     scopes: WRITE,
     handle(ctx) {
       takeOtherQuota(ctx);
-      if (!ctx.state.sites.delete(ctx.params.siteUrl)) throw notFound('classic', 'Not Found');
+      if (!ctx.state.sites.delete(ctx.params.siteUrl)) {
+        throw notFound('classic', 'Not Found');
+      }
       return { status: 204 };
     },
   }),
@@ -138,7 +157,10 @@ export const searchConsoleRoutes: RouteDef[] = [
       requireReadable(ctx, siteUrl);
       const index = ctx.query.sitemapIndex;
       const sitemap = index
-        ? ctx.state.sitemapsOf(siteUrl).filter((e) => e.parent === index).map((e) => e.sitemap)
+        ? ctx.state
+            .sitemapsOf(siteUrl)
+            .filter((e) => e.parent === index)
+            .map((e) => e.sitemap)
         : topLevel(ctx, siteUrl);
       return { status: 200, body: sitemap.length ? { sitemap } : {} };
     },
@@ -154,7 +176,9 @@ export const searchConsoleRoutes: RouteDef[] = [
       const { siteUrl, feedpath } = ctx.params;
       requireReadable(ctx, siteUrl);
       const entry = ctx.state.sitemapsOf(siteUrl).find((e) => e.sitemap.path === feedpath);
-      if (!entry) throw notFound('classic', 'Not Found');
+      if (!entry) {
+        throw notFound('classic', 'Not Found');
+      }
       return { status: 200, body: entry.sitemap };
     },
   }),
@@ -195,7 +219,9 @@ export const searchConsoleRoutes: RouteDef[] = [
       const { siteUrl, feedpath } = ctx.params;
       requireWritable(ctx, siteUrl);
       const list = ctx.state.sitemapsOf(siteUrl);
-      if (!list.some((e) => e.sitemap.path === feedpath && !e.parent)) throw notFound('classic', 'Not Found');
+      if (!list.some((e) => e.sitemap.path === feedpath && !e.parent)) {
+        throw notFound('classic', 'Not Found');
+      }
       // Removing an index takes its children with it.
       ctx.state.sitemaps.set(
         siteUrl,

@@ -12,7 +12,10 @@ const inspect = async (inspectionUrl: string, siteUrl: string = OWNED) =>
   (await kit.sc.urlInspection.index.inspect({ requestBody: { inspectionUrl, siteUrl } })).data.inspectionResult!.indexStatusResult!;
 
 async function clicksByPage(siteUrl: string, startDate: string, endDate: string, type = 'web'): Promise<Map<string, number>> {
-  const { data } = await kit.sc.searchanalytics.query({ siteUrl, requestBody: { startDate, endDate, dimensions: ['page'], type, dataState: 'all', rowLimit: 25000 } });
+  const { data } = await kit.sc.searchanalytics.query({
+    siteUrl,
+    requestBody: { startDate, endDate, dimensions: ['page'], type, dataState: 'all', rowLimit: 25000 },
+  });
   return new Map((data.rows ?? []).map((r) => [r.keys![0], r.clicks!]));
 }
 
@@ -23,7 +26,9 @@ describe('the seed world', () => {
         const clicks = await clicksByPage(property, '2026-11-20', '2026-11-29', type);
         expect(clicks.size).toBeGreaterThan(0);
         for (const [page, n] of clicks) {
-          if (n === 0) continue;
+          if (n === 0) {
+            continue;
+          }
           const result = await inspect(page, property);
           expect({ page, verdict: result.verdict, coverageState: result.coverageState }).toEqual({
             page,
@@ -75,7 +80,11 @@ describe('the seed world', () => {
     try {
       const second = await Promise.all(urls.map(async (u) => (await inspect(u)).lastCrawlTime));
       expect(second).toEqual(first);
-      for (const t of first) if (t) expect(Date.parse(t)).toBeLessThan(NOW.getTime());
+      for (const t of first) {
+        if (t) {
+          expect(Date.parse(t)).toBeLessThan(NOW.getTime());
+        }
+      }
     } finally {
       now = NOW;
     }
@@ -98,17 +107,30 @@ describe('the seed world', () => {
   it('lists only the caller’s verified resources, and the registered credential owns the seeded ones', async () => {
     const { data } = await kit.sv.list();
     expect(data.items!.map((r) => r.id).sort()).toEqual(
-      ['dns%3A%2F%2Fexample.com', 'https%3A%2F%2Fblog.example.net%2F', 'https%3A%2F%2Fdocs.example.com%2F', 'https%3A%2F%2Fwww.example.com%2F'].sort(),
+      [
+        'dns%3A%2F%2Fexample.com',
+        'https%3A%2F%2Fblog.example.net%2F',
+        'https%3A%2F%2Fdocs.example.com%2F',
+        'https%3A%2F%2Fwww.example.com%2F',
+      ].sort(),
     );
-    for (const r of data.items!) expect(r.owners).toContain(kit.key.client_email);
-    kit.emulator.state.resources.set('dns://example.io', { id: 'dns%3A%2F%2Fexample.io', site: { type: 'INET_DOMAIN', identifier: 'example.io' }, owners: ['someone@example.io'] });
+    for (const r of data.items!) {
+      expect(r.owners).toContain(kit.key.client_email);
+    }
+    kit.emulator.state.resources.set('dns://example.io', {
+      id: 'dns%3A%2F%2Fexample.io',
+      site: { type: 'INET_DOMAIN', identifier: 'example.io' },
+      owners: ['someone@example.io'],
+    });
     expect((await kit.sv.list()).data.items!.map((r) => r.id)).not.toContain('dns%3A%2F%2Fexample.io');
   });
 
   it('answers insert with the resource for a site the caller already owns, with no token placed', async () => {
     const { data } = await kit.sv.insert({ verificationMethod: 'META', requestBody: { site: { type: 'SITE', identifier: OWNED } } });
     expect(data.owners).toContain(kit.key.client_email);
-    const e = await kit.sv.insert({ verificationMethod: 'META', requestBody: { site: { type: 'SITE', identifier: 'https://www.example.io/' } } }).catch((err: unknown) => err);
+    const e = await kit.sv
+      .insert({ verificationMethod: 'META', requestBody: { site: { type: 'SITE', identifier: 'https://www.example.io/' } } })
+      .catch((err: unknown) => err);
     expect((e as { status?: number }).status).toBe(400);
   });
 });

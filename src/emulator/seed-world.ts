@@ -129,7 +129,9 @@ export class SeedWorld {
   constructor(seededAt: Date) {
     this.anchor = Math.floor(seededAt.getTime() / DAY_MS) * DAY_MS;
     for (const { siteUrl } of SEED_SITES) {
-      if (siteUrl === SEED_PROPERTIES.large || siteUrl === SEED_PROPERTIES.unverified) continue;
+      if (siteUrl === SEED_PROPERTIES.large || siteUrl === SEED_PROPERTIES.unverified) {
+        continue;
+      }
       trafficPages(siteUrl).forEach((url, i) => {
         const path = TRAFFIC_PATHS[i];
         const dropped = DROPPED[path];
@@ -163,7 +165,9 @@ export class SeedWorld {
 
   private add(page: WorldPage): void {
     // The same URL can belong to two properties (www.example.com/ and sc-domain:example.com): one fact per URL.
-    if (!this.pages.has(page.url)) this.pages.set(page.url, page);
+    if (!this.pages.has(page.url)) {
+      this.pages.set(page.url, page);
+    }
     const list = this.bySite.get(page.siteUrl) ?? [];
     list.push(page);
     this.bySite.set(page.siteUrl, list);

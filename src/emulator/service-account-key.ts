@@ -29,7 +29,10 @@ export function generateServiceAccountKey(clientEmail: string = DEFAULT_SERVICE_
     privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
   });
   const project = /@([^.]+)\.iam\.gserviceaccount\.com$/.exec(clientEmail)?.[1] ?? 'emulator-project';
-  const clientId = `1${BigInt(`0x${randomBytes(9).toString('hex')}`).toString().padStart(20, '0').slice(0, 20)}`;
+  const clientId = `1${BigInt(`0x${randomBytes(9).toString('hex')}`)
+    .toString()
+    .padStart(20, '0')
+    .slice(0, 20)}`;
   return {
     key: {
       type: 'service_account',

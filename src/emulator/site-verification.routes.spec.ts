@@ -12,7 +12,8 @@ afterAll(() => kit.emulator.close());
 beforeEach(() => kit.emulator.reset());
 
 const lastApi = () => kit.emulator.apiRequests().at(-1)!;
-const rejection = (call: Promise<unknown>) => refused(call).then(({ status, data }) => ({ status, error: data.error as Record<string, unknown> }));
+const rejection = (call: Promise<unknown>) =>
+  refused(call).then(({ status, data }) => ({ status, error: data.error as Record<string, unknown> }));
 
 describe('webResource.getToken', () => {
   it('returns a DNS TXT record for a domain', async () => {
@@ -47,7 +48,7 @@ describe('webResource.getToken', () => {
 describe('webResource.insert', () => {
   const site = { type: 'INET_DOMAIN' as const, identifier: 'example.io' };
 
-  it('fails with Google\'s exact 400 when the token was not placed', async () => {
+  it("fails with Google's exact 400 when the token was not placed", async () => {
     const e = await rejection(kit.sv.insert({ verificationMethod: 'DNS_TXT', requestBody: { site } }));
     expect(e.status).toBe(400);
     const message = 'The necessary verification token could not be found on your site.';

@@ -18,12 +18,18 @@ const DOMAIN_METHODS = ['DNS_TXT', 'DNS_CNAME', 'DNS'];
 const bad = (message: string, location?: string) => invalidParameter('classic', message, location);
 
 function parseSite(value: unknown, where = 'site'): VerificationSite {
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw bad(`Required field ${where} is missing.`, where);
+  if (!value || typeof value !== 'object' || Array.isArray(value)) {
+    throw bad(`Required field ${where} is missing.`, where);
+  }
   const site = value as Record<string, unknown>;
   checkFields(site, ['type', 'identifier'], 'classic', where);
   const { type, identifier } = site;
-  if (type !== 'SITE' && type !== 'INET_DOMAIN') throw bad(`Invalid value for ${where}.type: ${JSON.stringify(type)}`, `${where}.type`);
-  if (typeof identifier !== 'string' || !identifier) throw bad(`Required field ${where}.identifier is missing.`, `${where}.identifier`);
+  if (type !== 'SITE' && type !== 'INET_DOMAIN') {
+    throw bad(`Invalid value for ${where}.type: ${JSON.stringify(type)}`, `${where}.type`);
+  }
+  if (typeof identifier !== 'string' || !identifier) {
+    throw bad(`Required field ${where}.identifier is missing.`, `${where}.identifier`);
+  }
   if (type === 'SITE') {
     if (!/^https?:\/\/[^/?#]+(\/[^?#]*)?$/i.test(identifier) || !identifier.endsWith('/')) {
       throw bad(`Invalid site identifier '${identifier}': a SITE must be a full URL ending in '/'.`, `${where}.identifier`);
@@ -35,9 +41,13 @@ function parseSite(value: unknown, where = 'site'): VerificationSite {
 }
 
 function checkMethod(method: unknown, site: VerificationSite, location: string): string {
-  if (typeof method !== 'string' || !method) throw bad('Required parameter: verificationMethod', location);
+  if (typeof method !== 'string' || !method) {
+    throw bad('Required parameter: verificationMethod', location);
+  }
   const allowed = site.type === 'SITE' ? SITE_METHODS : DOMAIN_METHODS;
-  if (![...SITE_METHODS, ...DOMAIN_METHODS].includes(method)) throw bad(`Invalid verificationMethod '${method}'.`, location);
+  if (![...SITE_METHODS, ...DOMAIN_METHODS].includes(method)) {
+    throw bad(`Invalid verificationMethod '${method}'.`, location);
+  }
   if (!allowed.includes(method)) {
     throw bad(`The verification method ${method} cannot be used with a site of type ${site.type}.`, location);
   }
@@ -65,7 +75,9 @@ function tokenFor(principal: string, site: VerificationSite, method: string): st
 
 function findResource(ctx: RouteContext): WebResource {
   const resource = ctx.state.resources.get(ctx.params.id);
-  if (!resource) throw notFound('classic', 'Not Found');
+  if (!resource) {
+    throw notFound('classic', 'Not Found');
+  }
   return resource;
 }
 
@@ -74,13 +86,17 @@ function parseOwners(value: unknown): string[] {
     throw bad('A verified resource must keep at least one owner.', 'owners');
   }
   for (const o of value) {
-    if (typeof o !== 'string' || !/^[^@\s]+@[^@\s]+$/.test(o)) throw bad(`Invalid owner ${JSON.stringify(o)}.`, 'owners');
+    if (typeof o !== 'string' || !/^[^@\s]+@[^@\s]+$/.test(o)) {
+      throw bad(`Invalid owner ${JSON.stringify(o)}.`, 'owners');
+    }
   }
   return [...new Set(value as string[])];
 }
 
 function checkSameSite(resource: WebResource, value: unknown): void {
-  if (value === undefined) return;
+  if (value === undefined) {
+    return;
+  }
   const site = parseSite(value);
   if (site.type !== resource.site.type || site.identifier !== resource.site.identifier) {
     throw bad('The site of a verified resource cannot be changed.', 'site');
@@ -93,7 +109,9 @@ function writeOwners(ctx: RouteContext, mode: 'replace' | 'patch') {
   const body = objectBody(ctx.body, 'classic');
   checkFields(body, ['id', 'site', 'owners'], 'classic');
   checkSameSite(resource, body.site);
-  if (mode === 'replace' || body.owners !== undefined) resource.owners = parseOwners(body.owners);
+  if (mode === 'replace' || body.owners !== undefined) {
+    resource.owners = parseOwners(body.owners);
+  }
   return { status: 200, body: resource };
 }
 
@@ -133,11 +151,15 @@ export const siteVerificationRoutes: RouteDef[] = [
       const id = resourceIdFor(site);
       const key = decodeURIComponent(id);
       const resource = ctx.state.resources.get(key) ?? { id, site, owners: [] };
-      if (!resource.owners.includes(ctx.principal)) resource.owners = [...resource.owners, ctx.principal];
+      if (!resource.owners.includes(ctx.principal)) {
+        resource.owners = [...resource.owners, ctx.principal];
+      }
       ctx.state.resources.set(key, resource);
       // Verification proves ownership of every listed property the site covers.
       for (const property of ctx.state.sites.keys()) {
-        if (siteCoversProperty(site, property)) ctx.state.sites.set(property, 'siteOwner');
+        if (siteCoversProperty(site, property)) {
+          ctx.state.sites.set(property, 'siteOwner');
+        }
       }
       return { status: 200, body: resource };
     },
@@ -190,10 +212,10 @@ export const siteVerificationRoutes: RouteDef[] = [
       // Unverifying costs ownership: the property itself, and for a domain every property on it.
       for (const property of ctx.state.sites.keys()) {
         const affected =
-          resource.site.type === 'INET_DOMAIN'
-            ? siteCoversProperty(resource.site, property)
-            : property === resource.site.identifier;
-        if (affected) ctx.state.sites.set(property, 'siteUnverifiedUser');
+          resource.site.type === 'INET_DOMAIN' ? siteCoversProperty(resource.site, property) : property === resource.site.identifier;
+        if (affected) {
+          ctx.state.sites.set(property, 'siteUnverifiedUser');
+        }
       }
       return { status: 204 };
     },

@@ -23,7 +23,11 @@ const failure = (p: Promise<unknown>) =>
     () => {
       throw new Error('expected a failure');
     },
-    (e: { status: number; message: string; response: { data: unknown } }) => ({ status: e.status, message: e.message, data: e.response.data }),
+    (e: { status: number; message: string; response: { data: unknown } }) => ({
+      status: e.status,
+      message: e.message,
+      data: e.response.data,
+    }),
   );
 
 describe('jwt-bearer grant', () => {
@@ -84,7 +88,12 @@ describe('jwt-bearer grant', () => {
   });
 
   it('accepts self-signed JWTs (useJWTAccessWithScope) without calling /token', async () => {
-    const auth = new JWT({ email: kit.key.client_email, key: kit.key.private_key, keyId: kit.key.private_key_id, scopes: [SCOPES.webmasters] });
+    const auth = new JWT({
+      email: kit.key.client_email,
+      key: kit.key.private_key,
+      keyId: kit.key.private_key_id,
+      scopes: [SCOPES.webmasters],
+    });
     auth.useJWTAccessWithScope = true;
     await expect(scFor(auth).sites.list()).resolves.toMatchObject({ status: 200 });
     expect(kit.emulator.requests.map((r) => r.route)).toEqual(['sites.list']);
@@ -140,14 +149,18 @@ describe('bearer checks on API calls', () => {
       error: {
         code: 401,
         message: UNAUTHENTICATED_MESSAGE,
-        errors: [{ message: 'Invalid Credentials', domain: 'global', reason: 'authError', locationType: 'header', location: 'Authorization' }],
+        errors: [
+          { message: 'Invalid Credentials', domain: 'global', reason: 'authError', locationType: 'header', location: 'Authorization' },
+        ],
         status: 'UNAUTHENTICATED',
       },
     });
   });
 
   it('answers 401 without errors[] on the One Platform surfaces, for unknown and expired tokens', async () => {
-    const unknown = await fetch(`${kit.emulator.url}/v3/urlNotifications/metadata?url=x`, { headers: { authorization: 'Bearer ya29.nope' } });
+    const unknown = await fetch(`${kit.emulator.url}/v3/urlNotifications/metadata?url=x`, {
+      headers: { authorization: 'Bearer ya29.nope' },
+    });
     expect(await unknown.json()).toEqual({ error: { code: 401, message: UNAUTHENTICATED_MESSAGE, status: 'UNAUTHENTICATED' } });
 
     const expired = kit.emulator.issueAccessToken({ principal: 'x@example.com', scopes: [SCOPES.webmasters], lifetimeSeconds: -1 });

@@ -4,13 +4,7 @@
 // Error bodies are the OAuth form ({error, error_description}), not the API form.
 
 import { randomBytes } from 'node:crypto';
-import {
-  ACCESS_TOKEN_LIFETIME_SECONDS,
-  decodeJwt,
-  splitScopes,
-  verifyRs256,
-  type EmulatorCredentials,
-} from './emulator-credentials.js';
+import { ACCESS_TOKEN_LIFETIME_SECONDS, decodeJwt, splitScopes, verifyRs256, type EmulatorCredentials } from './emulator-credentials.js';
 import { s256, type OAuthUsers } from './emulator-oauth.js';
 import type { TokenGrant } from './emulator-types.js';
 
@@ -41,10 +35,18 @@ export interface TokenEndpointContext {
 
 export function handleTokenRequest(form: Record<string, string>, ctx: TokenEndpointContext): TokenAnswer {
   const grantType = form.grant_type;
-  if (grantType === JWT_BEARER) return jwtGrant(form, ctx);
-  if (grantType === 'refresh_token') return refreshGrant(form, ctx);
-  if (grantType === 'authorization_code') return codeGrant(form, ctx);
-  if (!grantType) return oauthError(400, 'invalid_request', 'Missing required parameter: grant_type');
+  if (grantType === JWT_BEARER) {
+    return jwtGrant(form, ctx);
+  }
+  if (grantType === 'refresh_token') {
+    return refreshGrant(form, ctx);
+  }
+  if (grantType === 'authorization_code') {
+    return codeGrant(form, ctx);
+  }
+  if (!grantType) {
+    return oauthError(400, 'invalid_request', 'Missing required parameter: grant_type');
+  }
   return oauthError(400, 'unsupported_grant_type', `Invalid grant_type: ${grantType}`);
 }
 
@@ -75,9 +77,13 @@ function jwtGrant(form: Record<string, string>, ctx: TokenEndpointContext): Toke
     principal: principal || undefined,
   });
 
-  if (!form.assertion) return fail(400, 'invalid_request', 'Missing required parameter: assertion');
+  if (!form.assertion) {
+    return fail(400, 'invalid_request', 'Missing required parameter: assertion');
+  }
   const sa = ctx.credentials.serviceAccounts.get(iss);
-  if (!jwt || !sa || !verifyRs256(jwt, sa.publicKey)) return fail(400, 'invalid_grant', 'Invalid JWT Signature.');
+  if (!jwt || !sa || !verifyRs256(jwt, sa.publicKey)) {
+    return fail(400, 'invalid_grant', 'Invalid JWT Signature.');
+  }
 
   const aud = claims.aud;
   if (aud !== GOOGLE_TOKEN_AUDIENCE && aud !== ctx.tokenUrl && !LEGACY_AUDIENCES.includes(String(aud))) {
@@ -100,7 +106,9 @@ function jwtGrant(form: Record<string, string>, ctx: TokenEndpointContext): Toke
       'Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim.',
     );
   }
-  if (!scopes.length) return fail(400, 'invalid_scope', 'Invalid OAuth scope or ID token audience provided.');
+  if (!scopes.length) {
+    return fail(400, 'invalid_scope', 'Invalid OAuth scope or ID token audience provided.');
+  }
 
   if (sub && sub !== iss) {
     const delegated = sa.delegation[sub];
@@ -132,21 +140,35 @@ function refreshGrant(form: Record<string, string>, ctx: TokenEndpointContext): 
   // Google checks the client before the token: an unknown client or a wrong secret is invalid_client (401).
   const clientKnown = [...ctx.credentials.refreshTokens.values()].filter((r) => r.clientId === form.client_id);
   const webClient = form.client_id ? ctx.oauth.clients.get(form.client_id) : undefined;
-  if (!form.client_id || (clientKnown.length === 0 && !webClient)) return fail(401, 'invalid_client', 'The OAuth client was not found.');
+  if (!form.client_id || (clientKnown.length === 0 && !webClient)) {
+    return fail(401, 'invalid_client', 'The OAuth client was not found.');
+  }
   if (!clientKnown.some((r) => r.clientSecret === form.client_secret) && webClient?.clientSecret !== form.client_secret) {
     return fail(401, 'invalid_client', 'Unauthorized');
   }
-  if (!form.refresh_token) return fail(400, 'invalid_request', 'Missing required parameter: refresh_token');
+  if (!form.refresh_token) {
+    return fail(400, 'invalid_request', 'Missing required parameter: refresh_token');
+  }
   if (!entry || entry.clientId !== form.client_id || entry.clientSecret !== form.client_secret) {
     return fail(400, 'invalid_grant', 'Token has been expired or revoked.');
   }
   // A refresh may narrow the scopes it was granted, never widen them.
   if (requested.length && !requested.every((s) => entry.scopes.includes(s))) {
-    return fail(400, 'invalid_scope', 'The requested scope is invalid, unknown, malformed, or exceeds the scope granted by the resource owner.');
+    return fail(
+      400,
+      'invalid_scope',
+      'The requested scope is invalid, unknown, malformed, or exceeds the scope granted by the resource owner.',
+    );
   }
   const scopes = requested.length ? requested : entry.scopes;
   return {
-    ...success(ctx, entry.user, scopes, entry.clientId, entry.googleUser ? { googleUser: entry.googleUser, refreshToken: entry.refreshToken } : {}),
+    ...success(
+      ctx,
+      entry.user,
+      scopes,
+      entry.clientId,
+      entry.googleUser ? { googleUser: entry.googleUser, refreshToken: entry.refreshToken } : {},
+    ),
     grant: { grantType: 'refresh_token', principal: entry.user, scopes, ok: true },
     principal: entry.user,
   };
@@ -166,16 +188,32 @@ function codeGrant(form: Record<string, string>, ctx: TokenEndpointContext): Tok
     principal: principal || undefined,
   });
   const client = form.client_id ? ctx.oauth.clients.get(form.client_id) : undefined;
-  if (!client) return fail(401, 'invalid_client', 'The OAuth client was not found.');
-  if (client.clientSecret !== form.client_secret) return fail(401, 'invalid_client', 'Unauthorized');
-  if (!form.code) return fail(400, 'invalid_request', 'Missing required parameter: code');
-  if (!code) return fail(400, 'invalid_grant', 'Malformed auth code.');
+  if (!client) {
+    return fail(401, 'invalid_client', 'The OAuth client was not found.');
+  }
+  if (client.clientSecret !== form.client_secret) {
+    return fail(401, 'invalid_client', 'Unauthorized');
+  }
+  if (!form.code) {
+    return fail(400, 'invalid_request', 'Missing required parameter: code');
+  }
+  if (!code) {
+    return fail(400, 'invalid_grant', 'Malformed auth code.');
+  }
   const wasUsed = code.used;
   code.used = true; // single use, whatever happens next
-  if (wasUsed || code.expiresAt <= Date.now() || code.clientId !== client.clientId) return fail(400, 'invalid_grant', 'Bad Request');
-  if (form.redirect_uri !== code.redirectUri) return fail(400, 'redirect_uri_mismatch', 'Bad Request');
-  if (!form.code_verifier) return fail(400, 'invalid_grant', 'Missing code verifier.');
-  if (s256(form.code_verifier) !== code.codeChallenge) return fail(400, 'invalid_grant', 'Invalid code verifier.');
+  if (wasUsed || code.expiresAt <= Date.now() || code.clientId !== client.clientId) {
+    return fail(400, 'invalid_grant', 'Bad Request');
+  }
+  if (form.redirect_uri !== code.redirectUri) {
+    return fail(400, 'redirect_uri_mismatch', 'Bad Request');
+  }
+  if (!form.code_verifier) {
+    return fail(400, 'invalid_grant', 'Missing code verifier.');
+  }
+  if (s256(form.code_verifier) !== code.codeChallenge) {
+    return fail(400, 'invalid_grant', 'Invalid code verifier.');
+  }
 
   let refreshToken: string | undefined;
   if (code.offline) {

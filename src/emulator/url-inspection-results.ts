@@ -19,7 +19,9 @@ const DISTRIBUTION: Array<[InspectionKind, number]> = [
 export function kindForUrl(url: string): InspectionKind {
   let r = hashString(`inspect|${url}`) % 100;
   for (const [kind, weight] of DISTRIBUTION) {
-    if (r < weight) return kind;
+    if (r < weight) {
+      return kind;
+    }
     r -= weight;
   }
   return 'indexed';

@@ -20,7 +20,9 @@ describe('urlInspection.index.inspect', () => {
       body: { inspectionUrl: 'https://www.example.com/', siteUrl: SEED_PROPERTIES.owned, languageCode: 'en-US' },
     });
     const r = data.inspectionResult!;
-    expect(r.inspectionResultLink).toMatch(/^https:\/\/search\.google\.com\/search-console\/inspect\?resource_id=https%3A%2F%2Fwww\.example\.com%2F&/);
+    expect(r.inspectionResultLink).toMatch(
+      /^https:\/\/search\.google\.com\/search-console\/inspect\?resource_id=https%3A%2F%2Fwww\.example\.com%2F&/,
+    );
     expect(r.indexStatusResult).toMatchObject({
       verdict: 'PASS',
       robotsTxtState: 'ALLOWED',
@@ -88,7 +90,11 @@ describe('urlInspection.index.inspect', () => {
     expect(e).toEqual({
       status: 403,
       data: {
-        error: { code: 403, message: 'You do not own this site, or the inspected URL is not part of this property.', status: 'PERMISSION_DENIED' },
+        error: {
+          code: 403,
+          message: 'You do not own this site, or the inspected URL is not part of this property.',
+          status: 'PERMISSION_DENIED',
+        },
       },
     });
   });
@@ -112,7 +118,10 @@ describe('inspection quotas', () => {
 
   it('answers the per-minute and the per-day limit of a property with one identical body that names only the property', async () => {
     let clock = new Date('2026-11-30T20:30:00Z');
-    const small = await startEmulatorKit({ now: () => clock, quotas: { inspectionPerMinutePerProperty: 2, inspectionPerDayPerProperty: 3 } });
+    const small = await startEmulatorKit({
+      now: () => clock,
+      quotas: { inspectionPerMinutePerProperty: 2, inspectionPerDayPerProperty: 3 },
+    });
     try {
       const go = (site: string = SEED_PROPERTIES.owned, url = 'https://www.example.com/') =>
         small.sc.urlInspection.index.inspect({ requestBody: { inspectionUrl: url, siteUrl: site } });
@@ -142,10 +151,16 @@ describe('inspection quotas', () => {
     const clock = new Date('2026-11-30T20:30:00Z');
     const small = await startEmulatorKit({ now: () => clock, quotas: { inspectionPerMinutePerProject: 2 } });
     try {
-      await small.sc.urlInspection.index.inspect({ requestBody: { inspectionUrl: 'https://www.example.com/', siteUrl: SEED_PROPERTIES.owned } });
-      await small.sc.urlInspection.index.inspect({ requestBody: { inspectionUrl: 'https://blog.example.net/', siteUrl: SEED_PROPERTIES.blog } });
+      await small.sc.urlInspection.index.inspect({
+        requestBody: { inspectionUrl: 'https://www.example.com/', siteUrl: SEED_PROPERTIES.owned },
+      });
+      await small.sc.urlInspection.index.inspect({
+        requestBody: { inspectionUrl: 'https://blog.example.net/', siteUrl: SEED_PROPERTIES.blog },
+      });
       const e = await rejection(
-        small.sc.urlInspection.index.inspect({ requestBody: { inspectionUrl: 'https://www.example.com/shop/x', siteUrl: SEED_PROPERTIES.subPath } }),
+        small.sc.urlInspection.index.inspect({
+          requestBody: { inspectionUrl: 'https://www.example.com/shop/x', siteUrl: SEED_PROPERTIES.subPath },
+        }),
       );
       expect(e).toEqual({ status: 429, data: quotaBody(SEED_PROPERTIES.subPath) });
     } finally {
@@ -155,6 +170,9 @@ describe('inspection quotas', () => {
 
   it('gives an injected 429 the same body', async () => {
     kit.emulator.injectFault({ route: 'urlInspection.index.inspect', status: 429 });
-    expect(await rejection(inspect('https://www.example.com/', SEED_PROPERTIES.owned))).toEqual({ status: 429, data: quotaBody(SEED_PROPERTIES.owned) });
+    expect(await rejection(inspect('https://www.example.com/', SEED_PROPERTIES.owned))).toEqual({
+      status: 429,
+      data: quotaBody(SEED_PROPERTIES.owned),
+    });
   });
 });

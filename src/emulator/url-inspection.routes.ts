@@ -27,7 +27,9 @@ function takeInspectionQuota(ctx: RouteContext, siteUrl: string): void {
     ],
     ctx.now,
   );
-  if (exhausted) throw new GoogleApiError(429, inspectionQuotaBody(siteUrl));
+  if (exhausted) {
+    throw new GoogleApiError(429, inspectionQuotaBody(siteUrl));
+  }
 }
 
 /** Sitemaps still known to Search Console that list the URL: the seed world's, or for other URLs the property's first on the URL's host. */
@@ -64,9 +66,15 @@ export const urlInspectionRoutes: RouteDef[] = [
         throw googleError('rpc', { status: 400, message: 'Request contains an invalid argument.' });
       }
       const level = (ctx.userSites ?? ctx.state.sites).get(siteUrl); // an emulator Google user sees only their own properties
-      if (!level || level === 'siteUnverifiedUser') throw notPartOfProperty();
-      if (!isDomainProperty(siteUrl) && !siteUrl.endsWith('/')) throw notPartOfProperty();
-      if (!urlInProperty(inspectionUrl, siteUrl)) throw notPartOfProperty();
+      if (!level || level === 'siteUnverifiedUser') {
+        throw notPartOfProperty();
+      }
+      if (!isDomainProperty(siteUrl) && !siteUrl.endsWith('/')) {
+        throw notPartOfProperty();
+      }
+      if (!urlInProperty(inspectionUrl, siteUrl)) {
+        throw notPartOfProperty();
+      }
       takeInspectionQuota(ctx, siteUrl);
       // A page of the seed world inspects as the world says; a page that ranks on the large property is indexed.
       const page = ctx.state.world.page(inspectionUrl);

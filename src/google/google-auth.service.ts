@@ -36,7 +36,9 @@ export class GoogleAuthService {
 
   constructor(@Inject(CONFIG) private readonly config: Config) {
     const tokenUrl = config.google.oauthTokenUrl;
-    if (tokenUrl !== undefined) this.configuredTokenUrl = new URL(tokenUrl).href.split('?')[0];
+    if (tokenUrl !== undefined) {
+      this.configuredTokenUrl = new URL(tokenUrl).href.split('?')[0];
+    }
   }
 
   /** Called once by the tool registry after filtering. */
@@ -53,7 +55,12 @@ export class GoogleAuthService {
     const credential = this.config.credential;
     switch (credential.kind) {
       case 'service_account':
-        return { kind: credential.kind, principal: credential.key.client_email, origin: credential.origin, subject: this.config.impersonate };
+        return {
+          kind: credential.kind,
+          principal: credential.key.client_email,
+          origin: credential.origin,
+          subject: this.config.impersonate,
+        };
       case 'oauth':
         return { kind: credential.kind, principal: `OAuth client ${credential.clientId}`, origin: credential.origin };
       case 'none':
@@ -87,7 +94,9 @@ export class GoogleAuthService {
    * start-up (and tools/list) never pays for it.
    */
   authClient(): Promise<OAuth2Client> {
-    if (this.config.credential.kind === 'none') return Promise.reject(new UserFacingError(SETUP_INSTRUCTIONS));
+    if (this.config.credential.kind === 'none') {
+      return Promise.reject(new UserFacingError(SETUP_INSTRUCTIONS));
+    }
     this.client ??= this.build();
     return this.client;
   }
@@ -98,7 +107,9 @@ export class GoogleAuthService {
     const tokenUrl = this.config.google.oauthTokenUrl;
     // Every request of the client — token and API alike — gets the deadline.
     const transporterOptions = { timeout: this.config.google.timeoutMs };
-    if (credential.kind === 'none') throw new UserFacingError(SETUP_INSTRUCTIONS);
+    if (credential.kind === 'none') {
+      throw new UserFacingError(SETUP_INSTRUCTIONS);
+    }
     const client =
       credential.kind === 'oauth'
         ? new UserRefreshClient({
@@ -121,8 +132,12 @@ export class GoogleAuthService {
     const redirect = credential.kind === 'service_account' && tokenUrl ? new URL(tokenUrl) : undefined;
     client.transporter.interceptors.request.add({
       resolved: async (options) => {
-        if (!this.isTokenUrl(String(options.url))) return options;
-        if (redirect) options.url = redirect;
+        if (!this.isTokenUrl(String(options.url))) {
+          return options;
+        }
+        if (redirect) {
+          options.url = redirect;
+        }
         // google-auth-library retries a token POST up to 3 times on its own; inside
         // GoogleService's bounded attempts that made 16 requests for one call.
         options.retry = false;
@@ -134,9 +149,17 @@ export class GoogleAuthService {
     // proxy, truncated JSON) would otherwise become a request without credentials.
     client.transporter.interceptors.response.add({
       resolved: async (response) => {
-        if (!this.isTokenUrl(String(response.config?.url ?? ''))) return response;
+        if (!this.isTokenUrl(String(response.config?.url ?? ''))) {
+          return response;
+        }
         const data = response.data as { access_token?: unknown } | undefined;
-        if (typeof data !== 'object' || data === null || Array.isArray(data) || typeof data.access_token !== 'string' || !data.access_token) {
+        if (
+          typeof data !== 'object' ||
+          data === null ||
+          Array.isArray(data) ||
+          typeof data.access_token !== 'string' ||
+          !data.access_token
+        ) {
           throw new MalformedAnswerError(describeTokenBody(response.data), 'token');
         }
         return response;
@@ -147,8 +170,14 @@ export class GoogleAuthService {
 }
 
 function describeTokenBody(data: unknown): string {
-  if (data === undefined || data === null || data === '') return 'an empty body';
-  if (typeof data === 'string') return data.trim().startsWith('<') ? 'an HTML page' : 'something that is not JSON';
-  if (Array.isArray(data)) return 'a JSON array';
+  if (data === undefined || data === null || data === '') {
+    return 'an empty body';
+  }
+  if (typeof data === 'string') {
+    return data.trim().startsWith('<') ? 'an HTML page' : 'something that is not JSON';
+  }
+  if (Array.isArray(data)) {
+    return 'a JSON array';
+  }
   return 'a JSON object without access_token';
 }

@@ -106,7 +106,9 @@ export interface SentenceContext {
 
 /** Whether a write may have been applied although the call failed. */
 export function outcomeOf(failure: Failure, method: GoogleMethod): 'unchanged' | 'unknown' {
-  if (!methodSpec(method).write || neverSent(failure)) return 'unchanged';
+  if (!methodSpec(method).write || neverSent(failure)) {
+    return 'unchanged';
+  }
   return ['timeout', 'network', 'unavailable', 'malformed'].includes(failure.kind) ? 'unknown' : 'unchanged';
 }
 
@@ -119,7 +121,10 @@ const NOTHING_SENT = 'Nothing was sent to Google, so nothing was changed.';
 
 function describeApiFailure(failure: Failure, op: GoogleOperation, ctx: SentenceContext): string {
   const google = quote(failure.message);
-  const changed = outcomeOf(failure, op.method) === 'unknown' ? 'It is not known whether Google applied the change; check the current state before repeating it.' : 'Nothing was changed.';
+  const changed =
+    outcomeOf(failure, op.method) === 'unknown'
+      ? 'It is not known whether Google applied the change; check the current state before repeating it.'
+      : 'Nothing was changed.';
   const who = ctx.credential.principal ?? 'the configured credential';
   const tries = plural(ctx.attempts, 'attempt');
   switch (failure.kind) {
@@ -217,7 +222,8 @@ function describeTokenFailure(failure: Failure, op: GoogleOperation, ctx: Senten
       'This is usually temporary; retry in a minute, and check GSC_OAUTH_TOKEN_URL and the network if it persists.'
     );
   }
-  const account = c.kind === 'service_account' ? `the service account ${c.principal}` : `the OAuth credential (${c.principal ?? 'GSC_CLIENT_ID'})`;
+  const account =
+    c.kind === 'service_account' ? `the service account ${c.principal}` : `the OAuth credential (${c.principal ?? 'GSC_CLIENT_ID'})`;
   const refused = `Google's OAuth token endpoint refused ${account} from ${origin}, so no access token was issued to ${op.action}: ${google}.`;
   const restart = 'and restart the server; retrying with the same credential fails the same way.';
   const scopes = c.scopes.length ? c.scopes.join(', ') : 'those of the registered tools';
@@ -267,10 +273,17 @@ function describeTokenFailure(failure: Failure, op: GoogleOperation, ctx: Senten
 
 /** About how long until midnight in America/Los_Angeles, where Google's daily quotas reset. */
 export function untilPacificMidnight(now: Date): string {
-  const parts = new Intl.DateTimeFormat('en-US', { timeZone: 'America/Los_Angeles', hour: 'numeric', minute: 'numeric', hourCycle: 'h23' }).formatToParts(now);
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone: 'America/Los_Angeles',
+    hour: 'numeric',
+    minute: 'numeric',
+    hourCycle: 'h23',
+  }).formatToParts(now);
   const value = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);
   const minutes = 24 * 60 - (value('hour') * 60 + value('minute'));
-  if (minutes < 90) return plural(Math.max(1, minutes), 'minute');
+  if (minutes < 90) {
+    return plural(Math.max(1, minutes), 'minute');
+  }
   return plural(Math.round(minutes / 60), 'hour');
 }
 

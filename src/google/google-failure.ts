@@ -109,7 +109,14 @@ export interface ReadContext {
   readonly now?: Date;
 }
 
-const QUOTA_REASONS = new Set(['quotaExceeded', 'dailyLimitExceeded', 'rateLimitExceeded', 'userRateLimitExceeded', 'RATE_LIMIT_EXCEEDED', 'RESOURCE_EXHAUSTED']);
+const QUOTA_REASONS = new Set([
+  'quotaExceeded',
+  'dailyLimitExceeded',
+  'rateLimitExceeded',
+  'userRateLimitExceeded',
+  'RATE_LIMIT_EXCEEDED',
+  'RESOURCE_EXHAUSTED',
+]);
 /**
  * The fixed texts Google's usageLimits reasons carry. One Platform surfaces
  * (URL Inspection, Indexing) send no errors[] array, so a 403 there may carry
@@ -146,17 +153,23 @@ type ApiErrorBody = {
 
 /** Reads a GaxiosError (or any thrown value) into plain facts. */
 export function readFailure(error: unknown, context: ReadContext = {}): Failure {
-  if (error instanceof MalformedAnswerError) return { kind: 'malformed', phase: error.phase, status: 200, message: error.message, answer: error.problem };
+  if (error instanceof MalformedAnswerError) {
+    return { kind: 'malformed', phase: error.phase, status: 200, message: error.message, answer: error.problem };
+  }
   const e = (error ?? {}) as GaxiosLike;
   const url = e.config?.url?.toString();
   const phase = url && context.isTokenUrl?.(url) ? 'token' : 'api';
   const status = e.response?.status ?? (typeof e.status === 'number' ? e.status : undefined);
   const code = typeof e.code === 'string' ? e.code : undefined;
   const message = e.message ?? String(error);
-  if (status === undefined) return { kind: code === 'TimeoutError' ? 'timeout' : 'network', phase, code: code ?? 'no answer', message };
+  if (status === undefined) {
+    return { kind: code === 'TimeoutError' ? 'timeout' : 'network', phase, code: code ?? 'no answer', message };
+  }
   const retryAfterSeconds = parseRetryAfter(header(e.response?.headers, 'retry-after'), context.now ?? new Date());
   const body = e.response?.data;
-  if (phase === 'token') return readTokenFailure(status, body, message, retryAfterSeconds);
+  if (phase === 'token') {
+    return readTokenFailure(status, body, message, retryAfterSeconds);
+  }
   return readApiFailure(status, body, message, retryAfterSeconds, context.api);
 }
 
@@ -166,18 +179,30 @@ function readTokenFailure(status: number, body: unknown, fallback: string, retry
   const description = typeof b.error_description === 'string' ? b.error_description : undefined;
   const message = error ? `${error}${description ? `: ${description}` : ''}` : fallback;
   const base = { phase: 'token' as const, status, reason: error, message, retryAfterSeconds };
-  if (status >= 500 || status === 429 || status === 408) return { ...base, kind: 'unavailable' };
+  if (status >= 500 || status === 429 || status === 408) {
+    return { ...base, kind: 'unavailable' };
+  }
   return { ...base, kind: 'credential', credential: credentialProblem(error, description ?? '') };
 }
 
 function credentialProblem(error: string | undefined, description: string): CredentialProblem {
   switch (error) {
     case 'invalid_grant':
-      if (/JWT Signature/i.test(description)) return 'key_rejected';
-      if (/\b(iat|exp)\b|short-lived|timeframe/i.test(description)) return 'clock_skew';
-      if (/email or user id/i.test(description)) return 'subject_unknown';
-      if (/account not found|account.*(deleted|disabled)/i.test(description)) return 'account_missing';
-      if (/expired|revoked/i.test(description)) return 'revoked_token';
+      if (/JWT Signature/i.test(description)) {
+        return 'key_rejected';
+      }
+      if (/\b(iat|exp)\b|short-lived|timeframe/i.test(description)) {
+        return 'clock_skew';
+      }
+      if (/email or user id/i.test(description)) {
+        return 'subject_unknown';
+      }
+      if (/account not found|account.*(deleted|disabled)/i.test(description)) {
+        return 'account_missing';
+      }
+      if (/expired|revoked/i.test(description)) {
+        return 'revoked_token';
+      }
       return 'other';
     case 'unauthorized_client':
       return 'unauthorized_client';
@@ -189,30 +214,52 @@ function credentialProblem(error: string | undefined, description: string): Cred
   }
 }
 
-function readApiFailure(status: number, body: unknown, fallback: string, retryAfterSeconds: number | undefined, api: GoogleApi | undefined): Failure {
-  const apiError: ApiErrorBody = typeof body === 'object' && body && typeof (body as { error?: unknown }).error === 'object' ? ((body as { error: ApiErrorBody }).error ?? {}) : {};
+function readApiFailure(
+  status: number,
+  body: unknown,
+  fallback: string,
+  retryAfterSeconds: number | undefined,
+  api: GoogleApi | undefined,
+): Failure {
+  const apiError: ApiErrorBody =
+    typeof body === 'object' && body && typeof (body as { error?: unknown }).error === 'object'
+      ? ((body as { error: ApiErrorBody }).error ?? {})
+      : {};
   const message = typeof apiError.message === 'string' ? apiError.message : typeof body === 'string' && body.trim() ? body : fallback;
   const infos = (Array.isArray(apiError.details) ? apiError.details : []).filter((d) => d && typeof d === 'object');
   const errorInfo = infos.find((d) => String(d['@type'] ?? '').endsWith('google.rpc.ErrorInfo'));
-  const itemReasons = (Array.isArray(apiError.errors) ? apiError.errors : []).map((item) => item?.reason).filter((r): r is string => typeof r === 'string');
+  const itemReasons = (Array.isArray(apiError.errors) ? apiError.errors : [])
+    .map((item) => item?.reason)
+    .filter((r): r is string => typeof r === 'string');
   const textReason = status === 403 || status === 429 ? USAGE_LIMIT_TEXTS.find(([text]) => text.test(message))?.[1] : undefined;
   const reasons = [errorInfo?.reason, ...itemReasons, apiError.status, textReason].filter((r): r is string => typeof r === 'string');
   const reason = infos.find((d) => typeof d.reason === 'string')?.reason ?? itemReasons[0] ?? apiError.status;
   const base = { phase: 'api' as const, status, message, reason, retryAfterSeconds };
 
-  if (status === 401) return { ...base, kind: 'credential', credential: 'token_rejected' };
+  if (status === 401) {
+    return { ...base, kind: 'credential', credential: 'token_rejected' };
+  }
   if (reasons.some((r) => DISABLED_REASONS.has(r)) || /has not been used in project|API.* is disabled|it is disabled/i.test(message)) {
     return { ...base, kind: 'service_disabled', disabled: disabledApi(message, errorInfo?.metadata ?? {}, infos, api) };
   }
   if (status === 429 || (status === 403 && reasons.some((r) => QUOTA_REASONS.has(r)))) {
     return { ...base, kind: 'quota', quota: quotaFacts(reasons, errorInfo?.metadata ?? {}, message) };
   }
-  if (reasons.some((r) => r === 'ACCESS_TOKEN_SCOPE_INSUFFICIENT' || r === 'insufficientPermissions') || /insufficient authentication scopes/i.test(message)) {
+  if (
+    reasons.some((r) => r === 'ACCESS_TOKEN_SCOPE_INSUFFICIENT' || r === 'insufficientPermissions') ||
+    /insufficient authentication scopes/i.test(message)
+  ) {
     return { ...base, kind: 'scope' };
   }
-  if (status === 403) return { ...base, kind: 'permission' };
-  if (status === 404) return { ...base, kind: 'not_found' };
-  if (status === 408 || status >= 500) return { ...base, kind: 'unavailable' };
+  if (status === 403) {
+    return { ...base, kind: 'permission' };
+  }
+  if (status === 404) {
+    return { ...base, kind: 'not_found' };
+  }
+  if (status === 408 || status >= 500) {
+    return { ...base, kind: 'unavailable' };
+  }
   return { ...base, kind: 'invalid' };
 }
 
@@ -237,29 +284,52 @@ function quotaFacts(reasons: string[], metadata: Record<string, string>, message
  */
 function quotaWindow(reasons: string[], limit: string | undefined, message: string): QuotaWindow | undefined {
   if (limit) {
-    if (/per ?day|daily/i.test(limit)) return 'day';
-    if (/per ?(minute|second)|per ?100 ?seconds/i.test(limit)) return 'minute';
+    if (/per ?day|daily/i.test(limit)) {
+      return 'day';
+    }
+    if (/per ?(minute|second)|per ?100 ?seconds/i.test(limit)) {
+      return 'minute';
+    }
   }
-  if (/load quota exceeded \(long-term\)/i.test(message)) return 'day';
-  if (/load quota exceeded \(short-term\)/i.test(message)) return 'minute';
-  if (reasons.includes('dailyLimitExceeded')) return 'day';
-  if (reasons.includes('rateLimitExceeded') || reasons.includes('userRateLimitExceeded')) return 'minute';
+  if (/load quota exceeded \(long-term\)/i.test(message)) {
+    return 'day';
+  }
+  if (/load quota exceeded \(short-term\)/i.test(message)) {
+    return 'minute';
+  }
+  if (reasons.includes('dailyLimitExceeded')) {
+    return 'day';
+  }
+  if (reasons.includes('rateLimitExceeded') || reasons.includes('userRateLimitExceeded')) {
+    return 'minute';
+  }
   return undefined;
 }
 
-function disabledApi(message: string, metadata: Record<string, string>, infos: ApiErrorBody['details'] & object, api: GoogleApi | undefined): DisabledApi {
+function disabledApi(
+  message: string,
+  metadata: Record<string, string>,
+  infos: ApiErrorBody['details'] & object,
+  api: GoogleApi | undefined,
+): DisabledApi {
   const known = api ? API_NAMES[api] : undefined;
   const service = metadata.service ?? /apis\/api\/([a-z0-9.-]+)/i.exec(message)?.[1] ?? known?.service ?? 'the API';
-  const title = metadata.serviceTitle ?? /(?:^|\.\s+)([^.]+?) has not been used in project/i.exec(message)?.[1]?.trim() ?? known?.title ?? service;
+  const title =
+    metadata.serviceTitle ?? /(?:^|\.\s+)([^.]+?) has not been used in project/i.exec(message)?.[1]?.trim() ?? known?.title ?? service;
   const project =
-    /^projects\/(.+)$/.exec(metadata.consumer ?? '')?.[1] ?? metadata.containerInfo ?? /\bin project ([a-z0-9][a-z0-9-]*)/i.exec(message)?.[1] ?? /[?&]project=([a-z0-9-]+)/i.exec(message)?.[1];
+    /^projects\/(.+)$/.exec(metadata.consumer ?? '')?.[1] ??
+    metadata.containerInfo ??
+    /\bin project ([a-z0-9][a-z0-9-]*)/i.exec(message)?.[1] ??
+    /[?&]project=([a-z0-9-]+)/i.exec(message)?.[1];
   const link = infos.flatMap((d) => (Array.isArray(d.links) ? d.links : [])).find((l) => typeof l?.url === 'string')?.url;
   const inMessage = /https:\/\/console\.(?:developers|cloud)\.google\.com\/\S+/.exec(message)?.[0].replace(/[.,;)]+$/, '');
   const activationUrl =
     metadata.activationUrl ??
     link ??
     inMessage ??
-    (project ? `https://console.developers.google.com/apis/api/${service}/overview?project=${project}` : `https://console.cloud.google.com/apis/library/${service}`);
+    (project
+      ? `https://console.developers.google.com/apis/api/${service}/overview?project=${project}`
+      : `https://console.cloud.google.com/apis/library/${service}`);
   return { title, service, ...(project ? { project } : {}), activationUrl };
 }
 
@@ -269,14 +339,22 @@ export function neverSent(failure: Failure): boolean {
 }
 
 function header(headers: HeadersLike | undefined, name: string): string | undefined {
-  if (!headers) return undefined;
-  if (typeof headers.get === 'function') return headers.get(name) ?? undefined;
+  if (!headers) {
+    return undefined;
+  }
+  if (typeof headers.get === 'function') {
+    return headers.get(name) ?? undefined;
+  }
   return (headers as Record<string, string>)[name];
 }
 
 function parseRetryAfter(value: string | undefined, now: Date): number | undefined {
-  if (!value) return undefined;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim());
+  if (!value) {
+    return undefined;
+  }
+  if (/^\d+$/.test(value.trim())) {
+    return Number(value.trim());
+  }
   const date = Date.parse(value);
   return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - now.getTime()) / 1000));
 }

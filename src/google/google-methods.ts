@@ -37,12 +37,40 @@ const OTHER_LIMITS = 'Search Console allows 20 requests per second and 200 per m
 const SV_LIMITS = 'Google publishes no figure for the Site Verification API, only that its limit is daily';
 
 export const GOOGLE_METHODS = {
-  'sites.list': { api: 'searchconsole', client: 'searchconsole.sites.list', write: false, resend: true, answer: { lists: ['siteEntry'] }, limits: OTHER_LIMITS },
-  'sites.get': { api: 'searchconsole', client: 'searchconsole.sites.get', write: false, resend: true, answer: { required: ['siteUrl'] }, limits: OTHER_LIMITS },
+  'sites.list': {
+    api: 'searchconsole',
+    client: 'searchconsole.sites.list',
+    write: false,
+    resend: true,
+    answer: { lists: ['siteEntry'] },
+    limits: OTHER_LIMITS,
+  },
+  'sites.get': {
+    api: 'searchconsole',
+    client: 'searchconsole.sites.get',
+    write: false,
+    resend: true,
+    answer: { required: ['siteUrl'] },
+    limits: OTHER_LIMITS,
+  },
   'sites.add': { api: 'searchconsole', client: 'searchconsole.sites.add', write: true, resend: true, limits: OTHER_LIMITS },
   'sites.delete': { api: 'searchconsole', client: 'searchconsole.sites.delete', write: true, resend: true, limits: OTHER_LIMITS },
-  'sitemaps.list': { api: 'searchconsole', client: 'searchconsole.sitemaps.list', write: false, resend: true, answer: { lists: ['sitemap'] }, limits: OTHER_LIMITS },
-  'sitemaps.get': { api: 'searchconsole', client: 'searchconsole.sitemaps.get', write: false, resend: true, answer: { required: ['path'] }, limits: OTHER_LIMITS },
+  'sitemaps.list': {
+    api: 'searchconsole',
+    client: 'searchconsole.sitemaps.list',
+    write: false,
+    resend: true,
+    answer: { lists: ['sitemap'] },
+    limits: OTHER_LIMITS,
+  },
+  'sitemaps.get': {
+    api: 'searchconsole',
+    client: 'searchconsole.sitemaps.get',
+    write: false,
+    resend: true,
+    answer: { required: ['path'] },
+    limits: OTHER_LIMITS,
+  },
   'sitemaps.submit': { api: 'searchconsole', client: 'searchconsole.sitemaps.submit', write: true, resend: true, limits: OTHER_LIMITS },
   'sitemaps.delete': { api: 'searchconsole', client: 'searchconsole.sitemaps.delete', write: true, resend: true, limits: OTHER_LIMITS },
   'searchanalytics.query': {
@@ -78,12 +106,54 @@ export const GOOGLE_METHODS = {
     answer: {},
     limits: 'The Indexing API allows 180 notification-history reads and 380 requests in all per minute per Google Cloud project',
   },
-  'webResource.getToken': { api: 'siteverification', client: 'siteVerification.getToken', write: false, resend: true, answer: {}, limits: SV_LIMITS },
-  'webResource.insert': { api: 'siteverification', client: 'siteVerification.insert', write: true, resend: true, answer: { required: ['id'] }, limits: SV_LIMITS },
-  'webResource.list': { api: 'siteverification', client: 'siteVerification.list', write: false, resend: true, answer: { lists: ['items'] }, limits: SV_LIMITS },
-  'webResource.get': { api: 'siteverification', client: 'siteVerification.get', write: false, resend: true, answer: { required: ['id'] }, limits: SV_LIMITS },
-  'webResource.update': { api: 'siteverification', client: 'siteVerification.update', write: true, resend: true, answer: { required: ['id'] }, limits: SV_LIMITS },
-  'webResource.patch': { api: 'siteverification', client: 'siteVerification.patch', write: true, resend: true, answer: { required: ['id'] }, limits: SV_LIMITS },
+  'webResource.getToken': {
+    api: 'siteverification',
+    client: 'siteVerification.getToken',
+    write: false,
+    resend: true,
+    answer: {},
+    limits: SV_LIMITS,
+  },
+  'webResource.insert': {
+    api: 'siteverification',
+    client: 'siteVerification.insert',
+    write: true,
+    resend: true,
+    answer: { required: ['id'] },
+    limits: SV_LIMITS,
+  },
+  'webResource.list': {
+    api: 'siteverification',
+    client: 'siteVerification.list',
+    write: false,
+    resend: true,
+    answer: { lists: ['items'] },
+    limits: SV_LIMITS,
+  },
+  'webResource.get': {
+    api: 'siteverification',
+    client: 'siteVerification.get',
+    write: false,
+    resend: true,
+    answer: { required: ['id'] },
+    limits: SV_LIMITS,
+  },
+  'webResource.update': {
+    api: 'siteverification',
+    client: 'siteVerification.update',
+    write: true,
+    resend: true,
+    answer: { required: ['id'] },
+    limits: SV_LIMITS,
+  },
+  'webResource.patch': {
+    api: 'siteverification',
+    client: 'siteVerification.patch',
+    write: true,
+    resend: true,
+    answer: { required: ['id'] },
+    limits: SV_LIMITS,
+  },
   'webResource.delete': { api: 'siteverification', client: 'siteVerification.delete', write: true, resend: true, limits: SV_LIMITS },
 } as const satisfies Record<string, MethodSpec>;
 
@@ -107,25 +177,45 @@ export const API_NAMES: Record<GoogleApi, { readonly title: string; readonly ser
  */
 export function answerProblem(method: GoogleMethod, data: unknown): string | undefined {
   const shape: AnswerShape | undefined = methodSpec(method).answer;
-  if (!shape) return undefined;
-  if (data === undefined || data === '') return 'an empty body';
+  if (!shape) {
+    return undefined;
+  }
+  if (data === undefined || data === '') {
+    return 'an empty body';
+  }
   if (typeof data === 'string') {
     const text = data.trim();
-    if (text === '') return 'an empty body';
-    if (text.startsWith('<')) return `an HTML page (${snippet(text)})`;
-    if (/^[[{"]/.test(text)) return `truncated or malformed JSON (${snippet(text)})`;
+    if (text === '') {
+      return 'an empty body';
+    }
+    if (text.startsWith('<')) {
+      return `an HTML page (${snippet(text)})`;
+    }
+    if (/^[[{"]/.test(text)) {
+      return `truncated or malformed JSON (${snippet(text)})`;
+    }
     return `plain text (${snippet(text)})`;
   }
-  if (data === null) return 'JSON null';
-  if (Array.isArray(data)) return 'a JSON array';
-  if (typeof data !== 'object') return `a JSON ${typeof data} (${snippet(JSON.stringify(data) ?? typeof data)})`;
+  if (data === null) {
+    return 'JSON null';
+  }
+  if (Array.isArray(data)) {
+    return 'a JSON array';
+  }
+  if (typeof data !== 'object') {
+    return `a JSON ${typeof data} (${snippet(JSON.stringify(data) ?? typeof data)})`;
+  }
   const body = data as Record<string, unknown>;
   for (const field of shape.required ?? []) {
     const value = body[field];
-    if (value === undefined || value === null || value === '' || (typeof value !== 'string' && typeof value !== 'object')) return `a JSON object without ${field}`;
+    if (value === undefined || value === null || value === '' || (typeof value !== 'string' && typeof value !== 'object')) {
+      return `a JSON object without ${field}`;
+    }
   }
   for (const field of shape.lists ?? []) {
-    if (body[field] !== undefined && body[field] !== null && !Array.isArray(body[field])) return `a JSON object whose ${field} is not a list`;
+    if (body[field] !== undefined && body[field] !== null && !Array.isArray(body[field])) {
+      return `a JSON object whose ${field} is not a list`;
+    }
   }
   return undefined;
 }

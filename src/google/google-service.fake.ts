@@ -51,12 +51,16 @@ export class FakeGoogle {
 
   async call<T>(op: GoogleOperation, request: GoogleRequest<T>, options: CallOptions = {}): Promise<T> {
     // As GoogleService: a cancelled call is never sent, so it is not recorded either.
-    if (options.signal?.aborted) throw new CallCancelledError(op);
+    if (options.signal?.aborted) {
+      throw new CallCancelledError(op);
+    }
     const call: FakeCall = { op, options, args: [] };
     this.calls.push(call);
     const clients = recordingClients(async (path, args) => {
       const expected = methodSpec(op.method).client;
-      if (path !== expected) throw new Error(`the request for ${op.method} called ${path}, not ${expected}`);
+      if (path !== expected) {
+        throw new Error(`the request for ${op.method} called ${path}, not ${expected}`);
+      }
       call.client = path;
       call.args = args;
       return { data: await this.answer(op.method, args[0], call) };
@@ -67,7 +71,9 @@ export class FakeGoogle {
   private async answer(method: GoogleMethod, params: unknown, call: FakeCall): Promise<unknown> {
     if (!this.answers.has(method)) {
       // Empty-bodied writes answer "" as Google does; anything else must be set up.
-      if (!methodSpec(method).answer) return '';
+      if (!methodSpec(method).answer) {
+        return '';
+      }
       throw new Error(`FakeGoogle has no answer for ${method}; give one with on('${method}', …)`);
     }
     const answer = this.answers.get(method);
@@ -76,7 +82,11 @@ export class FakeGoogle {
 }
 
 /** A GoogleApiError as GoogleService would throw it, for a given kind. */
-export function googleError(kind: GoogleErrorKind, facts: Partial<GoogleErrorFacts> = {}, message = `Google refused (${kind}).`): GoogleApiError {
+export function googleError(
+  kind: GoogleErrorKind,
+  facts: Partial<GoogleErrorFacts> = {},
+  message = `Google refused (${kind}).`,
+): GoogleApiError {
   return new GoogleApiError(message, { kind, phase: 'api', outcome: 'unchanged', attempts: 1, googleMessage: message, ...facts });
 }
 
@@ -86,5 +96,9 @@ function recordingClients(onCall: (path: string, args: unknown[]) => Promise<{ d
       get: (_target, key) => (typeof key === 'string' && key !== 'then' ? node([...path, key]) : undefined),
       apply: (_target, _this, args: unknown[]) => onCall(path.join('.'), args),
     });
-  return { searchconsole: node(['searchconsole']), indexing: node(['indexing']), siteVerification: node(['siteVerification']) } as GoogleClients;
+  return {
+    searchconsole: node(['searchconsole']),
+    indexing: node(['indexing']),
+    siteVerification: node(['siteVerification']),
+  } as GoogleClients;
 }

@@ -77,28 +77,46 @@ export class GoogleService {
    */
   async call<T>(op: GoogleOperation, request: GoogleRequest<T>, options: CallOptions = {}): Promise<T> {
     const { signal } = options;
-    if (signal?.aborted) throw new CallCancelledError(op);
+    if (signal?.aborted) {
+      throw new CallCancelledError(op);
+    }
     const clients = await this.load();
     // The first load imports the clients (~100 ms); the caller may have cancelled meanwhile.
-    if (signal?.aborted) throw new CallCancelledError(op);
+    if (signal?.aborted) {
+      throw new CallCancelledError(op);
+    }
     let suspect = 0;
     for (let attempt = 1; ; attempt++) {
       let failure: Failure;
       try {
         const { data } = await request(clients);
         const problem = answerProblem(op.method, data);
-        if (problem === undefined) return data;
+        if (problem === undefined) {
+          return data;
+        }
         failure = readFailure(new MalformedAnswerError(problem, 'api'));
       } catch (error) {
-        if (!isGoogleFailure(error)) throw error;
-        failure = readFailure(error, { api: methodSpec(op.method).api, isTokenUrl: (url) => this.auth.isTokenUrl(url), now: this.clock.now() });
+        if (!isGoogleFailure(error)) {
+          throw error;
+        }
+        failure = readFailure(error, {
+          api: methodSpec(op.method).api,
+          isTokenUrl: (url) => this.auth.isTokenUrl(url),
+          now: this.clock.now(),
+        });
       }
-      if (failure.kind === 'timeout' || failure.kind === 'malformed') suspect++;
+      if (failure.kind === 'timeout' || failure.kind === 'malformed') {
+        suspect++;
+      }
       const quotaHeld = failure.kind === 'quota' && options.retryQuota === false;
       const wait = quotaHeld || signal?.aborted ? undefined : retryDelay(methodSpec(op.method), failure, attempt, suspect);
-      if (wait === undefined) throw await this.toError(failure, op, attempt, clients);
+      if (wait === undefined) {
+        throw await this.toError(failure, op, attempt, clients);
+      }
       // A cancellation during the wait means nothing more is sent: the last failure is the answer.
-      if (!(await this.pause(wait, signal))) throw await this.toError(failure, op, attempt, clients);
+      if (!(await this.pause(wait, signal))) {
+        throw await this.toError(failure, op, attempt, clients);
+      }
     }
   }
 
@@ -115,8 +133,15 @@ export class GoogleService {
   private async toError(failure: Failure, op: GoogleOperation, attempts: number, clients: GoogleClients): Promise<GoogleApiError> {
     this.observer?.googleError(failure.status);
     const now = this.clock.now();
-    let message = describeFailure(failure, op, { credential: this.auth.credentialContext(), attempts, timeoutMs: this.config.google.timeoutMs, now });
-    if (op.property && failure.kind === 'permission') message += await this.accessHint(op.property, clients);
+    let message = describeFailure(failure, op, {
+      credential: this.auth.credentialContext(),
+      attempts,
+      timeoutMs: this.config.google.timeoutMs,
+      now,
+    });
+    if (op.property && failure.kind === 'permission') {
+      message += await this.accessHint(op.property, clients);
+    }
     const { kind, phase, status, reason, code, retryAfterSeconds, quota, disabled, credential } = failure;
     return new GoogleApiError(message, {
       kind,
@@ -140,12 +165,24 @@ export class GoogleService {
   private async accessHint(property: string, clients: GoogleClients): Promise<string> {
     try {
       const { data } = await clients.searchconsole.sites.list({});
-      if (answerProblem('sites.list', data) !== undefined) return '';
+      if (answerProblem('sites.list', data) !== undefined) {
+        return '';
+      }
       const sites = data.siteEntry ?? [];
       const exact = sites.find((s) => s.siteUrl === property);
-      if (exact) return ` The credential's permission on ${property} is ${exact.permissionLevel}.`;
+      if (exact) {
+        return ` The credential's permission on ${property} is ${exact.permissionLevel}.`;
+      }
       const host = propertyHost(property).replace(/^www\./, '');
-      const same = sites.map((s) => s.siteUrl ?? '').filter((url) => url && propertyHost(url).replace(/^www\./, '').endsWith(host));
+      const same = sites
+        .map((s) => s.siteUrl ?? '')
+        .filter(
+          (url) =>
+            url &&
+            propertyHost(url)
+              .replace(/^www\./, '')
+              .endsWith(host),
+        );
       return same.length
         ? ` ${property} is not among this credential's properties; for ${host} it has: ${same.join(', ')}.`
         : ` ${property} is not among this credential's properties, and none exists for ${host}; list_sites shows the ones it can use.`;
@@ -182,8 +219,12 @@ export class GoogleService {
  * request never left, and Indexing publish never.
  */
 export function retryDelay(spec: MethodSpec, failure: Failure, attempt: number, suspect: number): number | undefined {
-  if (attempt >= MAX_ATTEMPTS || !retryable(spec, failure)) return undefined;
-  if ((failure.kind === 'timeout' || failure.kind === 'malformed') && suspect >= MAX_SUSPECT_ATTEMPTS) return undefined;
+  if (attempt >= MAX_ATTEMPTS || !retryable(spec, failure)) {
+    return undefined;
+  }
+  if ((failure.kind === 'timeout' || failure.kind === 'malformed') && suspect >= MAX_SUSPECT_ATTEMPTS) {
+    return undefined;
+  }
   if (failure.retryAfterSeconds !== undefined) {
     return failure.retryAfterSeconds > MAX_RETRY_AFTER_SECONDS ? undefined : failure.retryAfterSeconds * 1000;
   }
@@ -192,10 +233,16 @@ export function retryDelay(spec: MethodSpec, failure: Failure, attempt: number, 
 }
 
 function retryable(spec: MethodSpec, failure: Failure): boolean {
-  if (failure.code === 'AbortError') return false;
+  if (failure.code === 'AbortError') {
+    return false;
+  }
   const transient = ['unavailable', 'timeout', 'network', 'malformed'].includes(failure.kind);
-  if (failure.phase === 'token') return transient;
-  if (!spec.resend) return false;
+  if (failure.phase === 'token') {
+    return transient;
+  }
+  if (!spec.resend) {
+    return false;
+  }
   switch (failure.kind) {
     // A window Google does not name may be the daily one (URL Inspection's 429
     // is the same for every limit): a backoff of seconds clears neither a day
@@ -217,6 +264,8 @@ function retryable(spec: MethodSpec, failure: Failure): boolean {
 
 /** A GaxiosError (it carries the request config) or a body that is not an answer; anything else is a bug, not Google. */
 function isGoogleFailure(error: unknown): boolean {
-  if (error instanceof UserFacingError) return false;
+  if (error instanceof UserFacingError) {
+    return false;
+  }
   return error instanceof MalformedAnswerError || (error instanceof Error && typeof (error as { config?: unknown }).config === 'object');
 }

@@ -22,22 +22,33 @@ describe('IndexingClient (the two Indexing v3 methods on googleapis-common)', ()
   beforeEach(() => google.reset());
 
   it('publish: POST /v3/urlNotifications:publish with the notification as JSON', async () => {
-    google.api(reply.json(200, { urlNotificationMetadata: { url: URL_WITH_EVERYTHING, latestUpdate: { type: 'URL_UPDATED', notifyTime: '2026-12-01T08:00:00Z' } } }));
+    google.api(
+      reply.json(200, {
+        urlNotificationMetadata: { url: URL_WITH_EVERYTHING, latestUpdate: { type: 'URL_UPDATED', notifyTime: '2026-12-01T08:00:00Z' } },
+      }),
+    );
     const { data } = await client.urlNotifications.publish({ requestBody: { url: URL_WITH_EVERYTHING, type: 'URL_UPDATED' } });
     expect(data.urlNotificationMetadata?.latestUpdate?.notifyTime).toBe('2026-12-01T08:00:00Z');
-    expect(google.apiRequests()).toEqual([{ method: 'POST', path: '/v3/urlNotifications:publish', body: JSON.stringify({ url: URL_WITH_EVERYTHING, type: 'URL_UPDATED' }) }]);
+    expect(google.apiRequests()).toEqual([
+      { method: 'POST', path: '/v3/urlNotifications:publish', body: JSON.stringify({ url: URL_WITH_EVERYTHING, type: 'URL_UPDATED' }) },
+    ]);
   });
 
   it('getMetadata: GET /v3/urlNotifications/metadata with the URL percent-encoded in the query', async () => {
     google.api(reply.json(200, { url: URL_WITH_EVERYTHING }));
     const { data } = await client.urlNotifications.getMetadata({ url: URL_WITH_EVERYTHING });
     expect(data).toEqual({ url: URL_WITH_EVERYTHING });
-    expect(google.apiRequests()).toEqual([{ method: 'GET', path: '/v3/urlNotifications/metadata?url=https%3A%2F%2Fe.com%2Fa%20b%2F%C3%BC%3Fx%3D1%26y%3D%23f', body: '' }]);
+    expect(google.apiRequests()).toEqual([
+      { method: 'GET', path: '/v3/urlNotifications/metadata?url=https%3A%2F%2Fe.com%2Fa%20b%2F%C3%BC%3Fx%3D1%26y%3D%23f', body: '' },
+    ]);
   });
 
   it('sends the bearer token and rejects with a GaxiosError carrying Google’s body', async () => {
     google.api(reply.json(404, { error: { code: 404, message: 'Requested entity was not found.', status: 'NOT_FOUND' } }));
-    const failure = (await client.urlNotifications.getMetadata({ url: 'https://e.com/never' }).catch((e: unknown) => e)) as { status: number; response: { data: unknown } };
+    const failure = (await client.urlNotifications.getMetadata({ url: 'https://e.com/never' }).catch((e: unknown) => e)) as {
+      status: number;
+      response: { data: unknown };
+    };
     expect(failure.status).toBe(404);
     expect(failure.response.data).toEqual({ error: { code: 404, message: 'Requested entity was not found.', status: 'NOT_FOUND' } });
   });

@@ -1,4 +1,10 @@
-import type { APIRequestContext, createAPIRequest as CreateAPIRequest, GaxiosResponseWithHTTP2, GlobalOptions, MethodOptions } from 'googleapis-common';
+import type {
+  APIRequestContext,
+  createAPIRequest as CreateAPIRequest,
+  GaxiosResponseWithHTTP2,
+  GlobalOptions,
+  MethodOptions,
+} from 'googleapis-common';
 
 // The Indexing API v3 client for the two methods we call, in the shape the
 // generator emits (googleapis-common's createAPIRequest, the same URL templates,

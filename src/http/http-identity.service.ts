@@ -64,9 +64,15 @@ export class HttpIdentity {
   }
 
   get mode(): 'host' | 'oauth' | 'token' | 'local' {
-    if (this.mount.principal) return 'host';
-    if (this.config.auth) return 'oauth';
-    if (this.config.http.token) return 'token';
+    if (this.mount.principal) {
+      return 'host';
+    }
+    if (this.config.auth) {
+      return 'oauth';
+    }
+    if (this.config.http.token) {
+      return 'token';
+    }
     return 'local';
   }
 
@@ -75,23 +81,34 @@ export class HttpIdentity {
     if (this.mount.principal) {
       const named = await this.mount.principal(req);
       if (typeof named !== 'string' || !named.trim()) {
-        return { status: 401, message: "The host application did not identify the caller (its principal option returned nothing), so this request is refused; sign in through the host application" };
+        return {
+          status: 401,
+          message:
+            'The host application did not identify the caller (its principal option returned nothing), so this request is refused; sign in through the host application',
+        };
       }
       const principal = canonicalPrincipal(named.trim());
       if (principal === undefined) {
         return {
           status: 401,
-          message: 'The host application named the caller with text that is not plain (over 320 characters, or control, invisible or direction-changing characters), so this request is refused.',
+          message:
+            'The host application named the caller with text that is not plain (over 320 characters, or control, invisible or direction-changing characters), so this request is refused.',
         };
       }
       const groups = (await this.mount.groups?.(req)) ?? [];
       return authInfoFor({ principal, groups: groups.filter((g) => typeof g === 'string') }, now + SESSIONLESS_TTL_SECONDS);
     }
-    if (this.verifier) return this.verifyOAuth(req, mcpPath);
+    if (this.verifier) {
+      return this.verifyOAuth(req, mcpPath);
+    }
     if (this.config.http.token) {
       const presented = bearerTokenOf(req.headers.authorization);
       if (!('token' in presented) || !sameSecret(presented.token, this.config.http.token)) {
-        return { status: 401, message: 'Missing or invalid bearer token (GSC_HTTP_TOKEN)', headers: { 'WWW-Authenticate': `Bearer realm="${SERVER_NAME}"` } };
+        return {
+          status: 401,
+          message: 'Missing or invalid bearer token (GSC_HTTP_TOKEN)',
+          headers: { 'WWW-Authenticate': `Bearer realm="${SERVER_NAME}"` },
+        };
       }
       this.sharedTokenPrincipal ??= tokenPrincipal(this.config.http.token);
       return authInfoFor({ principal: this.sharedTokenPrincipal, groups: [] }, now + SESSIONLESS_TTL_SECONDS);
@@ -109,17 +126,32 @@ export class HttpIdentity {
     const settings = this.protectedResource(mcpPath)!;
     const origin = requestOrigin(req);
     const presented = bearerTokenOf(req.headers.authorization);
-    if ('missing' in presented) return { ...authFailure(settings, origin), message: 'Authentication required: send an OAuth access token as Authorization: Bearer <token>' };
+    if ('missing' in presented) {
+      return {
+        ...authFailure(settings, origin),
+        message: 'Authentication required: send an OAuth access token as Authorization: Bearer <token>',
+      };
+    }
     if ('malformed' in presented) {
-      return { ...authFailure(settings, origin, { description: 'The Authorization header is not a Bearer token' }), message: 'The Authorization header is not a Bearer token' };
+      return {
+        ...authFailure(settings, origin, { description: 'The Authorization header is not a Bearer token' }),
+        message: 'The Authorization header is not a Bearer token',
+      };
     }
     try {
       const token = await this.verifier!.verify(presented.token);
       return authInfoFor({ principal: token.principal, groups: token.groups }, token.expiresAt, 'redacted', [...token.scopes]);
     } catch (error) {
-      if (!(error instanceof AccessTokenError)) throw error;
+      if (!(error instanceof AccessTokenError)) {
+        throw error;
+      }
       const failure = authFailure(settings, origin, { description: error.description, temporary: error.temporary });
-      return { ...failure, message: error.temporary ? `The token cannot be checked right now: ${error.description}` : `The access token is refused: ${error.description}` };
+      return {
+        ...failure,
+        message: error.temporary
+          ? `The token cannot be checked right now: ${error.description}`
+          : `The access token is refused: ${error.description}`,
+      };
     }
   }
 }

@@ -18,7 +18,13 @@ export interface HttpMount {
 export const HTTP_MOUNT = Symbol('HTTP_MOUNT');
 
 /** The standalone server's mount: /mcp, /admin, /metrics at the root. */
-export const STANDALONE_MOUNT: HttpMount = { mcpPath: 'mcp', adminPath: 'admin', metricsPath: 'metrics', allowedHosts: [], standalone: true };
+export const STANDALONE_MOUNT: HttpMount = {
+  mcpPath: 'mcp',
+  adminPath: 'admin',
+  metricsPath: 'metrics',
+  allowedHosts: [],
+  standalone: true,
+};
 
 /** The embedded module's mount, from its options; admin and metrics are off unless asked for, so they never shadow the host's own routes. */
 export function mountOf(options: SearchConsoleMcpOptions): HttpMount {
@@ -34,10 +40,14 @@ export function mountOf(options: SearchConsoleMcpOptions): HttpMount {
 }
 
 function routePath(option: string, value: unknown): string {
-  if (typeof value !== 'string') throw new TypeError(`SearchConsoleMcpModule option ${option} must be a path such as "mcp" or "admin/search-console"`);
+  if (typeof value !== 'string') {
+    throw new TypeError(`SearchConsoleMcpModule option ${option} must be a path such as "mcp" or "admin/search-console"`);
+  }
   const path = value.trim().replace(/^\/+|\/+$/g, '');
   if (!path || !/^[A-Za-z0-9._~!$&'()*+,;=:@/-]+$/.test(path) || path.split('/').some((s) => !s || s === '.' || s === '..')) {
-    throw new TypeError(`SearchConsoleMcpModule option ${option} must be a path such as "mcp" or "admin/search-console" (got ${JSON.stringify(value).slice(0, 60)})`);
+    throw new TypeError(
+      `SearchConsoleMcpModule option ${option} must be a path such as "mcp" or "admin/search-console" (got ${JSON.stringify(value).slice(0, 60)})`,
+    );
   }
   return path;
 }

@@ -23,13 +23,17 @@ const WILDCARD = new Set(['0.0.0.0', '::', '']);
 export function checkSurface(req: IncomingMessage, config: Config, mount: HttpMount, credentialRequired: boolean): SurfaceCheck {
   const hostHeader = req.headers.host;
   const hostname = hostnameOf(hostHeader);
-  if (hostname === undefined) return refuse(`Invalid Host: ${shown(hostHeader)}`);
+  if (hostname === undefined) {
+    return refuse(`Invalid Host: ${shown(hostHeader)}`);
+  }
   const declared = declaredHosts(config, mount);
   const known = isLoopback(hostname) || declared.has(hostname);
   // A standalone server bound to loopback serves local clients only, credential or not.
   const strict = declared.size > 0 || !credentialRequired || (mount.standalone && isLoopback(config.http.host));
   if (!known && strict) {
-    return refuse(`Invalid Host: ${shown(hostHeader)}; ${mount.standalone ? 'set GSC_PUBLIC_URL' : 'add it to the allowedHosts option'} to serve it`);
+    return refuse(
+      `Invalid Host: ${shown(hostHeader)}; ${mount.standalone ? 'set GSC_PUBLIC_URL' : 'add it to the allowedHosts option'} to serve it`,
+    );
   }
   const origin = req.headers.origin;
   if (origin !== undefined && !originAllowed(origin, config, declared)) {
@@ -43,25 +47,39 @@ const declaredByConfig = new WeakMap<Config, WeakMap<HttpMount, ReadonlySet<stri
 
 function declaredHosts(config: Config, mount: HttpMount): ReadonlySet<string> {
   let byMount = declaredByConfig.get(config);
-  if (!byMount) declaredByConfig.set(config, (byMount = new WeakMap()));
+  if (!byMount) {
+    declaredByConfig.set(config, (byMount = new WeakMap()));
+  }
   let hosts = byMount.get(mount);
-  if (!hosts) byMount.set(mount, (hosts = namedHosts(config, mount)));
+  if (!hosts) {
+    byMount.set(mount, (hosts = namedHosts(config, mount)));
+  }
   return hosts;
 }
 
 function namedHosts(config: Config, mount: HttpMount): Set<string> {
   const hosts = new Set(mount.allowedHosts);
-  if (config.http.publicUrl) hosts.add(new URL(config.http.publicUrl).hostname.replace(/^\[|\]$/g, '').toLowerCase());
+  if (config.http.publicUrl) {
+    hosts.add(new URL(config.http.publicUrl).hostname.replace(/^\[|\]$/g, '').toLowerCase());
+  }
   const bind = config.http.host.toLowerCase();
-  if (mount.standalone && !WILDCARD.has(bind) && !isLoopback(bind)) hosts.add(bind);
+  if (mount.standalone && !WILDCARD.has(bind) && !isLoopback(bind)) {
+    hosts.add(bind);
+  }
   return hosts;
 }
 
 function originAllowed(origin: string, config: Config, declared: ReadonlySet<string>): boolean {
-  if (config.http.allowedOrigins.includes(origin)) return true;
-  if (!URL.canParse(origin)) return false;
+  if (config.http.allowedOrigins.includes(origin)) {
+    return true;
+  }
+  if (!URL.canParse(origin)) {
+    return false;
+  }
   const url = new URL(origin);
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    return false;
+  }
   const hostname = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
   // A page served from the server's own declared names is not cross-origin.
   return isLoopback(hostname) || declared.has(hostname);
@@ -69,13 +87,17 @@ function originAllowed(origin: string, config: Config, declared: ReadonlySet<str
 
 /** The host name of a Host header (port and IPv6 brackets removed), or undefined when it is not one. */
 export function hostnameOf(host: string | undefined): string | undefined {
-  if (!host) return undefined;
+  if (!host) {
+    return undefined;
+  }
   const match = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(?::(\d{1,5}))?$/.exec(host.trim());
   return match ? match[1].replace(/^\[|\]$/g, '').toLowerCase() : undefined;
 }
 
 function shown(value: string | undefined): string {
-  if (value === undefined) return '(none)';
+  if (value === undefined) {
+    return '(none)';
+  }
   return JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
 }
 

@@ -25,14 +25,18 @@ export class HttpTraffic {
   track(res: ServerResponse): void {
     this.open++;
     res.once('close', () => {
-      if (--this.open === 0) this.settled?.();
+      if (--this.open === 0) {
+        this.settled?.();
+      }
     });
   }
 
   /** Refuses new work; resolves once every tracked response is closed, or after timeoutMs. */
   drain(timeoutMs: number): Promise<void> {
     this.stopping = true;
-    if (this.open === 0) return Promise.resolve();
+    if (this.open === 0) {
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
       const timer = setTimeout(resolve, timeoutMs);
       this.settled = () => {

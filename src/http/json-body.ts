@@ -16,12 +16,16 @@ export type BodyResult =
  * already read is taken as it is.
  */
 export async function readJsonBody(req: IncomingMessage & { body?: unknown }, limit = MCP_BODY_LIMIT): Promise<BodyResult> {
-  if (req.body !== undefined) return { ok: true, body: req.body };
+  if (req.body !== undefined) {
+    return { ok: true, body: req.body };
+  }
   if (!isJsonContentType(req.headers['content-type'])) {
     return { ok: false, status: 415, code: -32600, message: 'Unsupported Media Type: Content-Type must be application/json' };
   }
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) return tooLarge(limit);
+  if (Number.isFinite(declared) && declared > limit) {
+    return tooLarge(limit);
+  }
   const chunks: Buffer[] = [];
   let size = 0;
   try {

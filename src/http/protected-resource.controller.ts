@@ -24,7 +24,11 @@ export class ProtectedResourceController {
   metadata(@Req() req: IncomingMessage, @Res() res: ServerResponse): void {
     const settings = this.identity.protectedResource(`/${this.mount.mcpPath}`);
     const surface = checkSurface(req, this.config, this.mount, false);
-    const [status, body] = !surface.ok ? [403, { error: surface.message }] : settings ? [200, protectedResourceMetadata(settings, requestOrigin(req))] : [404, { error: 'not found' }];
+    const [status, body] = !surface.ok
+      ? [403, { error: surface.message }]
+      : settings
+        ? [200, protectedResourceMetadata(settings, requestOrigin(req))]
+        : [404, { error: 'not found' }];
     res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'max-age=300' });
     res.end(JSON.stringify(body));
   }

@@ -2,7 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ManualClock } from '../../test/support/manual-clock.js';
 import { type MintOptions, type SigningAlg, TestIssuer, type TestIssuerOptions } from '../../test/support/test-issuer.js';
 import { ConfigError } from '../config/config-error.js';
-import { AccessTokenError, type AccessTokenFailure, AccessTokenVerifier, type AccessTokenVerifierOptions, type AccessTokenSettings } from './access-token-verifier.js';
+import {
+  AccessTokenError,
+  type AccessTokenFailure,
+  AccessTokenVerifier,
+  type AccessTokenVerifierOptions,
+  type AccessTokenSettings,
+} from './access-token-verifier.js';
 
 const AUDIENCE = 'https://mcp.test.example/mcp';
 const issuers: TestIssuer[] = [];
@@ -12,7 +18,11 @@ afterAll(async () => {
   await Promise.all(issuers.map((i) => i.close()));
 });
 
-async function setUp(issuerOptions: TestIssuerOptions = {}, settings: Partial<AccessTokenSettings> = {}, options: AccessTokenVerifierOptions = {}) {
+async function setUp(
+  issuerOptions: TestIssuerOptions = {},
+  settings: Partial<AccessTokenSettings> = {},
+  options: AccessTokenVerifierOptions = {},
+) {
   const clock = new ManualClock();
   const issuer = await TestIssuer.start({ audience: AUDIENCE, clock, ...issuerOptions });
   issuers.push(issuer);
@@ -34,25 +44,30 @@ async function failure(promise: Promise<unknown>): Promise<AccessTokenError> {
 }
 
 describe('AccessTokenVerifier: a good token', () => {
-  it.each<SigningAlg>(['RS256', 'ES256', 'EdDSA'])('accepts a %s token and reads principal, groups, scopes, expiry and client', async (alg) => {
-    const { clock, issuer, verifier } = await setUp({ alg });
-    const token = await issuer.mint({ groups: ['seo', 'eng'], scope: 'gsc.read gsc.write', client_id: 'claude' });
-    const verified = await verifier.verify(token);
-    expect(verified).toMatchObject({
-      principal: 'alice@corp.example',
-      principalClaim: 'email',
-      groups: ['seo', 'eng'],
-      scopes: ['gsc.read', 'gsc.write'],
-      clientId: 'claude',
-      expiresAt: clock.seconds() + 600,
-    });
-    expect(verified.claims.iss).toBe(issuer.issuer);
-    expect(Object.isFrozen(verified.claims)).toBe(true);
-  });
+  it.each<SigningAlg>(['RS256', 'ES256', 'EdDSA'])(
+    'accepts a %s token and reads principal, groups, scopes, expiry and client',
+    async (alg) => {
+      const { clock, issuer, verifier } = await setUp({ alg });
+      const token = await issuer.mint({ groups: ['seo', 'eng'], scope: 'gsc.read gsc.write', client_id: 'claude' });
+      const verified = await verifier.verify(token);
+      expect(verified).toMatchObject({
+        principal: 'alice@corp.example',
+        principalClaim: 'email',
+        groups: ['seo', 'eng'],
+        scopes: ['gsc.read', 'gsc.write'],
+        clientId: 'claude',
+        expiresAt: clock.seconds() + 600,
+      });
+      expect(verified.claims.iss).toBe(issuer.issuer);
+      expect(Object.isFrozen(verified.claims)).toBe(true);
+    },
+  );
 
   it('accepts an audience list that contains this server (RFC 8707 resource among others)', async () => {
     const { issuer, verifier } = await setUp();
-    await expect(verifier.verify(await issuer.mint({ aud: ['https://other.example/', AUDIENCE] }))).resolves.toMatchObject({ principal: 'alice@corp.example' });
+    await expect(verifier.verify(await issuer.mint({ aud: ['https://other.example/', AUDIENCE] }))).resolves.toMatchObject({
+      principal: 'alice@corp.example',
+    });
   });
 
   it('reads scp as a list (Entra ID, Okta) and azp as the client', async () => {
@@ -64,7 +79,9 @@ describe('AccessTokenVerifier: a good token', () => {
 
   it('fetches the metadata once and the keys once for many tokens', async () => {
     const { issuer, verifier } = await setUp();
-    for (let i = 0; i < 5; i++) await verifier.verify(await issuer.mint({ sub: `user-${i}` }));
+    for (let i = 0; i < 5; i++) {
+      await verifier.verify(await issuer.mint({ sub: `user-${i}` }));
+    }
     expect(issuer.jwksRequests).toBe(1);
     expect(issuer.count('/.well-known/')).toBe(1);
   });
@@ -95,13 +112,21 @@ describe('AccessTokenVerifier: refused tokens', () => {
     ['alg none, signature kept', (i) => `${i.forgeNone()}c2ln`, 'unsupported_algorithm'],
     ['HS256 keyed with the public key PEM', (i) => i.forgeHs256WithPublicKey(), 'unsupported_algorithm'],
     ['HS256 keyed with the public JWK', (i) => i.forgeHs256WithPublicKey({}, 'jwk'), 'unsupported_algorithm'],
-    ['ES256 claimed under the kid of an RSA key', async (i) => (await i.mint()).replace(/^[^.]+/, b64({ alg: 'ES256', kid: i.kid })), 'unknown_key'],
+    [
+      'ES256 claimed under the kid of an RSA key',
+      async (i) => (await i.mint()).replace(/^[^.]+/, b64({ alg: 'ES256', kid: i.kid })),
+      'unknown_key',
+    ],
     ['a header that is not an object', async (i) => (await i.mint()).replace(/^[^.]+/, b64('RS256')), 'malformed'],
     ['no principal at all', (i) => i.mint({ email: undefined, sub: undefined }), 'missing_principal'],
     ['an email that is a list', (i) => i.mint({ email: ['a@corp.example'] }), 'invalid_principal'],
     ['an email with a line break', (i) => i.mint({ email: 'alice@corp.example\nadmin' }), 'invalid_principal'],
     ['an email the issuer marks unverified', (i) => i.mint({ email_verified: false }), 'unverified_email'],
-    ['email_verified "FALSE" (only true, or Cognito\'s "true", says verified)', (i) => i.mint({ email_verified: 'FALSE' }), 'unverified_email'],
+    [
+      'email_verified "FALSE" (only true, or Cognito\'s "true", says verified)',
+      (i) => i.mint({ email_verified: 'FALSE' }),
+      'unverified_email',
+    ],
     ['email_verified 0', (i) => i.mint({ email_verified: 0 }), 'unverified_email'],
     ['email_verified 1', (i) => i.mint({ email_verified: 1 }), 'unverified_email'],
     ['email_verified "TRUE"', (i) => i.mint({ email_verified: 'TRUE' }), 'unverified_email'],
@@ -125,7 +150,9 @@ describe('AccessTokenVerifier: refused tokens', () => {
     expect(error.reason).toBe(reason);
     expect(error.temporary).toBe(false);
     // The message is a fixed sentence: never the token, never a part of it.
-    for (const part of token.split('.').filter((p) => p.length > 8)) expect(error.message).not.toContain(part);
+    for (const part of token.split('.').filter((p) => p.length > 8)) {
+      expect(error.message).not.toContain(part);
+    }
     expect(error.message).not.toContain('evil');
   });
 });
@@ -196,7 +223,9 @@ describe('AccessTokenVerifier: key rotation and refetch bounds', () => {
     clock.advance(600_000);
     await expect(verifier.verify(await issuer.mint())).resolves.toBeDefined();
     expect(warnings.join('\n')).toMatch(/answered HTTP 503; still using the keys fetched before/);
-    for (let i = 0; i < 10; i++) await verifier.verify(await issuer.mint());
+    for (let i = 0; i < 10; i++) {
+      await verifier.verify(await issuer.mint());
+    }
     expect(issuer.jwksRequests).toBe(2);
     clock.advance(30_000);
     await verifier.verify(await issuer.mint());
@@ -308,7 +337,10 @@ describe('AccessTokenVerifier: principal and groups claims', () => {
   };
 
   it('falls back to sub when the token has no email, by default only', async () => {
-    await expect(mintAndVerify({}, { email: undefined, sub: 'auth0|42' })).resolves.toMatchObject({ principal: 'auth0|42', principalClaim: 'sub' });
+    await expect(mintAndVerify({}, { email: undefined, sub: 'auth0|42' })).resolves.toMatchObject({
+      principal: 'auth0|42',
+      principalClaim: 'sub',
+    });
     const error = await failure(mintAndVerify({ principalClaim: 'upn' }, { sub: 'auth0|42' }));
     expect(error.reason).toBe('missing_principal');
   });
@@ -331,7 +363,10 @@ describe('AccessTokenVerifier: principal and groups claims', () => {
     await expect(mintAndVerify({}, { email: '\u212Aate@Corp.Example' })).resolves.toMatchObject({ principal: 'kate@corp.example' });
     await expect(mintAndVerify({}, { email: '\u041Aate@corp.example' })).resolves.toMatchObject({ principal: '\u041Aate@corp.example' });
     await expect(mintAndVerify({}, { email: 'Jose\u0301@corp.example' })).resolves.toMatchObject({ principal: 'jos\u00e9@corp.example' });
-    await expect(mintAndVerify({}, { email: undefined, sub: '00uAbC' })).resolves.toMatchObject({ principal: '00uAbC', principalClaim: 'sub' });
+    await expect(mintAndVerify({}, { email: undefined, sub: '00uAbC' })).resolves.toMatchObject({
+      principal: '00uAbC',
+      principalClaim: 'sub',
+    });
   });
 });
 
@@ -353,4 +388,3 @@ describe('AccessTokenVerifier: settings', () => {
     expect(() => new AccessTokenVerifier({ issuer: 'http://127.0.0.1:8080/realms/x', audience: AUDIENCE })).not.toThrow();
   });
 });
-

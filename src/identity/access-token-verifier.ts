@@ -74,7 +74,8 @@ const DESCRIPTIONS: Record<AccessTokenFailure, string> = {
   not_yet_valid: 'the access token is not valid yet',
   missing_expiry: 'the access token has no expiry (exp)',
   missing_principal: 'the access token names no principal',
-  invalid_principal: 'the access token principal claim is not plain text (1 to 320 characters without control, invisible or direction-changing characters)',
+  invalid_principal:
+    'the access token principal claim is not plain text (1 to 320 characters without control, invisible or direction-changing characters)',
   unverified_email: 'the access token email address is not verified',
   invalid_groups: 'the access token groups claim is not a list of names',
   keys_unavailable: 'the issuer signing keys cannot be fetched right now',
@@ -105,7 +106,19 @@ export class AccessTokenError extends Error {
  * the verification key is the signing key, and an HS256 token "signed" with
  * the issuer's public key would otherwise verify.
  */
-export const ACCEPTED_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'] as const;
+export const ACCEPTED_ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'Ed25519',
+] as const;
 const ACCEPTED = new Set<string>(ACCEPTED_ALGORITHMS);
 
 export const MAX_LEEWAY_SECONDS = 60;
@@ -126,7 +139,9 @@ export class AccessTokenVerifier {
     assertSettings(settings);
     this.clock = options.clock ?? { now: () => new Date() };
     this.leeway = options.leewaySeconds ?? MAX_LEEWAY_SECONDS;
-    if (!(this.leeway >= 0 && this.leeway <= MAX_LEEWAY_SECONDS)) throw new RangeError(`leewaySeconds must be between 0 and ${MAX_LEEWAY_SECONDS}`);
+    if (!(this.leeway >= 0 && this.leeway <= MAX_LEEWAY_SECONDS)) {
+      throw new RangeError(`leewaySeconds must be between 0 and ${MAX_LEEWAY_SECONDS}`);
+    }
     this.keys = new IssuerKeys(settings.issuer, settings.jwksUrl, {
       clock: this.clock,
       timeoutMs: options.timeoutMs ?? 5_000,
@@ -139,7 +154,9 @@ export class AccessTokenVerifier {
 
   /** Throws AccessTokenError. */
   async verify(token: string): Promise<VerifiedAccessToken> {
-    if (typeof token !== 'string' || token.length > MAX_TOKEN_LENGTH || !COMPACT_JWS.test(token)) throw new AccessTokenError('malformed');
+    if (typeof token !== 'string' || token.length > MAX_TOKEN_LENGTH || !COMPACT_JWS.test(token)) {
+      throw new AccessTokenError('malformed');
+    }
     let alg: unknown;
     try {
       alg = decodeProtectedHeader(token).alg;
@@ -147,7 +164,9 @@ export class AccessTokenVerifier {
       throw new AccessTokenError('malformed');
     }
     // Before any key is looked up: `none` and HMAC never reach a verifier.
-    if (typeof alg !== 'string' || !ACCEPTED.has(alg)) throw new AccessTokenError('unsupported_algorithm');
+    if (typeof alg !== 'string' || !ACCEPTED.has(alg)) {
+      throw new AccessTokenError('unsupported_algorithm');
+    }
 
     const payload = await this.verifySignatureAndTimes(token);
     return this.identify(payload);
@@ -166,7 +185,9 @@ export class AccessTokenVerifier {
       return (await jwtVerify(token, this.keys.resolve, options)).payload;
     } catch (error) {
       // A token without `kid` and a key set with several keys of its type: try each (jose 6 leaves that to the caller).
-      if ((error as { code?: string }).code === 'ERR_JWKS_MULTIPLE_MATCHING_KEYS') return this.tryEachKey(token, error as AsyncIterable<CryptoKey>, options);
+      if ((error as { code?: string }).code === 'ERR_JWKS_MULTIPLE_MATCHING_KEYS') {
+        return this.tryEachKey(token, error as AsyncIterable<CryptoKey>, options);
+      }
       throw toFailure(error);
     }
   }
@@ -178,7 +199,9 @@ export class AccessTokenVerifier {
         return (await jwtVerify(token, key, options)).payload;
       } catch (error) {
         last = error;
-        if ((error as { code?: string }).code !== 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED') break;
+        if ((error as { code?: string }).code !== 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED') {
+          break;
+        }
       }
     }
     throw toFailure(last);
@@ -199,19 +222,29 @@ export class AccessTokenVerifier {
 
   private principalOf(claims: JWTPayload): { principal: string; principalClaim: string } {
     let claim = this.settings.principalClaim ?? 'email';
-    if (this.settings.principalClaim === undefined && claims.email === undefined) claim = 'sub';
+    if (this.settings.principalClaim === undefined && claims.email === undefined) {
+      claim = 'sub';
+    }
     const value = claims[claim];
-    if (value === undefined || value === null || value === '') throw new AccessTokenError('missing_principal');
+    if (value === undefined || value === null || value === '') {
+      throw new AccessTokenError('missing_principal');
+    }
     const principal = typeof value === 'string' ? canonicalPrincipal(value) : undefined;
-    if (principal === undefined) throw new AccessTokenError('invalid_principal');
+    if (principal === undefined) {
+      throw new AccessTokenError('invalid_principal');
+    }
     // An address the identity provider says it has not verified could be anyone's.
-    if (claim === 'email' && !emailVerified(claims.email_verified)) throw new AccessTokenError('unverified_email');
+    if (claim === 'email' && !emailVerified(claims.email_verified)) {
+      throw new AccessTokenError('unverified_email');
+    }
     return { principal, principalClaim: claim };
   }
 
   private groupsOf(claims: JWTPayload): string[] {
     const value = claims[this.settings.groupsClaim ?? 'groups'];
-    if (value === undefined || value === null) return [];
+    if (value === undefined || value === null) {
+      return [];
+    }
     // A scalar or a list of objects is a mis-mapped claim; reading it as "no groups"
     // would quietly take people's rights away with nothing pointing at the cause.
     if (!Array.isArray(value) || !value.every((g) => typeof g === 'string' && g.length > 0 && !hasInvisible(g))) {
@@ -241,17 +274,29 @@ function scopesOf(claims: JWTPayload): string[] {
 }
 
 function toFailure(error: unknown): AccessTokenError {
-  if (error instanceof AccessTokenError) return error;
-  if (error instanceof IssuerKeysUnavailable) return new AccessTokenError('keys_unavailable');
+  if (error instanceof AccessTokenError) {
+    return error;
+  }
+  if (error instanceof IssuerKeysUnavailable) {
+    return new AccessTokenError('keys_unavailable');
+  }
   const { code, claim, reason } = error as { code?: string; claim?: string; reason?: string };
   switch (code) {
     case 'ERR_JWT_EXPIRED':
       return new AccessTokenError('expired');
     case 'ERR_JWT_CLAIM_VALIDATION_FAILED':
-      if (claim === 'iss') return new AccessTokenError('wrong_issuer');
-      if (claim === 'aud') return new AccessTokenError('wrong_audience');
-      if (claim === 'exp') return new AccessTokenError(reason === 'missing' ? 'missing_expiry' : 'malformed');
-      if (claim === 'nbf' && reason === 'check_failed') return new AccessTokenError('not_yet_valid');
+      if (claim === 'iss') {
+        return new AccessTokenError('wrong_issuer');
+      }
+      if (claim === 'aud') {
+        return new AccessTokenError('wrong_audience');
+      }
+      if (claim === 'exp') {
+        return new AccessTokenError(reason === 'missing' ? 'missing_expiry' : 'malformed');
+      }
+      if (claim === 'nbf' && reason === 'check_failed') {
+        return new AccessTokenError('not_yet_valid');
+      }
       return new AccessTokenError('malformed');
     case 'ERR_JWKS_NO_MATCHING_KEY':
       return new AccessTokenError('unknown_key');
@@ -277,17 +322,30 @@ function toFailure(error: unknown): AccessTokenError {
 function assertSettings(settings: AccessTokenSettings): void {
   const { issuer, audience, jwksUrl, principalClaim, groupsClaim } = settings;
   if (!URL.canParse(issuer) || !isSecureUrl(issuer)) {
-    throw new ConfigError('GSC_AUTH_ISSUER must be the issuer URL exactly as tokens carry it in iss, https (http only to a loopback host), e.g. https://login.corp.example/');
+    throw new ConfigError(
+      'GSC_AUTH_ISSUER must be the issuer URL exactly as tokens carry it in iss, https (http only to a loopback host), e.g. https://login.corp.example/',
+    );
   }
   const url = new URL(issuer);
   if (url.search || url.hash || url.username || url.password) {
-    throw new ConfigError('GSC_AUTH_ISSUER must have no query, fragment or user name (RFC 8414 §2); write it exactly as tokens carry it in iss');
+    throw new ConfigError(
+      'GSC_AUTH_ISSUER must have no query, fragment or user name (RFC 8414 §2); write it exactly as tokens carry it in iss',
+    );
   }
-  if (!audience?.trim()) throw new ConfigError('GSC_AUTH_AUDIENCE must name this server as tokens carry it in aud, e.g. https://mcp.corp.example/mcp');
+  if (!audience?.trim()) {
+    throw new ConfigError('GSC_AUTH_AUDIENCE must name this server as tokens carry it in aud, e.g. https://mcp.corp.example/mcp');
+  }
   if (jwksUrl !== undefined && !isSecureUrl(jwksUrl)) {
-    throw new ConfigError('GSC_AUTH_JWKS_URL must be an https URL (http only to a loopback host), e.g. https://login.corp.example/.well-known/jwks.json');
+    throw new ConfigError(
+      'GSC_AUTH_JWKS_URL must be an https URL (http only to a loopback host), e.g. https://login.corp.example/.well-known/jwks.json',
+    );
   }
-  for (const [variable, value] of [['GSC_AUTH_PRINCIPAL_CLAIM', principalClaim], ['GSC_AUTH_GROUPS_CLAIM', groupsClaim]] as const) {
-    if (value !== undefined && !value.trim()) throw new ConfigError(`${variable} must be a claim name, such as email or groups`);
+  for (const [variable, value] of [
+    ['GSC_AUTH_PRINCIPAL_CLAIM', principalClaim],
+    ['GSC_AUTH_GROUPS_CLAIM', groupsClaim],
+  ] as const) {
+    if (value !== undefined && !value.trim()) {
+      throw new ConfigError(`${variable} must be a claim name, such as email or groups`);
+    }
   }
 }

@@ -6,7 +6,10 @@ export class IssuerKeysUnavailable extends Error {
   override readonly name = 'IssuerKeysUnavailable';
 
   /** The host did not answer at all (as opposed to answering with something unusable). */
-  constructor(message: string, readonly unreachable = false) {
+  constructor(
+    message: string,
+    readonly unreachable = false,
+  ) {
     super(message);
   }
 }
@@ -41,7 +44,9 @@ export function discoveryUrls(issuer: string): string[] {
   const url = new URL(issuer);
   // RFC 8414 §3.1: "any terminating "/" MUST be removed before inserting "/.well-known/"".
   const path = url.pathname.replace(/\/$/, '');
-  if (!path) return [`${url.origin}/.well-known/oauth-authorization-server`, `${url.origin}/.well-known/openid-configuration`];
+  if (!path) {
+    return [`${url.origin}/.well-known/oauth-authorization-server`, `${url.origin}/.well-known/openid-configuration`];
+  }
   return [
     `${url.origin}/.well-known/oauth-authorization-server${path}`,
     `${url.origin}/.well-known/openid-configuration${path}`,
@@ -51,7 +56,9 @@ export function discoveryUrls(issuer: string): string[] {
 
 /** https, or http to a loopback host (a test issuer, a sidecar): anything else could be rewritten in transit. */
 export function isSecureUrl(value: string): boolean {
-  if (!URL.canParse(value)) return false;
+  if (!URL.canParse(value)) {
+    return false;
+  }
   const url = new URL(value);
   return url.protocol === 'https:' || (url.protocol === 'http:' && isLoopback(url.hostname));
 }
@@ -89,12 +96,18 @@ export class IssuerKeys {
 
   /** A jose key resolver: the key the token's header names. */
   readonly resolve = async (header: JWSHeaderParameters): Promise<CryptoKey> => {
-    if (!this.local || this.age() >= this.options.maxAgeMs) await this.refresh();
-    if (!this.local) throw new IssuerKeysUnavailable(this.lastFailure ?? 'the signing keys have not been fetched yet');
+    if (!this.local || this.age() >= this.options.maxAgeMs) {
+      await this.refresh();
+    }
+    if (!this.local) {
+      throw new IssuerKeysUnavailable(this.lastFailure ?? 'the signing keys have not been fetched yet');
+    }
     try {
       return await this.local(header);
     } catch (error) {
-      if ((error as { code?: string }).code !== 'ERR_JWKS_NO_MATCHING_KEY') throw error;
+      if ((error as { code?: string }).code !== 'ERR_JWKS_NO_MATCHING_KEY') {
+        throw error;
+      }
       // A key we do not hold may be a rotation we have not seen yet.
       await this.refresh();
       try {
@@ -102,7 +115,9 @@ export class IssuerKeys {
       } catch (retryError) {
         // While the issuer cannot be read, an unknown kid may be exactly that rotation:
         // the token cannot be checked (503), which is not the same as a bad token (401).
-        if ((retryError as { code?: string }).code === 'ERR_JWKS_NO_MATCHING_KEY' && this.lastFailure) throw new IssuerKeysUnavailable(this.lastFailure);
+        if ((retryError as { code?: string }).code === 'ERR_JWKS_NO_MATCHING_KEY' && this.lastFailure) {
+          throw new IssuerKeysUnavailable(this.lastFailure);
+        }
         throw retryError;
       }
     }
@@ -117,8 +132,12 @@ export class IssuerKeys {
   }
 
   private refresh(): Promise<void> {
-    if (this.pending) return this.pending;
-    if (this.now() - this.attemptedAt < this.options.cooldownMs) return Promise.resolve();
+    if (this.pending) {
+      return this.pending;
+    }
+    if (this.now() - this.attemptedAt < this.options.cooldownMs) {
+      return Promise.resolve();
+    }
     this.attemptedAt = this.now();
     this.pending = this.load().finally(() => {
       this.pending = undefined;
@@ -134,7 +153,8 @@ export class IssuerKeys {
       this.fetchedAt = this.now();
       this.lastFailure = undefined;
     } catch (error) {
-      this.lastFailure = error instanceof IssuerKeysUnavailable ? error.message : `the key set at ${this.jwksUrl} is unusable (${(error as Error).message})`;
+      this.lastFailure =
+        error instanceof IssuerKeysUnavailable ? error.message : `the key set at ${this.jwksUrl} is unusable (${(error as Error).message})`;
       this.options.onWarning(
         `OAuth issuer ${this.issuer}: ${this.lastFailure}${this.local ? '; still using the keys fetched before' : ''}; next attempt in ${Math.round(this.options.cooldownMs / 1000)} s at the earliest`,
       );
@@ -149,7 +169,9 @@ export class IssuerKeys {
         metadata = await this.getJson(url, 'metadata');
       } catch (error) {
         // Another candidate on a host that does not answer would not answer either.
-        if (!(error instanceof IssuerKeysUnavailable) || error.unreachable) throw error;
+        if (!(error instanceof IssuerKeysUnavailable) || error.unreachable) {
+          throw error;
+        }
         problems.push(error.message);
         continue;
       }
@@ -186,7 +208,10 @@ export class IssuerKeys {
     }
     const text = await readLimited(response, MAX_DOCUMENT_BYTES).catch((error: Error) => {
       const timedOut = error.name === 'TimeoutError' || error.name === 'AbortError';
-      throw new IssuerKeysUnavailable(`reading the ${what} at ${url} failed (${timedOut ? `not complete within ${this.options.timeoutMs} ms` : error.message})`, timedOut);
+      throw new IssuerKeysUnavailable(
+        `reading the ${what} at ${url} failed (${timedOut ? `not complete within ${this.options.timeoutMs} ms` : error.message})`,
+        timedOut,
+      );
     });
     let json: unknown;
     try {
@@ -194,7 +219,9 @@ export class IssuerKeys {
     } catch {
       throw new IssuerKeysUnavailable(`the ${what} at ${url} is not JSON`);
     }
-    if (!json || typeof json !== 'object' || Array.isArray(json)) throw new IssuerKeysUnavailable(`the ${what} at ${url} is not a JSON object`);
+    if (!json || typeof json !== 'object' || Array.isArray(json)) {
+      throw new IssuerKeysUnavailable(`the ${what} at ${url} is not a JSON object`);
+    }
     return json as Record<string, unknown>;
   }
 }
@@ -205,13 +232,17 @@ async function readLimited(response: Response, limit: number): Promise<string> {
     await response.body?.cancel();
     throw new Error(`larger than ${limit} bytes`);
   }
-  if (!response.body) return '';
-  const reader = response.body.getReader();
+  if (!response.body) {
+    return '';
+  }
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
     const { done, value } = await reader.read();
-    if (done) break;
+    if (done) {
+      break;
+    }
     size += value.byteLength;
     if (size > limit) {
       await reader.cancel();

@@ -35,7 +35,9 @@ describe('protected-resource metadata (RFC 9728)', () => {
   });
 
   it('uses the request URL as resource when the audience is not a URL (RFC 9728 §2: resource is a URL)', () => {
-    expect(protectedResourceMetadata({ ...base, audience: 'api://gsc-mcp' }, 'https://mcp.corp.example').resource).toBe('https://mcp.corp.example/mcp');
+    expect(protectedResourceMetadata({ ...base, audience: 'api://gsc-mcp' }, 'https://mcp.corp.example').resource).toBe(
+      'https://mcp.corp.example/mcp',
+    );
   });
 
   it('omits scopes_supported when there are none (RFC 9728 §3.2: zero values MUST be omitted)', () => {
@@ -45,8 +47,14 @@ describe('protected-resource metadata (RFC 9728)', () => {
 
   it('serves at the root and at the endpoint path inserted after the host', () => {
     expect(protectedResourcePaths()).toEqual(['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp']);
-    expect(protectedResourcePaths('/api/mcp')).toEqual(['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/api/mcp']);
-    expect(protectedResourcePaths('api/mcp/')).toEqual(['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/api/mcp']);
+    expect(protectedResourcePaths('/api/mcp')).toEqual([
+      '/.well-known/oauth-protected-resource',
+      '/.well-known/oauth-protected-resource/api/mcp',
+    ]);
+    expect(protectedResourcePaths('api/mcp/')).toEqual([
+      '/.well-known/oauth-protected-resource',
+      '/.well-known/oauth-protected-resource/api/mcp',
+    ]);
   });
 
   it.each([
@@ -94,11 +102,17 @@ describe('the 401 challenge', () => {
 
   it('authFailure: 401 bare, 401 invalid_token, 503 when the issuer failed', () => {
     const settings = { ...base, publicUrl: 'https://gsc.corp.example', scopes: ['gsc'] };
-    expect(authFailure(settings, ORIGIN)).toEqual({ status: 401, headers: { 'WWW-Authenticate': `Bearer scope="gsc", resource_metadata="${metadata}"` } });
+    expect(authFailure(settings, ORIGIN)).toEqual({
+      status: 401,
+      headers: { 'WWW-Authenticate': `Bearer scope="gsc", resource_metadata="${metadata}"` },
+    });
     expect(authFailure(settings, ORIGIN, { description: 'the access token has expired' }).headers['WWW-Authenticate']).toMatch(
       /^Bearer error="invalid_token", error_description="the access token has expired", scope="gsc", resource_metadata=/,
     );
-    expect(authFailure(settings, ORIGIN, { description: 'keys', temporary: true })).toEqual({ status: 503, headers: { 'Retry-After': '30' } });
+    expect(authFailure(settings, ORIGIN, { description: 'keys', temporary: true })).toEqual({
+      status: 503,
+      headers: { 'Retry-After': '30' },
+    });
   });
 });
 

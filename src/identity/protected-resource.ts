@@ -56,8 +56,12 @@ export function endpointUrl(settings: ProtectedResourceSettings, requestOrigin: 
  * `resource` a URL, and an audience such as `api://gsc` is not one.
  */
 export function resourceIdentifier(settings: ProtectedResourceSettings, requestOrigin: string): string {
-  if (settings.publicUrl) return endpointUrl(settings, requestOrigin);
-  if (isResourceUrl(settings.audience)) return settings.audience;
+  if (settings.publicUrl) {
+    return endpointUrl(settings, requestOrigin);
+  }
+  if (isResourceUrl(settings.audience)) {
+    return settings.audience;
+  }
   return endpointUrl(settings, requestOrigin);
 }
 
@@ -109,10 +113,16 @@ export interface ChallengeOptions {
  */
 export function bearerChallenge(options: ChallengeOptions): string {
   const params: string[] = [];
-  if (options.error) params.push(`error="${options.error}"`);
-  if (options.error && options.description) params.push(`error_description="${quotable(options.description)}"`);
+  if (options.error) {
+    params.push(`error="${options.error}"`);
+  }
+  if (options.error && options.description) {
+    params.push(`error_description="${quotable(options.description)}"`);
+  }
   const scopes = (options.scopes ?? []).map(quotable).filter(Boolean);
-  if (scopes.length > 0) params.push(`scope="${scopes.join(' ')}"`);
+  if (scopes.length > 0) {
+    params.push(`scope="${scopes.join(' ')}"`);
+  }
   params.push(`resource_metadata="${quotable(new URL(options.resourceMetadataUrl).href)}"`);
   return `Bearer ${params.join(', ')}`;
 }
@@ -136,7 +146,9 @@ export function authFailure(
   requestOrigin: string,
   refusal?: Refusal,
 ): { status: 401 | 503; headers: Record<string, string> } {
-  if (refusal?.temporary) return { status: 503, headers: { 'Retry-After': '30' } };
+  if (refusal?.temporary) {
+    return { status: 503, headers: { 'Retry-After': '30' } };
+  }
   const challenge = bearerChallenge({
     resourceMetadataUrl: resourceMetadataUrl(settings, requestOrigin),
     scopes: settings.scopes,
@@ -146,9 +158,15 @@ export function authFailure(
 }
 
 /** The `Authorization: Bearer <token>` value, or why there is none. Never reads the query string (MCP: "MUST NOT"). */
-export function bearerTokenOf(authorization: string | readonly string[] | undefined): { token: string } | { missing: true } | { malformed: true } {
-  if (authorization === undefined || authorization === '') return { missing: true };
-  if (typeof authorization !== 'string') return { malformed: true };
+export function bearerTokenOf(
+  authorization: string | readonly string[] | undefined,
+): { token: string } | { missing: true } | { malformed: true } {
+  if (authorization === undefined || authorization === '') {
+    return { missing: true };
+  }
+  if (typeof authorization !== 'string') {
+    return { malformed: true };
+  }
   const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(authorization);
   return match ? { token: match[1] } : { malformed: true };
 }
@@ -159,7 +177,9 @@ function endpointPath(mcpPath = '/mcp'): string {
 }
 
 function isResourceUrl(value: string): boolean {
-  if (!URL.canParse(value)) return false;
+  if (!URL.canParse(value)) {
+    return false;
+  }
   const url = new URL(value);
   return (url.protocol === 'https:' || url.protocol === 'http:') && !url.hash && !!url.hostname;
 }

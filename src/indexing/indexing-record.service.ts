@@ -40,7 +40,9 @@ export class IndexingRecord {
       await this.store.append(keyOf(notification.url), JSON.stringify(notification), { maxLength: KEEP, ttlMs: TTL_MS });
       return true;
     } catch (error) {
-      if (!(error instanceof StateUnavailableError)) throw error;
+      if (!(error instanceof StateUnavailableError)) {
+        throw error;
+      }
       this.logger.warn(`Indexing notification for ${notification.url} not recorded: ${error.message}`);
       return false;
     }
@@ -52,7 +54,9 @@ export class IndexingRecord {
       const entries = await this.store.readLatest(keyOf(url), { limit });
       return entries.map((e) => parse(e.value)).filter((n): n is SentNotification => n !== undefined && n.url === url);
     } catch (error) {
-      if (!(error instanceof StateUnavailableError)) throw error;
+      if (!(error instanceof StateUnavailableError)) {
+        throw error;
+      }
       return undefined;
     }
   }
@@ -65,7 +69,11 @@ function keyOf(url: string): string {
 function parse(text: string): SentNotification | undefined {
   try {
     const value = JSON.parse(text) as SentNotification;
-    return typeof value.url === 'string' && (value.type === 'URL_UPDATED' || value.type === 'URL_DELETED') && typeof value.sent_at === 'string' ? value : undefined;
+    return typeof value.url === 'string' &&
+      (value.type === 'URL_UPDATED' || value.type === 'URL_DELETED') &&
+      typeof value.sent_at === 'string'
+      ? value
+      : undefined;
   } catch {
     return undefined;
   }

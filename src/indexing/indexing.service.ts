@@ -60,11 +60,14 @@ export class IndexingService {
   /** Google's notification history of a URL, or undefined when Google answers 404. */
   async metadata(url: string): Promise<UrlNotificationMetadata | undefined> {
     try {
-      return await this.google.call({ method: 'urlNotifications.getMetadata', action: `read the Indexing API notification history of ${url}` }, (c) =>
-        c.indexing.urlNotifications.getMetadata({ url }),
+      return await this.google.call(
+        { method: 'urlNotifications.getMetadata', action: `read the Indexing API notification history of ${url}` },
+        (c) => c.indexing.urlNotifications.getMetadata({ url }),
       );
     } catch (error) {
-      if (error instanceof GoogleApiError && error.status === 404) return undefined;
+      if (error instanceof GoogleApiError && error.status === 404) {
+        return undefined;
+      }
       throw explain(error);
     }
   }
@@ -76,13 +79,14 @@ export class IndexingService {
    */
   async publish(url: string, type: NotificationType, principal: string): Promise<Published> {
     const scope: QuotaScope | undefined = this.project && { kind: 'publish', project: this.project.id };
-    const op: GoogleOperation = { method: 'urlNotifications.publish', action: `send a ${type} notification for ${url} to the Indexing API` };
+    const op: GoogleOperation = {
+      method: 'urlNotifications.publish',
+      action: `send a ${type} notification for ${url} to the Indexing API`,
+    };
     const reserved = scope ? await this.ledger.reserve(scope) : undefined;
     const reservation = reserved?.ok ? reserved.reservation : undefined;
     try {
-      const data = await this.google.call(op, (c) =>
-        c.indexing.urlNotifications.publish({ requestBody: { url, type } }),
-      );
+      const data = await this.google.call(op, (c) => c.indexing.urlNotifications.publish({ requestBody: { url, type } }));
       const metadata = data.urlNotificationMetadata ?? { url };
       const echoed = (type === 'URL_UPDATED' ? metadata.latestUpdate : metadata.latestRemove)?.notifyTime ?? undefined;
       const record = await this.keep({ url, type, principal, outcome: 'accepted', ...(echoed ? { google_notify_time: echoed } : {}) });
@@ -99,7 +103,9 @@ export class IndexingService {
       }
       await this.ledger.release(reservation);
       const explained = explain(error);
-      if (scope && explained instanceof GoogleApiError && explained.kind === 'quota') throw await this.ledger.explainRefusal(explained, scope, op, 'day');
+      if (scope && explained instanceof GoogleApiError && explained.kind === 'quota') {
+        throw await this.ledger.explainRefusal(explained, scope, op, 'day');
+      }
       throw explained;
     }
   }
@@ -130,6 +136,8 @@ function unknownOutcome(error: GoogleApiError): string {
 
 /** Adds the Indexing API's own rule to a permission refusal (quota limits are in the quota sentence already). */
 function explain(error: unknown): unknown {
-  if (!(error instanceof GoogleApiError) || error.kind !== 'permission') return error;
+  if (!(error instanceof GoogleApiError) || error.kind !== 'permission') {
+    return error;
+  }
   return error.rephrased(`${error.message} ${OWNER_NEEDED}`);
 }

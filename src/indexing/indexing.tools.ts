@@ -13,7 +13,9 @@ import { IndexingService } from './indexing.service.js';
 
 const Notification = z.object({ type: z.string(), notify_time: z.string() });
 const Latest = Notification.extend({
-  source: z.enum(['google', 'this_server']).describe("google: Google's history; this_server: this server's own record (Google often forgets)."),
+  source: z
+    .enum(['google', 'this_server'])
+    .describe("google: Google's history; this_server: this server's own record (Google often forgets)."),
 });
 const Sent = z.object({
   type: z.string(),
@@ -99,11 +101,16 @@ export class IndexingTools {
     output: z.object({
       url: z.string(),
       type: z.enum(['URL_UPDATED', 'URL_DELETED']),
-      notify_time: z.string().optional().describe("When Google recorded it, or, when Google's answer does not say, when this server sent it."),
+      notify_time: z
+        .string()
+        .optional()
+        .describe("When Google recorded it, or, when Google's answer does not say, when this server sent it."),
       notify_time_source: z.enum(['google', 'this_server']).optional(),
       latest_update: Latest.optional(),
       latest_remove: Latest.optional(),
-      recorded: z.boolean().describe("Whether this server's own record of the notification was kept (false: the state store cannot be reached)."),
+      recorded: z
+        .boolean()
+        .describe("Whether this server's own record of the notification was kept (false: the state store cannot be reached)."),
       quota_remaining: QuotaRemainingOut.optional(),
     }),
     access: 'write',
@@ -121,7 +128,9 @@ export class IndexingTools {
     const notifyTime = own?.notify_time;
     const text = [
       `Google accepted the ${type} notification for ${url}${notifyTime ? ` (${own?.source === 'google' ? 'Google recorded it at' : 'sent at'} ${notifyTime})` : ''}; do not send it again for the same change.`,
-      own?.source === 'google' ? '' : "Google's answer did not echo the notification (it often does not); this server keeps its own record, which get_indexing_status shows.",
+      own?.source === 'google'
+        ? ''
+        : "Google's answer did not echo the notification (it often does not); this server keeps its own record, which get_indexing_status shows.",
       record ? '' : 'This server could not record it: its state store cannot be reached.',
       'Google acts on Indexing API notifications only for pages with JobPosting or BroadcastEvent (in a VideoObject) structured data; for other pages use a sitemap (submit_sitemap) instead.',
       `The API needs Owner access on the property, and each notification counts against the ${GOOGLE_QUOTA_LIMITS.publishPerDay}-per-day publish quota.`,
@@ -143,7 +152,8 @@ export class IndexingTools {
 }
 
 function googleHistory(meta: UrlNotificationMetadata): History {
-  const one = (n: UrlNotification | undefined) => (n?.notifyTime ? { type: n.type ?? '', notify_time: n.notifyTime, source: 'google' as const } : undefined);
+  const one = (n: UrlNotification | undefined) =>
+    n?.notifyTime ? { type: n.type ?? '', notify_time: n.notifyTime, source: 'google' as const } : undefined;
   const latest_update = one(meta.latestUpdate);
   const latest_remove = one(meta.latestRemove);
   return { ...(latest_update ? { latest_update } : {}), ...(latest_remove ? { latest_remove } : {}) };
@@ -154,8 +164,12 @@ function merge(google: History, sent: readonly SentNotification[]): History {
   const pick = (type: 'URL_UPDATED' | 'URL_DELETED', theirs: History['latest_update']) => {
     const ours = sent.find((n) => n.type === type && n.outcome === 'accepted');
     const mine = ours ? { type, notify_time: ours.google_notify_time ?? ours.sent_at, source: 'this_server' as const } : undefined;
-    if (!theirs) return mine;
-    if (!mine) return theirs;
+    if (!theirs) {
+      return mine;
+    }
+    if (!mine) {
+      return theirs;
+    }
     return Date.parse(mine.notify_time) > Date.parse(theirs.notify_time) ? mine : theirs;
   };
   const latest_update = pick('URL_UPDATED', google.latest_update);
@@ -165,21 +179,41 @@ function merge(google: History, sent: readonly SentNotification[]): History {
 
 function strip(history: History) {
   const bare = (n: History['latest_update']) => n && { type: n.type, notify_time: n.notify_time };
-  return { ...(history.latest_update ? { latest_update: bare(history.latest_update) } : {}), ...(history.latest_remove ? { latest_remove: bare(history.latest_remove) } : {}) };
+  return {
+    ...(history.latest_update ? { latest_update: bare(history.latest_update) } : {}),
+    ...(history.latest_remove ? { latest_remove: bare(history.latest_remove) } : {}),
+  };
 }
 
 function describeLatest(latest: History['latest_update']): string {
-  if (!latest) return 'none known';
+  if (!latest) {
+    return 'none known';
+  }
   return `${latest.notify_time} (${latest.source === 'google' ? "from Google's history" : "from this server's own record"})`;
 }
 
 function sentLine(sent: readonly SentNotification[] | undefined): string {
-  if (!sent) return "This server's own record cannot be read: its state store cannot be reached.";
-  if (!sent.length) return "This server's own record has no notification for this URL (another client, or this server before its state store began, may have sent one).";
-  const shown = sent.slice(0, 5).map((n) => `${n.type} at ${n.sent_at} by ${inert(n.principal, 80)}${n.outcome === 'unknown' ? " (Google's answer was lost: it may or may not have it)" : ''}`);
+  if (!sent) {
+    return "This server's own record cannot be read: its state store cannot be reached.";
+  }
+  if (!sent.length) {
+    return "This server's own record has no notification for this URL (another client, or this server before its state store began, may have sent one).";
+  }
+  const shown = sent
+    .slice(0, 5)
+    .map(
+      (n) =>
+        `${n.type} at ${n.sent_at} by ${inert(n.principal, 80)}${n.outcome === 'unknown' ? " (Google's answer was lost: it may or may not have it)" : ''}`,
+    );
   return `Sent by this server, newest first: ${shown.join('; ')}${sent.length > shown.length ? ` (and ${sent.length - shown.length} more)` : ''}.`;
 }
 
 function sentOut(n: SentNotification) {
-  return { type: n.type, sent_at: n.sent_at, principal: n.principal, outcome: n.outcome, ...(n.google_notify_time ? { google_notify_time: n.google_notify_time } : {}) };
+  return {
+    type: n.type,
+    sent_at: n.sent_at,
+    principal: n.principal,
+    outcome: n.outcome,
+    ...(n.google_notify_time ? { google_notify_time: n.google_notify_time } : {}),
+  };
 }

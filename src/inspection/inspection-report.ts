@@ -86,9 +86,18 @@ export function inspectionFacts(site: string, url: string, result: UrlInspection
             types: (rich.detectedItems ?? []).map((detected) => {
               const items = detected.items ?? [];
               const issues = items.flatMap((item) =>
-                (item.issues ?? []).map((issue) => ({ message: issue.issueMessage ?? '', severity: issue.severity ?? '', ...opt('item', item.name) })),
+                (item.issues ?? []).map((issue) => ({
+                  message: issue.issueMessage ?? '',
+                  severity: issue.severity ?? '',
+                  ...opt('item', item.name),
+                })),
               );
-              return { type: detected.richResultType ?? 'unknown', items: items.length, issues: issues.slice(0, ISSUE_CAP), issues_total: issues.length };
+              return {
+                type: detected.richResultType ?? 'unknown',
+                items: items.length,
+                issues: issues.slice(0, ISSUE_CAP),
+                issues_total: issues.length,
+              };
             }),
           },
         }
@@ -111,7 +120,9 @@ export function inspectionFacts(site: string, url: string, result: UrlInspection
       ? {
           mobile_usability: {
             verdict: mobile.verdict ?? 'VERDICT_UNSPECIFIED',
-            issues: (mobile.issues ?? []).slice(0, ISSUE_CAP).map((i) => ({ message: i.message ?? '', severity: i.severity ?? '', ...opt('type', i.issueType) })),
+            issues: (mobile.issues ?? [])
+              .slice(0, ISSUE_CAP)
+              .map((i) => ({ message: i.message ?? '', severity: i.severity ?? '', ...opt('type', i.issueType) })),
             deprecated: true as const,
           },
         }
@@ -124,7 +135,9 @@ export function inspectionFacts(site: string, url: string, result: UrlInspection
 export function describeInspection(facts: InspectionFacts): string {
   const lines = [`Index status of ${inert(facts.url)} in ${facts.site_url}. ${INDEXED_STATE}`];
   const meaning = VERDICTS[facts.verdict] ?? facts.verdict;
-  lines.push(`Verdict: ${facts.verdict} — ${/on Google/.test(meaning) ? `URL is ${meaning}` : meaning}${facts.coverage_state ? `; coverage: ${quote(facts.coverage_state)}` : ''}.`);
+  lines.push(
+    `Verdict: ${facts.verdict} — ${/on Google/.test(meaning) ? `URL is ${meaning}` : meaning}${facts.coverage_state ? `; coverage: ${quote(facts.coverage_state)}` : ''}.`,
+  );
   lines.push(
     facts.last_crawl_time
       ? `Last crawl: ${facts.last_crawl_time}${facts.crawled_as ? ` as ${CRAWLED_AS[facts.crawled_as] ?? facts.crawled_as}` : ''}.`
@@ -138,7 +151,9 @@ export function describeInspection(facts: InspectionFacts): string {
   lines.push(canonicalLine(facts));
   lines.push(listLine('Sitemaps listing it', facts.sitemaps, facts.sitemaps.length));
   lines.push(listLine('Referring URLs', facts.referring_urls, facts.referring_urls_total));
-  if (facts.rich_results) lines.push(richLine(facts.rich_results));
+  if (facts.rich_results) {
+    lines.push(richLine(facts.rich_results));
+  }
   if (facts.amp) {
     const a = facts.amp;
     const issues = a.issues.length ? ` Issues: ${a.issues.map((i) => `${i.severity} ${quote(i.message)}`).join('; ')}.` : '';
@@ -148,10 +163,16 @@ export function describeInspection(facts: InspectionFacts): string {
   }
   if (facts.mobile_usability) {
     const m = facts.mobile_usability;
-    const issues = m.issues.length ? ` Issues: ${m.issues.map((i) => `${i.severity} ${quote(i.message || i.type || '')}`).join('; ')}.` : '';
-    lines.push(`Mobile usability: ${m.verdict} — deprecated: Google retired its mobile usability reports in December 2023, so treat this as stale.${issues}`);
+    const issues = m.issues.length
+      ? ` Issues: ${m.issues.map((i) => `${i.severity} ${quote(i.message || i.type || '')}`).join('; ')}.`
+      : '';
+    lines.push(
+      `Mobile usability: ${m.verdict} — deprecated: Google retired its mobile usability reports in December 2023, so treat this as stale.${issues}`,
+    );
   }
-  if (facts.inspection_result_link) lines.push(`Full report in Search Console: ${inert(facts.inspection_result_link)}`);
+  if (facts.inspection_result_link) {
+    lines.push(`Full report in Search Console: ${inert(facts.inspection_result_link)}`);
+  }
   return lines.join('\n');
 }
 
@@ -168,23 +189,33 @@ export function condense(facts: InspectionFacts): CondensedVerdict {
 }
 
 export function condensedLine(entry: CondensedVerdict): string {
-  if (entry.error) return `- ${inert(entry.url)} — failed: ${entry.error}`;
+  if (entry.error) {
+    return `- ${inert(entry.url)} — failed: ${entry.error}`;
+  }
   const parts = [`${entry.verdict}, ${VERDICTS[entry.verdict ?? ''] ?? 'unknown'}`];
-  if (entry.coverage_state) parts.push(quote(entry.coverage_state));
+  if (entry.coverage_state) {
+    parts.push(quote(entry.coverage_state));
+  }
   parts.push(entry.last_crawl_time ? `last crawl ${entry.last_crawl_time}` : 'no crawl recorded');
-  if (entry.google_canonical) parts.push(`Google-selected canonical: ${inert(entry.google_canonical)}`);
+  if (entry.google_canonical) {
+    parts.push(`Google-selected canonical: ${inert(entry.google_canonical)}`);
+  }
   return `- ${inert(entry.url)} — ${parts.join('; ')}`;
 }
-
 
 function canonicalLine(facts: InspectionFacts): string {
   const g = facts.google_canonical;
   const u = facts.user_canonical;
-  if (!g && !u) return 'Canonical: none reported (Google has not selected one; the URL is not indexed).';
+  if (!g && !u) {
+    return 'Canonical: none reported (Google has not selected one; the URL is not indexed).';
+  }
   const parts = [`Google-selected ${g ? inert(g) : 'none (not indexed)'}`, `user-declared ${u ? inert(u) : 'none'}`];
   let note = '';
-  if (facts.canonical_differs) note = ' They differ: Google indexes its choice instead of the page you declared.';
-  else if (g && !sameUrl(g, facts.url)) note = ' Google chose another URL as canonical, so it indexes that one instead of this URL.';
+  if (facts.canonical_differs) {
+    note = ' They differ: Google indexes its choice instead of the page you declared.';
+  } else if (g && !sameUrl(g, facts.url)) {
+    note = ' Google chose another URL as canonical, so it indexes that one instead of this URL.';
+  }
   return `Canonical: ${parts.join('; ')}.${note}`;
 }
 
@@ -199,13 +230,17 @@ function richLine(rich: NonNullable<InspectionFacts['rich_results']>): string {
 }
 
 function listLine(label: string, shown: readonly string[], total: number): string {
-  if (!total) return `${label}: none.`;
+  if (!total) {
+    return `${label}: none.`;
+  }
   const more = total > shown.length ? ` (and ${total - shown.length} more)` : '';
   return `${label}: ${shown.map((s) => inert(s)).join(', ')}${more}.`;
 }
 
 function word(map: Record<string, string>, value: string | undefined): string {
-  if (!value || /_UNSPECIFIED$/.test(value)) return 'unknown';
+  if (!value || /_UNSPECIFIED$/.test(value)) {
+    return 'unknown';
+  }
   return map[value] ?? value;
 }
 
@@ -224,4 +259,3 @@ export function sameUrl(a: string, b: string): boolean {
 function quote(text: string): string {
   return `"${inert(text.trim())}"`;
 }
-

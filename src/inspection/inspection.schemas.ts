@@ -25,7 +25,14 @@ export const InspectionOutput = z.object({
   rich_results: z
     .object({
       verdict: z.string(),
-      types: z.array(z.object({ type: z.string(), items: z.number().int(), issues: z.array(IssueOut.extend({ item: z.string().optional() })), issues_total: z.number().int() })),
+      types: z.array(
+        z.object({
+          type: z.string(),
+          items: z.number().int(),
+          issues: z.array(IssueOut.extend({ item: z.string().optional() })),
+          issues_total: z.number().int(),
+        }),
+      ),
     })
     .optional(),
   amp: z
@@ -64,7 +71,9 @@ export const BatchOutput = z.object({
   stop_reason: z
     .enum(['quota', 'daily_budget', 'cancelled'])
     .optional()
-    .describe("quota: Google refused after one wait; daily_budget: this server's own count reached 2 000 today; cancelled: the client cancelled."),
+    .describe(
+      "quota: Google refused after one wait; daily_budget: this server's own count reached 2 000 today; cancelled: the client cancelled.",
+    ),
   quota: z
     .object({
       likely_limit: z.enum(['minute', 'day']).describe("Google's answer does not say; judged from this server's own counts."),

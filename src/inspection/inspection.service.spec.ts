@@ -17,7 +17,9 @@ describe('InspectionService', () => {
   it('inspect sends the URL, the property and the language, returns the inspectionResult, and counts it', async () => {
     kit = ledgerKit();
     const google = new FakeGoogle().on('urlInspection.index.inspect', { inspectionResult: { indexStatusResult: { verdict: 'PASS' } } });
-    expect(await new InspectionService(google.service, kit.ledger).inspect(PROPERTY, page(1), 'fr')).toEqual({ indexStatusResult: { verdict: 'PASS' } });
+    expect(await new InspectionService(google.service, kit.ledger).inspect(PROPERTY, page(1), 'fr')).toEqual({
+      indexStatusResult: { verdict: 'PASS' },
+    });
     expect(google.calls[0].args).toEqual([{ requestBody: { inspectionUrl: page(1), siteUrl: PROPERTY, languageCode: 'fr' } }]);
     expect((await kit.ledger.snapshot(scope))!.day.used).toBe(1);
   });
@@ -40,17 +42,26 @@ describe('InspectionService', () => {
 
   it('inspect tells a quota refusal that does not say which limit with this server’s counts and the likely limit', async () => {
     kit = ledgerKit();
-    const google = new FakeGoogle().fail('urlInspection.index.inspect', googleError('quota', { status: 429, quota: {} }, "Google's quota is exhausted."));
+    const google = new FakeGoogle().fail(
+      'urlInspection.index.inspect',
+      googleError('quota', { status: 429, quota: {} }, "Google's quota is exhausted."),
+    );
     const error = (await new InspectionService(google.service, kit.ledger).inspect(PROPERTY, page(1)).catch((e: unknown) => e)) as Error;
-    expect(error.message).toMatch(/^Google's daily quota is most likely exhausted, so it refused to inspect https:\/\/www\.example\.com\/p1 in https:\/\/www\.example\.com\/: ".*"\. Nothing was changed\. Google's answer does not say which limit was hit\. URL Inspection allows 600 inspections per minute and 2 000 per day per property\. This server counted 0 inspections of https:\/\/www\.example\.com\/ in the current minute and 0 today/);
-    expect(error.message).toMatch(/which uses up the daily 2 000 within 4 minutes, so it is most likely the daily limit\. If it was the per-minute limit \(600\), it clears by \S+, within a minute; the daily limit resets at midnight Pacific Time/);
+    expect(error.message).toMatch(
+      /^Google's daily quota is most likely exhausted, so it refused to inspect https:\/\/www\.example\.com\/p1 in https:\/\/www\.example\.com\/: ".*"\. Nothing was changed\. Google's answer does not say which limit was hit\. URL Inspection allows 600 inspections per minute and 2 000 per day per property\. This server counted 0 inspections of https:\/\/www\.example\.com\/ in the current minute and 0 today/,
+    );
+    expect(error.message).toMatch(
+      /which uses up the daily 2 000 within 4 minutes, so it is most likely the daily limit\. If it was the per-minute limit \(600\), it clears by \S+, within a minute; the daily limit resets at midnight Pacific Time/,
+    );
     expect((await kit.ledger.snapshot(scope))!.refusedToday?.likelyLimit).toBe('day');
   });
 
   it('inspectMany sends within the daily budget only and lists the rest', async () => {
     kit = ledgerKit('2026-03-02T18:00:00Z', { inspectionPerDay: 3 });
     const google = new FakeGoogle().on('urlInspection.index.inspect', { inspectionResult: {} });
-    const batch = await new InspectionService(google.service, kit.ledger).inspectMany(PROPERTY, [0, 1, 2, 3, 4].map(page), { concurrency: 1 });
+    const batch = await new InspectionService(google.service, kit.ledger).inspectMany(PROPERTY, [0, 1, 2, 3, 4].map(page), {
+      concurrency: 1,
+    });
     expect(states(batch.items)).toEqual(['done', 'done', 'done', 'not:daily_budget', 'not:daily_budget']);
     expect(batch.stop).toBe('daily_budget');
     expect(google.calls).toHaveLength(3);
@@ -61,10 +72,14 @@ describe('InspectionService', () => {
     kit = ledgerKit();
     let n = 0;
     const google = new FakeGoogle().on('urlInspection.index.inspect', () => {
-      if (++n > 2) throw googleError('quota', { status: 429, quota: {}, retryAfterSeconds: 0 });
+      if (++n > 2) {
+        throw googleError('quota', { status: 429, quota: {}, retryAfterSeconds: 0 });
+      }
       return { inspectionResult: {} };
     });
-    const batch = await new InspectionService(google.service, kit.ledger).inspectMany(PROPERTY, [0, 1, 2, 3, 4, 5].map(page), { concurrency: 1 });
+    const batch = await new InspectionService(google.service, kit.ledger).inspectMany(PROPERTY, [0, 1, 2, 3, 4, 5].map(page), {
+      concurrency: 1,
+    });
     expect(states(batch.items)).toEqual(['done', 'done', 'not:quota', 'not:quota', 'not:quota', 'not:quota']);
     expect(google.calls).toHaveLength(4); // two answered, one refused, one probe refused
     expect(google.calls.every((c) => c.options.retryQuota === false)).toBe(true);
@@ -99,7 +114,9 @@ describe('InspectionService', () => {
       signal: controller.signal,
       onSettled: (url, _item, count) => {
         settled.push(url);
-        if (count === 2) controller.abort();
+        if (count === 2) {
+          controller.abort();
+        }
       },
     });
     expect(states(batch.items)).toEqual(['done', 'done', 'not:cancelled', 'not:cancelled', 'not:cancelled']);
@@ -112,7 +129,9 @@ describe('InspectionService', () => {
   it('a failure other than quota belongs to its URL', async () => {
     kit = ledgerKit();
     const google = new FakeGoogle().on('urlInspection.index.inspect', ({ requestBody }: { requestBody: { inspectionUrl: string } }) => {
-      if (requestBody.inspectionUrl === page(1)) throw googleError('invalid', { status: 400 });
+      if (requestBody.inspectionUrl === page(1)) {
+        throw googleError('invalid', { status: 400 });
+      }
       return { inspectionResult: {} };
     });
     const batch = await new InspectionService(google.service, kit.ledger).inspectMany(PROPERTY, [0, 1, 2].map(page), { concurrency: 2 });

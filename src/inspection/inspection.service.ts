@@ -70,7 +70,9 @@ export class InspectionService {
   async inspect(property: string, url: string, languageCode?: string): Promise<UrlInspectionResult> {
     const scope: QuotaScope = { kind: 'inspection', property };
     const reserved = await this.ledger.reserve(scope);
-    if (!reserved.ok) throw new UserFacingError(budgetSentence(reserved.snapshot, reserved.window, `inspect ${url}`));
+    if (!reserved.ok) {
+      throw new UserFacingError(budgetSentence(reserved.snapshot, reserved.window, `inspect ${url}`));
+    }
     try {
       return await this.send(property, url, languageCode, {});
     } catch (error) {
@@ -101,7 +103,9 @@ export class InspectionService {
       let slotted = false;
       for (;;) {
         const pass = await gate.pass();
-        if (pass === 'stop') throw new BatchStop(gate.reason ?? 'cancelled');
+        if (pass === 'stop') {
+          throw new BatchStop(gate.reason ?? 'cancelled');
+        }
         if (!slotted) {
           if (slots <= 0) {
             gate.stop('daily_budget');
@@ -115,20 +119,28 @@ export class InspectionService {
           answered++;
           if (pass === 'probe') {
             gate.probed(true);
-            if (before?.refusedToday) await this.ledger.clearRefusal(scope);
+            if (before?.refusedToday) {
+              await this.ledger.clearRefusal(scope);
+            }
           }
           return value;
         } catch (error) {
-          if (error instanceof CallCancelledError) throw new BatchStop('cancelled');
+          if (error instanceof CallCancelledError) {
+            throw new BatchStop('cancelled');
+          }
           if (!isQuota(error)) {
-            if (pass === 'probe') gate.probed(false);
+            if (pass === 'probe') {
+              gate.probed(false);
+            }
             throw error;
           }
           const again = await gate.refused(pass === 'probe', async () => {
             verdict = await this.ledger.classify(scope);
             return waitFor(error, verdict);
           });
-          if (again) continue;
+          if (again) {
+            continue;
+          }
           throw new BatchStop(gate.reason ?? 'quota');
         }
       }
@@ -143,7 +155,9 @@ export class InspectionService {
           options.onSettled?.(url, { state: 'done', value }, ++settled);
           return value;
         } catch (error) {
-          if (!(error instanceof BatchStop)) options.onSettled?.(url, { state: 'failed', error }, ++settled);
+          if (!(error instanceof BatchStop)) {
+            options.onSettled?.(url, { state: 'failed', error }, ++settled);
+          }
           throw error;
         }
       },
@@ -155,18 +169,37 @@ export class InspectionService {
     const stop = gate.reason ?? (options.signal?.aborted ? 'cancelled' : undefined);
     if (stop === 'quota') {
       verdict = (await this.ledger.classify(scope)) ?? verdict;
-      if (verdict) await this.ledger.noteRefusal(scope, verdict.likely);
+      if (verdict) {
+        await this.ledger.noteRefusal(scope, verdict.likely);
+      }
     }
     const items: BatchItem[] = outcomes.map((outcome) => {
-      if (outcome.state === 'failed' && outcome.error instanceof BatchStop) return { state: 'not_inspected', reason: outcome.error.reason };
-      if (outcome.state === 'skipped') return { state: 'not_inspected', reason: stop ?? 'quota' };
-      if (outcome.state === 'cancelled') return { state: 'not_inspected', reason: 'cancelled' };
+      if (outcome.state === 'failed' && outcome.error instanceof BatchStop) {
+        return { state: 'not_inspected', reason: outcome.error.reason };
+      }
+      if (outcome.state === 'skipped') {
+        return { state: 'not_inspected', reason: stop ?? 'quota' };
+      }
+      if (outcome.state === 'cancelled') {
+        return { state: 'not_inspected', reason: 'cancelled' };
+      }
       return outcome;
     });
-    return { items, ...(stop ? { stop } : {}), ...(stop === 'quota' && verdict ? { verdict } : {}), waitedMs: gate.waitedMs, quota: await this.ledger.snapshot(scope) };
+    return {
+      items,
+      ...(stop ? { stop } : {}),
+      ...(stop === 'quota' && verdict ? { verdict } : {}),
+      waitedMs: gate.waitedMs,
+      quota: await this.ledger.snapshot(scope),
+    };
   }
 
-  private async send(property: string, url: string, languageCode: string | undefined, options: { signal?: AbortSignal; retryQuota?: boolean }): Promise<UrlInspectionResult> {
+  private async send(
+    property: string,
+    url: string,
+    languageCode: string | undefined,
+    options: { signal?: AbortSignal; retryQuota?: boolean },
+  ): Promise<UrlInspectionResult> {
     const data = await this.google.call(
       inspectOperation(property, url),
       (c) =>
@@ -192,7 +225,10 @@ export function isQuota(error: unknown): error is GoogleApiError {
 export function budgetSentence(snapshot: QuotaSnapshot, window: 'minute' | 'day', action: string): string {
   const use = window === 'day' ? snapshot.day : snapshot.minute!;
   const scope = scopeId(snapshot.scope);
-  const when = window === 'day' ? `at midnight Pacific Time (${use.resetsAt.toISOString()}, ${inAbout(use.resetsAt, snapshot.now)})` : `at ${use.resetsAt.toISOString()}, within a minute`;
+  const when =
+    window === 'day'
+      ? `at midnight Pacific Time (${use.resetsAt.toISOString()}, ${inAbout(use.resetsAt, snapshot.now)})`
+      : `at ${use.resetsAt.toISOString()}, within a minute`;
   return (
     `Did not ${action}: this server has already sent ${figure(use.used)} URL inspections of ${scope} ${window === 'day' ? 'today (Pacific Time)' : 'this minute'}, ` +
     `Google's limit per property is ${figure(use.limit)} a ${window}, and it counts at least as many. Nothing was sent to Google. The count resets ${when}.`
@@ -202,8 +238,12 @@ export function budgetSentence(snapshot: QuotaSnapshot, window: 'minute' | 'day'
 /** The one wait: what Google's Retry-After says, else to the end of this minute when that limit is the likely one, else a short pause before the probe. */
 function waitFor(error: GoogleApiError, verdict: QuotaVerdict | undefined): number {
   const retryAfter = error.retryAfterSeconds;
-  if (retryAfter !== undefined) return Math.min(retryAfter * 1000, MAX_QUOTA_WAIT_MS);
-  if (verdict?.likely === 'minute' && verdict.snapshot.minute) return untilPlusOne(verdict.snapshot.minute.resetsAt, verdict.snapshot.now);
+  if (retryAfter !== undefined) {
+    return Math.min(retryAfter * 1000, MAX_QUOTA_WAIT_MS);
+  }
+  if (verdict?.likely === 'minute' && verdict.snapshot.minute) {
+    return untilPlusOne(verdict.snapshot.minute.resetsAt, verdict.snapshot.now);
+  }
   return QUOTA_PROBE_WAIT_MS;
 }
 

@@ -34,8 +34,7 @@ export class InspectionTools {
   @Tool({
     name: 'inspect_url',
     title: 'Inspect URL',
-    description:
-      "Google's indexed state of a URL as of its last crawl (not a live test).",
+    description: "Google's indexed state of a URL as of its last crawl (not a live test).",
     input: InspectInput,
     target: ['site', 'page'],
     output: InspectionOutput,
@@ -75,9 +74,13 @@ export class InspectionTools {
     const notInspected: string[] = [];
     batch.items.forEach((item, i) => {
       const url = urls[i];
-      if (item.state === 'done') results.push(condense(inspectionFacts(site, url, item.value)));
-      else if (item.state === 'failed') results.push({ url, error: item.error instanceof Error ? item.error.message : String(item.error) });
-      else notInspected.push(url);
+      if (item.state === 'done') {
+        results.push(condense(inspectionFacts(site, url, item.value)));
+      } else if (item.state === 'failed') {
+        results.push({ url, error: item.error instanceof Error ? item.error.message : String(item.error) });
+      } else {
+        notInspected.push(url);
+      }
     });
 
     const failed = results.filter((r) => r.error).length;
@@ -86,9 +89,15 @@ export class InspectionTools {
       `Indexed state of ${plural(urls.length, 'URL')} in ${site}: ${indexed} on Google, ${results.length - indexed - failed} not on Google, ` +
       `${failed} failed${notInspected.length ? `, ${notInspected.length} not inspected` : ''}. ${INDEXED_STATE}`;
     const tail: string[] = [];
-    if (duplicates) tail.push(`${plural(duplicates, 'duplicate URL')} ${duplicates === 1 ? 'was' : 'were'} inspected once.`);
-    if (notInspected.length) tail.push(notInspectedSentence(site, notInspected, batch));
-    if (failed) tail.push('A failed URL does not affect the others; inspect_url on one of them gives the full error and report.');
+    if (duplicates) {
+      tail.push(`${plural(duplicates, 'duplicate URL')} ${duplicates === 1 ? 'was' : 'were'} inspected once.`);
+    }
+    if (notInspected.length) {
+      tail.push(notInspectedSentence(site, notInspected, batch));
+    }
+    if (failed) {
+      tail.push('A failed URL does not affect the others; inspect_url on one of them gives the full error and report.');
+    }
     tail.push(quotaRemainingLine(batch.quota));
 
     const structured = {
@@ -136,7 +145,9 @@ function notInspectedSentence(site: string, urls: readonly string[], batch: Batc
       );
     default: {
       const verdict = batch.verdict;
-      const waited = batch.waitedMs ? ` Google refused again after this batch waited ${seconds(batch.waitedMs)} once.` : ' Google had refused this property earlier today, and refused again.';
+      const waited = batch.waitedMs
+        ? ` Google refused again after this batch waited ${seconds(batch.waitedMs)} once.`
+        : ' Google had refused this property earlier today, and refused again.';
       const explained = verdict
         ? ` ${refusalExplanation(verdict)}`
         : " Google's answer does not say which limit was hit, and this server's own count cannot be read (its state store is unreachable): the per-minute limit (600) clears within a minute; the daily limit (2 000) resets at midnight Pacific Time.";

@@ -27,7 +27,9 @@ export class QuotaGate {
     probeFirst = false,
   ) {
     this.state = probeFirst ? 'needs_probe' : 'open';
-    if (probeFirst) this.waited = true;
+    if (probeFirst) {
+      this.waited = true;
+    }
     signal?.addEventListener('abort', () => this.stop('cancelled'), { once: true });
   }
 
@@ -43,7 +45,9 @@ export class QuotaGate {
   /** Resolves when this lane may send: at once while open; after the wait and the probe otherwise. */
   async pass(): Promise<Pass> {
     for (;;) {
-      if (this.signal?.aborted) this.stop('cancelled');
+      if (this.signal?.aborted) {
+        this.stop('cancelled');
+      }
       switch (this.state) {
         case 'open':
           return 'go';
@@ -68,7 +72,9 @@ export class QuotaGate {
       this.stop('quota');
       return false;
     }
-    if (this.state !== 'open') return true; // answered after the batch paused: wait for the probe like everyone else
+    if (this.state !== 'open') {
+      return true;
+    } // answered after the batch paused: wait for the probe like everyone else
     if (this.waited) {
       this.stop('quota');
       return false;
@@ -85,17 +91,23 @@ export class QuotaGate {
     }
     // The state may have moved on during the wait (a cancellation stopped the batch).
     const now = this.state as GateState;
-    if (now === 'waiting') this.set('needs_probe');
+    if (now === 'waiting') {
+      this.set('needs_probe');
+    }
     return (this.state as GateState) !== 'stopped';
   }
 
   /** The probe got through (or failed for another reason, which says nothing about quota: then the next lane probes). */
   probed(accepted: boolean): void {
-    if (this.state === 'probing') this.set(accepted ? 'open' : 'needs_probe');
+    if (this.state === 'probing') {
+      this.set(accepted ? 'open' : 'needs_probe');
+    }
   }
 
   stop(reason: StopReason): void {
-    if (this.state === 'stopped') return;
+    if (this.state === 'stopped') {
+      return;
+    }
     this.#reason = reason;
     this.set('stopped');
   }

@@ -19,9 +19,11 @@ describe('MCP Apps visibility of tools', () => {
     expect(toolUiMeta(spec({}))).toBeUndefined();
   });
 
-  it('keeps every write and destructive tool the model\'s only, a linked view included', () => {
+  it("keeps every write and destructive tool the model's only, a linked view included", () => {
     expect(toolUiMeta(spec({ access: 'write' }))).toEqual({ ui: { visibility: ['model'] } });
-    expect(toolUiMeta(spec({ access: 'destructive', view: 'ui://x/v.html' }))).toEqual({ ui: { visibility: ['model'], resourceUri: 'ui://x/v.html' } });
+    expect(toolUiMeta(spec({ access: 'destructive', view: 'ui://x/v.html' }))).toEqual({
+      ui: { visibility: ['model'], resourceUri: 'ui://x/v.html' },
+    });
   });
 
   it('marks an app-only tool for the app alone, and links a read tool to its view', () => {

@@ -17,9 +17,14 @@ export const VIEW_MIME_TYPE = 'text/html;profile=mcp-app';
 /** A tool's `_meta.ui`, or undefined when the spec's default (both audiences, no view) says it all. */
 export function toolUiMeta(spec: ToolSpec): Record<string, unknown> | undefined {
   let ui: McpUiToolMeta | undefined;
-  if (spec.appOnlyFor) ui = { visibility: ['app'] };
-  else if (spec.access !== 'read') ui = { visibility: ['model'] };
-  if (spec.view) ui = { ...ui, resourceUri: spec.view };
+  if (spec.appOnlyFor) {
+    ui = { visibility: ['app'] };
+  } else if (spec.access !== 'read') {
+    ui = { visibility: ['model'] };
+  }
+  if (spec.view) {
+    ui = { ...ui, resourceUri: spec.view };
+  }
   return ui && { ui };
 }
 
@@ -28,17 +33,24 @@ export function toolUiMeta(spec: ToolSpec): Record<string, unknown> | undefined 
  * tools are app-only. Thrown, so a declaration that breaks the rule never serves.
  */
 export function assertAppVisibility(spec: ToolSpec): void {
-  if (spec.appOnlyFor && spec.access !== 'read') throw new Error(`Tool ${spec.name} is app-only but ${spec.access}: only read tools may be called by a view`);
-  if (spec.view && !spec.view.startsWith('ui://')) throw new Error(`Tool ${spec.name} links the view ${spec.view}, which is not a ui:// resource`);
+  if (spec.appOnlyFor && spec.access !== 'read') {
+    throw new Error(`Tool ${spec.name} is app-only but ${spec.access}: only read tools may be called by a view`);
+  }
+  if (spec.view && !spec.view.startsWith('ui://')) {
+    throw new Error(`Tool ${spec.name} links the view ${spec.view}, which is not a ui:// resource`);
+  }
   const visibility = (toolUiMeta(spec)?.ui as McpUiToolMeta | undefined)?.visibility ?? ['model', 'app'];
-  if (spec.access !== 'read' && visibility.includes('app')) throw new Error(`Tool ${spec.name} (${spec.access}) would be visible to views`);
+  if (spec.access !== 'read' && visibility.includes('app')) {
+    throw new Error(`Tool ${spec.name} (${spec.access}) would be visible to views`);
+  }
 }
 
 /** Whether the client of this request renders MCP Apps views: per request on 2026-07-28 (its envelope), per session on 2025-11-25. */
 export function rendersViews(sdk: ServerContext, era: 'modern' | 'legacy', declared: () => ClientCapabilities | undefined): boolean {
   const caps =
-    era === 'modern' ? (((sdk.mcpReq.envelope ?? {}) as Record<string, unknown>)[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined) : declared();
+    era === 'modern'
+      ? (((sdk.mcpReq.envelope ?? {}) as Record<string, unknown>)[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined)
+      : declared();
   const extensions = (caps as { extensions?: Record<string, unknown> } | undefined)?.extensions;
   return extensions?.[UI_EXTENSION] !== undefined;
 }
-

@@ -11,7 +11,14 @@ import { McpServerFactory } from './mcp-server.factory.js';
 import { SessionEventStores, SSE_RETRY_MS } from './session-event-store.js';
 
 export type LegacyRequest = IncomingMessage & { body?: unknown; auth?: AuthInfo };
-type Session = { transport: NodeStreamableHTTPServerTransport; server: McpServer; principal?: string; groups?: string; lastSeen: number; active: number };
+type Session = {
+  transport: NodeStreamableHTTPServerTransport;
+  server: McpServer;
+  principal?: string;
+  groups?: string;
+  lastSeen: number;
+  active: number;
+};
 
 const SESSION_IDLE_MS = 30 * 60_000;
 
@@ -60,12 +67,20 @@ export class LegacySessions implements OnModuleDestroy {
     }
     let session = existing;
     if (!session) {
-      if (sessionId !== undefined) return send(res, rpcError(404, 'Session not found', -32001));
+      if (sessionId !== undefined) {
+        return send(res, rpcError(404, 'Session not found', -32001));
+      }
       if (req.method !== 'POST' || !isInitializeRequest(req.body)) {
         return send(res, rpcError(400, 'Bad Request: no valid Mcp-Session-Id; start with an initialize request', -32000));
       }
       if (!this.makeRoom()) {
-        return send(res, { ...rpcError(503, `Too many open sessions (GSC_HTTP_MAX_SESSIONS=${this.config.http.maxSessions}) and none is idle; retry shortly`), headers: { 'Retry-After': '5' } });
+        return send(res, {
+          ...rpcError(
+            503,
+            `Too many open sessions (GSC_HTTP_MAX_SESSIONS=${this.config.http.maxSessions}) and none is idle; retry shortly`,
+          ),
+          headers: { 'Retry-After': '5' },
+        });
       }
       session = await this.open(req);
       session.groups = groupsKey(req.auth);
@@ -84,7 +99,9 @@ export class LegacySessions implements OnModuleDestroy {
     // The SDK leaves a cancelled request's stream open with no answer to come; close it, so the
     // client is not left waiting and shutdown does not wait on it for its whole grace period.
     const cancelled = cancelledRequestId(req.body);
-    if (cancelled !== undefined) session.transport.closeSSEStream(cancelled);
+    if (cancelled !== undefined) {
+      session.transport.closeSSEStream(cancelled);
+    }
   }
 
   private async open(req: LegacyRequest): Promise<Session> {
@@ -110,10 +127,18 @@ export class LegacySessions implements OnModuleDestroy {
 
   /** At the cap, the least recently used idle session is closed to make room; false when every session is busy. */
   private makeRoom(): boolean {
-    if (this.sessions.size < this.config.http.maxSessions) return true;
+    if (this.sessions.size < this.config.http.maxSessions) {
+      return true;
+    }
     let oldest: [string, Session] | undefined;
-    for (const entry of this.sessions) if (entry[1].active === 0 && (!oldest || entry[1].lastSeen < oldest[1].lastSeen)) oldest = entry;
-    if (!oldest) return false;
+    for (const entry of this.sessions) {
+      if (entry[1].active === 0 && (!oldest || entry[1].lastSeen < oldest[1].lastSeen)) {
+        oldest = entry;
+      }
+    }
+    if (!oldest) {
+      return false;
+    }
     this.close(oldest[0], oldest[1]);
     return true;
   }
@@ -125,7 +150,11 @@ export class LegacySessions implements OnModuleDestroy {
 
   private reapIdleSessions(): void {
     const cutoff = this.clock.now().getTime() - SESSION_IDLE_MS;
-    for (const [id, session] of this.sessions) if (session.active === 0 && session.lastSeen < cutoff) this.close(id, session);
+    for (const [id, session] of this.sessions) {
+      if (session.active === 0 && session.lastSeen < cutoff) {
+        this.close(id, session);
+      }
+    }
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -145,7 +174,9 @@ function cancelledRequestId(body: unknown): string | number | undefined {
 
 function dropRetryFields(body: unknown): void {
   const message = body as Message;
-  if (message?.method !== 'tools/call' || !message.params) return;
+  if (message?.method !== 'tools/call' || !message.params) {
+    return;
+  }
   delete message.params.requestState;
   delete message.params.inputResponses;
 }

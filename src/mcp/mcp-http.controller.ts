@@ -47,24 +47,37 @@ export class McpHttpController implements OnModuleDestroy {
   @All()
   async handle(@Req() req: Request, @Res() res: ServerResponse): Promise<void> {
     const surface = checkSurface(req, this.config, this.mount, this.identity.credentialRequired);
-    if (!surface.ok) return send(res, rpcError(surface.status, surface.message));
+    if (!surface.ok) {
+      return send(res, rpcError(surface.status, surface.message));
+    }
     const auth = await this.identity.identify(req, pathOf(req));
-    if ('status' in auth) return send(res, { ...rpcError(auth.status, auth.message), headers: auth.headers });
+    if ('status' in auth) {
+      return send(res, { ...rpcError(auth.status, auth.message), headers: auth.headers });
+    }
     req.auth = auth;
     // While draining, only messages of open 2025 sessions get through: they may carry
     // the answer to a dialog an in-flight call is waiting for.
     if (this.traffic.draining && !this.sessions.has(req)) {
-      return send(res, { ...rpcError(503, `${SERVER_NAME} is shutting down; retry shortly or against another instance`), headers: { 'Retry-After': '5' } });
+      return send(res, {
+        ...rpcError(503, `${SERVER_NAME} is shutting down; retry shortly or against another instance`),
+        headers: { 'Retry-After': '5' },
+      });
     }
     if (req.method === 'POST') {
       const parsed = await readJsonBody(req);
-      if (!parsed.ok) return send(res, rpcError(parsed.status, parsed.message, parsed.code));
+      if (!parsed.ok) {
+        return send(res, rpcError(parsed.status, parsed.message, parsed.code));
+      }
       // JSON-RPC batching was removed from MCP in 2025-06-18; neither revision served here has it.
-      if (Array.isArray(parsed.body)) return send(res, rpcError(400, 'JSON-RPC batches are not supported: send one message per request', -32600));
+      if (Array.isArray(parsed.body)) {
+        return send(res, rpcError(400, 'JSON-RPC batches are not supported: send one message per request', -32600));
+      }
       req.body = parsed.body;
       this.traffic.track(res);
     }
-    if (isModernRequest(req)) return this.modernNode(req, res, req.body);
+    if (isModernRequest(req)) {
+      return this.modernNode(req, res, req.body);
+    }
     return this.sessions.serve(req, res);
   }
 
@@ -82,7 +95,9 @@ export class McpHttpController implements OnModuleDestroy {
  */
 export function isModernRequest(req: Request): boolean {
   const body = req.body as { params?: { _meta?: Record<string, unknown> } } | undefined;
-  if (req.method === 'POST' && body && body.params?._meta?.[PROTOCOL_VERSION_META_KEY] !== undefined) return true;
+  if (req.method === 'POST' && body && body.params?._meta?.[PROTOCOL_VERSION_META_KEY] !== undefined) {
+    return true;
+  }
   const header = req.headers['mcp-protocol-version'];
   return typeof header === 'string' && !LEGACY_VERSIONS.has(header);
 }

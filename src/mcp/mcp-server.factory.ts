@@ -60,10 +60,14 @@ export class McpServerFactory {
     const caller = callerOf(context.authInfo);
     const access = this.access.accessFor(caller);
     const { tools, sites } = access;
-    const serveTool = (request: CallToolRequest, sdk: ServerContext) => this.callTool(request.params, sdk, tools, { era: context.era, server, caller, access });
+    const serveTool = (request: CallToolRequest, sdk: ServerContext) =>
+      this.callTool(request.params, sdk, tools, { era: context.era, server, caller, access });
     // App-only tools are listed only to a client that renders views (it keeps them from its model); every other client gets the model's listing.
     server.server.setRequestHandler('tools/list', (_request, sdk) => ({
-      tools: this.listingFor(tools, rendersViews(sdk, context.era, () => server.server.getClientCapabilities())),
+      tools: this.listingFor(
+        tools,
+        rendersViews(sdk, context.era, () => server.server.getClientCapabilities()),
+      ),
     }));
     server.server.setRequestHandler('tools/call', serveTool);
     serveResources(server, (this.resourceEntries ??= resourceCatalog(this.resources.resources)), { caller, sites });
@@ -82,15 +86,23 @@ export class McpServerFactory {
     context: Omit<CallContext, 'sdk'>,
   ): Promise<CallToolResult | InputRequiredResult> {
     const entry = allowed.has(params.name) ? this.entries().get(params.name) : undefined;
-    if (!entry) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${params.name} not found`);
+    if (!entry) {
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${params.name} not found`);
+    }
     const { tool, outputJson } = entry;
     const args = await validate(tool.wire.input, params.arguments ?? {});
-    if (!args.ok) return toolError(`Input validation error: Invalid arguments for tool ${params.name}: ${args.error}`);
+    if (!args.ok) {
+      return toolError(`Input validation error: Invalid arguments for tool ${params.name}: ${args.error}`);
+    }
     const result = await this.dispatcher.dispatch(tool, args.value as Record<string, unknown>, { ...context, sdk });
-    if (isInputRequiredResult(result)) return result;
+    if (isInputRequiredResult(result)) {
+      return result;
+    }
     if (!result.isError) {
       const output = await validate(tool.wire.output, result.structuredContent);
-      if (!output.ok) return toolError(`Output validation error: Invalid structured content for tool ${params.name}: ${output.error}`);
+      if (!output.ok) {
+        return toolError(`Output validation error: Invalid structured content for tool ${params.name}: ${output.error}`);
+      }
     }
     return context.server.server.projectCallToolResult(result, outputJson);
   }
@@ -101,9 +113,13 @@ export class McpServerFactory {
 
   private listingFor(allowed: ReadonlySet<string>, withAppOnly: boolean): ListedTool[] {
     let cached = this.listings.get(allowed);
-    if (!cached) this.listings.set(allowed, (cached = []));
+    if (!cached) {
+      this.listings.set(allowed, (cached = []));
+    }
     const slot = withAppOnly ? 1 : 0;
-    return (cached[slot] ??= [...this.entries().values()].filter((e) => allowed.has(e.tool.spec.name) && (withAppOnly || !e.tool.spec.appOnlyFor)).map((e) => e.listed));
+    return (cached[slot] ??= [...this.entries().values()]
+      .filter((e) => allowed.has(e.tool.spec.name) && (withAppOnly || !e.tool.spec.appOnlyFor))
+      .map((e) => e.listed));
   }
 }
 

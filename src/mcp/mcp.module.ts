@@ -42,7 +42,16 @@ import { ToolRegistry } from './tool-registry.service.js';
     SessionEventStores,
     { provide: UsedNonces, useFactory: (store: StateStore) => new StoredUsedNonces(store), inject: [STATE_STORE] },
   ],
-  exports: [ToolRegistry, AccessPolicy, ResourceRegistry, McpServerFactory, ToolDispatcher, AuditTrail, SessionEventStores, APPROVAL_SECRETS_PROVIDER.provide],
+  exports: [
+    ToolRegistry,
+    AccessPolicy,
+    ResourceRegistry,
+    McpServerFactory,
+    ToolDispatcher,
+    AuditTrail,
+    SessionEventStores,
+    APPROVAL_SECRETS_PROVIDER.provide,
+  ],
 })
 export class McpModule {
   static in(graph: ModuleGraph): DynamicModule {

@@ -30,8 +30,11 @@ export function resourceCatalog(resources: readonly RegisteredResource[]): Resou
   for (const resource of resources) {
     const { name, title, description, mimeType, uri, template } = resource.spec;
     const metadata = { title, description, ...(mimeType ? { mimeType } : {}) };
-    if (uri) fixed.set(new URL(uri).href, { resource, listed: { uri, name, ...metadata } });
-    else templates.push({ resource, uriTemplate: new UriTemplate(template!), listed: { name, uriTemplate: template!, ...metadata } });
+    if (uri) {
+      fixed.set(new URL(uri).href, { resource, listed: { uri, name, ...metadata } });
+    } else {
+      templates.push({ resource, uriTemplate: new UriTemplate(template!), listed: { name, uriTemplate: template!, ...metadata } });
+    }
   }
   return { fixed, templates };
 }
@@ -43,18 +46,26 @@ export function resourceCatalog(resources: readonly RegisteredResource[]): Resou
  * 2025-11-25 session ~4 KiB of heap (ResourceTemplate, UriTemplate, closures).
  */
 export function serveResources(server: McpServer, catalog: ResourceCatalog, context: ResourceContext): void {
-  if (!catalog.fixed.size && !catalog.templates.length) return;
+  if (!catalog.fixed.size && !catalog.templates.length) {
+    return;
+  }
   server.server.registerCapabilities({ resources: { listChanged: true } });
   server.server.setRequestHandler('resources/list', async () => {
     const resources: ListedResource[] = [...catalog.fixed.values()].map((entry) => entry.listed);
     for (const { resource, listed } of catalog.templates) {
-      if (!resource.list) continue;
+      if (!resource.list) {
+        continue;
+      }
       const { uriTemplate: _, name: __, ...metadata } = listed;
-      for (const item of await resource.list(context)) resources.push({ ...metadata, ...item });
+      for (const item of await resource.list(context)) {
+        resources.push({ ...metadata, ...item });
+      }
     }
     return { resources };
   });
-  server.server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: catalog.templates.map((entry) => entry.listed) }));
+  server.server.setRequestHandler('resources/templates/list', () => ({
+    resourceTemplates: catalog.templates.map((entry) => entry.listed),
+  }));
   server.server.setRequestHandler('resources/read', (request) => readResource(request.params.uri, catalog, context));
 }
 
@@ -63,13 +74,20 @@ async function readResource(requested: string, catalog: ResourceCatalog, context
   try {
     uri = new URL(requested);
   } catch {
-    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Resource URI ${requested} is invalid`, { uri: requested, reason: 'invalid_uri' });
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Resource URI ${requested} is invalid`, {
+      uri: requested,
+      reason: 'invalid_uri',
+    });
   }
   const fixed = catalog.fixed.get(uri.href);
-  if (fixed) return fixed.resource.read(uri, {}, context);
+  if (fixed) {
+    return fixed.resource.read(uri, {}, context);
+  }
   for (const { resource, uriTemplate } of catalog.templates) {
     const variables = uriTemplate.match(uri.href);
-    if (variables) return resource.read(uri, flatten(variables), context);
+    if (variables) {
+      return resource.read(uri, flatten(variables), context);
+    }
   }
   throw new ResourceNotFoundError(requested);
 }

@@ -1,6 +1,13 @@
 import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
-import { RESOURCE_LIST_METADATA, RESOURCE_METADATA, ResourceProvider, type ResourceLister, type ResourceReader, type ResourceSpec } from './resource.decorator.js';
+import {
+  RESOURCE_LIST_METADATA,
+  RESOURCE_METADATA,
+  ResourceProvider,
+  type ResourceLister,
+  type ResourceReader,
+  type ResourceSpec,
+} from './resource.decorator.js';
 
 export interface RegisteredResource {
   readonly spec: ResourceSpec;
@@ -28,20 +35,30 @@ export class ResourceRegistry implements OnApplicationBootstrap {
     const listers = new Map<string, ResourceLister>();
     for (const wrapper of this.discovery.getProviders({ metadataKey: ResourceProvider.KEY })) {
       const instance = wrapper.instance as Record<string, (...args: never[]) => unknown> | undefined;
-      if (!instance || !wrapper.isDependencyTreeStatic()) continue;
+      if (!instance || !wrapper.isDependencyTreeStatic()) {
+        continue;
+      }
       const prototype = Object.getPrototypeOf(instance) as Record<string, (...args: never[]) => unknown>;
       for (const method of this.scanner.getAllMethodNames(prototype)) {
         const spec = this.reflector.get<ResourceSpec | undefined>(RESOURCE_METADATA, prototype[method]);
         const listFor = this.reflector.get<string | undefined>(RESOURCE_LIST_METADATA, prototype[method]);
         const bound = prototype[method].bind(instance) as unknown;
         if (spec) {
-          if (readers.has(spec.name)) throw new Error(`Duplicate MCP resource name ${spec.name}`);
+          if (readers.has(spec.name)) {
+            throw new Error(`Duplicate MCP resource name ${spec.name}`);
+          }
           readers.set(spec.name, { spec, read: bound as ResourceReader });
         }
-        if (listFor) listers.set(listFor, bound as ResourceLister);
+        if (listFor) {
+          listers.set(listFor, bound as ResourceLister);
+        }
       }
     }
-    for (const name of listers.keys()) if (!readers.get(name)?.spec.template) throw new Error(`@McpResourceList('${name}') names no templated resource`);
+    for (const name of listers.keys()) {
+      if (!readers.get(name)?.spec.template) {
+        throw new Error(`@McpResourceList('${name}') names no templated resource`);
+      }
+    }
     this.found = [...readers.values()].map(({ spec, read }) => ({ spec, read, list: listers.get(spec.name) }));
   }
 

@@ -36,11 +36,21 @@ export const RESOURCE_LIST_METADATA = 'gsc:resource-list';
 
 /** Declares a provider method as the reader of an MCP resource. */
 export function McpResource(spec: ResourceSpec) {
-  if (!spec.uri === !spec.template) throw new Error(`resource ${spec.name}: give exactly one of uri and template`);
-  return SetMetadata(RESOURCE_METADATA, spec) as (target: object, key: string | symbol, descriptor: TypedPropertyDescriptor<ResourceReader>) => void;
+  if (!spec.uri === !spec.template) {
+    throw new Error(`resource ${spec.name}: give exactly one of uri and template`);
+  }
+  return SetMetadata(RESOURCE_METADATA, spec) as (
+    target: object,
+    key: string | symbol,
+    descriptor: TypedPropertyDescriptor<ResourceReader>,
+  ) => void;
 }
 
 /** Declares a provider method as the lister of a templated resource, by the resource's name. */
 export function McpResourceList(name: string) {
-  return SetMetadata(RESOURCE_LIST_METADATA, name) as (target: object, key: string | symbol, descriptor: TypedPropertyDescriptor<ResourceLister>) => void;
+  return SetMetadata(RESOURCE_LIST_METADATA, name) as (
+    target: object,
+    key: string | symbol,
+    descriptor: TypedPropertyDescriptor<ResourceLister>,
+  ) => void;
 }

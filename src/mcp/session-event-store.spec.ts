@@ -35,12 +35,24 @@ describe('SessionEventStore on the embedded store', () => {
   it('priming events cost no write and stand for the start of their stream; every message gets an id naming its stream', async () => {
     const events = stores.forSession('session-1');
     expect(await events.storeEvent(POST, {} as JSONRPCMessage)).toBe(`${POST}.0-0`);
-    const ids = [await events.storeEvent(POST, message(1)), await events.storeEvent(OTHER_POST, message(9)), await events.storeEvent(POST, message(2))];
-    for (const id of ids) expect(parseEventId(id)).toEqual({ streamId: expect.any(String), entryId: expect.stringMatching(/^\d+-\d+$/) });
+    const ids = [
+      await events.storeEvent(POST, message(1)),
+      await events.storeEvent(OTHER_POST, message(9)),
+      await events.storeEvent(POST, message(2)),
+    ];
+    for (const id of ids) {
+      expect(parseEventId(id)).toEqual({ streamId: expect.any(String), entryId: expect.stringMatching(/^\d+-\d+$/) });
+    }
     expect(new Set(ids).size).toBe(3);
     expect(await events.getStreamIdForEventId!(ids[1])).toBe(OTHER_POST);
 
-    expect(await replay(events, `${POST}.0-0`)).toEqual({ stream: POST, sent: [[ids[0], message(1)], [ids[2], message(2)]] });
+    expect(await replay(events, `${POST}.0-0`)).toEqual({
+      stream: POST,
+      sent: [
+        [ids[0], message(1)],
+        [ids[2], message(2)],
+      ],
+    });
     expect(await replay(events, ids[0])).toEqual({ stream: POST, sent: [[ids[2], message(2)]] });
     expect(await replay(events, ids[2])).toEqual({ stream: POST, sent: [] });
     expect(await replay(events, `${OTHER_POST}.0-0`)).toEqual({ stream: OTHER_POST, sent: [[ids[1], message(9)]] });

@@ -24,7 +24,9 @@ const STREAM_START = '0-0';
  */
 export function parseEventId(eventId: string): { streamId: StreamId; entryId: string } | undefined {
   const dot = eventId.lastIndexOf('.');
-  if (dot < 0) return undefined;
+  if (dot < 0) {
+    return undefined;
+  }
   const streamId = eventId.slice(0, dot);
   const entryId = eventId.slice(dot + 1);
   return STREAM_ID.test(streamId) && isEntryId(entryId) ? { streamId, entryId } : undefined;
@@ -62,10 +64,17 @@ export class SessionEventStore implements EventStore {
   ) {}
 
   async storeEvent(streamId: StreamId, message: JSONRPCMessage): Promise<EventId> {
-    if (!this.health.usable()) return '';
-    if (Object.keys(message).length === 0) return `${streamId}.${STREAM_START}`;
+    if (!this.health.usable()) {
+      return '';
+    }
+    if (Object.keys(message).length === 0) {
+      return `${streamId}.${STREAM_START}`;
+    }
     try {
-      const entryId = await this.store.append(this.key(streamId), JSON.stringify(message), { maxLength: EVENTS_PER_STREAM, ttlMs: EVENT_TTL_MS });
+      const entryId = await this.store.append(this.key(streamId), JSON.stringify(message), {
+        maxLength: EVENTS_PER_STREAM,
+        ttlMs: EVENT_TTL_MS,
+      });
       this.health.succeeded();
       return `${streamId}.${entryId}`;
     } catch (error) {
@@ -78,9 +87,14 @@ export class SessionEventStore implements EventStore {
     return parseEventId(eventId)?.streamId;
   }
 
-  async replayEventsAfter(lastEventId: EventId, { send }: { send: (eventId: EventId, message: JSONRPCMessage) => Promise<void> }): Promise<StreamId> {
+  async replayEventsAfter(
+    lastEventId: EventId,
+    { send }: { send: (eventId: EventId, message: JSONRPCMessage) => Promise<void> },
+  ): Promise<StreamId> {
     const parsed = parseEventId(lastEventId);
-    if (!parsed) throw new Error('Last-Event-ID is not an event id of this server');
+    if (!parsed) {
+      throw new Error('Last-Event-ID is not an event id of this server');
+    }
     const after = parsed.entryId === STREAM_START ? undefined : parsed.entryId;
     for (const entry of await this.store.read(this.key(parsed.streamId), { after })) {
       await send(`${parsed.streamId}.${entry.id}`, JSON.parse(entry.value) as JSONRPCMessage);
@@ -105,15 +119,21 @@ class StoreHealth {
   }
 
   succeeded(): void {
-    if (!this.down) return;
+    if (!this.down) {
+      return;
+    }
     this.down = false;
     this.logger.log('the state store is back: 2025-11-25 streams are resumable again');
   }
 
   failed(error: unknown): void {
     this.downUntil = Date.now() + RETRY_STORE_AFTER_MS;
-    if (this.down) return;
+    if (this.down) {
+      return;
+    }
     this.down = true;
-    this.logger.warn(`2025-11-25 stream events are not stored, so a dropped connection cannot resume: ${error instanceof Error ? error.message : String(error)}`);
+    this.logger.warn(
+      `2025-11-25 stream events are not stored, so a dropped connection cannot resume: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }

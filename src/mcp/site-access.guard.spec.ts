@@ -13,7 +13,12 @@ import { checkTarget } from './tool-registry.service.js';
 
 const ALLOWED = 'sc-domain:example.com,https://blog.example.net/';
 const OUTSIDE = 'https://www.other.example/';
-const INSPECTION = { inspectionResult: { inspectionResultLink: 'https://search.google.com/x', indexStatusResult: { verdict: 'PASS', coverageState: 'Submitted and indexed' } } };
+const INSPECTION = {
+  inspectionResult: {
+    inspectionResultLink: 'https://search.google.com/x',
+    indexStatusResult: { verdict: 'PASS', coverageState: 'Submitted and indexed' },
+  },
+};
 
 let kit: ToolCallKit;
 beforeAll(() => Logger.overrideLogger(false));
@@ -34,14 +39,24 @@ describe('SiteAccessGuard: properties', () => {
     kit = new ToolCallKit({ GSC_ALLOWED_SITES: ALLOWED });
     const result = await kit.call('get_site', { site_url: OUTSIDE });
     expect(isError(result)).toBe(true);
-    expect(textOf(result)).toContain(`${OUTSIDE} is outside this server's allowed properties (sc-domain:example.com, https://blog.example.net/)`);
+    expect(textOf(result)).toContain(
+      `${OUTSIDE} is outside this server's allowed properties (sc-domain:example.com, https://blog.example.net/)`,
+    );
     expect(textOf(result)).toContain('Nothing was sent to Google');
     expect(textOf(result)).toContain('GSC_ALLOWED_SITES');
     expect(kit.google.calls).toHaveLength(0);
   });
 
   it('a caller narrowed by a policy rule is told that rule and its file (from the access decision), not GSC_ALLOWED_SITES', async () => {
-    kit = new ToolCallKit({ GSC_ALLOWED_SITES: ALLOWED }, { rules: [{ principals: ['alice@corp.example'], tools: ['*'], sites: ['https://blog.example.net/'] }, { groups: ['seo'], tools: ['*'] }] });
+    kit = new ToolCallKit(
+      { GSC_ALLOWED_SITES: ALLOWED },
+      {
+        rules: [
+          { principals: ['alice@corp.example'], tools: ['*'], sites: ['https://blog.example.net/'] },
+          { groups: ['seo'], tools: ['*'] },
+        ],
+      },
+    );
     const alice = await kit.call('get_site', { site_url: 'https://www.example.com/' }, { principal: 'alice@corp.example' });
     expect(textOf(alice)).toContain('is outside the properties allowed to alice@corp.example (https://blog.example.net/)');
     expect(textOf(alice)).toMatch(/add it to the "sites" of rule 1 in \S/);
@@ -81,7 +96,10 @@ describe('SiteAccessGuard: page URLs', () => {
   it('one URL of a batch outside the property refuses the whole batch before anything is sent', async () => {
     kit = new ToolCallKit({ GSC_ALLOWED_SITES: ALLOWED });
     kit.google.on('urlInspection.index.inspect', INSPECTION);
-    const result = await kit.call('inspect_urls', { site_url: 'sc-domain:example.com', urls: ['https://www.example.com/a', 'https://blog.example.net/b'] });
+    const result = await kit.call('inspect_urls', {
+      site_url: 'sc-domain:example.com',
+      urls: ['https://www.example.com/a', 'https://blog.example.net/b'],
+    });
     expect(isError(result)).toBe(true);
     expect(textOf(result)).toContain('https://blog.example.net/b is not part of the property sc-domain:example.com');
     expect(kit.google.calls).toHaveLength(0);
@@ -89,13 +107,19 @@ describe('SiteAccessGuard: page URLs', () => {
 
   it('a URL that is not a page is refused as such', async () => {
     kit = new ToolCallKit();
-    expect(textOf(await kit.call('inspect_url', { site_url: 'sc-domain:example.com', url: 'ftp://example.com/x' }))).toContain('The page URL is refused');
+    expect(textOf(await kit.call('inspect_url', { site_url: 'sc-domain:example.com', url: 'ftp://example.com/x' }))).toContain(
+      'The page URL is refused',
+    );
     expect(kit.google.calls).toHaveLength(0);
   });
 });
 
 describe('SiteAccessGuard: Site Verification ids', () => {
-  const resource = (identifier: string, type = 'SITE') => ({ id: encodeURIComponent(type === 'SITE' ? identifier : `dns://${identifier}`), site: { type, identifier }, owners: ['a@corp.example'] });
+  const resource = (identifier: string, type = 'SITE') => ({
+    id: encodeURIComponent(type === 'SITE' ? identifier : `dns://${identifier}`),
+    site: { type, identifier },
+    owners: ['a@corp.example'],
+  });
 
   it('fetches the resource an id names and maps its site back to a property: allowed when that property is', async () => {
     kit = new ToolCallKit({ GSC_ALLOWED_SITES: ALLOWED });
@@ -112,7 +136,9 @@ describe('SiteAccessGuard: Site Verification ids', () => {
     kit.google.on('webResource.get', resource(OUTSIDE));
     const result = await kit.call('unverify_site', { id: encodeURIComponent(OUTSIDE) });
     expect(isError(result)).toBe(true);
-    expect(textOf(result)).toContain(`The Site Verification resource ${OUTSIDE} belongs to ${OUTSIDE}, which is outside this server's allowed properties`);
+    expect(textOf(result)).toContain(
+      `The Site Verification resource ${OUTSIDE} belongs to ${OUTSIDE}, which is outside this server's allowed properties`,
+    );
     expect(textOf(result)).toContain('Only the lookup of that resource was sent to Google; nothing was changed.');
     expect(kit.google.ops.map((op) => op.method)).toEqual(['webResource.get']);
   });

@@ -34,10 +34,18 @@ export class SiteAccessGuard implements CanActivate {
     const [args, call] = context.getArgs<[Record<string, unknown>, ToolCall]>();
     const kinds = new Set(call.tool.spec.target ?? []);
     const target: { -readonly [K in keyof ResolvedTarget]: ResolvedTarget[K] } = {};
-    if (kinds.has('site')) target.site = this.resolveSite(args.site_url, call);
-    if (kinds.has('page')) target.page = this.checkPage(args.url, target.site, call);
-    if (kinds.has('pages') && Array.isArray(args.urls)) target.pages = args.urls.map((page) => this.checkPage(page, target.site, call));
-    if (kinds.has('resource') && typeof args.id === 'string') target.resource = await this.fetchResource(args.id, call);
+    if (kinds.has('site')) {
+      target.site = this.resolveSite(args.site_url, call);
+    }
+    if (kinds.has('page')) {
+      target.page = this.checkPage(args.url, target.site, call);
+    }
+    if (kinds.has('pages') && Array.isArray(args.urls)) {
+      target.pages = args.urls.map((page) => this.checkPage(page, target.site, call));
+    }
+    if (kinds.has('resource') && typeof args.id === 'string') {
+      target.resource = await this.fetchResource(args.id, call);
+    }
     call.resolve(target);
     return true;
   }
@@ -55,7 +63,9 @@ export class SiteAccessGuard implements CanActivate {
     try {
       property = normalizeProperty(raw);
     } catch (error) {
-      if (error instanceof PropertyError) throw new UserFacingError(`site_url is not a property: ${error.message}. ${NOTHING_SENT}`);
+      if (error instanceof PropertyError) {
+        throw new UserFacingError(`site_url is not a property: ${error.message}. ${NOTHING_SENT}`);
+      }
       throw error;
     }
     this.assertAllowed(property, call);
@@ -68,7 +78,9 @@ export class SiteAccessGuard implements CanActivate {
     try {
       page = parsePageUrl(typeof value === 'string' ? value : '');
     } catch (error) {
-      if (error instanceof PropertyError) throw new UserFacingError(`The page URL is refused: ${error.message}. ${NOTHING_SENT}`);
+      if (error instanceof PropertyError) {
+        throw new UserFacingError(`The page URL is refused: ${error.message}. ${NOTHING_SENT}`);
+      }
       throw error;
     }
     if (site) {
@@ -78,7 +90,9 @@ export class SiteAccessGuard implements CanActivate {
         );
       }
     } else if (allowed && !isPageAllowed(page, allowed)) {
-      throw new UserFacingError(`${page.href} is outside the properties allowed here (${allowed.join(', ')}). ${NOTHING_SENT} ${this.whereToAsk(call)}`);
+      throw new UserFacingError(
+        `${page.href} is outside the properties allowed here (${allowed.join(', ')}). ${NOTHING_SENT} ${this.whereToAsk(call)}`,
+      );
     }
     return page;
   }
@@ -93,7 +107,9 @@ export class SiteAccessGuard implements CanActivate {
     let resource: VerifiedResource;
     try {
       resource = toVerifiedResource(
-        await this.google.call({ method: 'webResource.get', action: `read the Site Verification resource ${decoded}` }, (c) => c.siteVerification.get(decoded)),
+        await this.google.call({ method: 'webResource.get', action: `read the Site Verification resource ${decoded}` }, (c) =>
+          c.siteVerification.get(decoded),
+        ),
       );
     } catch (error) {
       if (error instanceof GoogleApiError && error.status === 404) {
@@ -105,9 +121,16 @@ export class SiteAccessGuard implements CanActivate {
     }
     if (call.sites) {
       if (!resource.property) {
-        throw new UserFacingError(`The Site Verification resource ${decoded} is not a website or domain, so it cannot be matched against this server's allowed properties. ${NOTHING_CHANGED}`);
+        throw new UserFacingError(
+          `The Site Verification resource ${decoded} is not a website or domain, so it cannot be matched against this server's allowed properties. ${NOTHING_CHANGED}`,
+        );
       }
-      this.assertAllowed(resource.property, call, `The Site Verification resource ${decoded} belongs to ${resource.property}, which`, 'Only the lookup of that resource was sent to Google; nothing was changed.');
+      this.assertAllowed(
+        resource.property,
+        call,
+        `The Site Verification resource ${decoded} belongs to ${resource.property}, which`,
+        'Only the lookup of that resource was sent to Google; nothing was changed.',
+      );
     }
     return { ...resource, id: resource.id || id };
   }

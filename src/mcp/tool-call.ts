@@ -23,14 +23,19 @@ export interface ResolvedTarget {
  * tool whose input has one of them must declare that target (start-up fails
  * otherwise), so no argument is checked, fetched or refused by its name alone.
  */
-export const TARGET_ARGS = { site: 'site_url', page: 'url', pages: 'urls', resource: 'id' } as const satisfies Record<keyof ResolvedTarget, string>;
+export const TARGET_ARGS = { site: 'site_url', page: 'url', pages: 'urls', resource: 'id' } as const satisfies Record<
+  keyof ResolvedTarget,
+  string
+>;
 export type TargetKind = keyof typeof TARGET_ARGS;
 
 type ShapeOf<I extends z.ZodObject> = I['shape'];
 type Has<I extends z.ZodObject, K extends string> = K extends keyof ShapeOf<I> ? true : false;
 
 /** The target kinds a tool with input schema I can declare: those whose argument it has. */
-export type TargetKindsOf<I extends z.ZodObject> = { [K in TargetKind]: Has<I, (typeof TARGET_ARGS)[K]> extends true ? K : never }[TargetKind];
+export type TargetKindsOf<I extends z.ZodObject> = {
+  [K in TargetKind]: Has<I, (typeof TARGET_ARGS)[K]> extends true ? K : never;
+}[TargetKind];
 
 /** The target a tool with input schema I receives: exactly the fields its declared target resolves to, none optional. */
 export type TargetOf<I extends z.ZodObject> = { readonly [K in TargetKindsOf<I>]-?: NonNullable<ResolvedTarget[K]> };
@@ -86,20 +91,26 @@ export class ToolCall<T = ResolvedTarget> implements CallContext {
    */
   async progress(progress: number, total: number, message?: string): Promise<void> {
     const token = this.sdk.mcpReq._meta?.progressToken;
-    if (token === undefined || this.signal.aborted) return;
+    if (token === undefined || this.signal.aborted) {
+      return;
+    }
     await this.sdk.mcpReq
       .notify({ method: 'notifications/progress', params: { progressToken: token, progress, total, ...(message ? { message } : {}) } })
       .catch(() => undefined);
   }
 
   get target(): T {
-    if (this.#target === undefined) throw new Error(`${this.tool.spec.name}: the target was read before SiteAccessGuard resolved it`);
+    if (this.#target === undefined) {
+      throw new Error(`${this.tool.spec.name}: the target was read before SiteAccessGuard resolved it`);
+    }
     return this.#target;
   }
 
   /** SiteAccessGuard only. */
   resolve(target: T): void {
-    if (this.#target !== undefined) throw new Error(`${this.tool.spec.name}: the target is resolved once`);
+    if (this.#target !== undefined) {
+      throw new Error(`${this.tool.spec.name}: the target is resolved once`);
+    }
     this.#target = target;
   }
 }

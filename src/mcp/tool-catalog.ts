@@ -75,8 +75,12 @@ export function builtToolSchemas(plain: readonly RegisteredTool[], withDefaultSi
 
 function prebuilt(tool: RegisteredTool): ToolSchemas | undefined {
   const schemas = builtSchemas();
-  if (!schemas) return undefined;
-  if (!tool.defaultSite) return schemas.plain[tool.spec.name];
+  if (!schemas) {
+    return undefined;
+  }
+  if (!tool.defaultSite) {
+    return schemas.plain[tool.spec.name];
+  }
   const withPlaceholder = schemas.defaultSite[tool.spec.name];
   // The placeholder only ever appears inside a description string; the site is spliced in as JSON string content.
   const site = JSON.stringify(tool.defaultSite).slice(1, -1);
@@ -96,11 +100,18 @@ function objectRoot(json: Record<string, unknown>): Record<string, unknown> {
 }
 
 /** The SDK's own wording for a failed validation (validateStandardSchema), so that answers read as they always did. */
-export async function validate(schema: StandardSchemaWithJSON, value: unknown): Promise<{ ok: true; value: unknown } | { ok: false; error: string }> {
+export async function validate(
+  schema: StandardSchemaWithJSON,
+  value: unknown,
+): Promise<{ ok: true; value: unknown } | { ok: false; error: string }> {
   const result = await schema['~standard'].validate(value);
   if (result.issues?.length) {
     const error = result.issues
-      .map((issue) => (issue.path?.length ? `${issue.path.map((p) => String(typeof p === 'object' ? p.key : p)).join('.')}: ${issue.message}` : issue.message))
+      .map((issue) =>
+        issue.path?.length
+          ? `${issue.path.map((p) => String(typeof p === 'object' ? p.key : p)).join('.')}: ${issue.message}`
+          : issue.message,
+      )
       .join(', ');
     return { ok: false, error };
   }

@@ -31,7 +31,11 @@ export class ToolDispatcher {
     } catch (error) {
       result = this.fail(tool, error);
     } finally {
-      if (--this.inFlight === 0) for (const wake of this.waiters) wake();
+      if (--this.inFlight === 0) {
+        for (const wake of this.waiters) {
+          wake();
+        }
+      }
     }
     const outcome = isInputRequiredResult(result) ? 'input_required' : result.isError ? 'error' : 'ok';
     this.observer?.toolCall(tool.spec.name, outcome, (performance.now() - started) / 1000);
@@ -44,7 +48,9 @@ export class ToolDispatcher {
    * off half-way; a guarded call still waiting for a person has changed nothing.
    */
   idle(timeoutMs: number): Promise<boolean> {
-    if (this.inFlight === 0) return Promise.resolve(true);
+    if (this.inFlight === 0) {
+      return Promise.resolve(true);
+    }
     return new Promise((resolve) => {
       const done = (result: boolean) => {
         clearTimeout(timer);
@@ -62,26 +68,40 @@ export class ToolDispatcher {
   }
 
   private render(tool: RegisteredTool, result: unknown): CallToolResult | InputRequiredResult {
-    if (isInputRequiredResult(result)) return result;
-    if (!isToolOutput(result)) throw new Error(`tool ${tool.spec.name} returned neither a ToolOutput nor input_required`);
-    if (outputBytes(result) <= RESULT_BUDGET_BYTES) return toCallToolResult(result);
+    if (isInputRequiredResult(result)) {
+      return result;
+    }
+    if (!isToolOutput(result)) {
+      throw new Error(`tool ${tool.spec.name} returned neither a ToolOutput nor input_required`);
+    }
+    if (outputBytes(result) <= RESULT_BUDGET_BYTES) {
+      return toCallToolResult(result);
+    }
     this.logger.warn(`${tool.spec.name} produced ${outputBytes(result)} bytes`);
     // A write happened whatever the size of its answer: cut the answer, never the fact.
-    if (tool.spec.access !== 'read') return toCallToolResult(fitWrite(result));
+    if (tool.spec.access !== 'read') {
+      return toCallToolResult(fitWrite(result));
+    }
     return errorResult(
       `The result of ${tool.spec.name} is larger than the ${RESULT_BUDGET_BYTES / 1000} kB budget, so it is not shown. Nothing was changed (this tool only reads). Narrow the request (fewer URLs, rows or dimensions) and call again.`,
     );
   }
 
   private fail(tool: RegisteredTool, error: unknown): CallToolResult {
-    if (error instanceof UserFacingError) return errorResult(error.message);
-    if (error instanceof HttpException) return errorResult(`${tool.spec.name} was refused: ${error.message}. ${NOTHING_SENT}`);
+    if (error instanceof UserFacingError) {
+      return errorResult(error.message);
+    }
+    if (error instanceof HttpException) {
+      return errorResult(`${tool.spec.name} was refused: ${error.message}. ${NOTHING_SENT}`);
+    }
     this.logger.error(`${tool.spec.name} failed unexpectedly`, error instanceof Error ? error.stack : String(error));
     const changed =
       tool.spec.access === 'read'
         ? 'Nothing was changed (this tool only reads).'
         : 'It is not known whether anything changed at Google; check the current state before retrying.';
-    return errorResult(`${tool.spec.name} failed with an internal error (${error instanceof Error ? error.message : String(error)}). ${changed}`);
+    return errorResult(
+      `${tool.spec.name} failed with an internal error (${error instanceof Error ? error.message : String(error)}). ${changed}`,
+    );
   }
 }
 

@@ -6,8 +6,20 @@ const long = (n: number, ch = 'x') => ch.repeat(n);
 describe('fitWrite: a write that happened is reported as done', () => {
   it.each([
     ['a long text', toolOutput({ url: 'https://e.com/a', executed: true }, long(150_000))],
-    ['a long structured value', toolOutput({ url: `https://e.com/${long(120_000)}`, executed: true }, `Notified https://e.com/${long(120_000)}.`)],
-    ['many long values', toolOutput({ results: Array.from({ length: 40 }, (_, i) => ({ sitemap_url: `https://e.com/${i}/${long(3_000)}`, submitted: i % 2 === 0 })), submitted_count: 20 }, long(50_000))],
+    [
+      'a long structured value',
+      toolOutput({ url: `https://e.com/${long(120_000)}`, executed: true }, `Notified https://e.com/${long(120_000)}.`),
+    ],
+    [
+      'many long values',
+      toolOutput(
+        {
+          results: Array.from({ length: 40 }, (_, i) => ({ sitemap_url: `https://e.com/${i}/${long(3_000)}`, submitted: i % 2 === 0 })),
+          submitted_count: 20,
+        },
+        long(50_000),
+      ),
+    ],
     ['multi-byte text', toolOutput({ ok: true }, long(80_000, 'ü') + long(10, '😀'))],
   ])('%s: fits the budget, keeps every field and says it was cut', (_name, output) => {
     const fitted = fitWrite(output, 100_000);

@@ -22,7 +22,11 @@ export function isToolOutput(value: unknown): value is ToolOutput {
 export const RESULT_BUDGET_BYTES = 100_000;
 
 export function outputBytes(output: ToolOutput): number {
-  return Buffer.byteLength(JSON.stringify(output.structured)) + Buffer.byteLength(output.text) + (output.content ? Buffer.byteLength(JSON.stringify(output.content)) : 0);
+  return (
+    Buffer.byteLength(JSON.stringify(output.structured)) +
+    Buffer.byteLength(output.text) +
+    (output.content ? Buffer.byteLength(JSON.stringify(output.content)) : 0)
+  );
 }
 
 /**
@@ -30,15 +34,24 @@ export function outputBytes(output: ToolOutput): number {
  * end — never cutting a JSON document — and lets the builder say how many were
  * dropped and how to narrow the request.
  */
-export function fitToBudget<T>(items: readonly T[], build: (kept: readonly T[], dropped: number) => ToolOutput, budget = RESULT_BUDGET_BYTES): ToolOutput {
+export function fitToBudget<T>(
+  items: readonly T[],
+  build: (kept: readonly T[], dropped: number) => ToolOutput,
+  budget = RESULT_BUDGET_BYTES,
+): ToolOutput {
   const full = build(items, 0);
-  if (outputBytes(full) <= budget) return full;
+  if (outputBytes(full) <= budget) {
+    return full;
+  }
   let low = 0;
   let high = items.length - 1;
   while (low < high) {
     const mid = Math.ceil((low + high) / 2);
-    if (outputBytes(build(items.slice(0, mid), items.length - mid)) <= budget) low = mid;
-    else high = mid - 1;
+    if (outputBytes(build(items.slice(0, mid), items.length - mid)) <= budget) {
+      low = mid;
+    } else {
+      high = mid - 1;
+    }
   }
   return build(items.slice(0, low), items.length - low);
 }
@@ -52,29 +65,45 @@ const CUT_NOTE = ' … [cut to stay within the 100 kB result budget; the change 
  * invite the caller to send it again.
  */
 export function fitWrite(output: ToolOutput, budget = RESULT_BUDGET_BYTES): ToolOutput {
-  if (outputBytes(output) <= budget) return output;
+  if (outputBytes(output) <= budget) {
+    return output;
+  }
   for (const max of [2000, 500, 200, 80]) {
     const structured = cutStrings(output.structured, max) as Record<string, unknown>;
     const room = budget - Buffer.byteLength(JSON.stringify(structured)) - Buffer.byteLength(CUT_NOTE);
-    if (room >= 200) return { ...output, structured, text: `${cutToBytes(output.text, room)}${CUT_NOTE}` };
+    if (room >= 200) {
+      return { ...output, structured, text: `${cutToBytes(output.text, room)}${CUT_NOTE}` };
+    }
   }
   const structured = cutStrings(output.structured, 40) as Record<string, unknown>;
   return { ...output, structured, text: `${cutToBytes(output.text, 200)}${CUT_NOTE}` };
 }
 
 function cutStrings(value: unknown, max: number): unknown {
-  if (typeof value === 'string') return value.length > max ? `${value.slice(0, max)}…` : value;
-  if (Array.isArray(value)) return value.map((v) => cutStrings(v, max));
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, cutStrings(v, max)]));
+  if (typeof value === 'string') {
+    return value.length > max ? `${value.slice(0, max)}…` : value;
+  }
+  if (Array.isArray(value)) {
+    return value.map((v) => cutStrings(v, max));
+  }
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, cutStrings(v, max)]));
+  }
   return value;
 }
 
 /** The longest prefix of text within `bytes` UTF-8 bytes, never splitting a character. */
 function cutToBytes(text: string, bytes: number): string {
-  if (Buffer.byteLength(text) <= bytes) return text;
+  if (Buffer.byteLength(text) <= bytes) {
+    return text;
+  }
   let end = Math.min(text.length, bytes);
-  while (end > 0 && Buffer.byteLength(text.slice(0, end)) > bytes) end = Math.floor(end * 0.9);
+  while (end > 0 && Buffer.byteLength(text.slice(0, end)) > bytes) {
+    end = Math.floor(end * 0.9);
+  }
   // Do not end on the first half of a surrogate pair.
-  if (end > 0 && /[\ud800-\udbff]/.test(text[end - 1])) end--;
+  if (end > 0 && /[\ud800-\udbff]/.test(text[end - 1])) {
+    end--;
+  }
   return text.slice(0, end);
 }

@@ -1,5 +1,14 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { type CallHandler, type CanActivate, type ExecutionContext, ForbiddenException, Injectable, Module, type NestInterceptor, UseGuards } from '@nestjs/common';
+import {
+  type CallHandler,
+  type CanActivate,
+  type ExecutionContext,
+  ForbiddenException,
+  Injectable,
+  Module,
+  type NestInterceptor,
+  UseGuards,
+} from '@nestjs/common';
 import { APP_GUARD, APP_INTERCEPTOR, ExternalContextCreator, NestFactory } from '@nestjs/core';
 import type { INestApplicationContext } from '@nestjs/common';
 import { map, tap, type Observable } from 'rxjs';
@@ -17,7 +26,9 @@ class PolicyGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     const [args, call] = context.getArgs<[{ n: number }, { id: string }]>();
     log.push(`policy guard (${context.getType()}, n=${args.n}, call=${call.id})`);
-    if (refuse) throw new Error('refused by the policy guard');
+    if (refuse) {
+      throw new Error('refused by the policy guard');
+    }
     return true;
   }
 }
@@ -44,7 +55,9 @@ class HostAuthGuard implements CanActivate {
     log.push('host guard');
     // What a host's HTTP guard does with a tool call: there is no request, so it refuses.
     const request = context.switchToHttp().getRequest<{ headers?: Record<string, string> } | undefined>();
-    if (!request?.headers?.authorization) throw new ForbiddenException('no session');
+    if (!request?.headers?.authorization) {
+      throw new ForbiddenException('no session');
+    }
     return true;
   }
 }
@@ -97,7 +110,13 @@ describe('toolPipeline', () => {
   it('runs our guard, then the tool class’s own guard, then our interceptor around the method, with (args, call) as given', async () => {
     const result = await wrap(tools, 'run')({ n: 21 }, { id: 'call-1' });
     expect(result).toEqual({ doubled: 42, call: 'call-1' });
-    expect(log).toEqual(['policy guard (mcp, n=21, call=call-1)', 'tool class guard', 'policy interceptor: before', 'method', 'policy interceptor: after']);
+    expect(log).toEqual([
+      'policy guard (mcp, n=21, call=call-1)',
+      'tool class guard',
+      'policy interceptor: before',
+      'method',
+      'policy interceptor: after',
+    ]);
   });
 
   it('never runs the host app’s global guard or interceptor around a tool (the answer is the method’s own, unwrapped)', async () => {
@@ -114,7 +133,17 @@ describe('toolPipeline', () => {
 
   it('control: Nest’s own creator in the same app does run the host guard, which refuses a tool call', async () => {
     const nest = app.get(ExternalContextCreator);
-    const invoke = nest.create(tools, tools.run.bind(tools) as (...args: unknown[]) => unknown, 'run', undefined, undefined, undefined, undefined, { guards: true, interceptors: true, filters: false }, 'mcp');
+    const invoke = nest.create(
+      tools,
+      tools.run.bind(tools) as (...args: unknown[]) => unknown,
+      'run',
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      { guards: true, interceptors: true, filters: false },
+      'mcp',
+    );
     await expect(invoke({ n: 1 }, { id: 'call-4' })).rejects.toThrow(ForbiddenException);
     expect(log).toContain('host guard');
     expect(log).not.toContain('method');

@@ -33,10 +33,16 @@ export function toolPipeline(
   enhancers: { readonly guards: readonly CanActivate[]; readonly interceptors: readonly NestInterceptor[] },
 ): WrapToolMethod {
   const container = (nest as unknown as { container?: NestContainer }).container;
-  if (!container) throw new Error('@nestjs/core changed: ExternalContextCreator no longer exposes its container');
+  if (!container) {
+    throw new Error('@nestjs/core changed: ExternalContextCreator no longer exposes its container');
+  }
   const config = new ApplicationConfig();
-  for (const guard of enhancers.guards) config.addGlobalGuard(guard);
-  for (const interceptor of enhancers.interceptors) config.addGlobalInterceptor(interceptor);
+  for (const guard of enhancers.guards) {
+    config.addGlobalGuard(guard);
+  }
+  for (const interceptor of enhancers.interceptors) {
+    config.addGlobalInterceptor(interceptor);
+  }
   const creator = new ExternalContextCreator(
     new GuardsContextCreator(container, config),
     new GuardsConsumer(),
@@ -53,6 +59,16 @@ export function toolPipeline(
     // Positional: no param metadata key, no params factory (the method gets the raw (args, call)), the static
     // context and no inquirer (tool providers are singletons); no exception filters: ToolDispatcher turns every
     // failure into an isError sentence itself. 'mcp' is the context type guards see in getType().
-    return creator.create(instance, method, methodName, undefined, undefined, undefined, undefined, { guards: true, interceptors: true, filters: false }, 'mcp') as ToolInvoker;
+    return creator.create(
+      instance,
+      method,
+      methodName,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      { guards: true, interceptors: true, filters: false },
+      'mcp',
+    ) as ToolInvoker;
   };
 }

@@ -58,14 +58,23 @@ export class ToolRegistry implements OnApplicationBootstrap {
     const specs = [...declared.keys()];
     const modelTools = specs.filter((spec) => !spec.appOnlyFor);
     for (const spec of specs) {
-      if (spec.appOnlyFor && !modelTools.some((t) => t.name === spec.appOnlyFor && t.view)) throw new Error(`App-only tool ${spec.name} names ${spec.appOnlyFor}, which has no view`);
+      if (spec.appOnlyFor && !modelTools.some((t) => t.name === spec.appOnlyFor && t.view)) {
+        throw new Error(`App-only tool ${spec.name} names ${spec.appOnlyFor}, which has no view`);
+      }
     }
     this.selection = selectTools(modelTools, this.config);
-    if (this.config.policy) checkPolicyTools(this.config.policy, modelTools, { readOnly: this.config.readOnly });
+    if (this.config.policy) {
+      checkPolicyTools(this.config.policy, modelTools, { readOnly: this.config.readOnly });
+    }
     const selected = withAppOnly(new Set(this.selection.registered.map((spec) => spec.name)), specs);
-    this.served = specs.filter((spec) => selected.has(spec.name)).sort((a, b) => (a.name < b.name ? -1 : 1)).map((spec) => declared.get(spec)!);
+    this.served = specs
+      .filter((spec) => selected.has(spec.name))
+      .sort((a, b) => (a.name < b.name ? -1 : 1))
+      .map((spec) => declared.get(spec)!);
     this.auth.useScopes(this.selection.scopes);
-    this.logger.log(`${this.served.length} tools registered (${this.served.filter((t) => t.spec.appOnlyFor).length} app-only); scopes: ${this.selection.scopes.join(' ') || 'none'}`);
+    this.logger.log(
+      `${this.served.length} tools registered (${this.served.filter((t) => t.spec.appOnlyFor).length} app-only); scopes: ${this.selection.scopes.join(' ') || 'none'}`,
+    );
   }
 
   get tools(): readonly RegisteredTool[] {
@@ -86,17 +95,28 @@ export class ToolRegistry implements OnApplicationBootstrap {
     const names = new Set<string>();
     for (const wrapper of this.discovery.getProviders({ metadataKey: ToolProvider.KEY })) {
       const instance = wrapper.instance as Record<string, (...args: unknown[]) => unknown> | undefined;
-      if (!instance || !wrapper.isDependencyTreeStatic()) continue;
+      if (!instance || !wrapper.isDependencyTreeStatic()) {
+        continue;
+      }
       const prototype = Object.getPrototypeOf(instance) as Record<string, (...args: unknown[]) => unknown>;
       for (const method of this.scanner.getAllMethodNames(prototype)) {
         const declared = this.reflector.get<ToolSpec | undefined>(TOOL_METADATA, prototype[method]);
-        if (!declared) continue;
-        if (names.has(declared.name)) throw new Error(`Duplicate MCP tool name ${declared.name}`);
+        if (!declared) {
+          continue;
+        }
+        if (names.has(declared.name)) {
+          throw new Error(`Duplicate MCP tool name ${declared.name}`);
+        }
         names.add(declared.name);
         assertAppVisibility(declared);
         const { spec, defaultSite } = this.serve(declared);
         const invoke = wrap(instance, method);
-        found.set(spec, { spec, wire: { input: wireSchema(spec.input), output: wireSchema(spec.output) }, invoke, ...(defaultSite ? { defaultSite } : {}) });
+        found.set(spec, {
+          spec,
+          wire: { input: wireSchema(spec.input), output: wireSchema(spec.output) },
+          invoke,
+          ...(defaultSite ? { defaultSite } : {}),
+        });
       }
     }
     return found;
@@ -107,12 +127,20 @@ export class ToolRegistry implements OnApplicationBootstrap {
     checkTarget(declared);
     let spec = declared;
     if (spec.access === 'destructive') {
-      if (!spec.approval) throw new Error(`Destructive tool ${spec.name} declares no approval describer`);
-      spec = { ...spec, input: spec.input.extend({ confirm_token: ConfirmTokenArg }), output: spec.output.partial().extend(GUARDED_OUTPUT.shape) };
+      if (!spec.approval) {
+        throw new Error(`Destructive tool ${spec.name} declares no approval describer`);
+      }
+      spec = {
+        ...spec,
+        input: spec.input.extend({ confirm_token: ConfirmTokenArg }),
+        output: spec.output.partial().extend(GUARDED_OUTPUT.shape),
+      };
     }
     const siteArg = spec.input.shape.site_url as z.ZodType | undefined;
     if (siteArg && this.config.siteUrl && !spec.newProperty) {
-      const described = siteArg.optional().describe(`${siteArg.description ?? 'Search Console property'} Defaults to ${this.config.siteUrl}.`);
+      const described = siteArg
+        .optional()
+        .describe(`${siteArg.description ?? 'Search Console property'} Defaults to ${this.config.siteUrl}.`);
       spec = { ...spec, input: spec.input.extend({ site_url: described }) };
       return { spec, defaultSite: this.config.siteUrl };
     }
@@ -143,6 +171,8 @@ export function checkTarget(spec: Pick<ToolSpec, 'name' | 'input' | 'target'>): 
         `Tool ${spec.name} has the argument "${arg}" but does not declare target '${kind}': SiteAccessGuard reserves "${arg}" for ${TARGET_MEANS[kind]}. Add '${kind}' to the target of its @Tool, or rename the argument.`,
       );
     }
-    if (!has && declared.has(kind)) throw new Error(`Tool ${spec.name} declares target '${kind}' but has no "${arg}" argument for it.`);
+    if (!has && declared.has(kind)) {
+      throw new Error(`Tool ${spec.name} declares target '${kind}' but has no "${arg}" argument for it.`);
+    }
   }
 }

@@ -46,16 +46,28 @@ const isSafeIntegerBound = (key: string, value: unknown) =>
   (key === 'maximum' && value === Number.MAX_SAFE_INTEGER) || (key === 'minimum' && value === Number.MIN_SAFE_INTEGER);
 
 function strictInput(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(strictInput);
-  if (!node || typeof node !== 'object') return node;
+  if (Array.isArray(node)) {
+    return node.map(strictInput);
+  }
+  if (!node || typeof node !== 'object') {
+    return node;
+  }
   const out: Json = {};
   for (const [key, value] of Object.entries(node)) {
-    if (isSafeIntegerBound(key, value)) continue;
-    if (key === 'const') out.enum = [value];
-    else if (key === 'properties') out.properties = Object.fromEntries(Object.entries(value as Json).map(([name, sub]) => [name, strictInput(sub)]));
-    else out[key] = strictInput(value);
+    if (isSafeIntegerBound(key, value)) {
+      continue;
+    }
+    if (key === 'const') {
+      out.enum = [value];
+    } else if (key === 'properties') {
+      out.properties = Object.fromEntries(Object.entries(value as Json).map(([name, sub]) => [name, strictInput(sub)]));
+    } else {
+      out[key] = strictInput(value);
+    }
   }
-  if (out.type === 'object' && out.additionalProperties === undefined) out.additionalProperties = false;
+  if (out.type === 'object' && out.additionalProperties === undefined) {
+    out.additionalProperties = false;
+  }
   return out;
 }
 
@@ -68,15 +80,27 @@ function strictInput(node: unknown): unknown {
  * The whole output schemas were two thirds of tools/list (28 of 42 KB).
  */
 function outline(node: Json, depth: number, itemOfList: boolean): Json {
-  if (Array.isArray(node.anyOf)) return { anyOf: (node.anyOf as Json[]).map((branch) => outline(branch, depth, itemOfList)) };
-  const out: Json = {};
-  if (node.type !== undefined) out.type = node.type;
-  if (node.enum) out.enum = node.enum;
-  // A const of a string or number is an enum of one; Gemini's subset has enum only for those, so a true literal is just a boolean.
-  if (node.const !== undefined && typeof node.const !== 'boolean') out.enum = [node.const];
-  if (node.properties && (depth === 0 || (depth === 1 && itemOfList))) {
-    out.properties = Object.fromEntries(Object.entries(node.properties as Record<string, Json>).map(([name, sub]) => [name, outline(sub, depth + 1, false)]));
+  if (Array.isArray(node.anyOf)) {
+    return { anyOf: (node.anyOf as Json[]).map((branch) => outline(branch, depth, itemOfList)) };
   }
-  if (node.items && typeof node.items === 'object') out.items = outline(node.items as Json, depth, true);
+  const out: Json = {};
+  if (node.type !== undefined) {
+    out.type = node.type;
+  }
+  if (node.enum) {
+    out.enum = node.enum;
+  }
+  // A const of a string or number is an enum of one; Gemini's subset has enum only for those, so a true literal is just a boolean.
+  if (node.const !== undefined && typeof node.const !== 'boolean') {
+    out.enum = [node.const];
+  }
+  if (node.properties && (depth === 0 || (depth === 1 && itemOfList))) {
+    out.properties = Object.fromEntries(
+      Object.entries(node.properties as Record<string, Json>).map(([name, sub]) => [name, outline(sub, depth + 1, false)]),
+    );
+  }
+  if (node.items && typeof node.items === 'object') {
+    out.items = outline(node.items as Json, depth, true);
+  }
   return out;
 }

@@ -29,9 +29,14 @@ export class AccessPolicy {
     if (!access) {
       const declared = this.registry.tools.map((t) => t.spec);
       // Rules name the model's tools; a view's app-only tool is allowed with the tool whose view calls it.
-      const resolved = resolvePolicy(this.config.policy, caller, { registered: declared.filter((t) => !t.appOnlyFor), allowedSites: this.config.allowedSites });
+      const resolved = resolvePolicy(this.config.policy, caller, {
+        registered: declared.filter((t) => !t.appOnlyFor),
+        allowedSites: this.config.allowedSites,
+      });
       access = { ...resolved, tools: withAppOnly(resolved.tools, declared) };
-      if (this.remembered.size >= REMEMBERED_CALLERS) this.remembered.delete(this.remembered.keys().next().value!);
+      if (this.remembered.size >= REMEMBERED_CALLERS) {
+        this.remembered.delete(this.remembered.keys().next().value!);
+      }
       this.remembered.set(key, access);
     }
     return access;

@@ -14,12 +14,21 @@ import type { Policy, PolicyRule } from '../config/policy-file.js';
 export function checkPolicyTools(policy: Policy, declared: readonly ToolDeclaration[], options: { readonly readOnly: boolean }): void {
   const essential = new Set(declared.filter((t) => t.essential).map((t) => t.name));
   for (const rule of policy.rules) {
-    for (const [key, patterns] of [['tools', rule.tools], ['deny_tools', rule.denyTools]] as const) {
+    for (const [key, patterns] of [
+      ['tools', rule.tools],
+      ['deny_tools', rule.denyTools],
+    ] as const) {
       for (const pattern of patterns) {
         const hits = matchingTools(pattern, declared, essential);
-        if (hits.length === 0) fail(policy, rule, `"${key}" ${matchesNoTool(pattern, declared)}`);
+        if (hits.length === 0) {
+          fail(policy, rule, `"${key}" ${matchesNoTool(pattern, declared)}`);
+        }
         if (key === 'tools' && options.readOnly && hits.every((t) => t.access !== 'read')) {
-          fail(policy, rule, `"tools" names ${describeWriteOnly(pattern, hits)}, but GSC_READ_ONLY=true never registers write tools; remove the entry or set GSC_READ_ONLY=false`);
+          fail(
+            policy,
+            rule,
+            `"tools" names ${describeWriteOnly(pattern, hits)}, but GSC_READ_ONLY=true never registers write tools; remove the entry or set GSC_READ_ONLY=false`,
+          );
         }
       }
     }

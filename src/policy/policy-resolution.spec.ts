@@ -10,7 +10,10 @@ import { intersectSites, resolvePolicy } from './policy-resolution.js';
 const declared = declaredTools();
 const everything = selectTools(declared, { readOnly: false, denyTools: [] }).registered;
 const readOnly = selectTools(declared, { readOnly: true, denyTools: [] }).registered;
-const essential = declared.filter((t) => t.essential).map((t) => t.name).sort();
+const essential = declared
+  .filter((t) => t.essential)
+  .map((t) => t.name)
+  .sort();
 
 // PRODUCT §8b.
 const policy = parsePolicy(
@@ -26,12 +29,20 @@ const policy = parsePolicy(
 const server = { registered: everything, allowedSites: ['sc-domain:corp.example'] };
 
 /** A caller as the transports build one: nobody named is the local principal, no groups is an empty list. */
-const caller = (c: { principal?: string; groups?: string[] }): Caller => ({ principal: c.principal ?? LOCAL_PRINCIPAL, groups: c.groups ?? [] });
+const caller = (c: { principal?: string; groups?: string[] }): Caller => ({
+  principal: c.principal ?? LOCAL_PRINCIPAL,
+  groups: c.groups ?? [],
+});
 
 describe('resolvePolicy', () => {
   it('without a policy, every caller has the server-wide tools and sites', () => {
     const access = resolvePolicy(undefined, caller({ principal: 'anyone@else.example' }), server);
-    expect(access).toEqual({ rule: undefined, decidedBy: 'server', tools: new Set(everything.map((t) => t.name)), sites: ['sc-domain:corp.example'] });
+    expect(access).toEqual({
+      rule: undefined,
+      decidedBy: 'server',
+      tools: new Set(everything.map((t) => t.name)),
+      sites: ['sc-domain:corp.example'],
+    });
   });
 
   it('alice: rule 1, every registered tool, the domain', () => {
@@ -73,7 +84,13 @@ describe('resolvePolicy', () => {
 
   it('*@domain matches the domain exactly: not a subdomain, not a look-alike, not two @', () => {
     expect(resolvePolicy(policy, caller({ principal: 'carol@corp.example' }), server).rule).toBe(3);
-    for (const principal of ['carol@eu.corp.example', 'carol@corp.example.evil', 'carol@evilcorp.example', 'x@evil.example@corp.example', 'corp.example']) {
+    for (const principal of [
+      'carol@eu.corp.example',
+      'carol@corp.example.evil',
+      'carol@evilcorp.example',
+      'x@evil.example@corp.example',
+      'corp.example',
+    ]) {
       expect(resolvePolicy(policy, caller({ principal }), server)).toMatchObject({ rule: undefined, decidedBy: 'no_match' });
     }
   });

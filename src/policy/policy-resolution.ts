@@ -32,10 +32,17 @@ export interface Access {
  */
 export function resolvePolicy(policy: Policy | undefined, caller: Caller, server: ServerAccess): Access {
   if (!policy) {
-    return { rule: undefined, decidedBy: 'server', tools: new Set(server.registered.map((t) => t.name).sort()), sites: server.allowedSites };
+    return {
+      rule: undefined,
+      decidedBy: 'server',
+      tools: new Set(server.registered.map((t) => t.name).sort()),
+      sites: server.allowedSites,
+    };
   }
   const rule = matchingRule(policy, caller);
-  if (!rule) return { rule: undefined, decidedBy: 'no_match', tools: new Set(), sites: [] };
+  if (!rule) {
+    return { rule: undefined, decidedBy: 'no_match', tools: new Set(), sites: [] };
+  }
   return {
     rule: rule.number,
     decidedBy: 'rule',
@@ -65,8 +72,12 @@ function matchingRule(policy: Policy, caller: Caller): PolicyRule | undefined {
  * server https://blog.corp.example/ ∩ rule sc-domain:corp.example is the blog too.
  */
 export function intersectSites(rule: readonly string[] | undefined, server: readonly string[] | undefined): readonly string[] | undefined {
-  if (!rule) return server;
-  if (!server) return rule;
+  if (!rule) {
+    return server;
+  }
+  if (!server) {
+    return rule;
+  }
   const both = [...new Set([...rule.filter((r) => isPropertyAllowed(r, server)), ...server.filter((s) => isPropertyAllowed(s, rule))])];
   // Drop entries another kept entry already covers, so the list reads as what it allows.
   return both.filter((site) => !both.some((other) => other !== site && isPropertyAllowed(site, [other])));
@@ -75,7 +86,8 @@ export function intersectSites(rule: readonly string[] | undefined, server: read
 function toolsOf(rule: PolicyRule, registered: ServerAccess['registered']): Set<string> {
   const essential = new Set(registered.filter((t) => t.essential).map((t) => t.name));
   const allowed = registered.filter(
-    (t) => rule.tools.some((p) => patternMatches(p, t.name, essential)) && !rule.denyTools.some((p) => patternMatches(p, t.name, essential)),
+    (t) =>
+      rule.tools.some((p) => patternMatches(p, t.name, essential)) && !rule.denyTools.some((p) => patternMatches(p, t.name, essential)),
   );
   return new Set(allowed.map((t) => t.name).sort());
 }

@@ -27,6 +27,10 @@ export interface ToolDeclaration {
 /** The names plus the app-only tools of the views of those named: what a caller allowed those tools may call. */
 export function withAppOnly(names: ReadonlySet<string>, declared: readonly ToolDeclaration[]): Set<string> {
   const all = new Set(names);
-  for (const tool of declared) if (tool.appOnlyFor && names.has(tool.appOnlyFor)) all.add(tool.name);
+  for (const tool of declared) {
+    if (tool.appOnlyFor && names.has(tool.appOnlyFor)) {
+      all.add(tool.name);
+    }
+  }
   return all;
 }

@@ -71,8 +71,12 @@ describe('selectTools', () => {
   });
 
   it('refuses a write tool named under read-only, saying read-only is why', () => {
-    expect(() => selectTools(declared, { readOnly: true, allowTools: allow('add_site'), denyTools: [] })).toThrow(/add_site, a write tool.*GSC_READ_ONLY=true/);
-    expect(() => selectTools(declared, { readOnly: true, allowTools: allow('request_*'), denyTools: [] })).toThrow(/matches only write tools \(request_indexing\)/);
+    expect(() => selectTools(declared, { readOnly: true, allowTools: allow('add_site'), denyTools: [] })).toThrow(
+      /add_site, a write tool.*GSC_READ_ONLY=true/,
+    );
+    expect(() => selectTools(declared, { readOnly: true, allowTools: allow('request_*'), denyTools: [] })).toThrow(
+      /matches only write tools \(request_indexing\)/,
+    );
   });
 
   it('a prefix that matches reads and writes is fine under read-only', () => {

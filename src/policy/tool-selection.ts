@@ -24,7 +24,9 @@ export function selectTools<T extends ToolDeclaration>(declared: readonly T[], f
   const isWrite = (t: T) => t.access !== 'read';
   const matching = (variable: string, pattern: ToolPattern) => {
     const hits = matchingTools(pattern, declared, essential);
-    if (hits.length === 0) throw new ConfigError(`${variable} ${matchesNoTool(pattern, declared)}`);
+    if (hits.length === 0) {
+      throw new ConfigError(`${variable} ${matchesNoTool(pattern, declared)}`);
+    }
     return hits;
   };
 
@@ -41,13 +43,19 @@ export function selectTools<T extends ToolDeclaration>(declared: readonly T[], f
       }
       hits.forEach((t) => chosen.add(t));
     }
-    for (const t of declared) if (!chosen.has(t)) excluded.push({ name: t.name, reason: 'not matched by GSC_ALLOW_TOOLS' });
+    for (const t of declared) {
+      if (!chosen.has(t)) {
+        excluded.push({ name: t.name, reason: 'not matched by GSC_ALLOW_TOOLS' });
+      }
+    }
   } else {
     chosen = new Set(declared);
   }
   for (const pattern of filters.denyTools) {
     for (const t of matching('GSC_DENY_TOOLS', pattern)) {
-      if (chosen.delete(t)) excluded.push({ name: t.name, reason: `denied by GSC_DENY_TOOLS entry "${pattern.text}"` });
+      if (chosen.delete(t)) {
+        excluded.push({ name: t.name, reason: `denied by GSC_DENY_TOOLS entry "${pattern.text}"` });
+      }
     }
   }
   if (filters.readOnly) {
@@ -64,18 +72,27 @@ export function selectTools<T extends ToolDeclaration>(declared: readonly T[], f
 }
 
 /** The declared tools an allow or deny entry matches (GSC_*_TOOLS, or a policy rule's). */
-export function matchingTools<T extends ToolDeclaration>(pattern: ToolPattern, declared: readonly T[], essential: ReadonlySet<string>): T[] {
+export function matchingTools<T extends ToolDeclaration>(
+  pattern: ToolPattern,
+  declared: readonly T[],
+  essential: ReadonlySet<string>,
+): T[] {
   return declared.filter((t) => patternMatches(pattern, t.name, essential));
 }
 
 /** The rest of the sentence for an entry that matches nothing: the real names, so a typo is plain to see. */
 export function matchesNoTool(pattern: ToolPattern, declared: readonly ToolDeclaration[]): string {
-  return `entry "${pattern.text}" matches no tool; the tools are: ${declared.map((t) => t.name).sort().join(', ')}`;
+  return `entry "${pattern.text}" matches no tool; the tools are: ${declared
+    .map((t) => t.name)
+    .sort()
+    .join(', ')}`;
 }
 
 /** An allow entry whose every match is a write tool, as the read-only refusal names it. */
 export function describeWriteOnly(pattern: ToolPattern, hits: readonly ToolDeclaration[]): string {
-  return pattern.kind === 'exact' ? `${pattern.text}, a write tool` : `"${pattern.text}", which matches only write tools (${hits.map((t) => t.name).join(', ')})`;
+  return pattern.kind === 'exact'
+    ? `${pattern.text}, a write tool`
+    : `"${pattern.text}", which matches only write tools (${hits.map((t) => t.name).join(', ')})`;
 }
 
 /**
@@ -95,9 +112,16 @@ function byName(a: { name: string }, b: { name: string }): number {
 export function scopesFor(tools: readonly ToolDeclaration[]): string[] {
   const scopes: string[] = [];
   const gsc = tools.filter((t) => t.apis.includes('searchconsole'));
-  if (gsc.some((t) => t.access !== 'read')) scopes.push(`${SCOPE}webmasters`);
-  else if (gsc.length > 0) scopes.push(`${SCOPE}webmasters.readonly`);
-  if (tools.some((t) => t.apis.includes('indexing'))) scopes.push(`${SCOPE}indexing`);
-  if (tools.some((t) => t.apis.includes('siteverification'))) scopes.push(`${SCOPE}siteverification`);
+  if (gsc.some((t) => t.access !== 'read')) {
+    scopes.push(`${SCOPE}webmasters`);
+  } else if (gsc.length > 0) {
+    scopes.push(`${SCOPE}webmasters.readonly`);
+  }
+  if (tools.some((t) => t.apis.includes('indexing'))) {
+    scopes.push(`${SCOPE}indexing`);
+  }
+  if (tools.some((t) => t.apis.includes('siteverification'))) {
+    scopes.push(`${SCOPE}siteverification`);
+  }
   return scopes;
 }

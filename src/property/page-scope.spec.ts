@@ -85,7 +85,9 @@ describe('page URL ⊂ allowed property', () => {
     try {
       allowed = isPageAllowed(parsePageUrl(page), [normalizeProperty(property)]);
     } catch (error) {
-      if (!(error instanceof PropertyError)) throw error;
+      if (!(error instanceof PropertyError)) {
+        throw error;
+      }
       allowed = false;
     }
     expect(allowed).toBe(expected);

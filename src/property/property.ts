@@ -25,8 +25,12 @@ const HAS_SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
  */
 export function normalizeProperty(input: string): string {
   const raw = input.trim();
-  if (!raw) throw new PropertyError('the property is empty');
-  if (DOMAIN_PREFIX.test(raw)) return `sc-domain:${normalizeDomain(raw.replace(DOMAIN_PREFIX, '').trim(), raw)}`;
+  if (!raw) {
+    throw new PropertyError('the property is empty');
+  }
+  if (DOMAIN_PREFIX.test(raw)) {
+    return `sc-domain:${normalizeDomain(raw.replace(DOMAIN_PREFIX, '').trim(), raw)}`;
+  }
   if (!HAS_SCHEME.test(raw)) {
     const host = raw.split(/[/?#]/)[0].toLowerCase();
     throw refused(
@@ -60,22 +64,32 @@ export function pageInProperty(page: URL, property: string): boolean {
     return page.hostname === domain || page.hostname.endsWith(`.${domain}`);
   }
   const prefix = new URL(property);
-  if (page.protocol !== prefix.protocol || page.host !== prefix.host) return false;
+  if (page.protocol !== prefix.protocol || page.host !== prefix.host) {
+    return false;
+  }
   return canonicalPath(page.pathname).startsWith(canonicalPath(prefix.pathname));
 }
 
 /** The Site Verification identity of a property (sc-domain:x ⇄ {INET_DOMAIN, x}). */
 export function propertyToVerificationSite(property: string): VerificationSite {
-  if (property.startsWith('sc-domain:')) return { type: 'INET_DOMAIN', identifier: property.slice('sc-domain:'.length) };
+  if (property.startsWith('sc-domain:')) {
+    return { type: 'INET_DOMAIN', identifier: property.slice('sc-domain:'.length) };
+  }
   return { type: 'SITE', identifier: property };
 }
 
 /** The property a Site Verification resource stands for, or undefined for kinds Search Console has no property for. */
 export function verificationSiteToProperty(site: { type?: string | null; identifier?: string | null } | undefined): string | undefined {
-  if (!site?.identifier) return undefined;
+  if (!site?.identifier) {
+    return undefined;
+  }
   try {
-    if (site.type === 'INET_DOMAIN') return normalizeProperty(`sc-domain:${site.identifier}`);
-    if (site.type === 'SITE') return normalizeProperty(site.identifier);
+    if (site.type === 'INET_DOMAIN') {
+      return normalizeProperty(`sc-domain:${site.identifier}`);
+    }
+    if (site.type === 'SITE') {
+      return normalizeProperty(site.identifier);
+    }
   } catch {
     return undefined;
   }
@@ -101,7 +115,9 @@ function normalizeDomain(domain: string, raw: string): string {
   } catch {
     throw refused(raw, 'does not contain a valid domain name');
   }
-  if (host.endsWith('.')) throw refused(raw, 'ends in a dot; write the domain without it');
+  if (host.endsWith('.')) {
+    throw refused(raw, 'ends in a dot; write the domain without it');
+  }
   if (!host.includes('.') || host.startsWith('[') || /^\d+(\.\d+){3}$/.test(host)) {
     throw refused(raw, 'is not a registrable domain name');
   }
@@ -121,8 +137,12 @@ function parseHttpUrl(raw: string): URL {
   if (url.username || url.password || /^[a-z]+:\/\/[^/?#]*@/i.test(raw)) {
     throw refused(raw, 'carries a user name or password before the host; remove it');
   }
-  if (!url.hostname) throw refused(raw, 'has no host');
-  if (url.hostname.endsWith('.')) throw refused(raw, 'has a trailing dot after the host; write the host without it');
+  if (!url.hostname) {
+    throw refused(raw, 'has no host');
+  }
+  if (url.hostname.endsWith('.')) {
+    throw refused(raw, 'has a trailing dot after the host; write the host without it');
+  }
   return url;
 }
 

@@ -6,7 +6,9 @@
  */
 export function decodeResourceId(id: string): string {
   const trimmed = id.trim();
-  if (!/%[0-9a-f]{2}/i.test(trimmed)) return trimmed;
+  if (!/%[0-9a-f]{2}/i.test(trimmed)) {
+    return trimmed;
+  }
   try {
     return decodeURIComponent(trimmed);
   } catch {

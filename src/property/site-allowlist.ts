@@ -14,9 +14,13 @@ export function isPageAllowed(page: URL, allowed: readonly string[]): boolean {
 }
 
 function propertyCovers(entry: string, property: string): boolean {
-  if (entry === property) return true;
+  if (entry === property) {
+    return true;
+  }
   if (isDomainProperty(property)) {
-    if (!isDomainProperty(entry)) return false;
+    if (!isDomainProperty(entry)) {
+      return false;
+    }
     const host = propertyHost(property);
     const domain = propertyHost(entry);
     return host === domain || host.endsWith(`.${domain}`);
@@ -25,8 +29,14 @@ function propertyCovers(entry: string, property: string): boolean {
 }
 
 /** Splits a listing into what GSC_ALLOWED_SITES lets through and how many entries it withheld. */
-export function partitionAllowed<T>(items: readonly T[], propertyOf: (item: T) => string | undefined, allowed: readonly string[] | undefined) {
-  if (!allowed) return { kept: [...items], withheld: 0 };
+export function partitionAllowed<T>(
+  items: readonly T[],
+  propertyOf: (item: T) => string | undefined,
+  allowed: readonly string[] | undefined,
+) {
+  if (!allowed) {
+    return { kept: [...items], withheld: 0 };
+  }
   const kept = items.filter((item) => {
     const property = propertyOf(item);
     return property !== undefined && isPropertyAllowed(property, allowed);

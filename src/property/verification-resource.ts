@@ -31,5 +31,8 @@ export function toVerifiedResource(data: WebResourceData): VerifiedResource {
  * same containment GSC_ALLOWED_SITES uses.
  */
 export function resourceCovering(property: string, resources: readonly VerifiedResource[]): VerifiedResource | undefined {
-  return resources.find((r) => r.property === property) ?? resources.find((r) => r.property !== undefined && isPropertyAllowed(property, [r.property]));
+  return (
+    resources.find((r) => r.property === property) ??
+    resources.find((r) => r.property !== undefined && isPropertyAllowed(property, [r.property]))
+  );
 }

@@ -37,7 +37,9 @@ describe('QuotaLedger', () => {
     const first = await kit.ledger.reserve(inspection);
     const second = await kit.ledger.reserve(inspection);
     expect(first.ok && second.ok).toBe(true);
-    if (second.ok) await kit.ledger.release(second.reservation);
+    if (second.ok) {
+      await kit.ledger.release(second.reservation);
+    }
     const snapshot = (await kit.ledger.snapshot(inspection))!;
     expect(snapshot.minute).toMatchObject({ used: 1, limit: 600, remaining: 599 });
     expect(snapshot.day).toMatchObject({ used: 1, limit: 2000, remaining: 1999 });
@@ -47,7 +49,9 @@ describe('QuotaLedger', () => {
 
   it('is right across a Pacific midnight: the old day keeps its count, the new one starts at zero', async () => {
     kit = ledgerKit('2026-03-03T07:59:58Z'); // 23:59:58 PST on 2026-03-02
-    for (let i = 0; i < 3; i++) await kit.ledger.reserve(inspection);
+    for (let i = 0; i < 3; i++) {
+      await kit.ledger.reserve(inspection);
+    }
     await kit.ledger.reserve(publish);
     const before = (await kit.ledger.snapshot(inspection))!;
     expect(before.day).toMatchObject({ used: 3, resetsAt: new Date('2026-03-03T08:00:00Z') });
@@ -65,7 +69,9 @@ describe('QuotaLedger', () => {
     kit.clock.set('2026-03-03T07:59:59Z');
     const late = await kit.ledger.reserve(inspection);
     kit.clock.set('2026-03-03T08:00:30Z');
-    if (late.ok) await kit.ledger.release(late.reservation);
+    if (late.ok) {
+      await kit.ledger.release(late.reservation);
+    }
     expect((await kit.ledger.snapshot(inspection))!.day.used).toBe(1);
     kit.clock.set('2026-03-03T07:59:59Z');
     expect((await kit.ledger.snapshot(inspection))!.day.used).toBe(3);
@@ -101,7 +107,9 @@ describe('QuotaLedger', () => {
 
   it('counts publishes past the default 200 (a project may have been granted more) without refusing', async () => {
     kit = ledgerKit('2026-03-02T18:00:00Z', { publishPerDay: 2 });
-    for (let i = 0; i < 3; i++) expect((await kit.ledger.reserve(publish)).ok).toBe(true);
+    for (let i = 0; i < 3; i++) {
+      expect((await kit.ledger.reserve(publish)).ok).toBe(true);
+    }
     expect((await kit.ledger.snapshot(publish))!.day).toMatchObject({ used: 3, limit: 2, remaining: 0 });
     expect((await kit.ledger.snapshot(publish))!.minute).toBeUndefined();
   });

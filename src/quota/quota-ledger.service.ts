@@ -23,7 +23,8 @@ import { minuteWindow, pacificDayWindow, type QuotaWindow } from './quota-window
 //   index:<Pacific date>                   stream of the scopes counted that day (for gsc://quota)
 //   indexed:<Pacific date>:<kind>:<scope>  claim: the scope is in that day's index
 
-export type QuotaScope = { readonly kind: 'inspection'; readonly property: string } | { readonly kind: 'publish'; readonly project: string };
+export type QuotaScope =
+  { readonly kind: 'inspection'; readonly property: string } | { readonly kind: 'publish'; readonly project: string };
 export type LimitWindow = 'minute' | 'day';
 
 export interface WindowUse {
@@ -143,7 +144,9 @@ export class QuotaLedger {
       return { ok: true, reservation: { taken } };
     } catch (error) {
       this.unavailable(error);
-      if (taken.length) await this.giveBack(taken).catch(() => undefined);
+      if (taken.length) {
+        await this.giveBack(taken).catch(() => undefined);
+      }
       return { ok: true };
     }
   }
@@ -167,13 +170,19 @@ export class QuotaLedger {
           await this.store.increment(counter.key, -over, counter.ttlMs);
           granted -= over;
         }
-        if (granted === 0) break;
+        if (granted === 0) {
+          break;
+        }
       }
-      if (granted > 0) await this.index(scope, now);
+      if (granted > 0) {
+        await this.index(scope, now);
+      }
       return { granted, reservation: { taken: taken.slice(0, granted > 0 ? taken.length : 0), units: granted } };
     } catch (error) {
       this.unavailable(error);
-      if (taken.length) await this.giveBack(taken, granted).catch(() => undefined);
+      if (taken.length) {
+        await this.giveBack(taken, granted).catch(() => undefined);
+      }
       return { granted: units };
     }
   }
@@ -181,7 +190,9 @@ export class QuotaLedger {
   /** Keeps `used` units of a batch reservation (what Google answered) and gives the rest back. */
   async settle(reservation: Reservation | undefined, used: number): Promise<void> {
     const unused = (reservation?.units ?? 1) - used;
-    if (!reservation || unused <= 0) return;
+    if (!reservation || unused <= 0) {
+      return;
+    }
     try {
       await this.giveBack(reservation.taken, unused);
     } catch (error) {
@@ -221,7 +232,11 @@ export class QuotaLedger {
     const now = this.clock.now();
     const day = pacificDayWindow(now);
     try {
-      await this.store.put(this.key(scope, 'refused', day.id), JSON.stringify({ at: now.toISOString(), likely_limit: likelyLimit }), ttl(day, now, DAY_GRACE_MS));
+      await this.store.put(
+        this.key(scope, 'refused', day.id),
+        JSON.stringify({ at: now.toISOString(), likely_limit: likelyLimit }),
+        ttl(day, now, DAY_GRACE_MS),
+      );
       await this.index(scope, now);
     } catch (error) {
       this.unavailable(error);
@@ -237,8 +252,12 @@ export class QuotaLedger {
   async explainRefusal(error: GoogleApiError, scope: QuotaScope, op: GoogleOperation, unread?: LimitWindow): Promise<GoogleApiError> {
     const verdict = await this.classify(scope);
     const likely = verdict?.likely ?? unread;
-    if (likely) await this.noteRefusal(scope, error.quotaWindow ?? likely);
-    if (error.quotaWindow || !verdict) return error;
+    if (likely) {
+      await this.noteRefusal(scope, error.quotaWindow ?? likely);
+    }
+    if (error.quotaWindow || !verdict) {
+      return error;
+    }
     return error.rephrased(`${likelyQuotaLead(op, error.facts.googleMessage, verdict.likely)} ${refusalExplanation(verdict)}`);
   }
 
@@ -260,10 +279,14 @@ export class QuotaLedger {
       const seen = new Set<string>();
       const scopes: QuotaSnapshot[] = [];
       for (const entry of entries) {
-        if (seen.has(entry.value)) continue;
+        if (seen.has(entry.value)) {
+          continue;
+        }
         seen.add(entry.value);
         const scope = parseScope(entry.value);
-        if (scope) scopes.push(await this.read(scope, now));
+        if (scope) {
+          scopes.push(await this.read(scope, now));
+        }
       }
       return { now, dayEndsAt: day.endsAt, scopes };
     } catch (error) {
@@ -277,7 +300,9 @@ export class QuotaLedger {
     const values = await Promise.all(counters.map((c) => this.store.get(c.key)));
     const use = (window: LimitWindow): WindowUse | undefined => {
       const i = counters.findIndex((c) => c.window === window);
-      if (i < 0) return undefined;
+      if (i < 0) {
+        return undefined;
+      }
       const used = Math.max(0, Number.parseInt(values[i] ?? '0', 10) || 0);
       return { used, limit: counters[i].limit, remaining: Math.max(0, counters[i].limit - used), resetsAt: counters[i].endsAt };
     };
@@ -290,7 +315,16 @@ export class QuotaLedger {
     const day = pacificDayWindow(now);
     const dayLimit = scope.kind === 'inspection' ? this.limits.inspectionPerDay : this.limits.publishPerDay;
     const enforced = scope.kind === 'inspection';
-    const counters: Counter[] = [{ window: 'day', key: this.key(scope, 'day', day.id), limit: dayLimit, enforced, ttlMs: ttl(day, now, DAY_GRACE_MS), endsAt: day.endsAt }];
+    const counters: Counter[] = [
+      {
+        window: 'day',
+        key: this.key(scope, 'day', day.id),
+        limit: dayLimit,
+        enforced,
+        ttlMs: ttl(day, now, DAY_GRACE_MS),
+        endsAt: day.endsAt,
+      },
+    ];
     if (scope.kind === 'inspection') {
       const minute = minuteWindow(now);
       counters.push({
@@ -310,34 +344,48 @@ export class QuotaLedger {
   }
 
   private async giveBack(taken: readonly Counter[], units = 1): Promise<void> {
-    for (const counter of taken) await this.store.increment(counter.key, -units, counter.ttlMs);
+    for (const counter of taken) {
+      await this.store.increment(counter.key, -units, counter.ttlMs);
+    }
   }
 
   private async index(scope: QuotaScope, now: Date): Promise<void> {
     const day = pacificDayWindow(now);
     const memo = `${day.id}:${scope.kind}:${scopeId(scope)}`;
-    if (this.indexed.has(memo)) return;
+    if (this.indexed.has(memo)) {
+      return;
+    }
     const ttlMs = ttl(day, now, DAY_GRACE_MS);
     if (await this.store.claim(`${PREFIX}indexed:${memo}`, ttlMs)) {
       await this.store.append(`${PREFIX}index:${day.id}`, JSON.stringify(scope), { ttlMs, maxLength: 10_000 });
     }
-    if (this.indexed.size > 10_000) this.indexed.clear();
+    if (this.indexed.size > 10_000) {
+      this.indexed.clear();
+    }
     this.indexed.add(memo);
   }
 
   // Counting is a courtesy to the person, never a reason to fail a read: without
   // the store, calls go out uncounted and results say the ledger is unavailable.
   private unavailable(error: unknown): void {
-    if (!(error instanceof StateUnavailableError)) throw error;
-    if (!this.warned) this.logger.warn(`quota ledger not updated: ${error.message}`);
+    if (!(error instanceof StateUnavailableError)) {
+      throw error;
+    }
+    if (!this.warned) {
+      this.logger.warn(`quota ledger not updated: ${error.message}`);
+    }
     this.warned = true;
   }
 }
 
 export function verdictOf(snapshot: QuotaSnapshot): QuotaVerdict {
   const { day, minute, refusedToday, now } = snapshot;
-  if (day.used >= day.limit) return { likely: 'day', basis: 'own_day_count', snapshot };
-  if (minute && minute.used >= minute.limit - MINUTE_MARGIN) return { likely: 'minute', basis: 'own_minute_count', snapshot };
+  if (day.used >= day.limit) {
+    return { likely: 'day', basis: 'own_day_count', snapshot };
+  }
+  if (minute && minute.used >= minute.limit - MINUTE_MARGIN) {
+    return { likely: 'minute', basis: 'own_minute_count', snapshot };
+  }
   if (refusedToday && refusedToday.likelyLimit === 'day' && minuteWindow(refusedToday.at).id !== minuteWindow(now).id) {
     return { likely: 'day', basis: 'refused_earlier', snapshot };
   }
@@ -355,8 +403,12 @@ function ttl(window: QuotaWindow, now: Date, grace: number): number {
 function parseScope(text: string): QuotaScope | undefined {
   try {
     const value = JSON.parse(text) as Partial<{ kind: string; property: string; project: string }>;
-    if (value.kind === 'inspection' && typeof value.property === 'string') return { kind: 'inspection', property: value.property };
-    if (value.kind === 'publish' && typeof value.project === 'string') return { kind: 'publish', project: value.project };
+    if (value.kind === 'inspection' && typeof value.property === 'string') {
+      return { kind: 'inspection', property: value.property };
+    }
+    if (value.kind === 'publish' && typeof value.project === 'string') {
+      return { kind: 'publish', project: value.project };
+    }
   } catch {
     // an entry written by another version: skip it
   }
@@ -367,7 +419,9 @@ function parseRefusal(text: string): QuotaRefusal | undefined {
   try {
     const value = JSON.parse(text) as { at?: string; likely_limit?: string };
     const at = new Date(value.at ?? '');
-    if (Number.isNaN(at.getTime())) return undefined;
+    if (Number.isNaN(at.getTime())) {
+      return undefined;
+    }
     return { at, likelyLimit: value.likely_limit === 'minute' ? 'minute' : 'day' };
   } catch {
     return undefined;

@@ -33,7 +33,14 @@ export class QuotaOverviewService {
     const today = await this.ledger.today();
     const project = quotaProjectOf(this.config.credential);
     if (!today) {
-      return { now: this.clock.now().toISOString(), day_resets_at: '', ledger: 'unavailable', note: LOWER_BOUND, inspection: [], indexing_publish: [] };
+      return {
+        now: this.clock.now().toISOString(),
+        day_resets_at: '',
+        ledger: 'unavailable',
+        note: LOWER_BOUND,
+        inspection: [],
+        indexing_publish: [],
+      };
     }
     const inspection = today.scopes
       .filter((s) => s.scope.kind === 'inspection' && (!sites || isPropertyAllowed(s.scope.property, sites)))
@@ -43,7 +50,9 @@ export class QuotaOverviewService {
     // The server's own project is always shown, even before its first publish of the day.
     if (project && !publishes.some((s) => s.scope.kind === 'publish' && s.scope.project === project.id)) {
       const own = await this.ledger.snapshot({ kind: 'publish', project: project.id } satisfies QuotaScope);
-      if (own) publishes.unshift(own);
+      if (own) {
+        publishes.unshift(own);
+      }
     }
     const label = (id: string) => (project && id === project.id ? project.label : id);
     return {

@@ -19,7 +19,9 @@ export function quotaProjectOf(credential: Credential): QuotaProject | undefined
   switch (credential.kind) {
     case 'service_account': {
       const project = credential.key.project_id ?? /@([a-z][a-z0-9-]*)\.iam\.gserviceaccount\.com$/i.exec(credential.key.client_email)?.[1];
-      return project ? { id: project, label: `Google Cloud project ${project}` } : { id: `account:${credential.key.client_email}`, label: `the Google Cloud project of ${credential.key.client_email}` };
+      return project
+        ? { id: project, label: `Google Cloud project ${project}` }
+        : { id: `account:${credential.key.client_email}`, label: `the Google Cloud project of ${credential.key.client_email}` };
     }
     case 'oauth': {
       const number = /^(\d+)-/.exec(credential.clientId)?.[1];

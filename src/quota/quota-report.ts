@@ -27,7 +27,12 @@ export const LOWER_BOUND =
 /** The structured quota_remaining of a result. */
 export function quotaRemaining(snapshot: QuotaSnapshot, projectLabel?: string): QuotaRemaining {
   const refused = snapshot.refusedToday?.likelyLimit === 'day' ? snapshot.refusedToday : undefined;
-  const out = (use: WindowUse, zero = false) => ({ used: use.used, limit: use.limit, remaining: zero ? 0 : use.remaining, resets_at: use.resetsAt.toISOString() });
+  const out = (use: WindowUse, zero = false) => ({
+    used: use.used,
+    limit: use.limit,
+    remaining: zero ? 0 : use.remaining,
+    resets_at: use.resetsAt.toISOString(),
+  });
   return {
     ...(snapshot.scope.kind === 'inspection' ? { property: snapshot.scope.property } : { project: projectLabel ?? snapshot.scope.project }),
     ...(snapshot.minute ? { minute: out(snapshot.minute) } : {}),
@@ -39,10 +44,13 @@ export function quotaRemaining(snapshot: QuotaSnapshot, projectLabel?: string): 
 
 /** One or two sentences: what is left today (and this minute), by this server's own count. */
 export function quotaRemainingLine(snapshot: QuotaSnapshot | undefined, projectLabel?: string): string {
-  if (!snapshot) return 'Quota left: unknown — the state store holding the quota ledger cannot be reached, so this call was not counted.';
+  if (!snapshot) {
+    return 'Quota left: unknown — the state store holding the quota ledger cannot be reached, so this call was not counted.';
+  }
   const { day, minute, refusedToday, now, scope } = snapshot;
   const resets = `the day resets at midnight Pacific Time, ${day.resetsAt.toISOString()}, ${inAbout(day.resetsAt, now)}`;
-  const what = scope.kind === 'inspection' ? `URL inspections of ${scope.property}` : `Indexing API publishes for ${projectLabel ?? scope.project}`;
+  const what =
+    scope.kind === 'inspection' ? `URL inspections of ${scope.property}` : `Indexing API publishes for ${projectLabel ?? scope.project}`;
   const others = `other clients of the ${scope.kind === 'inspection' ? 'property' : 'project'} spend the same quota`;
   const granted = scope.kind === 'publish' ? ' (a project Google granted more than the default has more)' : '';
   if (refusedToday?.likelyLimit === 'day') {
@@ -65,8 +73,11 @@ export function refusalExplanation(verdict: QuotaVerdict, options: { resets?: bo
   const midnight = `the daily limit resets at midnight Pacific Time (${day.resetsAt.toISOString()}, ${inAbout(day.resetsAt, now)})`;
   if (scope.kind === 'publish') {
     const counted = `This server counted ${day.used} publishes for this project today (a lower bound: other clients of the project count too).`;
-    const likely = basis === 'own_day_count' ? `That fills the default daily limit of ${day.limit}.` : 'Most likely it is the daily publish limit.';
-    if (options.resets === false) return `${counted} ${likely}`;
+    const likely =
+      basis === 'own_day_count' ? `That fills the default daily limit of ${day.limit}.` : 'Most likely it is the daily publish limit.';
+    if (options.resets === false) {
+      return `${counted} ${likely}`;
+    }
     return `${counted} ${likely} ${capitalise(midnight)}. If it was the limit of 380 Indexing API requests per minute instead, retry in a minute.`;
   }
   const counted = `This server counted ${minute?.used ?? 0} inspections of ${scope.property} in the current minute and ${day.used} today (lower bounds: other clients of the property count too).`;
@@ -78,8 +89,12 @@ export function refusalExplanation(verdict: QuotaVerdict, options: { resets?: bo
       ? `For others to reach the per-minute limit of ${minute.limit} they would have to inspect ${Math.round(minute.limit / 60)} URLs a second, which uses up the daily ${figure(day.limit)} within ${Math.ceil(day.limit / minute.limit)} minutes, so it is most likely the daily limit.`
       : 'It is most likely the daily limit.',
   };
-  if (options.resets === false) return `${counted} ${why[basis]}`;
-  const minuteReset = minute ? `If it was the per-minute limit (${minute.limit}), it clears by ${minute.resetsAt.toISOString()}, within a minute; ` : '';
+  if (options.resets === false) {
+    return `${counted} ${why[basis]}`;
+  }
+  const minuteReset = minute
+    ? `If it was the per-minute limit (${minute.limit}), it clears by ${minute.resetsAt.toISOString()}, within a minute; `
+    : '';
   return `${counted} ${why[basis]} ${minuteReset}${minuteReset ? midnight : capitalise(midnight)}.`;
 }
 

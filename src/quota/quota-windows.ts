@@ -36,7 +36,9 @@ export function pacificMidnightStarting(date: string): Date {
 /** "in about 7 hours", "in about 12 minutes": how long until an instant, for sentences. */
 export function inAbout(until: Date, now: Date): string {
   const minutes = Math.max(1, Math.round((until.getTime() - now.getTime()) / 60_000));
-  if (minutes < 90) return `in about ${minutes} minute${minutes === 1 ? '' : 's'}`;
+  if (minutes < 90) {
+    return `in about ${minutes} minute${minutes === 1 ? '' : 's'}`;
+  }
   const hours = Math.round(minutes / 60);
   return `in about ${hours} hour${hours === 1 ? '' : 's'}`;
 }

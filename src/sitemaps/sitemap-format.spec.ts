@@ -26,7 +26,10 @@ describe('toSitemapOut', () => {
         lastDownloaded: '2026-01-02T00:00:00Z',
         warnings: '3',
         errors: '1',
-        contents: [{ type: 'web', submitted: '120', indexed: '0' }, { type: 'image', submitted: '4' }],
+        contents: [
+          { type: 'web', submitted: '120', indexed: '0' },
+          { type: 'image', submitted: '4' },
+        ],
       }),
     ).toEqual({
       path: 'https://example.com/s.xml',
@@ -63,13 +66,17 @@ describe('parseSitemapUrl', () => {
     expect(parseSitemapUrl('http://example.com/s.xml?page=2').parsed.search).toBe('?page=2');
   });
 
-  it.each(['sitemap.xml', '/sitemap.xml', 'ftp://example.com/s.xml', 'https://u:p@example.com/s.xml', 'https://example.com./s.xml', 'javascript:alert(1)'])(
-    'refuses %s with a sentence saying nothing was sent',
-    (bad) => {
-      expect(() => parseSitemapUrl(bad)).toThrow(UserFacingError);
-      expect(() => parseSitemapUrl(bad)).toThrow(/Nothing was sent to Google/);
-    },
-  );
+  it.each([
+    'sitemap.xml',
+    '/sitemap.xml',
+    'ftp://example.com/s.xml',
+    'https://u:p@example.com/s.xml',
+    'https://example.com./s.xml',
+    'javascript:alert(1)',
+  ])('refuses %s with a sentence saying nothing was sent', (bad) => {
+    expect(() => parseSitemapUrl(bad)).toThrow(UserFacingError);
+    expect(() => parseSitemapUrl(bad)).toThrow(/Nothing was sent to Google/);
+  });
 
   it('names the argument it checks', () => {
     expect(() => parseSitemapUrl('x', 'sitemap_index')).toThrow(/^sitemap_index must be/);
@@ -88,8 +95,18 @@ describe('outsideProperty', () => {
 describe('text', () => {
   it('renders one line per sitemap with its state and counts', () => {
     const line = sitemapLine(
-      toSitemapOut({ path: 'https://e.com/i.xml', isSitemapsIndex: true, isPending: true, lastSubmitted: '2026-03-01T10:00:00Z', errors: '1', warnings: '2', contents: [{ type: 'web', submitted: '9' }] }),
+      toSitemapOut({
+        path: 'https://e.com/i.xml',
+        isSitemapsIndex: true,
+        isPending: true,
+        lastSubmitted: '2026-03-01T10:00:00Z',
+        errors: '1',
+        warnings: '2',
+        contents: [{ type: 'web', submitted: '9' }],
+      }),
     );
-    expect(line).toBe('- https://e.com/i.xml (sitemap index): pending (not processed yet); submitted 2026-03-01; never downloaded; 1 error, 2 warnings; web 9 submitted');
+    expect(line).toBe(
+      '- https://e.com/i.xml (sitemap index): pending (not processed yet); submitted 2026-03-01; never downloaded; 1 error, 2 warnings; web 9 submitted',
+    );
   });
 });

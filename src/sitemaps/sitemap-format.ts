@@ -31,7 +31,9 @@ export type SitemapOut = z.infer<typeof SitemapSchema>;
 
 /** An int64 count as Google sends it ("12", 12, absent) → a number; absent means 0. */
 export function toCount(value: string | number | null | undefined): number {
-  if (value === null || value === undefined || value === '') return 0;
+  if (value === null || value === undefined || value === '') {
+    return 0;
+  }
   const n = typeof value === 'number' ? value : Number(value);
   return Number.isFinite(n) ? n : 0;
 }
@@ -65,7 +67,9 @@ export function parseSitemapUrl(value: string, argument = 'sitemap_url'): { url:
     return { url, parsed: parsePageUrl(url) };
   } catch (error) {
     if (error instanceof PropertyError) {
-      throw new UserFacingError(`${argument} must be the sitemap's full http(s) URL, e.g. https://www.example.com/sitemap.xml: ${error.message}. ${NOTHING_SENT}`);
+      throw new UserFacingError(
+        `${argument} must be the sitemap's full http(s) URL, e.g. https://www.example.com/sitemap.xml: ${error.message}. ${NOTHING_SENT}`,
+      );
     }
     throw error;
   }
@@ -76,7 +80,6 @@ export function outsideProperty(parsed: URL, site: string): boolean {
   return !pageInProperty(parsed, site);
 }
 
-
 function day(iso: string | undefined): string | undefined {
   return iso ? iso.slice(0, 10) : undefined;
 }
@@ -85,16 +88,23 @@ function day(iso: string | undefined): string | undefined {
 export function sitemapLine(s: SitemapOut): string {
   const kind = s.is_sitemaps_index ? 'sitemap index' : s.type;
   const facts: string[] = [];
-  if (s.is_pending) facts.push('pending (not processed yet)');
-  if (s.last_submitted) facts.push(`submitted ${day(s.last_submitted)}`);
+  if (s.is_pending) {
+    facts.push('pending (not processed yet)');
+  }
+  if (s.last_submitted) {
+    facts.push(`submitted ${day(s.last_submitted)}`);
+  }
   facts.push(s.last_downloaded ? `last downloaded ${day(s.last_downloaded)}` : 'never downloaded');
   facts.push(`${plural(s.errors, 'error')}, ${plural(s.warnings, 'warning')}`);
   const contents = s.contents.map((c) => `${c.type} ${c.submitted} submitted`);
-  if (contents.length) facts.push(contents.join(', '));
+  if (contents.length) {
+    facts.push(contents.join(', '));
+  }
   return `- ${inert(s.path)} (${kind}): ${facts.join('; ')}`;
 }
 
-export const PENDING_MEANING = 'is_pending: true means Google has not processed the sitemap since it was (re)submitted, so its counts may be stale or empty.';
+export const PENDING_MEANING =
+  'is_pending: true means Google has not processed the sitemap since it was (re)submitted, so its counts may be stale or empty.';
 
 export const ERRORS_WHERE =
   'The API gives only the error and warning counts; the individual errors are listed in the Search Console web interface, Indexing → Sitemaps, by opening that sitemap.';
@@ -106,9 +116,13 @@ export function planSubmissions(raw: readonly string[]): { unique: { url: string
   for (const entry of raw) {
     try {
       const sitemap = parseSitemapUrl(entry);
-      if (!unique.has(sitemap.url)) unique.set(sitemap.url, sitemap);
+      if (!unique.has(sitemap.url)) {
+        unique.set(sitemap.url, sitemap);
+      }
     } catch (error) {
-      if (!(error instanceof UserFacingError)) throw error;
+      if (!(error instanceof UserFacingError)) {
+        throw error;
+      }
       invalid.push(`"${inert(entry)}"`);
     }
   }

@@ -15,7 +15,9 @@ function submitting(outcome: (feedpath: string) => Error | undefined) {
     await new Promise((resolve) => setTimeout(resolve, 5));
     inFlight--;
     const error = outcome(feedpath);
-    if (error) throw error;
+    if (error) {
+      throw error;
+    }
     return '';
   });
   return { google, service: new SitemapsService(google.service), sent, maxInFlight: () => maxInFlight };
@@ -36,18 +38,26 @@ describe('SitemapsService.submitMany', () => {
   });
 
   it('keeps going after one failure', async () => {
-    const fake = submitting((p) => (p.endsWith('s3.xml') ? googleError('invalid', { status: 400 }, 'Google refused (HTTP 400).') : undefined));
+    const fake = submitting((p) =>
+      p.endsWith('s3.xml') ? googleError('invalid', { status: 400 }, 'Google refused (HTTP 400).') : undefined,
+    );
     const results = await fake.service.submitMany('https://e.com/', urls(8), { concurrency: 4 });
-    expect(results.filter((r) => !r.submitted)).toEqual([{ sitemap_url: 'https://e.com/s3.xml', submitted: false, error: 'Google refused (HTTP 400).' }]);
+    expect(results.filter((r) => !r.submitted)).toEqual([
+      { sitemap_url: 'https://e.com/s3.xml', submitted: false, error: 'Google refused (HTTP 400).' },
+    ]);
     expect(fake.sent).toHaveLength(8);
   });
 
   it('stops sending after the quota is exhausted and says why for the rest', async () => {
-    const fake = submitting((p) => (p.endsWith('s0.xml') ? googleError('quota', { status: 429, quota: { window: 'minute' }, retryAfterSeconds: 60 }, 'quota') : undefined));
+    const fake = submitting((p) =>
+      p.endsWith('s0.xml') ? googleError('quota', { status: 429, quota: { window: 'minute' }, retryAfterSeconds: 60 }, 'quota') : undefined,
+    );
     const results = await fake.service.submitMany('https://e.com/', urls(10), { concurrency: 1 });
     expect(fake.sent).toEqual(['https://e.com/s0.xml']);
     expect(results[0]).toMatchObject({ submitted: false, error: 'quota' });
-    for (const r of results.slice(1)) expect(r).toMatchObject({ submitted: false, error: expect.stringMatching(/^Not sent: Google's quota was exhausted/) });
+    for (const r of results.slice(1)) {
+      expect(r).toMatchObject({ submitted: false, error: expect.stringMatching(/^Not sent: Google's quota was exhausted/) });
+    }
   });
 
   it.each([
@@ -83,7 +93,9 @@ describe('SitemapsService reads', () => {
 
   it('list with an index passes sitemapIndex', async () => {
     const google = new FakeGoogle().on('sitemaps.list', { sitemap: [{ path: 'https://e.com/a.xml' }] });
-    expect(await new SitemapsService(google.service).list('https://e.com/', 'https://e.com/index.xml')).toEqual([{ path: 'https://e.com/a.xml' }]);
+    expect(await new SitemapsService(google.service).list('https://e.com/', 'https://e.com/index.xml')).toEqual([
+      { path: 'https://e.com/a.xml' },
+    ]);
     expect(google.calls[0].args).toEqual([{ siteUrl: 'https://e.com/', sitemapIndex: 'https://e.com/index.xml' }]);
   });
 

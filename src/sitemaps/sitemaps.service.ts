@@ -47,7 +47,13 @@ export class SitemapsService {
         c.searchconsole.sitemaps.get({ siteUrl: property, feedpath: sitemapUrl }),
       );
     } catch (error) {
-      throw notSubmitted(error, property, sitemapUrl, NOTHING_CHANGED, 'list_sitemaps shows the submitted ones, and with sitemap_index the children of an index.');
+      throw notSubmitted(
+        error,
+        property,
+        sitemapUrl,
+        NOTHING_CHANGED,
+        'list_sitemaps shows the submitted ones, and with sitemap_index the children of an index.',
+      );
     }
   }
 
@@ -66,7 +72,13 @@ export class SitemapsService {
         c.searchconsole.sitemaps.delete({ siteUrl: property, feedpath: sitemapUrl }),
       );
     } catch (error) {
-      throw notSubmitted(error, property, sitemapUrl, 'Nothing was deleted.', 'list_sitemaps shows the submitted ones; only those can be deleted (the children of a sitemap index go with their index).');
+      throw notSubmitted(
+        error,
+        property,
+        sitemapUrl,
+        'Nothing was deleted.',
+        'list_sitemaps shows the submitted ones; only those can be deleted (the children of a sitemap index go with their index).',
+      );
     }
   }
 
@@ -84,21 +96,34 @@ export class SitemapsService {
       try {
         await this.submit(property, sitemap_url, options.signal);
       } catch (error) {
-        if (!(error instanceof CallCancelledError)) options.onSettled?.({ sitemap_url, submitted: false, error: (error as Error).message }, ++settled);
+        if (!(error instanceof CallCancelledError)) {
+          options.onSettled?.({ sitemap_url, submitted: false, error: (error as Error).message }, ++settled);
+        }
         throw error;
       }
       options.onSettled?.({ sitemap_url, submitted: true }, ++settled);
     };
-    const outcomes = await runBounded(sitemapUrls, options.concurrency ?? SUBMIT_CONCURRENCY, submitOne, { stopOn: stops, signal: options.signal });
+    const outcomes = await runBounded(sitemapUrls, options.concurrency ?? SUBMIT_CONCURRENCY, submitOne, {
+      stopOn: stops,
+      signal: options.signal,
+    });
     const unexpected = outcomes.find((o) => o.state === 'failed' && !(o.error instanceof UserFacingError));
-    if (unexpected?.state === 'failed') throw unexpected.error;
+    if (unexpected?.state === 'failed') {
+      throw unexpected.error;
+    }
     const stopper = outcomes.find((o) => o.state === 'failed' && stops(o.error));
     const stop = stopper?.state === 'failed' ? stopReason(stopper.error as GoogleApiError) : undefined;
     return outcomes.map((outcome, i): SubmitResult => {
       const sitemap_url = sitemapUrls[i];
-      if (outcome.state === 'done') return { sitemap_url, submitted: true };
-      if (outcome.state === 'skipped') return { sitemap_url, submitted: false, error: `Not sent: ${stop}` };
-      if (outcome.state === 'cancelled' || outcome.error instanceof CallCancelledError) return { sitemap_url, submitted: false, error: CANCELLED, cancelled: true };
+      if (outcome.state === 'done') {
+        return { sitemap_url, submitted: true };
+      }
+      if (outcome.state === 'skipped') {
+        return { sitemap_url, submitted: false, error: `Not sent: ${stop}` };
+      }
+      if (outcome.state === 'cancelled' || outcome.error instanceof CallCancelledError) {
+        return { sitemap_url, submitted: false, error: CANCELLED, cancelled: true };
+      }
       return { sitemap_url, submitted: false, error: (outcome.error as Error).message };
     });
   }

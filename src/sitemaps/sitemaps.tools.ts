@@ -7,14 +7,26 @@ import { SiteUrlArg } from '../mcp/tool-args.js';
 import type { TargetOf, ToolCall } from '../mcp/tool-call.js';
 import { Tool, ToolProvider } from '../mcp/tool.decorator.js';
 import { fitToBudget, outputBytes, RESULT_BUDGET_BYTES, type ToolOutput, toolOutput } from '../mcp/tool-output.js';
-import { ERRORS_WHERE, outsideProperty, parseSitemapUrl, PENDING_MEANING, planSubmissions, SitemapSchema, sitemapLine, toSitemapOut } from './sitemap-format.js';
+import {
+  ERRORS_WHERE,
+  outsideProperty,
+  parseSitemapUrl,
+  PENDING_MEANING,
+  planSubmissions,
+  SitemapSchema,
+  sitemapLine,
+  toSitemapOut,
+} from './sitemap-format.js';
 import { type SubmitResult, SitemapsService } from './sitemaps.service.js';
 import { INDEX_HEALTH_VIEW } from '../mcp/view-uris.js';
 
 export const MAX_BATCH = 50;
 
 // Not .min(1): minLength is outside Gemini's declaration subset; the refusal is a sentence instead.
-const SitemapUrlArg = z.string().refine((url) => url.length > 0, 'sitemap_url is empty: give the full sitemap URL, e.g. https://www.example.com/sitemap.xml.').describe('Full sitemap URL, e.g. https://www.example.com/sitemap.xml.');
+const SitemapUrlArg = z
+  .string()
+  .refine((url) => url.length > 0, 'sitemap_url is empty: give the full sitemap URL, e.g. https://www.example.com/sitemap.xml.')
+  .describe('Full sitemap URL, e.g. https://www.example.com/sitemap.xml.');
 
 const ListInput = z.object({ site_url: SiteUrlArg, sitemap_index: z.string().optional() });
 const SitemapInput = z.object({ site_url: SiteUrlArg, sitemap_url: SitemapUrlArg });
@@ -30,7 +42,8 @@ const BatchInput = z.object({
     .describe('1–50 full sitemap URLs.'),
 });
 
-const OUTSIDE_NOTE = 'Google reads a sitemap hosted outside the property only when ownership of its host is verified in Search Console too (cross-site submission); otherwise expect errors on it.';
+const OUTSIDE_NOTE =
+  'Google reads a sitemap hosted outside the property only when ownership of its host is verified in Search Console too (cross-site submission); otherwise expect errors on it.';
 
 @ToolProvider()
 @Injectable()
@@ -70,13 +83,26 @@ export class SitemapsTools {
         ? `${plural(all.length, 'sitemap')} listed in the index ${inert(index)} (${site}):`
         : `${plural(all.length, 'sitemap')} submitted for ${site}:`;
       const notes = [
-        ...kept.filter((s) => s.is_sitemaps_index).map((s) => `${inert(s.path)} is a sitemap index: its child sitemaps are not listed here; call list_sitemaps with sitemap_index "${inert(s.path)}" to list them.`),
+        ...kept
+          .filter((s) => s.is_sitemaps_index)
+          .map(
+            (s) =>
+              `${inert(s.path)} is a sitemap index: its child sitemaps are not listed here; call list_sitemaps with sitemap_index "${inert(s.path)}" to list them.`,
+          ),
         kept.some((s) => s.errors > 0 || s.warnings > 0) ? ERRORS_WHERE : '',
         kept.some((s) => s.is_pending) ? PENDING_MEANING : '',
-        dropped ? `${dropped} more not shown to stay within the size limit; Google cannot filter this list, so read a specific one with get_sitemap${index ? '' : ' or list one index with sitemap_index'}.` : '',
+        dropped
+          ? `${dropped} more not shown to stay within the size limit; Google cannot filter this list, so read a specific one with get_sitemap${index ? '' : ' or list one index with sitemap_index'}.`
+          : '',
       ].filter(Boolean);
       return toolOutput(
-        { site_url: site, ...(index ? { sitemap_index: index } : {}), sitemaps: [...kept], ...(dropped ? { omitted: dropped } : {}), untrusted: true },
+        {
+          site_url: site,
+          ...(index ? { sitemap_index: index } : {}),
+          sitemaps: [...kept],
+          ...(dropped ? { omitted: dropped } : {}),
+          untrusted: true,
+        },
         [head, ...kept.map(sitemapLine), ...notes].join('\n'),
       );
     });
@@ -85,7 +111,8 @@ export class SitemapsTools {
   @Tool({
     name: 'get_sitemap',
     title: 'Get sitemap',
-    description: 'One sitemap: pending, last download, error/warning counts (the errors themselves are only in the Search Console UI), URL counts.',
+    description:
+      'One sitemap: pending, last download, error/warning counts (the errors themselves are only in the Search Console UI), URL counts.',
     input: SitemapInput,
     target: ['site'],
     output: SitemapSchema.extend({ site_url: z.string(), untrusted: z.literal(true) }),
@@ -109,7 +136,8 @@ export class SitemapsTools {
   @Tool({
     name: 'submit_sitemap',
     title: 'Submit sitemap',
-    description: 'Submit or resubmit a sitemap. Success means Google accepted the submission, not that it fetched it; check later with get_sitemap.',
+    description:
+      'Submit or resubmit a sitemap. Success means Google accepted the submission, not that it fetched it; check later with get_sitemap.',
     input: SitemapInput,
     target: ['site'],
     output: z.object({ site_url: z.string(), sitemap_url: z.string(), submitted: z.boolean(), outside_property: z.boolean() }),
@@ -139,7 +167,9 @@ export class SitemapsTools {
     target: ['site'],
     output: z.object({
       site_url: z.string(),
-      results: z.array(z.object({ sitemap_url: z.string(), submitted: z.boolean(), error: z.string().optional(), cancelled: z.literal(true).optional() })),
+      results: z.array(
+        z.object({ sitemap_url: z.string(), submitted: z.boolean(), error: z.string().optional(), cancelled: z.literal(true).optional() }),
+      ),
       submitted_count: z.number().int(),
       failed_count: z.number().int(),
       cancelled_count: z.number().int().optional().describe('Not sent because the client cancelled the call.'),
@@ -204,7 +234,13 @@ function describeDeleteSitemap(args: z.infer<typeof SitemapInput>, { site }: Tar
 }
 
 /** submit_sitemaps' answer; compact cuts long URLs and error sentences from the text, never a result. */
-function batchReport(site: string, results: readonly SubmitResult[], duplicates: number, outside: readonly string[], compact: boolean): ToolOutput {
+function batchReport(
+  site: string,
+  results: readonly SubmitResult[],
+  duplicates: number,
+  outside: readonly string[],
+  compact: boolean,
+): ToolOutput {
   const ok = results.filter((r) => r.submitted);
   const cancelled = results.filter((r) => r.cancelled);
   const failed = results.filter((r) => !r.submitted && !r.cancelled);
@@ -214,10 +250,16 @@ function batchReport(site: string, results: readonly SubmitResult[], duplicates:
     ...(ok.length && !compact ? [`Accepted: ${ok.map((r) => inert(r.sitemap_url)).join(', ')}.`] : []),
     ...(compact ? [] : failed.map((r) => `- Not submitted: ${inert(r.sitemap_url)} — ${r.error}`)),
     compact ? 'Which ones succeeded, and why the others failed, is in the structured results.' : '',
-    ok.length ? 'Accepted means Google took the submission, not that it fetched or validated the sitemaps; check each later with get_sitemap (last_downloaded, errors).' : '',
+    ok.length
+      ? 'Accepted means Google took the submission, not that it fetched or validated the sitemaps; check each later with get_sitemap (last_downloaded, errors).'
+      : '',
     failed.length ? 'The failed ones can be sent again; resubmitting an accepted sitemap does no harm.' : '',
-    cancelled.length ? `Not sent (cancelled)${compact ? '' : `: ${cancelled.map((r) => inert(r.sitemap_url)).join(', ')}`}. Submit them again if they are still wanted.` : '',
-    outside.length ? `${plural(outside.length, 'sitemap')} outside ${site}${compact ? '' : `: ${outside.join(', ')}`}. ${OUTSIDE_NOTE}` : '',
+    cancelled.length
+      ? `Not sent (cancelled)${compact ? '' : `: ${cancelled.map((r) => inert(r.sitemap_url)).join(', ')}`}. Submit them again if they are still wanted.`
+      : '',
+    outside.length
+      ? `${plural(outside.length, 'sitemap')} outside ${site}${compact ? '' : `: ${outside.join(', ')}`}. ${OUTSIDE_NOTE}`
+      : '',
   ].filter(Boolean);
   const structured = {
     site_url: site,

@@ -63,9 +63,13 @@ export function setupNextStep(status: SetupStatus): string {
   const { property, token, site } = status;
   const added = site !== undefined;
   if (!ownershipDone(status)) {
-    const place = token ? `${describePlacement(token.record)}. ${afterPlacing(token.method)}` : 'Get the token with get_verification_token, place it, then call verify_site.';
+    const place = token
+      ? `${describePlacement(token.record)}. ${afterPlacing(token.method)}`
+      : 'Get the token with get_verification_token, place it, then call verify_site.';
     return `${place}${added ? '' : ' Then add the property with add_site.'}`;
   }
-  if (!added) return `Call add_site with site_url ${property}: ownership is verified, so it has data as soon as it is added.`;
+  if (!added) {
+    return `Call add_site with site_url ${property}: ownership is verified, so it has data as soon as it is added.`;
+  }
   return `Nothing to do: ${property} is verified and in Search Console.`;
 }

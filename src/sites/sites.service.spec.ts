@@ -27,22 +27,28 @@ describe('SitesService', () => {
     ]);
   });
 
-  it.each(['permission', 'not_found'] as const)('setupStatus reads a %s refusal of sites.get as "not in this account" and fetches a token', async (kind) => {
-    const google = new FakeGoogle()
-      .fail('sites.get', googleError(kind, { status: kind === 'permission' ? 403 : 404 }))
-      .on('webResource.list', {})
-      .on('webResource.getToken', { method: 'META', token: '<meta name="google-site-verification" content="abc" />' });
-    const status = await sites(google).setupStatus(PROPERTY);
-    expect(status.site).toBeUndefined();
-    expect(status.token?.method).toBe('META');
-    expect(google.calls[2].args).toEqual([{ site: { type: 'SITE', identifier: PROPERTY }, verificationMethod: 'META' }]);
-  });
+  it.each(['permission', 'not_found'] as const)(
+    'setupStatus reads a %s refusal of sites.get as "not in this account" and fetches a token',
+    async (kind) => {
+      const google = new FakeGoogle()
+        .fail('sites.get', googleError(kind, { status: kind === 'permission' ? 403 : 404 }))
+        .on('webResource.list', {})
+        .on('webResource.getToken', { method: 'META', token: '<meta name="google-site-verification" content="abc" />' });
+      const status = await sites(google).setupStatus(PROPERTY);
+      expect(status.site).toBeUndefined();
+      expect(status.token?.method).toBe('META');
+      expect(google.calls[2].args).toEqual([{ site: { type: 'SITE', identifier: PROPERTY }, verificationMethod: 'META' }]);
+    },
+  );
 
-  it.each(['scope', 'service_disabled', 'quota', 'credential'] as const)('setupStatus does not mistake a %s failure of sites.get for absence', async (kind) => {
-    const error = googleError(kind, { status: 403 });
-    const google = new FakeGoogle().fail('sites.get', error).on('webResource.list', {});
-    await expect(sites(google).setupStatus(PROPERTY)).rejects.toBe(error);
-  });
+  it.each(['scope', 'service_disabled', 'quota', 'credential'] as const)(
+    'setupStatus does not mistake a %s failure of sites.get for absence',
+    async (kind) => {
+      const error = googleError(kind, { status: 403 });
+      const google = new FakeGoogle().fail('sites.get', error).on('webResource.list', {});
+      await expect(sites(google).setupStatus(PROPERTY)).rejects.toBe(error);
+    },
+  );
 
   it('setupStatus keeps the token failure as text beside what it found', async () => {
     const google = new FakeGoogle()
@@ -54,9 +60,9 @@ describe('SitesService', () => {
   });
 
   it('setupStatus asks for no token when a verified resource covers the property', async () => {
-    const google = new FakeGoogle()
-      .on('sites.get', { siteUrl: PROPERTY, permissionLevel: 'siteFullUser' })
-      .on('webResource.list', { items: [{ id: 'dns%3A%2F%2Fexample.com', site: { type: 'INET_DOMAIN', identifier: 'example.com' }, owners: ['a@example.com'] }] });
+    const google = new FakeGoogle().on('sites.get', { siteUrl: PROPERTY, permissionLevel: 'siteFullUser' }).on('webResource.list', {
+      items: [{ id: 'dns%3A%2F%2Fexample.com', site: { type: 'INET_DOMAIN', identifier: 'example.com' }, owners: ['a@example.com'] }],
+    });
     const status = await sites(google).setupStatus(PROPERTY);
     expect(status.verifiedBy?.property).toBe('sc-domain:example.com');
     expect(google.ops.map((op) => op.method)).not.toContain('webResource.getToken');

@@ -18,21 +18,29 @@ export class SitesService {
   ) {}
 
   async list(): Promise<SiteEntry[]> {
-    const data = await this.google.call({ method: 'sites.list', action: 'list the Search Console properties' }, (c) => c.searchconsole.sites.list({}));
+    const data = await this.google.call({ method: 'sites.list', action: 'list the Search Console properties' }, (c) =>
+      c.searchconsole.sites.list({}),
+    );
     return (data.siteEntry ?? []).map(toEntry);
   }
 
   async get(property: string): Promise<SiteEntry> {
-    const data = await this.google.call({ method: 'sites.get', action: `read the property ${property}`, property }, (c) => c.searchconsole.sites.get({ siteUrl: property }));
+    const data = await this.google.call({ method: 'sites.get', action: `read the property ${property}`, property }, (c) =>
+      c.searchconsole.sites.get({ siteUrl: property }),
+    );
     return toEntry(data);
   }
 
   async add(property: string): Promise<void> {
-    await this.google.call({ method: 'sites.add', action: `add the property ${property}`, property }, (c) => c.searchconsole.sites.add({ siteUrl: property }));
+    await this.google.call({ method: 'sites.add', action: `add the property ${property}`, property }, (c) =>
+      c.searchconsole.sites.add({ siteUrl: property }),
+    );
   }
 
   async delete(property: string): Promise<void> {
-    await this.google.call({ method: 'sites.delete', action: `remove the property ${property}`, property }, (c) => c.searchconsole.sites.delete({ siteUrl: property }));
+    await this.google.call({ method: 'sites.delete', action: `remove the property ${property}`, property }, (c) =>
+      c.searchconsole.sites.delete({ siteUrl: property }),
+    );
   }
 
   /**
@@ -44,11 +52,15 @@ export class SitesService {
     const [site, resources] = await Promise.all([this.find(property), this.verification.list()]);
     // Its own resource first, else one above it: the resource get_verification_token and verify_site name too.
     const verifiedBy = resourceCovering(property, resources);
-    if (verifiedBy || site?.permissionLevel === 'siteOwner') return { property, site, verifiedBy };
+    if (verifiedBy || site?.permissionLevel === 'siteOwner') {
+      return { property, site, verifiedBy };
+    }
     try {
       return { property, site, token: await this.verification.token(property) };
     } catch (error) {
-      if (error instanceof GoogleApiError) return { property, site, tokenError: error.message };
+      if (error instanceof GoogleApiError) {
+        return { property, site, tokenError: error.message };
+      }
       throw error;
     }
   }

@@ -19,16 +19,17 @@ const SiteInput = z.object({ site_url: SiteUrlArg });
 @ToolProvider()
 @Injectable()
 export class SitesTools {
-  constructor(
-    private readonly sites: SitesService,
-  ) {}
+  constructor(private readonly sites: SitesService) {}
 
   @Tool({
     name: 'list_sites',
     title: 'List properties',
     description: 'The Search Console properties this server can use, with permission levels.',
     input: NoArgs,
-    output: z.object({ sites: z.array(SiteOut), withheld: z.number().int().optional().describe('Properties hidden by GSC_ALLOWED_SITES.') }),
+    output: z.object({
+      sites: z.array(SiteOut),
+      withheld: z.number().int().optional().describe('Properties hidden by GSC_ALLOWED_SITES.'),
+    }),
     access: 'read',
     apis: ['searchconsole'],
     essential: true,
@@ -37,11 +38,16 @@ export class SitesTools {
     const { kept, withheld } = partitionAllowed(await this.sites.list(), (s) => s.siteUrl, call.sites);
     return fitToBudget(kept, (shown, dropped) => {
       const lines = shown.map((s) => `- ${s.siteUrl} — ${describePermission(s.permissionLevel)}`);
-      const head = kept.length === 0 ? 'No Search Console properties are available to this credential.' : `${plural(kept.length, 'property', 'properties')}:`;
+      const head =
+        kept.length === 0
+          ? 'No Search Console properties are available to this credential.'
+          : `${plural(kept.length, 'property', 'properties')}:`;
       const notes = [
         withheld ? withheldNote(withheld) : '',
         dropped ? `${dropped} not shown to stay within the size limit.` : '',
-        kept.length === 0 && !withheld ? 'Add this credential as a user of a property in Search Console (Settings → Users and permissions), or add one with add_site.' : '',
+        kept.length === 0 && !withheld
+          ? 'Add this credential as a user of a property in Search Console (Settings → Users and permissions), or add one with add_site.'
+          : '',
       ].filter(Boolean);
       return toolOutput({ sites: shown.map(siteOut), ...(withheld ? { withheld } : {}) }, [head, ...lines, ...notes].join('\n'));
     });
@@ -81,7 +87,9 @@ export class SitesTools {
     await this.sites.add(property);
     const site = await this.sites.get(property);
     const next =
-      site.permissionLevel === 'siteUnverifiedUser' ? ' It has no data until ownership is verified: setup_site lists the remaining steps.' : '';
+      site.permissionLevel === 'siteUnverifiedUser'
+        ? ' It has no data until ownership is verified: setup_site lists the remaining steps.'
+        : '';
     return toolOutput(
       { ...siteOut(site), added: true },
       `Added ${property} to Search Console; permission: ${describePermission(site.permissionLevel)}.${next}`,
@@ -109,7 +117,8 @@ export class SitesTools {
   @Tool({
     name: 'setup_site',
     title: 'Setup status',
-    description: 'Which setup step a property lacks (token, place it, verify, add), with the exact DNS record or meta tag. Changes nothing.',
+    description:
+      'Which setup step a property lacks (token, place it, verify, add), with the exact DNS record or meta tag. Changes nothing.',
     input: SiteInput,
     target: ['site'],
     output: z.object({

@@ -51,7 +51,9 @@ describe('approval secret kept by the embedded store', () => {
     const dir = join(root, 'reseed');
     const kept = await loadOrCreateApprovalSecret({ kind: 'sqlite', dir }, { prefer: 'the-secret-already-in-use-0123456789abcdef' });
     expect(kept).toMatchObject({ secret: 'the-secret-already-in-use-0123456789abcdef', created: true });
-    expect(await loadOrCreateApprovalSecret({ kind: 'sqlite', dir }, { prefer: 'another-secret-offered-later-0123456789abc' })).toMatchObject({ secret: kept.secret, created: false });
+    expect(
+      await loadOrCreateApprovalSecret({ kind: 'sqlite', dir }, { prefer: 'another-secret-offered-later-0123456789abc' }),
+    ).toMatchObject({ secret: kept.secret, created: false });
     await expect(loadOrCreateApprovalSecret({ kind: 'sqlite', dir }, { prefer: 'short' })).rejects.toThrow(/shorter than 32 bytes/);
   });
 

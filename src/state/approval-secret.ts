@@ -33,10 +33,16 @@ export interface ApprovalSecret {
  * O_EXCL; Redis keeps it in a key set only when absent.
  */
 export async function loadOrCreateApprovalSecret(target: StateStore | StateConfig, options: LoadOptions = {}): Promise<ApprovalSecret> {
-  if (options.prefer !== undefined) check(options.prefer, 'the preferred secret');
-  if (target instanceof SqliteStateStore) return fromFile(target.dir, target.description, options.prefer);
+  if (options.prefer !== undefined) {
+    check(options.prefer, 'the preferred secret');
+  }
+  if (target instanceof SqliteStateStore) {
+    return fromFile(target.dir, target.description, options.prefer);
+  }
   if ('kind' in target) {
-    if (target.kind === 'sqlite') return fromFile(target.dir, `SQLite in ${target.dir}`, options.prefer);
+    if (target.kind === 'sqlite') {
+      return fromFile(target.dir, `SQLite in ${target.dir}`, options.prefer);
+    }
     const store = createStateStore(target);
     try {
       return await fromStore(store, options.prefer);
@@ -78,7 +84,9 @@ async function fromFile(dir: string, description: string, prefer?: string): Prom
     }
     return { secret: fresh, created: true, location: file };
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw new StateUnavailableError(description, reasonOf(error), 'cannot be used');
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+      throw new StateUnavailableError(description, reasonOf(error), 'cannot be used');
+    }
   }
   // Someone else created it; a process that won a moment ago may still be writing its one line.
   for (let attempt = 0; ; attempt++) {
@@ -102,7 +110,9 @@ function generate(): string {
 
 function check(secret: string, where: string): void {
   if (Buffer.byteLength(secret, 'utf8') < MIN_BYTES) {
-    throw new Error(`the approval secret kept in ${where} is shorter than ${MIN_BYTES} bytes; delete it (a new one is then created) or set GSC_APPROVAL_SECRET`);
+    throw new Error(
+      `the approval secret kept in ${where} is shorter than ${MIN_BYTES} bytes; delete it (a new one is then created) or set GSC_APPROVAL_SECRET`,
+    );
   }
 }
 

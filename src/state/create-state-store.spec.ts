@@ -24,7 +24,9 @@ describe('parseRedisUrl', () => {
     const parsed = parseRedisUrl(url);
     expect(parsed.shown).toBe(shown);
     expect([...parsed.secrets].sort()).toEqual([...secrets].sort());
-    for (const secret of secrets) expect(new RedisStateStore(url).description).not.toContain(secret);
+    for (const secret of secrets) {
+      expect(new RedisStateStore(url).description).not.toContain(secret);
+    }
   });
 
   it.each(['not a url', 'http://h:1', 'localhost:6379', 'unix:///tmp/redis.sock'])('refuses %s without echoing it', (url) => {

@@ -109,9 +109,13 @@ export class RedisStateStore implements StateStore {
     checkName(stream, 'stream');
     const maxLength = checkMaxLength(options.maxLength);
     const ttl = options.ttlMs === undefined ? undefined : checkTtl(options.ttlMs);
-    if (values.length === 0) return [];
+    if (values.length === 0) {
+      return [];
+    }
     const key = this.key(stream);
-    if (values.length <= APPEND_CHUNK) return (await this.script(APPEND, key, maxLength ?? 0, ttl ?? 0, ...values)) as string[];
+    if (values.length <= APPEND_CHUNK) {
+      return (await this.script(APPEND, key, maxLength ?? 0, ttl ?? 0, ...values)) as string[];
+    }
     const commands: (string | number)[][] = [];
     for (let i = 0; i < values.length; i += APPEND_CHUNK) {
       const last = i + APPEND_CHUNK >= values.length;
@@ -124,16 +128,22 @@ export class RedisStateStore implements StateStore {
     } catch (error) {
       throw this.failure(error);
     }
-    if (!results) throw new StateUnavailableError(this.description, 'the transaction was aborted');
+    if (!results) {
+      throw new StateUnavailableError(this.description, 'the transaction was aborted');
+    }
     const failed = results.find(([error]) => error);
-    if (failed) throw this.failure(failed[0]);
+    if (failed) {
+      throw this.failure(failed[0]);
+    }
     return results.flatMap(([, ids]) => ids as string[]);
   }
 
   async read(stream: string, options: { after?: string; limit?: number } = {}): Promise<StreamEntry[]> {
     checkName(stream, 'stream');
     const limit = checkLimit(options.limit);
-    if (limit === 0) return [];
+    if (limit === 0) {
+      return [];
+    }
     const start = options.after === undefined ? '-' : `(${entryId(options.after)}`;
     const count = limit === undefined ? [] : ['COUNT', limit];
     return toEntries(await this.command('XRANGE', this.key(stream), start, '+', ...count));
@@ -142,8 +152,12 @@ export class RedisStateStore implements StateStore {
   async readLatest(stream: string, options: { before?: string; limit?: number } = {}): Promise<StreamEntry[]> {
     checkName(stream, 'stream');
     const limit = checkLimit(options.limit);
-    if (limit === 0) return [];
-    if (options.before !== undefined && entryId(options.before) === '0-0') return [];
+    if (limit === 0) {
+      return [];
+    }
+    if (options.before !== undefined && entryId(options.before) === '0-0') {
+      return [];
+    }
     const end = options.before === undefined ? '+' : `(${entryId(options.before)}`;
     const count = limit === undefined ? [] : ['COUNT', limit];
     return toEntries(await this.command('XREVRANGE', this.key(stream), end, '-', ...count));
@@ -154,9 +168,13 @@ export class RedisStateStore implements StateStore {
   }
 
   async close(): Promise<void> {
-    if (this.closed) return;
+    if (this.closed) {
+      return;
+    }
     this.closed = true;
-    if (!this.connection) return;
+    if (!this.connection) {
+      return;
+    }
     const client = await this.connection;
     if (client.status === 'ready') {
       try {
@@ -185,12 +203,16 @@ export class RedisStateStore implements StateStore {
   /** EVALSHA, loading the script with EVAL on the first call after a Redis restart (NOSCRIPT). */
   private async script(lua: string, key: string, ...args: (string | number)[]): Promise<unknown> {
     let sha = this.shas.get(lua);
-    if (!sha) this.shas.set(lua, (sha = createHash('sha1').update(lua).digest('hex')));
+    if (!sha) {
+      this.shas.set(lua, (sha = createHash('sha1').update(lua).digest('hex')));
+    }
     const client = await this.ready();
     try {
       return await client.call('EVALSHA', sha, 1, key, ...args);
     } catch (error) {
-      if (!(error instanceof Error && error.message.startsWith('NOSCRIPT'))) throw this.failure(error);
+      if (!(error instanceof Error && error.message.startsWith('NOSCRIPT'))) {
+        throw this.failure(error);
+      }
       try {
         return await client.call('EVAL', lua, 1, key, ...args);
       } catch (again) {
@@ -201,11 +223,17 @@ export class RedisStateStore implements StateStore {
 
   /** A connected client, or StateUnavailableError at once; waits only for a connection attempt already under way. */
   private async ready(): Promise<Redis> {
-    if (this.closed) throw new StateUnavailableError(this.description, 'the store was closed');
+    if (this.closed) {
+      throw new StateUnavailableError(this.description, 'the store was closed');
+    }
     const client = await this.client();
-    if (client.status === 'ready') return client;
+    if (client.status === 'ready') {
+      return client;
+    }
     if (client.status === 'connecting' || client.status === 'connect' || client.status === 'wait') {
-      if (client.status === 'wait') client.connect().catch(() => undefined);
+      if (client.status === 'wait') {
+        client.connect().catch(() => undefined);
+      }
       await this.attempt(client);
       return client;
     }
@@ -219,12 +247,18 @@ export class RedisStateStore implements StateStore {
         client.off('ready', onReady);
         client.off('close', onClose);
         client.off('end', onClose);
-        if (error === undefined) resolve();
-        else reject(new StateUnavailableError(this.description, error));
+        if (error === undefined) {
+          resolve();
+        } else {
+          reject(new StateUnavailableError(this.description, error));
+        }
       };
       const onReady = () => done();
       const onClose = () => done(this.lastError ?? 'the connection was closed');
-      const timer = setTimeout(() => done(this.lastError ?? `no connection within ${REDIS_TIMEOUTS.connectMs} ms`), REDIS_TIMEOUTS.connectMs + 250);
+      const timer = setTimeout(
+        () => done(this.lastError ?? `no connection within ${REDIS_TIMEOUTS.connectMs} ms`),
+        REDIS_TIMEOUTS.connectMs + 250,
+      );
       client.on('ready', onReady);
       client.on('close', onClose);
       client.on('end', onClose);
@@ -265,9 +299,15 @@ export class RedisStateStore implements StateStore {
 
   /** Connection trouble is "unavailable"; a refusal of a well-formed command (WRONGTYPE, not an integer) is a bug, said as such. */
   private failure(error: unknown): Error {
-    if (error instanceof StateUnavailableError) return error;
+    if (error instanceof StateUnavailableError) {
+      return error;
+    }
     const message = this.mask(error instanceof Error ? error.message : String(error));
-    if (error instanceof Error && error.name === 'ReplyError' && /^(WRONGTYPE|ERR (value|increment|Invalid stream ID|The ID specified))/.test(message)) {
+    if (
+      error instanceof Error &&
+      error.name === 'ReplyError' &&
+      /^(WRONGTYPE|ERR (value|increment|Invalid stream ID|The ID specified))/.test(message)
+    ) {
       return new Error(`the state store (${this.description}) refused an operation: ${message}`);
     }
     const lost = /^(Connection is closed|Reached the max retries|Stream isn't writeable)/.test(message);
@@ -276,7 +316,9 @@ export class RedisStateStore implements StateStore {
 
   private mask(text: string): string {
     let masked = text;
-    for (const secret of this.secrets) masked = masked.split(secret).join('***');
+    for (const secret of this.secrets) {
+      masked = masked.split(secret).join('***');
+    }
     return masked;
   }
 }

@@ -141,7 +141,9 @@ export class SqliteStateStore implements StateStore {
     const ttl = ttlMs === undefined ? undefined : checkTtl(ttlMs);
     return this.transaction((s, now) => {
       const existing = s.get.get(key, now) as { value: string } | undefined;
-      if (existing) return existing.value;
+      if (existing) {
+        return existing.value;
+      }
       s.put.run(key, value, ttl === undefined ? null : now + ttl);
       return value;
     });
@@ -165,9 +167,13 @@ export class SqliteStateStore implements StateStore {
       let next = by;
       if (existing) {
         const current = /^-?\d+$/.test(existing.value) ? Number(existing.value) : NaN;
-        if (!Number.isSafeInteger(current)) throw new TypeError(`the state record "${key}" does not hold a whole number, so it cannot be incremented`);
+        if (!Number.isSafeInteger(current)) {
+          throw new TypeError(`the state record "${key}" does not hold a whole number, so it cannot be incremented`);
+        }
         next = current + by;
-        if (!Number.isSafeInteger(next)) throw new RangeError(`incrementing "${key}" by ${by} overflows`);
+        if (!Number.isSafeInteger(next)) {
+          throw new RangeError(`incrementing "${key}" by ${by} overflows`);
+        }
       }
       s.put.run(key, String(next), existing?.expires_at ?? now + ttl);
       return next;
@@ -183,9 +189,12 @@ export class SqliteStateStore implements StateStore {
     checkName(stream, 'stream');
     const maxLength = checkMaxLength(options.maxLength);
     const ttl = options.ttlMs === undefined ? undefined : checkTtl(options.ttlMs);
-    if (values.length === 0) return [];
+    if (values.length === 0) {
+      return [];
+    }
     return this.transaction((s, now) => {
-      const current = s.stream.get(stream, now) as { last_ms: number; last_seq: number; length: number; expires_at: number | null } | undefined;
+      const current = s.stream.get(stream, now) as
+        { last_ms: number; last_seq: number; length: number; expires_at: number | null } | undefined;
       if (!current) {
         // An expired stream's leftovers go now, so they cannot reappear under the new one.
         s.deleteEntries.run(stream);
@@ -194,8 +203,11 @@ export class SqliteStateStore implements StateStore {
       let seq = current?.last_seq ?? 0;
       const ids: string[] = [];
       for (const value of values) {
-        if (now > ms) [ms, seq] = [now, 0];
-        else seq += 1;
+        if (now > ms) {
+          [ms, seq] = [now, 0];
+        } else {
+          seq += 1;
+        }
         s.insertEntry.run(stream, ms, seq, value);
         ids.push(`${ms}-${seq}`);
       }
@@ -213,7 +225,9 @@ export class SqliteStateStore implements StateStore {
     checkName(stream, 'stream');
     const [ms, seq] = options.after === undefined ? MIN_ID : parseEntryId(options.after);
     const limit = checkLimit(options.limit);
-    if (limit === 0) return [];
+    if (limit === 0) {
+      return [];
+    }
     return this.run(false, (s, now) => toEntries(s.readAfter.all(stream, now, ms, seq, limit ?? -1)));
   }
 
@@ -221,7 +235,9 @@ export class SqliteStateStore implements StateStore {
     checkName(stream, 'stream');
     const [ms, seq] = options.before === undefined ? MAX_ID : parseEntryId(options.before);
     const limit = checkLimit(options.limit);
-    if (limit === 0) return [];
+    if (limit === 0) {
+      return [];
+    }
     return this.run(false, (s, now) => toEntries(s.readBefore.all(stream, now, ms, seq, limit ?? -1)));
   }
 
@@ -241,7 +257,9 @@ export class SqliteStateStore implements StateStore {
     const s = this.open();
     const now = Date.now();
     try {
-      if (writes) this.purgeNowAndThen(s, now);
+      if (writes) {
+        this.purgeNowAndThen(s, now);
+      }
       return fn(s, now);
     } catch (error) {
       throw this.translate(error);
@@ -260,7 +278,9 @@ export class SqliteStateStore implements StateStore {
   private transaction<T>(fn: (s: Statements, now: number) => T, synced = true): T {
     return this.run(true, (s, now) => {
       const db = this.db!;
-      if (!synced) db.exec('PRAGMA synchronous = NORMAL');
+      if (!synced) {
+        db.exec('PRAGMA synchronous = NORMAL');
+      }
       try {
         db.exec('BEGIN IMMEDIATE');
         try {
@@ -268,17 +288,23 @@ export class SqliteStateStore implements StateStore {
           db.exec('COMMIT');
           return result;
         } catch (error) {
-          if (db.isTransaction) db.exec('ROLLBACK');
+          if (db.isTransaction) {
+            db.exec('ROLLBACK');
+          }
           throw error;
         }
       } finally {
-        if (!synced) db.exec('PRAGMA synchronous = FULL');
+        if (!synced) {
+          db.exec('PRAGMA synchronous = FULL');
+        }
       }
     });
   }
 
   private purgeNowAndThen(s: Statements, now: number): void {
-    if (now - this.lastPurge < PURGE_EVERY_MS) return;
+    if (now - this.lastPurge < PURGE_EVERY_MS) {
+      return;
+    }
     this.lastPurge = now;
     const db = this.db!;
     db.exec('BEGIN IMMEDIATE');
@@ -288,14 +314,20 @@ export class SqliteStateStore implements StateStore {
       s.purgeStreams.run(now);
       db.exec('COMMIT');
     } catch (error) {
-      if (db.isTransaction) db.exec('ROLLBACK');
+      if (db.isTransaction) {
+        db.exec('ROLLBACK');
+      }
       throw error;
     }
   }
 
   private open(): Statements {
-    if (this.closed) throw new StateUnavailableError(this.description, 'the store was closed', 'cannot be used');
-    if (this.statements) return this.statements;
+    if (this.closed) {
+      throw new StateUnavailableError(this.description, 'the store was closed', 'cannot be used');
+    }
+    if (this.statements) {
+      return this.statements;
+    }
     let db: DatabaseSync | undefined;
     try {
       mkdirSync(this.dir, { recursive: true, mode: 0o700 });
@@ -314,7 +346,9 @@ export class SqliteStateStore implements StateStore {
           db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
           db.exec('COMMIT');
         } catch (error) {
-          if (db.isTransaction) db.exec('ROLLBACK');
+          if (db.isTransaction) {
+            db.exec('ROLLBACK');
+          }
           throw error;
         }
       } else if (version > SCHEMA_VERSION) {
@@ -336,10 +370,16 @@ export class SqliteStateStore implements StateStore {
   private translate(error: unknown): unknown {
     const code = sqliteCode(error);
     const fsError = typeof (error as NodeJS.ErrnoException)?.code === 'string' && /^E[A-Z]+$/.test((error as NodeJS.ErrnoException).code!);
-    if (code === undefined && !fsError) return error;
-    if (code !== undefined && !UNAVAILABLE_CODES.has(code & 0xff)) return error;
+    if (code === undefined && !fsError) {
+      return error;
+    }
+    if (code !== undefined && !UNAVAILABLE_CODES.has(code & 0xff)) {
+      return error;
+    }
     // A lock held too long passes; anything else (disk gone, file replaced, read-only) is retried from a fresh open.
-    if (code === undefined || (code & 0xff) !== SQLITE_BUSY) this.reset();
+    if (code === undefined || (code & 0xff) !== SQLITE_BUSY) {
+      this.reset();
+    }
     return new StateUnavailableError(this.description, reasonOf(error), 'cannot be used');
   }
 

@@ -201,9 +201,15 @@ describe.each(subjects)('StateStore contract on %s', (_name, make) => {
     it('appends with increasing ids and reads oldest first, after an id, up to a limit', async () => {
       const stream = fresh('stream');
       const ids: string[] = [];
-      for (let i = 0; i < 6; i++) ids.push(await (i % 2 ? store : sibling).append(stream, `e${i}`));
-      for (const id of ids) expect(isEntryId(id)).toBe(true);
-      for (let i = 1; i < ids.length; i++) expect(compareEntryIds(ids[i], ids[i - 1])).toBeGreaterThan(0);
+      for (let i = 0; i < 6; i++) {
+        ids.push(await (i % 2 ? store : sibling).append(stream, `e${i}`));
+      }
+      for (const id of ids) {
+        expect(isEntryId(id)).toBe(true);
+      }
+      for (let i = 1; i < ids.length; i++) {
+        expect(compareEntryIds(ids[i], ids[i - 1])).toBeGreaterThan(0);
+      }
       expect(await store.read(stream)).toEqual(ids.map((id, i) => ({ id, value: `e${i}` })));
       expect((await sibling.read(stream, { after: ids[1] })).map((e) => e.value)).toEqual(['e2', 'e3', 'e4', 'e5']);
       expect((await store.read(stream, { after: ids[1], limit: 2 })).map((e) => e.value)).toEqual(['e2', 'e3']);
@@ -232,7 +238,9 @@ describe.each(subjects)('StateStore contract on %s', (_name, make) => {
       const ids = await store.appendMany(stream, values);
       expect(ids).toHaveLength(values.length);
       expect(new Set(ids).size).toBe(values.length);
-      for (let i = 1; i < ids.length; i++) expect(compareEntryIds(ids[i], ids[i - 1])).toBeGreaterThan(0);
+      for (let i = 1; i < ids.length; i++) {
+        expect(compareEntryIds(ids[i], ids[i - 1])).toBeGreaterThan(0);
+      }
       const back = await sibling.read(stream);
       expect(back.map((e) => e.value)).toEqual(values);
       expect(back.map((e) => e.id)).toEqual(ids);
@@ -244,7 +252,9 @@ describe.each(subjects)('StateStore contract on %s', (_name, make) => {
       const values = Array.from({ length: 25_000 }, (_, i) => `row ${i}`);
       const ids = await store.appendMany(stream, values, { maxLength: 24_000, ttlMs: 60_000 });
       expect(ids).toHaveLength(25_000);
-      for (let i = 1; i < ids.length; i++) expect(compareEntryIds(ids[i], ids[i - 1])).toBeGreaterThan(0);
+      for (let i = 1; i < ids.length; i++) {
+        expect(compareEntryIds(ids[i], ids[i - 1])).toBeGreaterThan(0);
+      }
       const back = await sibling.read(stream);
       expect(back).toHaveLength(24_000);
       expect(back[0]).toEqual({ id: ids[1000], value: 'row 1000' });
@@ -253,7 +263,9 @@ describe.each(subjects)('StateStore contract on %s', (_name, make) => {
 
     it('keeps only the newest maxLength entries', async () => {
       const stream = fresh('capped');
-      for (let i = 0; i < 7; i++) await store.append(stream, `e${i}`, { maxLength: 3 });
+      for (let i = 0; i < 7; i++) {
+        await store.append(stream, `e${i}`, { maxLength: 3 });
+      }
       expect((await sibling.read(stream)).map((e) => e.value)).toEqual(['e4', 'e5', 'e6']);
       await store.appendMany(stream, ['f0', 'f1', 'f2', 'f3', 'f4'], { maxLength: 2 });
       expect((await sibling.read(stream)).map((e) => e.value)).toEqual(['f3', 'f4']);

@@ -9,7 +9,6 @@
  * without Nest; StateModule only adds a token and a shutdown hook.
  */
 
-
 /** One entry of an append-only stream. */
 export interface StreamEntry {
   /** `<milliseconds>-<sequence>`, as Redis streams spell them; order them with compareEntryIds. */
@@ -85,7 +84,9 @@ export function isEntryId(text: string): boolean {
 /** Splits an entry id into its two numbers; throws a RangeError for anything else. */
 export function parseEntryId(id: string): [ms: number, seq: number] {
   const match = ENTRY_ID.exec(id);
-  if (!match) throw new RangeError(`"${id.slice(0, 40)}" is not a stream entry id (expected <milliseconds>-<sequence>, e.g. 1767225600000-0)`);
+  if (!match) {
+    throw new RangeError(`"${id.slice(0, 40)}" is not a stream entry id (expected <milliseconds>-<sequence>, e.g. 1767225600000-0)`);
+  }
   return [Number(match[1]), Number(match[2])];
 }
 
@@ -98,28 +99,42 @@ export function compareEntryIds(a: string, b: string): number {
 
 /** TTLs are whole milliseconds ≥ 1: a zero or negative one is a caller's bug, not "no expiry". */
 export function checkTtl(ttlMs: number, what = 'ttlMs'): number {
-  if (!Number.isFinite(ttlMs) || ttlMs < 1) throw new RangeError(`${what} must be a positive number of milliseconds, got ${ttlMs}`);
+  if (!Number.isFinite(ttlMs) || ttlMs < 1) {
+    throw new RangeError(`${what} must be a positive number of milliseconds, got ${ttlMs}`);
+  }
   return Math.ceil(ttlMs);
 }
 
 export function checkLimit(limit: number | undefined): number | undefined {
-  if (limit === undefined) return undefined;
-  if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`limit must be a whole number ≥ 0, got ${limit}`);
+  if (limit === undefined) {
+    return undefined;
+  }
+  if (!Number.isSafeInteger(limit) || limit < 0) {
+    throw new RangeError(`limit must be a whole number ≥ 0, got ${limit}`);
+  }
   return limit;
 }
 
 export function checkMaxLength(maxLength: number | undefined): number | undefined {
-  if (maxLength === undefined) return undefined;
-  if (!Number.isSafeInteger(maxLength) || maxLength < 1) throw new RangeError(`maxLength must be a whole number ≥ 1, got ${maxLength}`);
+  if (maxLength === undefined) {
+    return undefined;
+  }
+  if (!Number.isSafeInteger(maxLength) || maxLength < 1) {
+    throw new RangeError(`maxLength must be a whole number ≥ 1, got ${maxLength}`);
+  }
   return maxLength;
 }
 
 export function checkIncrement(by: number): number {
-  if (!Number.isSafeInteger(by)) throw new RangeError(`increment must be a whole number, got ${by}`);
+  if (!Number.isSafeInteger(by)) {
+    throw new RangeError(`increment must be a whole number, got ${by}`);
+  }
   return by;
 }
 
 export function checkName(name: string, what = 'key'): string {
-  if (typeof name !== 'string' || name.length === 0) throw new RangeError(`a state ${what} must be a non-empty string`);
+  if (typeof name !== 'string' || name.length === 0) {
+    throw new RangeError(`a state ${what} must be a non-empty string`);
+  }
   return name;
 }

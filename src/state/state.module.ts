@@ -1,4 +1,12 @@
-import { type DynamicModule, Inject, Injectable, type InjectionToken, Module, type ModuleMetadata, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  type DynamicModule,
+  Inject,
+  Injectable,
+  type InjectionToken,
+  Module,
+  type ModuleMetadata,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
 import { createStateStore } from './create-state-store.js';
 import type { StateConfig } from '../config/server-settings.js';
 import type { StateStore } from './state-store.js';
@@ -26,7 +34,9 @@ class StateStoreCloser implements OnApplicationShutdown {
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
-    if (this.owns) await this.store.close();
+    if (this.owns) {
+      await this.store.close();
+    }
   }
 }
 
@@ -48,7 +58,11 @@ export class StateModule {
       imports: options.imports ?? [],
       providers: [
         { provide: SOURCE, useFactory: options.useFactory, inject: options.inject ?? [] },
-        { provide: STATE_STORE, useFactory: (source: Source) => ('store' in source ? source.store : createStateStore(source)), inject: [SOURCE] },
+        {
+          provide: STATE_STORE,
+          useFactory: (source: Source) => ('store' in source ? source.store : createStateStore(source)),
+          inject: [SOURCE],
+        },
         { provide: OWNS_STORE, useFactory: (source: Source) => !('store' in source), inject: [SOURCE] },
         StateStoreCloser,
       ],

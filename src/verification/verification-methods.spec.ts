@@ -44,13 +44,21 @@ describe('verification methods', () => {
       name: 'google123.html',
       value: 'google-site-verification: google123.html',
     });
-    expect(placementFor('https://www.example.com/shop/', 'FILE', 'google123.html').location).toContain('https://www.example.com/shop/google123.html');
+    expect(placementFor('https://www.example.com/shop/', 'FILE', 'google123.html').location).toContain(
+      'https://www.example.com/shop/google123.html',
+    );
   });
 });
 
 describe('resources', () => {
   it('maps INET_DOMAIN to sc-domain: and keeps the id as Google sent it', () => {
-    expect(toVerifiedResource({ id: 'dns%3A%2F%2Fexample.com', site: { type: 'INET_DOMAIN', identifier: 'Example.com' }, owners: ['a@example.com'] })).toEqual({
+    expect(
+      toVerifiedResource({
+        id: 'dns%3A%2F%2Fexample.com',
+        site: { type: 'INET_DOMAIN', identifier: 'Example.com' },
+        owners: ['a@example.com'],
+      }),
+    ).toEqual({
       id: 'dns%3A%2F%2Fexample.com',
       type: 'INET_DOMAIN',
       identifier: 'Example.com',

@@ -24,7 +24,9 @@ export function defaultMethod(property: string): VerificationMethod {
 
 /** Why a method cannot verify a property, or undefined when it can. */
 export function methodMismatch(property: string, method: VerificationMethod): string | undefined {
-  if (methodsFor(property).includes(method)) return undefined;
+  if (methodsFor(property).includes(method)) {
+    return undefined;
+  }
   return isDomainProperty(property)
     ? `${method} cannot verify the domain property ${property}: a domain property is verified only through DNS (DNS_TXT, or DNS_CNAME).`
     : `${method} cannot verify the URL-prefix property ${property}: it is verified through its pages (META, FILE, ANALYTICS or TAG_MANAGER); DNS verification belongs to the domain property sc-domain:${propertyHost(property)}.`;
@@ -51,7 +53,12 @@ export function placementFor(property: string, method: VerificationMethod, token
       // Google hands the CNAME token out as "<label> <target>".
       const [label, target, ...rest] = token.trim().split(/\s+/);
       if (label && target && rest.length === 0) {
-        return { type: 'CNAME', name: `${label}.${host}.`, value: target, location: `a CNAME record named ${label} under ${host}, pointing at ${target}` };
+        return {
+          type: 'CNAME',
+          name: `${label}.${host}.`,
+          value: target,
+          location: `a CNAME record named ${label} under ${host}, pointing at ${target}`,
+        };
       }
       return { type: 'CNAME', value: token, location: `a CNAME record under ${host}, as Google's token describes it` };
     }

@@ -33,18 +33,25 @@ export class VerificationService {
   checkMethod(property: string, method: VerificationMethod | undefined): VerificationMethod {
     const chosen = method ?? defaultMethod(property);
     const mismatch = methodMismatch(property, chosen);
-    if (mismatch) throw new UserFacingError(`${mismatch} ${NOTHING_SENT} Call again with one of the methods that fit, or leave method out for the default.`);
+    if (mismatch) {
+      throw new UserFacingError(
+        `${mismatch} ${NOTHING_SENT} Call again with one of the methods that fit, or leave method out for the default.`,
+      );
+    }
     return chosen;
   }
 
   /** webResource.getToken: a POST that claims nothing. Returns the token and what to do with it. */
   async token(property: string, method?: VerificationMethod): Promise<TokenInstructions> {
     const chosen = this.checkMethod(property, method);
-    const data = await this.google.call({ method: 'webResource.getToken', action: `get a ${chosen} verification token for ${property}` }, (c) =>
-      c.siteVerification.getToken({ site: propertyToVerificationSite(property), verificationMethod: chosen }),
+    const data = await this.google.call(
+      { method: 'webResource.getToken', action: `get a ${chosen} verification token for ${property}` },
+      (c) => c.siteVerification.getToken({ site: propertyToVerificationSite(property), verificationMethod: chosen }),
     );
     const token = data.token ?? '';
-    if (!token) throw new UserFacingError(`Google returned no ${chosen} token for ${property}. Nothing was changed. Retry, or try another method.`);
+    if (!token) {
+      throw new UserFacingError(`Google returned no ${chosen} token for ${property}. Nothing was changed. Retry, or try another method.`);
+    }
     return { method: chosen, token, record: placementFor(property, chosen, token), nextStep: afterPlacing(chosen) };
   }
 
@@ -77,20 +84,27 @@ export class VerificationService {
     try {
       return resourceCovering(property, await this.list());
     } catch (error) {
-      if (error instanceof GoogleApiError && (error.kind === 'permission' || error.kind === 'scope')) return undefined;
+      if (error instanceof GoogleApiError && (error.kind === 'permission' || error.kind === 'scope')) {
+        return undefined;
+      }
       throw error;
     }
   }
 
   async list(): Promise<VerifiedResource[]> {
-    const data = await this.google.call({ method: 'webResource.list', action: 'list the sites and domains this credential has verified' }, (c) => c.siteVerification.list());
+    const data = await this.google.call(
+      { method: 'webResource.list', action: 'list the sites and domains this credential has verified' },
+      (c) => c.siteVerification.list(),
+    );
     return (data.items ?? []).map(toVerifiedResource);
   }
 
   /** webResource.update: PUT the whole resource with the owner list replaced. */
   async replaceOwners(id: string, current: VerifiedResource, owners: readonly string[]): Promise<VerifiedResource> {
     const body: WebResource = { id: current.id, site: { type: current.type, identifier: current.identifier }, owners: [...owners] };
-    const data = await this.google.call({ method: 'webResource.update', action: `replace the owners of ${current.property ?? id}` }, (c) => c.siteVerification.update(id, body));
+    const data = await this.google.call({ method: 'webResource.update', action: `replace the owners of ${current.property ?? id}` }, (c) =>
+      c.siteVerification.update(id, body),
+    );
     return toVerifiedResource(data);
   }
 
@@ -104,6 +118,8 @@ export class VerificationService {
 
   /** webResource.delete: gives up this credential's verified ownership. */
   async unverify(id: string, property?: string): Promise<void> {
-    await this.google.call({ method: 'webResource.delete', action: `give up ownership of ${property ?? id}` }, (c) => c.siteVerification.delete(id));
+    await this.google.call({ method: 'webResource.delete', action: `give up ownership of ${property ?? id}` }, (c) =>
+      c.siteVerification.delete(id),
+    );
   }
 }

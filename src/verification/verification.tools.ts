@@ -16,11 +16,18 @@ import { VerificationService } from './verification.service.js';
 
 const MethodArg = z.enum(VERIFICATION_METHODS);
 // Not .min(1): minLength is outside Gemini's declaration subset; the refusal is a sentence instead.
-const IdArg = z.string().refine((id) => id.length > 0, 'id is empty: give an id from list_verified_sites, e.g. dns%3A%2F%2Fexample.com.').describe('Id from list_verified_sites (dns%3A%2F%2Fexample.com).');
+const IdArg = z
+  .string()
+  .refine((id) => id.length > 0, 'id is empty: give an id from list_verified_sites, e.g. dns%3A%2F%2Fexample.com.')
+  .describe('Id from list_verified_sites (dns%3A%2F%2Fexample.com).');
 
 const Owners = z.array(z.string()).describe('Verified owners (e-mail addresses, supplied by Google).');
 const SiteUrlOut = z.string().describe('The property it stands for, or the raw identifier when there is none.');
-const ResourceOut = z.object({ id: z.string().describe('Exactly as Google returns it (percent-encoded).'), site_url: SiteUrlOut, owners: Owners });
+const ResourceOut = z.object({
+  id: z.string().describe('Exactly as Google returns it (percent-encoded).'),
+  site_url: SiteUrlOut,
+  owners: Owners,
+});
 const TokenOut = z.object({
   site_url: z.string(),
   method: MethodOut,
@@ -53,7 +60,10 @@ const OwnersArg = z
   })
   .describe('COMPLETE owner list afterwards (e-mails).');
 
-const TokenInput = z.object({ site_url: SiteUrlArg, method: MethodArg.optional().describe('Default DNS_TXT (sc-domain:) or META (URL-prefix).') });
+const TokenInput = z.object({
+  site_url: SiteUrlArg,
+  method: MethodArg.optional().describe('Default DNS_TXT (sc-domain:) or META (URL-prefix).'),
+});
 const VerifyInput = z.object({ site_url: SiteUrlArg, method: MethodArg.describe('The method the token was placed with.') });
 const IdInput = z.object({ id: IdArg });
 const OwnersInput = z.object({
@@ -65,14 +75,13 @@ const OwnersInput = z.object({
 @ToolProvider()
 @Injectable()
 export class VerificationTools {
-  constructor(
-    private readonly verification: VerificationService,
-  ) {}
+  constructor(private readonly verification: VerificationService) {}
 
   @Tool({
     name: 'get_verification_token',
     title: 'Get verification token',
-    description: 'Get the ownership token and the exact record to place (apex TXT for sc-domain:, <meta> tag for URL-prefix). Claims nothing.',
+    description:
+      'Get the ownership token and the exact record to place (apex TXT for sc-domain:, <meta> tag for URL-prefix). Claims nothing.',
     input: TokenInput,
     target: ['site'],
     output: TokenOut,
@@ -125,7 +134,11 @@ export class VerificationTools {
     title: 'List verified sites',
     description: 'List the sites and domains this credential has verified, with owners.',
     input: NoArgs,
-    output: z.object({ resources: z.array(ResourceOut), withheld: z.number().int().optional().describe('Resources hidden by GSC_ALLOWED_SITES.'), untrusted: z.literal(true) }),
+    output: z.object({
+      resources: z.array(ResourceOut),
+      withheld: z.number().int().optional().describe('Resources hidden by GSC_ALLOWED_SITES.'),
+      untrusted: z.literal(true),
+    }),
     access: 'read',
     apis: ['siteverification'],
   })
@@ -142,7 +155,10 @@ export class VerificationTools {
         dropped ? `${dropped} not shown to stay within the size limit; get_verified_site reads one resource by id.` : '',
         kept.length === 0 && !withheld ? 'setup_site shows how to verify a property.' : '',
       ].filter(Boolean);
-      return toolOutput({ resources: shown.map(resourceOut), ...(withheld ? { withheld } : {}), untrusted: true }, [head, ...lines, ...notes].join('\n'));
+      return toolOutput(
+        { resources: shown.map(resourceOut), ...(withheld ? { withheld } : {}), untrusted: true },
+        [head, ...lines, ...notes].join('\n'),
+      );
     });
   }
 
@@ -203,7 +219,9 @@ export class VerificationTools {
     const before = call.target.resource;
     const id = decodeResourceId(args.id);
     const after =
-      args.method === 'patch' ? await this.verification.patchOwners(id, args.owners, before.property) : await this.verification.replaceOwners(id, before, args.owners);
+      args.method === 'patch'
+        ? await this.verification.patchOwners(id, args.owners, before.property)
+        : await this.verification.replaceOwners(id, before, args.owners);
     const { lost } = ownerDiff(before.owners, args.owners);
     return toolOutput(
       { ...resourceOut(after), untrusted: true },
@@ -229,7 +247,16 @@ function describeUpdateSiteOwners(args: z.infer<typeof OwnersInput>, { resource 
   const subject = resource.property ?? 'the Site Verification resource quoted below';
   return {
     target: [resource.id, ...args.owners].join('\n'),
-    effect: [`gains:${[...gained].map((o) => o.toLowerCase()).sort().join(',')}`, `loses:${[...lost].map((o) => o.toLowerCase()).sort().join(',')}`].join('\n'),
+    effect: [
+      `gains:${[...gained]
+        .map((o) => o.toLowerCase())
+        .sort()
+        .join(',')}`,
+      `loses:${[...lost]
+        .map((o) => o.toLowerCase())
+        .sort()
+        .join(',')}`,
+    ].join('\n'),
     summary: `This will replace the owner list of ${subject}.`,
     cost: 'Everyone not in the new list loses ownership, and nothing here can put them back.',
     supplied: [
@@ -258,4 +285,3 @@ function siteUrlOf(resource: VerifiedResource): string {
 function resourceOut(resource: VerifiedResource) {
   return { id: resource.id, site_url: siteUrlOf(resource), owners: [...resource.owners] };
 }
-

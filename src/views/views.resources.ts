@@ -29,7 +29,8 @@ export class ViewResources {
     name: 'performance-view',
     uri: PERFORMANCE_VIEW,
     title: 'Performance view',
-    description: 'MCP Apps view of query_search_analytics: daily clicks and impressions, the comparison window, top movers, data-truth notes.',
+    description:
+      'MCP Apps view of query_search_analytics: daily clicks and impressions, the comparison window, top movers, data-truth notes.',
     mimeType: VIEW_MIME_TYPE,
   })
   async performance(uri: URL, _variables: Record<string, string>, _context: ResourceContext): Promise<ReadResourceResult> {
@@ -40,7 +41,8 @@ export class ViewResources {
     name: 'index-health-view',
     uri: INDEX_HEALTH_VIEW,
     title: 'Index health view',
-    description: 'MCP Apps view of inspect_urls and list_sitemaps: one row per URL, sitemap errors and warnings, the inspection quota left.',
+    description:
+      'MCP Apps view of inspect_urls and list_sitemaps: one row per URL, sitemap errors and warnings, the inspection quota left.',
     mimeType: VIEW_MIME_TYPE,
   })
   async indexHealth(uri: URL, _variables: Record<string, string>, _context: ResourceContext): Promise<ReadResourceResult> {

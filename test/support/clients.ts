@@ -7,7 +7,10 @@ import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { isolatedEnv, MAIN } from './env.js';
 
 /** The answer a test's "person" gives to an approval dialog. */
-export type Elicit = (params: { message: string; requestedSchema: unknown }) => { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> };
+export type Elicit = (params: { message: string; requestedSchema: unknown }) => {
+  action: 'accept' | 'decline' | 'cancel';
+  content?: Record<string, unknown>;
+};
 
 export interface ClientOptions {
   /** v2 pinned to 2026-07-28, or the v1 client (2025-11-25). */
@@ -34,7 +37,11 @@ export interface TestClient {
   close(): Promise<void>;
 }
 
-export async function connectStdio(env: Record<string, string>, options: ClientOptions, args: string[] = []): Promise<TestClient & { stderr: () => string }> {
+export async function connectStdio(
+  env: Record<string, string>,
+  options: ClientOptions,
+  args: string[] = [],
+): Promise<TestClient & { stderr: () => string }> {
   let stderr = '';
   const params = { command: process.execPath, args: [MAIN, ...args], env: isolatedEnv(env), stderr: 'pipe' as const };
   const transport = options.revision === '2026-07-28' ? new V2StdioTransport(params) : new V1StdioTransport(params);
@@ -45,7 +52,10 @@ export async function connectStdio(env: Record<string, string>, options: ClientO
 
 export async function connectHttp(url: string, options: ClientOptions, headers: Record<string, string> = {}): Promise<TestClient> {
   const transportOptions = { requestInit: { headers }, ...(options.authProvider ? { authProvider: options.authProvider as never } : {}) };
-  const transport = options.revision === '2026-07-28' ? new V2HttpTransport(new URL(url), transportOptions) : new V1HttpTransport(new URL(url), transportOptions);
+  const transport =
+    options.revision === '2026-07-28'
+      ? new V2HttpTransport(new URL(url), transportOptions)
+      : new V1HttpTransport(new URL(url), transportOptions);
   return connect(transport, options);
 }
 
@@ -60,10 +70,14 @@ async function connect(transport: any, options: ClientOptions): Promise<TestClie
   let client: any;
   if (options.revision === '2026-07-28') {
     client = new V2Client(info, { capabilities, versionNegotiation: { mode: { pin: '2026-07-28' } } });
-    if (options.elicit) client.setRequestHandler('elicitation/create', async (request: any) => answer(request.params));
+    if (options.elicit) {
+      client.setRequestHandler('elicitation/create', async (request: any) => answer(request.params));
+    }
   } else {
     client = new V1Client(info, { capabilities });
-    if (options.elicit) client.setRequestHandler(ElicitRequestSchema, async (request: any) => answer(request.params));
+    if (options.elicit) {
+      client.setRequestHandler(ElicitRequestSchema, async (request: any) => answer(request.params));
+    }
   }
   await client.connect(transport);
   return {

@@ -35,14 +35,24 @@ export async function startCuttingProxy(target: string): Promise<CuttingProxy> {
       const record: ProxiedRequest = { method: req.method ?? 'GET', headers: req.headers, body, forwarded: '', cut: false };
       requests.push(record);
       const cut = armed && armed.match(body) ? armed : undefined;
-      if (cut) armed = undefined;
+      if (cut) {
+        armed = undefined;
+      }
       const out = request(
-        { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: { ...req.headers, host: upstream.host } },
+        {
+          host: upstream.hostname,
+          port: upstream.port,
+          path: req.url,
+          method: req.method,
+          headers: { ...req.headers, host: upstream.host },
+        },
         (answer) => {
           res.writeHead(answer.statusCode ?? 502, answer.headers);
           let seen = 0;
           answer.on('data', (chunk: Buffer) => {
-            if (record.cut) return;
+            if (record.cut) {
+              return;
+            }
             let text = chunk.toString('utf8');
             if (cut) {
               let end = -1;

@@ -14,8 +14,13 @@ export function declaredTools(): ToolSpec[] {
   for (const provider of [SitesTools, SitemapsTools, AnalyticsTools, InspectionTools, IndexingTools, VerificationTools]) {
     const prototype = provider.prototype as unknown as Record<string, unknown>;
     for (const method of Object.getOwnPropertyNames(prototype)) {
-      const spec = typeof prototype[method] === 'function' ? reflector.get<ToolSpec | undefined>(TOOL_METADATA, prototype[method] as () => unknown) : undefined;
-      if (spec) specs.push(spec);
+      const spec =
+        typeof prototype[method] === 'function'
+          ? reflector.get<ToolSpec | undefined>(TOOL_METADATA, prototype[method] as () => unknown)
+          : undefined;
+      if (spec) {
+        specs.push(spec);
+      }
     }
   }
   return specs.sort((a, b) => a.name.localeCompare(b.name));

@@ -22,7 +22,17 @@ export interface DirectRow {
 }
 
 /** One searchanalytics.query answer's rows, as the client library hands them over. */
-export async function directRows(sc: searchconsole_v1.Searchconsole, siteUrl: string, requestBody: Record<string, unknown>): Promise<DirectRow[]> {
+export async function directRows(
+  sc: searchconsole_v1.Searchconsole,
+  siteUrl: string,
+  requestBody: Record<string, unknown>,
+): Promise<DirectRow[]> {
   const { data } = await sc.searchanalytics.query({ siteUrl, requestBody });
-  return (data.rows ?? []).map((r) => ({ keys: r.keys ?? [], clicks: r.clicks!, impressions: r.impressions!, ctr: r.ctr!, position: r.position! }));
+  return (data.rows ?? []).map((r) => ({
+    keys: r.keys ?? [],
+    clicks: r.clicks!,
+    impressions: r.impressions!,
+    ctr: r.ctr!,
+    position: r.position!,
+  }));
 }

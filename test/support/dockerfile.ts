@@ -33,7 +33,11 @@ export interface Stage {
 }
 
 const KNOWN = new Set(['FROM', 'WORKDIR', 'COPY', 'RUN', 'ENV', 'USER', 'EXPOSE', 'HEALTHCHECK', 'ENTRYPOINT']);
-const FLAGS: Record<string, string[]> = { COPY: ['from'], RUN: ['mount'], HEALTHCHECK: ['interval', 'timeout', 'start-period', 'start-interval', 'retries'] };
+const FLAGS: Record<string, string[]> = {
+  COPY: ['from'],
+  RUN: ['mount'],
+  HEALTHCHECK: ['interval', 'timeout', 'start-period', 'start-interval', 'retries'],
+};
 
 export function parseDockerfile(text: string): Stage[] {
   const stages: { -readonly [K in keyof Stage]: Stage[K] }[] = [];
@@ -41,19 +45,31 @@ export function parseDockerfile(text: string): Stage[] {
     const fail = (why: string): never => {
       throw new Error(`Dockerfile line ${instruction.line}: ${instruction.keyword} ${why}`);
     };
-    if (!KNOWN.has(instruction.keyword)) fail('is not supported by the replay (test/support/dockerfile.ts)');
-    for (const flag of Object.keys(instruction.flags)) if (!FLAGS[instruction.keyword]?.includes(flag)) fail(`--${flag} is not supported by the replay`);
-    if (instruction.keyword !== 'RUN' && instruction.args.includes('$')) fail('uses variable substitution, which the replay does not model');
+    if (!KNOWN.has(instruction.keyword)) {
+      fail('is not supported by the replay (test/support/dockerfile.ts)');
+    }
+    for (const flag of Object.keys(instruction.flags)) {
+      if (!FLAGS[instruction.keyword]?.includes(flag)) {
+        fail(`--${flag} is not supported by the replay`);
+      }
+    }
+    if (instruction.keyword !== 'RUN' && instruction.args.includes('$')) {
+      fail('uses variable substitution, which the replay does not model');
+    }
     if (instruction.keyword === 'FROM') {
       const match = /^(\S+)(?:\s+AS\s+(\S+))?$/i.exec(instruction.args) ?? fail('must be "FROM <image> [AS <name>]"');
-      if (stages.some((s) => s.name === match[1])) fail('from an earlier stage is not supported');
+      if (stages.some((s) => s.name === match[1])) {
+        fail('from an earlier stage is not supported');
+      }
       stages.push({ name: match[2] ?? String(stages.length), image: match[1], steps: [], env: {}, workdir: '/', expose: [] });
       continue;
     }
     const stage = stages.at(-1) ?? fail('comes before any FROM');
     switch (instruction.keyword) {
       case 'WORKDIR':
-        if (!instruction.args.startsWith('/')) fail('must be an absolute path');
+        if (!instruction.args.startsWith('/')) {
+          fail('must be an absolute path');
+        }
         stage.workdir = instruction.args;
         stage.steps.push(instruction);
         break;
@@ -65,7 +81,9 @@ export function parseDockerfile(text: string): Stage[] {
         stage.user = instruction.args;
         break;
       case 'EXPOSE':
-        stage.expose.push(...instruction.args.split(/\s+/).map((p) => (/^\d+(\/tcp)?$/.test(p) ? Number.parseInt(p, 10) : fail(`${p} is not a TCP port`))));
+        stage.expose.push(
+          ...instruction.args.split(/\s+/).map((p) => (/^\d+(\/tcp)?$/.test(p) ? Number.parseInt(p, 10) : fail(`${p} is not a TCP port`))),
+        );
         break;
       case 'ENTRYPOINT':
         stage.entrypoint = execForm(instruction.args, fail);
@@ -79,7 +97,9 @@ export function parseDockerfile(text: string): Stage[] {
         stage.steps.push(instruction);
     }
   }
-  if (stages.length === 0) throw new Error('Dockerfile has no FROM');
+  if (stages.length === 0) {
+    throw new Error('Dockerfile has no FROM');
+  }
   return stages;
 }
 
@@ -88,12 +108,15 @@ function* instructions(text: string): Generator<Instruction> {
   for (let i = 0; i < lines.length; i++) {
     const start = i;
     let logical = lines[i];
-    if (/^\s*(#.*)?$/.test(logical)) continue;
+    if (/^\s*(#.*)?$/.test(logical)) {
+      continue;
+    }
     while (logical.endsWith('\\')) {
       logical = logical.slice(0, -1);
       // Comment lines inside a continuation are dropped, as Docker does.
-      do i++;
-      while (i < lines.length && /^\s*#/.test(lines[i]));
+      do {
+        i++;
+      } while (i < lines.length && /^\s*#/.test(lines[i]));
       logical += ` ${lines[i] ?? ''}`;
     }
     const [, keyword, rest] = /^\s*(\S+)\s*(.*)$/s.exec(logical)!;
@@ -123,7 +146,9 @@ function parseEnv(args: string, fail: (why: string) => never): Record<string, st
 function execForm(args: string, fail: (why: string) => never): string[] {
   try {
     const parsed: unknown = JSON.parse(args);
-    if (Array.isArray(parsed) && parsed.length > 0 && parsed.every((a) => typeof a === 'string')) return parsed;
+    if (Array.isArray(parsed) && parsed.length > 0 && parsed.every((a) => typeof a === 'string')) {
+      return parsed;
+    }
   } catch {
     // fall through to the message below
   }
@@ -169,7 +194,10 @@ export function replay(stages: Stage[], options: ReplayOptions): Map<string, str
         workdir = step.args;
         mkdirSync(inside(root, workdir), { recursive: true });
       } else if (step.keyword === 'ENV') {
-        Object.assign(env, parseEnv(step.args, (why) => fail(`${where}: ${why}`)));
+        Object.assign(
+          env,
+          parseEnv(step.args, (why) => fail(`${where}: ${why}`)),
+        );
       } else if (step.keyword === 'COPY') {
         copy(step, roots, options.context, root, workdir, where);
       } else {
@@ -187,13 +215,19 @@ export function inside(root: string, containerPath: string): string {
 
 function copy(step: Instruction, roots: Map<string, string>, context: string, root: string, workdir: string, where: string): void {
   const words = step.args.split(/\s+/);
-  if (words.length < 2 || step.args.startsWith('[')) throw new Error(`${where}: COPY must be "COPY <src>... <dest>"`);
+  if (words.length < 2 || step.args.startsWith('[')) {
+    throw new Error(`${where}: COPY must be "COPY <src>... <dest>"`);
+  }
   const dest = words.pop()!;
   const from = step.flags.from;
   const base = from === undefined ? context : (roots.get(from) ?? fail(`${where}: --from=${from} names no earlier stage`));
   const target = inside(root, resolve(workdir, dest));
-  const sources = words.flatMap((src) => expand(base, from === undefined ? src : src.replace(/^\//, ''), from === undefined ? 'the build context' : `stage ${from}`, where));
-  if (sources.length > 1 && !dest.endsWith('/')) throw new Error(`${where}: several sources need a destination ending in /`);
+  const sources = words.flatMap((src) =>
+    expand(base, from === undefined ? src : src.replace(/^\//, ''), from === undefined ? 'the build context' : `stage ${from}`, where),
+  );
+  if (sources.length > 1 && !dest.endsWith('/')) {
+    throw new Error(`${where}: several sources need a destination ending in /`);
+  }
   for (const source of sources) {
     const into = dest.endsWith('/') && !statSync(source).isDirectory() ? join(target, basename(source)) : target;
     mkdirSync(dirname(into), { recursive: true });
@@ -205,23 +239,33 @@ function copy(step: Instruction, roots: Map<string, string>, context: string, ro
 function expand(base: string, pattern: string, label: string, where: string): string[] {
   if (!/[*?[]/.test(pattern)) {
     const path = join(base, pattern);
-    if (!existsSync(path)) throw new Error(`${where}: ${pattern} is not in ${label}`);
+    if (!existsSync(path)) {
+      throw new Error(`${where}: ${pattern} is not in ${label}`);
+    }
     return [path];
   }
-  if (/[*?[]/.test(dirname(pattern))) throw new Error(`${where}: the replay expands wildcards in the last path segment only`);
+  if (/[*?[]/.test(dirname(pattern))) {
+    throw new Error(`${where}: the replay expands wildcards in the last path segment only`);
+  }
   const dir = join(base, dirname(pattern));
   const names = existsSync(dir) ? readdirSync(dir) : [];
   const matches = names.filter((name) => matchesGlob(name, basename(pattern))).map((name) => join(dir, name));
-  if (matches.length === 0) throw new Error(`${where}: ${pattern} matches nothing in ${label}`);
+  if (matches.length === 0) {
+    throw new Error(`${where}: ${pattern} matches nothing in ${label}`);
+  }
   return matches;
 }
 
 function run(step: Instruction, stageEnv: Record<string, string>, cwd: string, options: ReplayOptions, where: string): void {
-  if (step.args.startsWith('[')) throw new Error(`${where}: the replay runs RUN in shell form only`);
+  if (step.args.startsWith('[')) {
+    throw new Error(`${where}: the replay runs RUN in shell form only`);
+  }
   const env: Record<string, string> = { PATH: options.path, HOME: options.home, ...options.buildEnv, ...stageEnv };
   if (step.flags.mount !== undefined) {
     // The only mount the replay models: npm's cache, persistent across builds and outside the image.
-    if (step.flags.mount !== 'type=cache,target=/root/.npm') throw new Error(`${where}: --mount=${step.flags.mount} is not supported (only type=cache,target=/root/.npm)`);
+    if (step.flags.mount !== 'type=cache,target=/root/.npm') {
+      throw new Error(`${where}: --mount=${step.flags.mount} is not supported (only type=cache,target=/root/.npm)`);
+    }
     env.npm_config_cache = options.npmCache;
   }
   options.log?.(`${where}: ${step.args}`);
@@ -268,7 +312,9 @@ export function dockerignore(text: string): (file: string) => boolean {
     const parts = file.split('/');
     for (const { negate, pattern } of rules) {
       const hit = parts.some((_, i) => matchesGlob(parts.slice(0, i + 1).join('/'), pattern));
-      if (hit) excluded = !negate;
+      if (hit) {
+        excluded = !negate;
+      }
     }
     return excluded;
   };

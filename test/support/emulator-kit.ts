@@ -27,7 +27,10 @@ interface SiteVerificationParams {
 /** The Site Verification methods as googleapis generates them (there is no per-API package). */
 export interface SiteVerificationClient {
   getToken(params: { requestBody: unknown }, options?: MethodOptions): Promise<{ status: number; data: { method: string; token: string } }>;
-  insert(params: { verificationMethod: string; requestBody: unknown }, options?: MethodOptions): Promise<{ status: number; data: WebResource }>;
+  insert(
+    params: { verificationMethod: string; requestBody: unknown },
+    options?: MethodOptions,
+  ): Promise<{ status: number; data: WebResource }>;
   get(params: { id: string }, options?: MethodOptions): Promise<{ status: number; data: WebResource }>;
   list(params?: object, options?: MethodOptions): Promise<{ status: number; data: { items?: WebResource[] } }>;
   update(params: { id: string; requestBody: unknown }, options?: MethodOptions): Promise<{ status: number; data: WebResource }>;
@@ -70,7 +73,10 @@ export interface EmulatorKit {
   idx: IndexingClient;
   sv: SiteVerificationClient;
   /** Clients with other scopes or a delegated subject. */
-  clients(scopes: string[], subject?: string): {
+  clients(
+    scopes: string[],
+    subject?: string,
+  ): {
     auth: JWT;
     sc: searchconsole_v1.Searchconsole;
     idx: IndexingClient;
@@ -78,10 +84,7 @@ export interface EmulatorKit {
   };
 }
 
-export async function startEmulatorKit(
-  options: EmulatorOptions = {},
-  delegation?: Record<string, string[]>,
-): Promise<EmulatorKit> {
+export async function startEmulatorKit(options: EmulatorOptions = {}, delegation?: Record<string, string[]>): Promise<EmulatorKit> {
   const emulator = await GoogleEmulator.start(options);
   const { key, publicKeyPem } = generateServiceAccountKey();
   emulator.registerServiceAccount({ clientEmail: key.client_email, publicKeyPem, delegation });

@@ -8,10 +8,17 @@ export interface TestGoogle {
 }
 
 /** Starts the emulator with a freshly generated service-account key (no key is ever committed). */
-export async function startGoogle(options: EmulatorOptions = {}, clientEmail = 'gsc-test@demo-project.iam.gserviceaccount.com'): Promise<TestGoogle> {
+export async function startGoogle(
+  options: EmulatorOptions = {},
+  clientEmail = 'gsc-test@demo-project.iam.gserviceaccount.com',
+): Promise<TestGoogle> {
   const emulator = await GoogleEmulator.start(options);
   const { key, publicKeyPem } = generateServiceAccountKey(clientEmail);
-  emulator.registerServiceAccount({ clientEmail, publicKeyPem, delegation: { 'delegate@example.com': ['https://www.googleapis.com/auth/webmasters.readonly'] } });
+  emulator.registerServiceAccount({
+    clientEmail,
+    publicKeyPem,
+    delegation: { 'delegate@example.com': ['https://www.googleapis.com/auth/webmasters.readonly'] },
+  });
   return { emulator, clientEmail, env: { ...baseEnv(emulator), GSC_SERVICE_ACCOUNT_KEY: JSON.stringify(key) } };
 }
 

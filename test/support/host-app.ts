@@ -19,9 +19,13 @@ export function installExample(dir: string, tarball: string, versions: Record<st
   cpSync(EXAMPLE, dir, { recursive: true, filter: (src) => !/[/\\](node_modules|dist)$/.test(src) && !src.endsWith('.env') });
   const manifestPath = join(dir, 'package.json');
   const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { dependencies: Record<string, string> };
-  if (!manifest.dependencies[PRODUCT]?.startsWith('file:')) throw new Error(`the example must depend on ${PRODUCT} by a file: tarball path`);
+  if (!manifest.dependencies[PRODUCT]?.startsWith('file:')) {
+    throw new Error(`the example must depend on ${PRODUCT} by a file: tarball path`);
+  }
   for (const [name, version] of Object.entries(versions)) {
-    if (!manifest.dependencies[name]) throw new Error(`the example does not depend on ${name}`);
+    if (!manifest.dependencies[name]) {
+      throw new Error(`the example does not depend on ${name}`);
+    }
     manifest.dependencies[name] = version;
   }
   manifest.dependencies[PRODUCT] = `file:${tarball}`;
@@ -35,7 +39,9 @@ export function installedCopies(dir: string, name: string): string[] {
   const copies = new Set<string>();
   const walk = (node: LsNode) => {
     for (const [dep, child] of Object.entries(node.dependencies ?? {})) {
-      if (dep === name && child.path) copies.add(`${child.version} ${child.path}`);
+      if (dep === name && child.path) {
+        copies.add(`${child.version} ${child.path}`);
+      }
       walk(child);
     }
   };
@@ -63,7 +69,11 @@ export function hostEnv(vars: Record<string, string>): Record<string, string> {
 
 /** Starts `node dist/main.js` on a free loopback port and waits for its "listening on" line. */
 export async function startHost(dir: string, vars: Record<string, string>): Promise<RunningHost> {
-  const child = spawn(process.execPath, ['dist/main.js'], { cwd: dir, env: hostEnv({ PORT: '0', HOST: '127.0.0.1', ...vars }), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['dist/main.js'], {
+    cwd: dir,
+    env: hostEnv({ PORT: '0', HOST: '127.0.0.1', ...vars }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -87,7 +97,11 @@ export async function startHost(dir: string, vars: Record<string, string>): Prom
 
 /** Runs the host app to its end (for a start-up that must fail): exit code and output. */
 export function runHostToExit(dir: string, vars: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, ['dist/main.js'], { cwd: dir, env: hostEnv({ PORT: '0', HOST: '127.0.0.1', ...vars }), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['dist/main.js'], {
+    cwd: dir,
+    env: hostEnv({ PORT: '0', HOST: '127.0.0.1', ...vars }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -101,7 +115,9 @@ export function runHostToExit(dir: string, vars: Record<string, string>): Promis
 }
 
 async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
+  if (child.exitCode !== null || child.signalCode !== null) {
+    return;
+  }
   const exited = new Promise<void>((resolvePromise) => child.once('exit', () => resolvePromise()));
   child.kill('SIGTERM');
   const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
@@ -117,7 +133,11 @@ export interface HostAnswer {
 }
 
 /** One HTTP request with full control of the headers (Host included, which fetch does not let us set). */
-export async function hostRequest(origin: string, path: string, options: { method?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<HostAnswer> {
+export async function hostRequest(
+  origin: string,
+  path: string,
+  options: { method?: string; headers?: Record<string, string>; body?: unknown } = {},
+): Promise<HostAnswer> {
   // Always JSON, even a string: rawRequest would send a string body as it is.
   const body = options.body === undefined ? undefined : JSON.stringify(options.body);
   const { status, headers, text } = await rawRequest(new URL(path, origin).href, { ...options, body });

@@ -36,7 +36,9 @@ export async function spawnHttpBinary(env: Record<string, string>, command: stri
     stderr: () => stderr,
     stop: () =>
       new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve();
+        if (child.exitCode !== null) {
+          return resolve();
+        }
         child.on('exit', () => resolve());
         child.kill('SIGTERM');
       }),

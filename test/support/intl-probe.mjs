@@ -9,10 +9,22 @@ const uses = [];
 let listed = false;
 const record = (api) => uses.push({ api, afterList: listed, stack: new Error().stack.split('\n').slice(3, 9).join('\n') });
 
-for (const name of ['DateTimeFormat', 'Collator', 'NumberFormat', 'PluralRules', 'RelativeTimeFormat', 'ListFormat', 'Segmenter', 'DisplayNames']) {
+for (const name of [
+  'DateTimeFormat',
+  'Collator',
+  'NumberFormat',
+  'PluralRules',
+  'RelativeTimeFormat',
+  'ListFormat',
+  'Segmenter',
+  'DisplayNames',
+]) {
   const original = Intl[name];
   Intl[name] = new Proxy(original, {
-    construct: (target, args, newTarget) => (record(`Intl.${name}`), Reflect.construct(target, args, newTarget === Intl[name] ? target : newTarget)),
+    construct: (target, args, newTarget) => (
+      record(`Intl.${name}`),
+      Reflect.construct(target, args, newTarget === Intl[name] ? target : newTarget)
+    ),
     apply: (target, self, args) => (record(`Intl.${name}`), Reflect.apply(target, self, args)),
   });
 }
@@ -32,7 +44,9 @@ for (const [owner, label, names] of [
 
 const write = process.stdout.write.bind(process.stdout);
 process.stdout.write = (chunk, ...rest) => {
-  if (String(chunk).includes('"tools":[')) listed = true;
+  if (String(chunk).includes('"tools":[')) {
+    listed = true;
+  }
   return write(chunk, ...rest);
 };
 process.on('exit', () => writeFileSync(process.env.INTL_PROBE_REPORT, uses.map((u) => JSON.stringify(u)).join('\n')));

@@ -12,7 +12,12 @@ export interface WireOptions {
  * the server answers to a given requestState / inputResponses, which a client
  * library would otherwise handle for us.
  */
-export async function modernToolCall(url: string, name: string, args: Record<string, unknown>, options: WireOptions = {}): Promise<{ status: number; body: any }> {
+export async function modernToolCall(
+  url: string,
+  name: string,
+  args: Record<string, unknown>,
+  options: WireOptions = {},
+): Promise<{ status: number; body: any }> {
   const params: Record<string, unknown> = {
     name,
     arguments: args,
@@ -22,8 +27,12 @@ export async function modernToolCall(url: string, name: string, args: Record<str
       'io.modelcontextprotocol/clientCapabilities': options.elicitation === false ? {} : { elicitation: { form: {} } },
     },
   };
-  if (options.inputResponses) params.inputResponses = options.inputResponses;
-  if (options.requestState !== undefined) params.requestState = options.requestState;
+  if (options.inputResponses) {
+    params.inputResponses = options.inputResponses;
+  }
+  if (options.requestState !== undefined) {
+    params.requestState = options.requestState;
+  }
   const res = await fetch(url, {
     method: 'POST',
     headers: {

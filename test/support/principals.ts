@@ -14,7 +14,10 @@ import type { InProcessServer } from './server.js';
  */
 export async function connectAs(server: InProcessServer, principal: string): Promise<TestClient> {
   const factory = server.app.get(McpServerFactory);
-  const mcp = factory.create({ era: 'legacy', authInfo: { token: 'in-process', clientId: principal, scopes: [], expiresAt: Math.floor(Date.now() / 1000) + 3600 } });
+  const mcp = factory.create({
+    era: 'legacy',
+    authInfo: { token: 'in-process', clientId: principal, scopes: [], expiresAt: Math.floor(Date.now() / 1000) + 3600 },
+  });
   const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
   await mcp.connect(serverEnd);
   const client = new V1Client({ name: `gsc-test-${principal}`, version: '1.0.0' });

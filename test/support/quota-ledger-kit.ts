@@ -18,7 +18,11 @@ export interface LedgerKit {
   dispose(): Promise<void>;
 }
 
-export function ledgerKit(start: Date | string = '2026-03-02T18:00:00Z', limits: Partial<QuotaLimits> = {}, dir = mkdtempSync(join(tmpdir(), 'gsc-quota-'))): LedgerKit {
+export function ledgerKit(
+  start: Date | string = '2026-03-02T18:00:00Z',
+  limits: Partial<QuotaLimits> = {},
+  dir = mkdtempSync(join(tmpdir(), 'gsc-quota-')),
+): LedgerKit {
   const store = createStateStore({ kind: 'sqlite', dir });
   const clock = new ManualClock(start);
   return {

@@ -13,7 +13,10 @@ export interface RawResponse {
  * One HTTP request with exactly the headers given (node:http, so `Host` can be
  * set as a proxy would pass it, which fetch does not allow).
  */
-export function rawRequest(url: string, options: { method?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<RawResponse> {
+export function rawRequest(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: unknown } = {},
+): Promise<RawResponse> {
   const body = options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
   const headers: Record<string, string> = {
     ...(body !== undefined ? { 'content-type': 'application/json', accept: 'application/json, text/event-stream' } : {}),
@@ -36,7 +39,9 @@ function parse(text: string): unknown {
     return JSON.parse(text);
   } catch {
     const data = /^data: (.+)$/m.exec(text)?.[1];
-    if (!data) return undefined;
+    if (!data) {
+      return undefined;
+    }
     try {
       return JSON.parse(data);
     } catch {

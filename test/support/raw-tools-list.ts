@@ -29,6 +29,11 @@ export function rawToolsList(env: Record<string, string>): Promise<{ tools: any[
     });
     child.on('error', reject);
     child.on('exit', (code) => reject(new Error(`the server exited (${code}) before answering tools/list`)));
-    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'size-test', version: '0' } } });
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'size-test', version: '0' } },
+    });
   });
 }

@@ -53,7 +53,9 @@ export async function startRedisServer(extraArgs: readonly string[] = []): Promi
         pause: () => void child.kill('SIGSTOP'),
         resume: () => void child.kill('SIGCONT'),
         restart: async () => {
-          if (child.exitCode === null && child.signalCode === null) throw new Error('redis-server is still running; kill() or stop() it first');
+          if (child.exitCode === null && child.signalCode === null) {
+            throw new Error('redis-server is still running; kill() or stop() it first');
+          }
           child = await launch(port, dir, extraArgs);
         },
       };
@@ -69,7 +71,23 @@ export async function startRedisServer(extraArgs: readonly string[] = []): Promi
 async function launch(port: number, dir: string, extraArgs: readonly string[]): Promise<ChildProcess> {
   const child = spawn(
     'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no', '--loglevel', 'warning', ...extraArgs],
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--dir',
+      dir,
+      '--daemonize',
+      'no',
+      '--loglevel',
+      'warning',
+      ...extraArgs,
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';
@@ -80,8 +98,12 @@ async function launch(port: number, dir: string, extraArgs: readonly string[]): 
   child.once('exit', () => process.off('exit', killOnExit));
   const deadline = Date.now() + START_TIMEOUT_MS;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode}: ${output.trim()}`);
-    if (await answersPing(port)) return child;
+    if (child.exitCode !== null) {
+      throw new Error(`redis-server exited with ${child.exitCode}: ${output.trim()}`);
+    }
+    if (await answersPing(port)) {
+      return child;
+    }
     await sleep(25);
   }
   child.kill('SIGKILL');
@@ -89,10 +111,14 @@ async function launch(port: number, dir: string, extraArgs: readonly string[]): 
 }
 
 function end(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  if (child.exitCode !== null || child.signalCode !== null) {
+    return Promise.resolve();
+  }
   return new Promise((resolve) => {
     child.once('exit', () => resolve());
-    if (signal === 'SIGTERM') child.kill('SIGCONT'); // a paused server cannot act on SIGTERM
+    if (signal === 'SIGTERM') {
+      child.kill('SIGCONT');
+    } // a paused server cannot act on SIGTERM
     child.kill(signal);
   });
 }
@@ -111,7 +137,9 @@ function answersPing(port: number): Promise<boolean> {
     socket.on('data', (d) => {
       reply += d.toString();
       // -NOAUTH: up, but wants a password (a test started it with --requirepass).
-      if (reply.includes('\r\n')) finish(reply.startsWith('+PONG') || reply.startsWith('-NOAUTH'));
+      if (reply.includes('\r\n')) {
+        finish(reply.startsWith('+PONG') || reply.startsWith('-NOAUTH'));
+      }
     });
   });
 }

@@ -26,7 +26,9 @@ export async function startInProcess(
 ): Promise<InProcessServer> {
   const config = loadConfig(isolatedEnv({ GSC_HTTP_PORT: '0', ...env }), { forceHttp: true });
   let builder = Test.createTestingModule({ imports: [SearchConsoleMcpModule.forConfig(config), ...extraModules] });
-  for (const [token, value] of overrides) builder = builder.overrideProvider(token).useValue(value);
+  for (const [token, value] of overrides) {
+    builder = builder.overrideProvider(token).useValue(value);
+  }
   const moduleRef = await builder.compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false, logger: quietLogger() });
   await app.listen(0, '127.0.0.1');

@@ -20,7 +20,9 @@ export interface Stack {
  * before every test. The returned objects stand for what beforeAll creates, so
  * a spec can destructure them at the top: `const { google, client } = useStack();`.
  */
-export function useStack(options: { google?: EmulatorOptions; env?: Record<string, string>; overrides?: [unknown, unknown][]; beforeEach?: () => void } = {}): Stack {
+export function useStack(
+  options: { google?: EmulatorOptions; env?: Record<string, string>; overrides?: [unknown, unknown][]; beforeEach?: () => void } = {},
+): Stack {
   const stack = {} as Stack;
   beforeAll(async () => {
     stack.google = await startGoogle(options.google);
@@ -38,7 +40,12 @@ export function useStack(options: { google?: EmulatorOptions; env?: Record<strin
     options.beforeEach?.();
     stack.google.emulator.reset();
   });
-  return { google: late(() => stack.google), server: late(() => stack.server), client: late(() => stack.client), legacy: late(() => stack.legacy) };
+  return {
+    google: late(() => stack.google),
+    server: late(() => stack.server),
+    client: late(() => stack.client),
+    legacy: late(() => stack.legacy),
+  };
 }
 
 /**
@@ -47,7 +54,11 @@ export function useStack(options: { google?: EmulatorOptions; env?: Record<strin
  * reset before every test, and the emulator's DELETEs of properties as the
  * witness of what reached Google.
  */
-export function useGoogleAndRedis(): { google: TestGoogle; redis: RedisServer; deletes: () => ReturnType<TestGoogle['emulator']['apiRequests']> } {
+export function useGoogleAndRedis(): {
+  google: TestGoogle;
+  redis: RedisServer;
+  deletes: () => ReturnType<TestGoogle['emulator']['apiRequests']>;
+} {
   const started = {} as { google: TestGoogle; redis: RedisServer };
   beforeAll(async () => {
     started.google = await startGoogle();

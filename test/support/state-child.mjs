@@ -12,7 +12,9 @@ const { loadOrCreateApprovalSecret } = await import(new URL('approval-secret.js'
 const options = JSON.parse(process.argv[2]);
 const [task, ...args] = process.argv.slice(3);
 const store = createStateStore(options);
-if (task !== 'secret') await store.ping();
+if (task !== 'secret') {
+  await store.ping();
+}
 process.stdout.write('ready\n');
 const lines = createInterface({ input: process.stdin });
 await new Promise((resolve) => lines.once('line', resolve));
@@ -21,15 +23,21 @@ lines.close();
 let result;
 if (task === 'claim') {
   result = [];
-  for (const key of args) result.push(await store.claim(key, 60_000));
+  for (const key of args) {
+    result.push(await store.claim(key, 60_000));
+  }
 } else if (task === 'increment') {
   const [key, times] = args;
   result = [];
-  for (let i = 0; i < Number(times); i++) result.push(await store.increment(key, 1, 60_000));
+  for (let i = 0; i < Number(times); i++) {
+    result.push(await store.increment(key, 1, 60_000));
+  }
 } else if (task === 'append') {
   const [stream, times] = args;
   result = [];
-  for (let i = 0; i < Number(times); i++) result.push(await store.append(stream, `${process.pid}:${i}`));
+  for (let i = 0; i < Number(times); i++) {
+    result.push(await store.append(stream, `${process.pid}:${i}`));
+  }
 } else if (task === 'secret') {
   result = await loadOrCreateApprovalSecret(options.kind === 'sqlite' ? options : store);
 } else {

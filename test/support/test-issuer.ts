@@ -124,7 +124,9 @@ export class TestIssuer {
   /** A new signing key with a new kid; the old one stays published unless keepOld is false. */
   async rotate({ keepOld = true }: { keepOld?: boolean } = {}): Promise<string> {
     this.previousKey = this.current;
-    if (!keepOld) this.published.splice(0, this.published.length);
+    if (!keepOld) {
+      this.published.splice(0, this.published.length);
+    }
     this.published.push(await makeKey(this.options.alg ?? 'RS256'));
     return this.kid;
   }
@@ -132,12 +134,18 @@ export class TestIssuer {
   async mint(options: MintOptions = {}): Promise<string> {
     const { alg, kid, signWith = 'current', ...claims } = options;
     const key = signWith === 'foreign' ? this.foreignKey : signWith === 'previous' ? this.previousKey : this.current;
-    if (!key) throw new Error('no previous key: rotate() first');
+    if (!key) {
+      throw new Error('no previous key: rotate() first');
+    }
     const header: Record<string, unknown> = { alg: alg ?? key.alg, typ: 'at+jwt' };
     // A foreign key signs under the current kid by default: the verifier finds a key and the signature fails.
     const headerKid = kid === undefined ? (signWith === 'foreign' ? this.kid : key.kid) : kid;
-    if (headerKid !== null) header.kid = headerKid;
-    return new SignJWT(this.defaultClaims({ jti: randomUUID(), ...claims })).setProtectedHeader(header as { alg: string }).sign(key.privateKey);
+    if (headerKid !== null) {
+      header.kid = headerKid;
+    }
+    return new SignJWT(this.defaultClaims({ jti: randomUUID(), ...claims }))
+      .setProtectedHeader(header as { alg: string })
+      .sign(key.privateKey);
   }
 
   /** `alg: none`, no signature: the oldest forgery. */
@@ -157,7 +165,9 @@ export class TestIssuer {
   }
 
   async close(): Promise<void> {
-    for (const res of this.hung) res.destroy();
+    for (const res of this.hung) {
+      res.destroy();
+    }
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
@@ -172,14 +182,26 @@ export class TestIssuer {
 
   private defaultClaims(claims: Record<string, unknown>) {
     const now = this.nowSeconds();
-    return withoutUndefined({ iss: this.issuer, aud: this.options.audience ?? 'https://mcp.test.example/mcp', sub: 'user-1', email: 'alice@corp.example', iat: now, exp: now + 600, ...claims });
+    return withoutUndefined({
+      iss: this.issuer,
+      aud: this.options.audience ?? 'https://mcp.test.example/mcp',
+      sub: 'user-1',
+      email: 'alice@corp.example',
+      iat: now,
+      exp: now + 600,
+      ...claims,
+    });
   }
 
   private metadataPaths(): string[] {
     const locations = this.options.metadata ?? ['oauth-inserted', 'openid-appended'];
     return locations.map((location) => {
-      if (location === 'oauth-inserted') return `/.well-known/oauth-authorization-server${this.path}`;
-      if (location === 'openid-inserted') return `/.well-known/openid-configuration${this.path}`;
+      if (location === 'oauth-inserted') {
+        return `/.well-known/oauth-authorization-server${this.path}`;
+      }
+      if (location === 'openid-inserted') {
+        return `/.well-known/openid-configuration${this.path}`;
+      }
       return `${this.path}/.well-known/openid-configuration`;
     });
   }
@@ -195,7 +217,9 @@ export class TestIssuer {
       void this.token(req, res);
       return;
     }
-    if (req.method !== 'GET') return send(res, 405, { error: 'method not allowed' });
+    if (req.method !== 'GET') {
+      return send(res, 405, { error: 'method not allowed' });
+    }
     if (this.metadataPaths().includes(path)) {
       return send(res, 200, {
         issuer: this.advertisedIssuer ?? this.issuer,
@@ -210,7 +234,9 @@ export class TestIssuer {
       });
     }
     if (path === `${this.path}/jwks`) {
-      if (this.jwksStatus !== 200) return send(res, this.jwksStatus, { error: 'unavailable' });
+      if (this.jwksStatus !== 200) {
+        return send(res, this.jwksStatus, { error: 'unavailable' });
+      }
       return send(res, 200, { keys: this.published.map((k) => k.publicJwk) });
     }
     send(res, 404, { error: 'not found' });
@@ -218,17 +244,29 @@ export class TestIssuer {
 
   private async token(req: IncomingMessage, res: ServerResponse): Promise<void> {
     let body = '';
-    for await (const chunk of req) body += String(chunk);
+    for await (const chunk of req) {
+      body += String(chunk);
+    }
     const form = Object.fromEntries(new URLSearchParams(body));
     const basic = /^Basic (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
-    const [id, secret] = basic ? Buffer.from(basic, 'base64').toString('utf8').split(':').map(decodeURIComponent) : [form.client_id, form.client_secret];
+    const [id, secret] = basic
+      ? Buffer.from(basic, 'base64').toString('utf8').split(':').map(decodeURIComponent)
+      : [form.client_id, form.client_secret];
     const client = id === undefined ? undefined : this.clients.get(id);
-    if (!client || client.secret !== secret) return send(res, 401, { error: 'invalid_client' });
-    if (form.grant_type !== 'client_credentials') return send(res, 400, { error: 'unsupported_grant_type' });
+    if (!client || client.secret !== secret) {
+      return send(res, 401, { error: 'invalid_client' });
+    }
+    if (form.grant_type !== 'client_credentials') {
+      return send(res, 400, { error: 'unsupported_grant_type' });
+    }
     this.tokenRequests.push({ clientId: id, form });
     const claims: Record<string, unknown> = { ...client.claims, client_id: id };
-    if (form.resource) claims.aud = form.resource;
-    if (form.scope) claims.scope = form.scope;
+    if (form.resource) {
+      claims.aud = form.resource;
+    }
+    if (form.scope) {
+      claims.scope = form.scope;
+    }
     send(res, 200, { access_token: await this.mint(claims), token_type: 'Bearer', expires_in: 600 });
   }
 }

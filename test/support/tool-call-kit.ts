@@ -86,7 +86,14 @@ export class ToolCallKit {
     this.trail = new AuditTrail(this.config, this.clock, this.store);
     this.guard = new SiteAccessGuard(this.config, this.google.service);
     const used = new StoredUsedNonces(this.store);
-    this.approval = new ApprovalInterceptor(this.config, this.trail, this.clock, used, new ApprovalSecrets(this.config, this.store), this.store);
+    this.approval = new ApprovalInterceptor(
+      this.config,
+      this.trail,
+      this.clock,
+      used,
+      new ApprovalSecrets(this.config, this.store),
+      this.store,
+    );
     const verification = new VerificationService(this.google.service);
     const inspection = new InspectionService(this.google.service, new QuotaLedger(this.store, this.clock, GOOGLE_QUOTA_LIMITS));
     for (const instance of [
@@ -97,8 +104,11 @@ export class ToolCallKit {
     ]) {
       const prototype = Object.getPrototypeOf(instance) as Record<string, (args: unknown, call: unknown) => Promise<unknown>>;
       for (const name of Object.getOwnPropertyNames(prototype)) {
-        const spec = typeof prototype[name] === 'function' ? new Reflector().get<ToolSpec | undefined>(TOOL_METADATA, prototype[name]) : undefined;
-        if (spec) this.tools.set(spec.name, { spec, method: prototype[name].bind(instance) });
+        const spec =
+          typeof prototype[name] === 'function' ? new Reflector().get<ToolSpec | undefined>(TOOL_METADATA, prototype[name]) : undefined;
+        if (spec) {
+          this.tools.set(spec.name, { spec, method: prototype[name].bind(instance) });
+        }
       }
     }
   }
@@ -106,18 +116,25 @@ export class ToolCallKit {
   /** One tools/call of a real tool, answered as the client would see it. */
   call(name: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<CallToolResult | InputRequiredResult> {
     const tool = this.tools.get(name);
-    if (!tool) throw new Error(`ToolCallKit has no tool ${name}`);
+    if (!tool) {
+      throw new Error(`ToolCallKit has no tool ${name}`);
+    }
     const caller = { principal: options.principal ?? 'local', groups: options.groups ?? [] };
     const registered: RegisteredTool = {
       spec: tool.spec,
       wire: undefined as never,
       invoke: async (a, call) => {
         const context = new ExecutionContextHost([a, call]);
-        if (!(await this.guard.canActivate(context))) throw new Error('refused');
+        if (!(await this.guard.canActivate(context))) {
+          throw new Error('refused');
+        }
         return lastValueFrom(this.approval.intercept(context, { handle: () => from(tool.method(a, call)) }));
       },
     };
-    const access = resolvePolicy(this.config.policy, caller, { registered: [...this.tools.values()].map((t) => t.spec), allowedSites: this.config.allowedSites });
+    const access = resolvePolicy(this.config.policy, caller, {
+      registered: [...this.tools.values()].map((t) => t.spec),
+      allowedSites: this.config.allowedSites,
+    });
     const capabilities = options.capabilities ?? FORM;
     const sdk = {
       mcpReq: {

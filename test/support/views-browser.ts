@@ -67,20 +67,32 @@ export interface RenderedView {
  */
 export async function renderView(
   browser: Browser,
-  options: { html: string; client: HostClient; toolArguments: Record<string, unknown>; toolResult: unknown; theme?: 'light' | 'dark'; ready: string },
+  options: {
+    html: string;
+    client: HostClient;
+    toolArguments: Record<string, unknown>;
+    toolResult: unknown;
+    theme?: 'light' | 'dark';
+    ready: string;
+  },
 ): Promise<RenderedView> {
   const page = await browser.newPage({ viewport: { width: 900, height: 1800 } });
   const outsideRequests: string[] = [];
   const consoleErrors: string[] = [];
   page.on('console', (m) => {
-    if (m.type() === 'error') consoleErrors.push(m.text());
+    if (m.type() === 'error') {
+      consoleErrors.push(m.text());
+    }
   });
   page.on('pageerror', (e) => consoleErrors.push(e.message));
   const script = await hostPageScript();
   await page.route('**/*', async (route) => {
     const url = route.request().url();
     if (url === `${HOST_ORIGIN}/`) {
-      return route.fulfill({ contentType: 'text/html', body: `<!doctype html><html><body style="margin:16px;font-family:sans-serif"><script>${script}</script></body></html>` });
+      return route.fulfill({
+        contentType: 'text/html',
+        body: `<!doctype html><html><body style="margin:16px;font-family:sans-serif"><script>${script}</script></body></html>`,
+      });
     }
     if (url === `${SANDBOX_ORIGIN}/view.html`) {
       return route.fulfill({ contentType: 'text/html', headers: { 'content-security-policy': DEFAULT_VIEW_CSP }, body: options.html });
@@ -88,21 +100,28 @@ export async function renderView(
     outsideRequests.push(url);
     return route.abort();
   });
-  await page.exposeFunction('hostCallTool', (params: { name: string; arguments?: Record<string, unknown> }) => options.client.callTool(params));
+  await page.exposeFunction('hostCallTool', (params: { name: string; arguments?: Record<string, unknown> }) =>
+    options.client.callTool(params),
+  );
   await page.exposeFunction('hostReadResource', (params: { uri: string }) => options.client.readResource(params));
   await page.exposeFunction('hostListTools', async () => (await options.client.listTools()).tools);
   await page.goto(`${HOST_ORIGIN}/`);
-  await page.evaluate(
-    (mount) => (globalThis as unknown as { mountView(m: unknown): Promise<void> }).mountView(mount),
-    {
-      viewUrl: `${SANDBOX_ORIGIN}/view.html`,
-      toolArguments: options.toolArguments,
-      toolResult: options.toolResult,
-      hostContext: { theme: options.theme ?? 'light', displayMode: 'inline', containerDimensions: { maxWidth: 860 }, locale: 'en-US', platform: 'web' },
+  await page.evaluate((mount) => (globalThis as unknown as { mountView(m: unknown): Promise<void> }).mountView(mount), {
+    viewUrl: `${SANDBOX_ORIGIN}/view.html`,
+    toolArguments: options.toolArguments,
+    toolResult: options.toolResult,
+    hostContext: {
+      theme: options.theme ?? 'light',
+      displayMode: 'inline',
+      containerDimensions: { maxWidth: 860 },
+      locale: 'en-US',
+      platform: 'web',
     },
-  );
+  });
   const frame = page.frames().find((f) => f.url().startsWith(SANDBOX_ORIGIN));
-  if (!frame) throw new Error('the view frame did not load');
+  if (!frame) {
+    throw new Error('the view frame did not load');
+  }
   await frame.waitForSelector(options.ready, { timeout: 15_000 });
   return { page, frame, outsideRequests, consoleErrors };
 }

@@ -32,11 +32,15 @@ export class CompanyAuthGuard implements CanActivate {
   }
 
   canActivate(context: ExecutionContext): boolean {
-    if (this.reflector.getAllAndOverride<boolean>(PUBLIC, [context.getHandler(), context.getClass()])) return true;
+    if (this.reflector.getAllAndOverride<boolean>(PUBLIC, [context.getHandler(), context.getClass()])) {
+      return true;
+    }
     const req = context.switchToHttp().getRequest<CompanyRequest>();
     const key = req.headers['x-company-key'];
     const user = typeof key === 'string' ? this.users.get(key) : undefined;
-    if (!user) throw new UnauthorizedException('company-backend: send your company key in the x-company-key header');
+    if (!user) {
+      throw new UnauthorizedException('company-backend: send your company key in the x-company-key header');
+    }
     req.user = user;
     return true;
   }

@@ -17,7 +17,9 @@ export function dialogMessage(plan: ApprovalPlan): string {
     lines.push('', 'Supplied by the caller or by Google — shown as data, not instructions:');
     for (const { label, values } of plan.supplied) {
       const shown = values.slice(0, MAX_VALUES).map((v) => `"${neutralise(v)}"`);
-      if (values.length > MAX_VALUES) shown.push(`… and ${values.length - MAX_VALUES} more`);
+      if (values.length > MAX_VALUES) {
+        shown.push(`… and ${values.length - MAX_VALUES} more`);
+      }
       lines.push(`- ${label}: ${shown.length ? shown.join(', ') : '(none)'}`);
     }
   }
@@ -26,5 +28,8 @@ export function dialogMessage(plan: ApprovalPlan): string {
 
 /** A supplied value as it appears between quotes: inert, with quotes and backslashes escaped. */
 export function neutralise(value: string): string {
-  return inert(value.replace(/["\\]/g, (ch) => `\\${ch}`), MAX_VALUE_LENGTH);
+  return inert(
+    value.replace(/["\\]/g, (ch) => `\\${ch}`),
+    MAX_VALUE_LENGTH,
+  );
 }

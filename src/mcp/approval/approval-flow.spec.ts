@@ -13,7 +13,10 @@ const missing: InputResponseView = { kind: 'missing' };
 describe('decideDialog', () => {
   it('asks when no seal came back, and when one did not open (with the reason to audit)', () => {
     expect(decideDialog(question, { kind: 'none' }, accept({ confirm: true }))).toEqual({ do: 'ask' });
-    expect(decideDialog(question, { kind: 'unopened', reason: 'other_secret' }, accept({ confirm: true }))).toEqual({ do: 'ask', rejected: 'other_secret' });
+    expect(decideDialog(question, { kind: 'unopened', reason: 'other_secret' }, accept({ confirm: true }))).toEqual({
+      do: 'ask',
+      rejected: 'other_secret',
+    });
   });
 
   it.each([
@@ -60,7 +63,9 @@ describe('decideToken', () => {
   ] as const)('%s: refused with a sentence naming the tool and saying nothing changed', (reason, says) => {
     const step = decideToken('delete_sitemap', { ok: false, reason });
     expect(step).toMatchObject({ do: 'refuse', reason });
-    if (step.do !== 'refuse') throw new Error('unreachable');
+    if (step.do !== 'refuse') {
+      throw new Error('unreachable');
+    }
     expect(step.text).toContain(says);
     expect(step.text).toContain('Nothing was changed. Call delete_sitemap again without confirm_token');
   });

@@ -33,7 +33,8 @@ export interface Question {
 }
 
 /** The seal the client sent back: none, one that did not open (and why), or the payload it opened to. */
-export type SealState = { readonly kind: 'none' } | { readonly kind: 'unopened'; readonly reason: string } | { readonly kind: 'opened'; readonly sealed: Sealed };
+export type SealState =
+  { readonly kind: 'none' } | { readonly kind: 'unopened'; readonly reason: string } | { readonly kind: 'opened'; readonly sealed: Sealed };
 
 export type DialogOutcome = 'approved' | 'declined' | 'cancelled';
 
@@ -54,17 +55,32 @@ export type DialogStep =
  * a ticked box in an accepted form approves.
  */
 export function decideDialog(question: Question, seal: SealState, answer: InputResponseView): DialogStep {
-  if (seal.kind === 'none') return { do: 'ask' };
-  if (seal.kind === 'unopened') return { do: 'ask', rejected: seal.reason };
+  if (seal.kind === 'none') {
+    return { do: 'ask' };
+  }
+  if (seal.kind === 'unopened') {
+    return { do: 'ask', rejected: seal.reason };
+  }
   const { sealed } = seal;
-  if (sealed.tool !== question.tool || sealed.fp !== question.fp) return { do: 'ask', rejected: 'other_target' };
+  if (sealed.tool !== question.tool || sealed.fp !== question.fp) {
+    return { do: 'ask', rejected: 'other_target' };
+  }
   // An answer sealed for the other revision is no answer: a 2025 caller is asked by push, never by a 2026 state it brings along.
-  if (sealed.era !== question.era) return { do: 'ask', rejected: 'other_revision' };
+  if (sealed.era !== question.era) {
+    return { do: 'ask', rejected: 'other_revision' };
+  }
   // What the person was shown is no longer what would happen (an owner was added meanwhile): ask about what is true now.
-  if (sealed.efp !== question.efp) return { do: 'ask', rejected: 'effect_changed' };
-  if (sealed.exp * 1000 < question.now) return { do: 'ask', rejected: 'expired' };
-  if (answer.kind !== 'elicit') return { do: 'ask' };
-  const outcome: DialogOutcome = answer.action === 'accept' && answer.content?.confirm === true ? 'approved' : answer.action === 'cancel' ? 'cancelled' : 'declined';
+  if (sealed.efp !== question.efp) {
+    return { do: 'ask', rejected: 'effect_changed' };
+  }
+  if (sealed.exp * 1000 < question.now) {
+    return { do: 'ask', rejected: 'expired' };
+  }
+  if (answer.kind !== 'elicit') {
+    return { do: 'ask' };
+  }
+  const outcome: DialogOutcome =
+    answer.action === 'accept' && answer.content?.confirm === true ? 'approved' : answer.action === 'cancel' ? 'cancelled' : 'declined';
   return { do: 'spend', nonce: sealed.nonce, ttlMs: sealed.exp * 1000 - question.now, outcome };
 }
 
@@ -80,8 +96,12 @@ export type TokenStep =
   | { readonly do: 'refuse'; readonly reason: Exclude<TokenCheck, { ok: true }>['reason']; readonly text: string };
 
 export function decideToken(tool: string, check: TokenCheck | undefined): TokenStep {
-  if (!check) return { do: 'issue' };
-  if (check.ok) return { do: 'run' };
+  if (!check) {
+    return { do: 'issue' };
+  }
+  if (check.ok) {
+    return { do: 'run' };
+  }
   if (check.reason === 'effect_changed') {
     return {
       do: 'issue',
@@ -97,7 +117,11 @@ export function decideToken(tool: string, check: TokenCheck | undefined): TokenS
     expired: 'it has expired',
     used: 'it has already been used',
   }[check.reason];
-  return { do: 'refuse', reason: check.reason, text: `The confirm_token was refused because ${why}. Nothing was changed. Call ${tool} again without confirm_token to get a new one.` };
+  return {
+    do: 'refuse',
+    reason: check.reason,
+    text: `The confirm_token was refused because ${why}. Nothing was changed. Call ${tool} again without confirm_token to get a new one.`,
+  };
 }
 
 /**
@@ -106,7 +130,9 @@ export function decideToken(tool: string, check: TokenCheck | undefined): TokenS
  * envelope, on 2025-11-25 what the client declared when the session began.
  */
 export function whyNoDialog(elicitationEnabled: boolean, capabilities: ClientCapabilities | undefined): string | undefined {
-  if (!elicitationEnabled) return 'because ELICITATION=false is set for this server';
+  if (!elicitationEnabled) {
+    return 'because ELICITATION=false is set for this server';
+  }
   const elicitation = capabilities?.elicitation as { form?: object; url?: object } | undefined;
   const form = elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
   return form
@@ -121,7 +147,14 @@ export function notApprovedText(outcome: 'declined' | 'cancelled', plan: Approva
 }
 
 /** The answer that hands out a confirm token. */
-export function tokenIssuedText(tool: string, plan: ApprovalPlan, token: string, expiresAt: Date, whyNoDialogText: string, preface = ''): string {
+export function tokenIssuedText(
+  tool: string,
+  plan: ApprovalPlan,
+  token: string,
+  expiresAt: Date,
+  whyNoDialogText: string,
+  preface = '',
+): string {
   return (
     `${preface}Nothing was changed yet. ${SERVER_NAME} did not ask a person ${whyNoDialogText}. ` +
     `To ${plan.action}, call ${tool} again with identical arguments plus confirm_token "${token}" before ${expiresAt.toISOString()}. ` +

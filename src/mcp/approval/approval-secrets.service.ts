@@ -66,7 +66,9 @@ export class ApprovalSecrets {
     if (kept.secret !== this.current?.secret) {
       const next = { secret: kept.secret, id: approvalSecretId(kept.secret) };
       if (this.current) {
-        this.logger.warn(`the approval secret kept in ${kept.location} is now ${next.id} (was ${this.current.id}); tokens and dialogs issued under ${this.current.id} are refused`);
+        this.logger.warn(
+          `the approval secret kept in ${kept.location} is now ${next.id} (was ${this.current.id}); tokens and dialogs issued under ${this.current.id} are refused`,
+        );
       }
       this.current = next;
       this.where = `${kept.created ? 'created in' : 'kept in'} ${kept.location}`;
@@ -77,7 +79,9 @@ export class ApprovalSecrets {
 
   /** For the start-up line: the id and where it came from, never the value. */
   describe(): string {
-    if (this.current) return `approval secret ${this.current.id} ${this.where}`;
+    if (this.current) {
+      return `approval secret ${this.current.id} ${this.where}`;
+    }
     return `approval secret not loaded yet (${this.bootFailure ?? 'not read'})`;
   }
 }

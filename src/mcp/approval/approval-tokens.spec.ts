@@ -49,7 +49,10 @@ describe('ApprovalTokens', () => {
   it('tells a drifted effect apart from other arguments, and does not spend the token on it', async () => {
     const a = tokens();
     const { token } = a.issue(BINDING, now, 'loses:webmaster@example.com');
-    expect(await a.redeem(token, BINDING, now, 'loses:webmaster@example.com,coowner@example.com')).toEqual({ ok: false, reason: 'effect_changed' });
+    expect(await a.redeem(token, BINDING, now, 'loses:webmaster@example.com,coowner@example.com')).toEqual({
+      ok: false,
+      reason: 'effect_changed',
+    });
     expect(await a.redeem(token, BINDING, now, 'loses:webmaster@example.com')).toEqual({ ok: true, nonce: token.split('.')[1] });
   });
 
@@ -64,13 +67,21 @@ describe('ApprovalTokens', () => {
       ['another expiry', [id, nonce, String(Number(exp) + 600), mac, tag].join('.'), BINDING],
       ['an altered mac', [id, nonce, exp, `${mac.slice(0, -2)}xx`, tag].join('.'), BINDING],
     ];
-    for (const [what, token, binding] of cases) expect([what, await tokens().redeem(token, binding, now)]).toEqual([what, { ok: false, reason: 'mismatch' }]);
-    expect(await tokens().redeem([approvalSecretId(OTHER_SECRET), nonce, exp, mac, tag].join('.'), BINDING, now)).toEqual({ ok: false, reason: 'other_secret' });
+    for (const [what, token, binding] of cases) {
+      expect([what, await tokens().redeem(token, binding, now)]).toEqual([what, { ok: false, reason: 'mismatch' }]);
+    }
+    expect(await tokens().redeem([approvalSecretId(OTHER_SECRET), nonce, exp, mac, tag].join('.'), BINDING, now)).toEqual({
+      ok: false,
+      reason: 'other_secret',
+    });
   });
 
-  it.each([['yes-please'], ['a.b.c'], ['a.b.c.d'], ['a.b.c.d.e.f'], ['id.nonce.soon.mac.tag'], ['']])('refuses %p as not a token', async (token) => {
-    expect(await tokens().redeem(token, BINDING, now)).toEqual({ ok: false, reason: 'malformed' });
-  });
+  it.each([['yes-please'], ['a.b.c'], ['a.b.c.d'], ['a.b.c.d.e.f'], ['id.nonce.soon.mac.tag'], ['']])(
+    'refuses %p as not a token',
+    async (token) => {
+      expect(await tokens().redeem(token, BINDING, now)).toEqual({ ok: false, reason: 'malformed' });
+    },
+  );
 
   it('refuses an expired token without spending it', async () => {
     const { token } = tokens().issue(BINDING, now);

@@ -3,7 +3,8 @@ import type { StateStore } from '../../state/state-store.js';
 
 export const TOKEN_TTL_SECONDS = 600;
 
-export type TokenCheck = { ok: true; nonce: string } | { ok: false; reason: 'malformed' | 'other_secret' | 'mismatch' | 'expired' | 'used' | 'effect_changed' };
+export type TokenCheck =
+  { ok: true; nonce: string } | { ok: false; reason: 'malformed' | 'other_secret' | 'mismatch' | 'expired' | 'used' | 'effect_changed' };
 
 /**
  * Where single use is recorded: a nonce claimed once is refused for its
@@ -74,22 +75,39 @@ export class ApprovalTokens {
   /** Checks the token and, when it holds, spends it; throws what UsedNonces throws (the store cannot be reached). */
   async redeem(token: string, binding: string, now: number, effect = ''): Promise<TokenCheck> {
     const parts = token.trim().split('.');
-    if (parts.length !== 5 || !/^\d{1,12}$/.test(parts[2])) return { ok: false, reason: 'malformed' };
+    if (parts.length !== 5 || !/^\d{1,12}$/.test(parts[2])) {
+      return { ok: false, reason: 'malformed' };
+    }
     const [secretId, nonce, expiresText, mac, tag] = parts;
-    if (secretId !== this.secretId) return { ok: false, reason: 'other_secret' };
-    if (!sameText(mac, this.mac(binding, nonce, Number(expiresText)))) return { ok: false, reason: 'mismatch' };
-    if (Number(expiresText) * 1000 < now) return { ok: false, reason: 'expired' };
-    if (!sameText(tag, this.tag(effect, nonce))) return { ok: false, reason: 'effect_changed' };
-    if (!(await this.used.claim(nonce, Number(expiresText) * 1000 - now))) return { ok: false, reason: 'used' };
+    if (secretId !== this.secretId) {
+      return { ok: false, reason: 'other_secret' };
+    }
+    if (!sameText(mac, this.mac(binding, nonce, Number(expiresText)))) {
+      return { ok: false, reason: 'mismatch' };
+    }
+    if (Number(expiresText) * 1000 < now) {
+      return { ok: false, reason: 'expired' };
+    }
+    if (!sameText(tag, this.tag(effect, nonce))) {
+      return { ok: false, reason: 'effect_changed' };
+    }
+    if (!(await this.used.claim(nonce, Number(expiresText) * 1000 - now))) {
+      return { ok: false, reason: 'used' };
+    }
     return { ok: true, nonce };
   }
 
   private tag(effect: string, nonce: string): string {
-    return createHmac('sha256', this.secret).update(`confirm-effect\0${this.secretId}\0${effect}\0${nonce}`).digest('base64url').slice(0, 22);
+    return createHmac('sha256', this.secret)
+      .update(`confirm-effect\0${this.secretId}\0${effect}\0${nonce}`)
+      .digest('base64url')
+      .slice(0, 22);
   }
 
   private mac(binding: string, nonce: string, expires: number): string {
-    return createHmac('sha256', this.secret).update(`confirm-token\0${this.secretId}\0${binding}\0${nonce}\0${expires}`).digest('base64url');
+    return createHmac('sha256', this.secret)
+      .update(`confirm-token\0${this.secretId}\0${binding}\0${nonce}\0${expires}`)
+      .digest('base64url');
   }
 }
 
@@ -99,7 +117,9 @@ export function fingerprint(value: unknown): string {
 }
 
 function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (Array.isArray(value)) {
+    return `[${value.map(canonicalJson).join(',')}]`;
+  }
   if (value && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>)
       .filter(([, v]) => v !== undefined)

@@ -18,10 +18,13 @@ const answer = (a: Answer) => ({ approval: a });
 const APPROVE: Answer = { action: 'accept', content: { confirm: true } };
 
 function requestStateOf(result: CallToolResult | InputRequiredResult): string {
-  if (!('requestState' in result) || typeof result.requestState !== 'string') throw new Error(`expected input_required, got ${JSON.stringify(result)}`);
+  if (!('requestState' in result) || typeof result.requestState !== 'string') {
+    throw new Error(`expected input_required, got ${JSON.stringify(result)}`);
+  }
   return result.requestState;
 }
-const structured = (result: CallToolResult | InputRequiredResult) => (result as CallToolResult).structuredContent as Record<string, unknown>;
+const structured = (result: CallToolResult | InputRequiredResult) =>
+  (result as CallToolResult).structuredContent as Record<string, unknown>;
 
 let kit: ToolCallKit;
 beforeAll(() => Logger.overrideLogger(false));
@@ -76,7 +79,11 @@ describe('ApprovalInterceptor: the dialog path', () => {
 
   it('a seal another principal was asked is no answer for this one', async () => {
     const alices = requestStateOf(await kit.call('delete_sitemap', delete_args, { principal: 'alice@corp.example' }));
-    const result = await kit.call('delete_sitemap', delete_args, { principal: 'mallory@corp.example', requestState: alices, inputResponses: answer(APPROVE) });
+    const result = await kit.call('delete_sitemap', delete_args, {
+      principal: 'mallory@corp.example',
+      requestState: alices,
+      inputResponses: answer(APPROVE),
+    });
     expect(result).toMatchObject({ resultType: 'input_required' });
     expect(kit.google.calls).toHaveLength(0);
     expect(await kit.reasons()).toEqual(['asked', 'seal_rejected:bind', 'asked']);
@@ -89,7 +96,9 @@ describe('ApprovalInterceptor: the token path (no dialog can be shown)', () => {
   async function issue(args: Record<string, unknown> = delete_args, tool = 'delete_sitemap'): Promise<string> {
     const issued = await kit.call(tool, args, noDialog);
     const token = structured(issued).confirm_token;
-    if (typeof token !== 'string') throw new Error(`no token: ${textOf(issued)}`);
+    if (typeof token !== 'string') {
+      throw new Error(`no token: ${textOf(issued)}`);
+    }
     return token;
   }
 
@@ -113,7 +122,11 @@ describe('ApprovalInterceptor: the token path (no dialog can be shown)', () => {
 
   it('a token for another target, an altered token and an expired one are refused, each saying why, nothing sent', async () => {
     const token = await issue();
-    const other = await kit.call('delete_sitemap', { site_url: SITE, sitemap_url: 'https://www.example.com/other.xml', confirm_token: token }, noDialog);
+    const other = await kit.call(
+      'delete_sitemap',
+      { site_url: SITE, sitemap_url: 'https://www.example.com/other.xml', confirm_token: token },
+      noDialog,
+    );
     expect(textOf(other)).toContain('issued for a different tool, target or arguments');
     const parts = token.split('.');
     parts[3] = `${parts[3][0] === 'A' ? 'B' : 'A'}${parts[3].slice(1)}`;
@@ -128,9 +141,17 @@ describe('ApprovalInterceptor: the token path (no dialog can be shown)', () => {
   });
 
   it('a token for one owner list does not carry a widened list: refused, and nothing is written', async () => {
-    kit.google.on('webResource.get', { id: RESOURCE_ID, site: { type: 'SITE', identifier: SITE }, owners: ['a@corp.example', 'b@corp.example'] });
+    kit.google.on('webResource.get', {
+      id: RESOURCE_ID,
+      site: { type: 'SITE', identifier: SITE },
+      owners: ['a@corp.example', 'b@corp.example'],
+    });
     const token = await issue({ id: RESOURCE_ID, owners: ['a@corp.example'] }, 'update_site_owners');
-    const widened = await kit.call('update_site_owners', { id: RESOURCE_ID, owners: ['a@corp.example', 'eve@evil.example'], confirm_token: token }, noDialog);
+    const widened = await kit.call(
+      'update_site_owners',
+      { id: RESOURCE_ID, owners: ['a@corp.example', 'eve@evil.example'], confirm_token: token },
+      noDialog,
+    );
     expect(widened).toMatchObject({ isError: true, structuredContent: { outcome: 'token_rejected' } });
     expect(textOf(widened)).toContain('different tool, target or arguments');
     // Only the guard's lookups of the resource went out: no update.

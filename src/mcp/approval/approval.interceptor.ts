@@ -40,9 +40,17 @@ import { ApprovalTokens, TOKEN_TTL_SECONDS, UsedNonces } from './approval-tokens
 import { type AuditEntry, type AuditEvent, AuditTrail } from './audit-trail.service.js';
 
 const ANSWER_KEY = 'approval';
-const Answer = z.object({ confirm: z.boolean().default(false).meta({ title: 'Approve this change', description: 'Leave unticked, or decline, to change nothing.' }) });
+const Answer = z.object({
+  confirm: z.boolean().default(false).meta({ title: 'Approve this change', description: 'Leave unticked, or decline, to change nothing.' }),
+});
 
-type Context = { call: ToolCall; plan: ApprovalPlan; question: Question; keys: Keys; audit: (event: AuditEvent, reason?: string) => Promise<void> };
+type Context = {
+  call: ToolCall;
+  plan: ApprovalPlan;
+  question: Question;
+  keys: Keys;
+  audit: (event: AuditEvent, reason?: string) => Promise<void>;
+};
 /** What one secret seals and signs with. */
 type Keys = { id: string; codec: RequestStateCodec<Sealed>; tokens: ApprovalTokens };
 
@@ -95,7 +103,9 @@ export class ApprovalInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const [args, call] = context.getArgs<[Record<string, unknown>, ToolCall]>();
     const describe = call.tool.spec.approval;
-    if (call.tool.spec.access !== 'destructive' || !describe) return next.handle();
+    if (call.tool.spec.access !== 'destructive' || !describe) {
+      return next.handle();
+    }
     return from(this.guard(args, call, describe, () => lastValueFrom(next.handle()) as Promise<ToolOutput>));
   }
 
@@ -122,7 +132,9 @@ export class ApprovalInterceptor implements NestInterceptor {
       const ctx: Context = { call, plan, question, audit, keys: await this.currentKeys() };
       return await (noDialog ? this.tokenPath(ctx, token, noDialog, execute) : this.dialogPath(ctx, execute));
     } catch (error) {
-      if (!(error instanceof StoreDown)) throw error;
+      if (!(error instanceof StoreDown)) {
+        throw error;
+      }
       await audit('store_unavailable', 'state_store');
       throw new UserFacingError(storeDownText(call.tool.spec.name, plan, error.message, token !== undefined));
     }
@@ -160,7 +172,9 @@ export class ApprovalInterceptor implements NestInterceptor {
     try {
       return await step();
     } catch (error) {
-      if (error instanceof StateUnavailableError) throw new StoreDown(error);
+      if (error instanceof StateUnavailableError) {
+        throw new StoreDown(error);
+      }
       throw error;
     }
   }
@@ -171,7 +185,9 @@ export class ApprovalInterceptor implements NestInterceptor {
     const seal = typeof raw === 'string' ? await this.open(ctx, raw) : ({ kind: 'none' } as const);
     const step = decideDialog(question, seal, inputResponse(call.sdk.mcpReq.inputResponses, ANSWER_KEY));
     if (step.do === 'ask') {
-      if (step.rejected) await ctx.audit('seal_rejected', step.rejected);
+      if (step.rejected) {
+        await ctx.audit('seal_rejected', step.rejected);
+      }
       return this.ask(ctx);
     }
     // An answer spends its seal, whatever it says: one question, one answer.
@@ -180,7 +196,9 @@ export class ApprovalInterceptor implements NestInterceptor {
       return this.ask(ctx);
     }
     await ctx.audit(step.outcome);
-    if (step.outcome === 'approved') return this.run(ctx, execute, APPROVED_BY.dialog);
+    if (step.outcome === 'approved') {
+      return this.run(ctx, execute, APPROVED_BY.dialog);
+    }
     return toolOutput({ executed: false, outcome: step.outcome }, notApprovedText(step.outcome, plan));
   }
 
@@ -188,7 +206,10 @@ export class ApprovalInterceptor implements NestInterceptor {
     const { call, plan, question, keys } = ctx;
     await ctx.audit('asked');
     const exp = Math.floor(question.now / 1000) + TOKEN_TTL_SECONDS;
-    const sealed = await keys.codec.mint({ tool: question.tool, fp: question.fp, efp: question.efp, nonce: crypto.randomUUID(), exp, era: question.era }, call.sdk);
+    const sealed = await keys.codec.mint(
+      { tool: question.tool, fp: question.fp, efp: question.efp, nonce: crypto.randomUUID(), exp, era: question.era },
+      call.sdk,
+    );
     return inputRequired({
       inputRequests: { [ANSWER_KEY]: inputRequired.elicit({ message: dialogMessage(plan), requestedSchema: Answer }) },
       // The secret's id in front tells "sealed under another secret" apart from "altered".
@@ -200,7 +221,9 @@ export class ApprovalInterceptor implements NestInterceptor {
   private async open(ctx: Context, raw: string): Promise<SealState> {
     const dot = raw.indexOf('.');
     const secretId = dot > 0 ? raw.slice(0, dot) : '';
-    if (secretId !== ctx.keys.id && /^[\w-]{8}$/.test(secretId)) return { kind: 'unopened', reason: 'other_secret' };
+    if (secretId !== ctx.keys.id && /^[\w-]{8}$/.test(secretId)) {
+      return { kind: 'unopened', reason: 'other_secret' };
+    }
     try {
       return { kind: 'opened', sealed: await ctx.keys.codec.verify(secretId === ctx.keys.id ? raw.slice(dot + 1) : raw, ctx.call.sdk) };
     } catch (error) {
@@ -208,15 +231,27 @@ export class ApprovalInterceptor implements NestInterceptor {
     }
   }
 
-  private async tokenPath(ctx: Context, token: string | undefined, noDialog: string, execute: () => Promise<ToolOutput>): Promise<ToolOutput> {
+  private async tokenPath(
+    ctx: Context,
+    token: string | undefined,
+    noDialog: string,
+    execute: () => Promise<ToolOutput>,
+  ): Promise<ToolOutput> {
     const { call, question, keys } = ctx;
     // Issued and redeemed under one binding: a token holds only for the tool, target and principal it was issued to.
     const binding = `${question.tool}\0${question.fp}\0${call.principal}`;
-    const check = token === undefined ? undefined : await this.storeStep(() => keys.tokens.redeem(token, binding, question.now, question.efp));
+    const check =
+      token === undefined ? undefined : await this.storeStep(() => keys.tokens.redeem(token, binding, question.now, question.efp));
     const step = decideToken(question.tool, check);
-    if (check) await ctx.audit(check.ok ? 'token_redeemed' : 'token_refused', check.ok ? undefined : check.reason);
-    if (step.do === 'run') return this.run(ctx, execute, APPROVED_BY.token);
-    if (step.do === 'refuse') return { ...toolOutput({ executed: false, outcome: 'token_rejected' }, step.text), isError: true };
+    if (check) {
+      await ctx.audit(check.ok ? 'token_redeemed' : 'token_refused', check.ok ? undefined : check.reason);
+    }
+    if (step.do === 'run') {
+      return this.run(ctx, execute, APPROVED_BY.token);
+    }
+    if (step.do === 'refuse') {
+      return { ...toolOutput({ executed: false, outcome: 'token_rejected' }, step.text), isError: true };
+    }
     const { token: issued, expiresAt } = keys.tokens.issue(binding, question.now, question.efp);
     await ctx.audit('token_issued');
     return toolOutput(

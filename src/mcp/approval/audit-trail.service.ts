@@ -127,17 +127,25 @@ export class AuditTrail {
         scanned++;
         cursor = id;
         const entry = parse(value);
-        if (entry && matches(entry, query)) entries.push({ id, ...entry });
-        if (entries.length === limit) return { entries, next_before: id };
+        if (entry && matches(entry, query)) {
+          entries.push({ id, ...entry });
+        }
+        if (entries.length === limit) {
+          return { entries, next_before: id };
+        }
       }
-      if (page.length < want) return { entries };
+      if (page.length < want) {
+        return { entries };
+      }
     }
     // Stopped scanning: AUDIT_MAX_ENTRIES examined for a filter that matches rarely.
     return cursor === undefined ? { entries } : { entries, next_before: cursor };
   }
 
   private async flush(): Promise<void> {
-    if (this.pending.length === 0) return;
+    if (this.pending.length === 0) {
+      return;
+    }
     const batch = this.pending.slice();
     try {
       await this.store.appendMany(
@@ -151,13 +159,17 @@ export class AuditTrail {
         this.remove(batch);
         return;
       }
-      if (!this.storeDown) this.logger.warn(`audit entries wait in memory (at most ${PENDING_MAX}): ${error.message}`);
+      if (!this.storeDown) {
+        this.logger.warn(`audit entries wait in memory (at most ${PENDING_MAX}): ${error.message}`);
+      }
       this.storeDown = true;
       return;
     }
     this.remove(batch);
     if (this.storeDown) {
-      const lost = this.dropped ? `; ${this.dropped} older ones did not fit in memory and are only in the log${this.config.auditLog ? ' and GSC_AUDIT_LOG' : ''}` : '';
+      const lost = this.dropped
+        ? `; ${this.dropped} older ones did not fit in memory and are only in the log${this.config.auditLog ? ' and GSC_AUDIT_LOG' : ''}`
+        : '';
       this.logger.log(`the state store is back; audit entries recorded meanwhile are written${lost}`);
       this.storeDown = false;
       this.dropped = 0;

@@ -28,9 +28,16 @@ export function lineChart(series: readonly ChartSeries[], metric: string, invert
   const days = Math.max(...series.map((s) => s.points.length), 2);
   const x = (i: number) => PAD.left + (i * (W - PAD.left - PAD.right)) / (days - 1);
   // Position: lower is better, so the axis runs downwards (1 at the top), as in Search Console.
-  const y = (v: number) => (invert ? PAD.top + ((v - min) / span) * (H - PAD.top - PAD.bottom) : H - PAD.bottom - ((v - min) / span) * (H - PAD.top - PAD.bottom));
+  const y = (v: number) =>
+    invert ? PAD.top + ((v - min) / span) * (H - PAD.top - PAD.bottom) : H - PAD.bottom - ((v - min) / span) * (H - PAD.top - PAD.bottom);
 
-  const chart = svg('svg', { viewBox: `0 0 ${W} ${H}`, class: 'chart', role: 'img', 'aria-label': `${metric} per day`, 'data-metric': metric });
+  const chart = svg('svg', {
+    viewBox: `0 0 ${W} ${H}`,
+    class: 'chart',
+    role: 'img',
+    'aria-label': `${metric} per day`,
+    'data-metric': metric,
+  });
   for (const tick of [0, 0.5, 1]) {
     const v = min + span * tick;
     chart.appendChild(svg('line', { class: 'grid', x1: PAD.left, x2: W - PAD.right, y1: y(v), y2: y(v) }));
@@ -49,13 +56,28 @@ export function lineChart(series: readonly ChartSeries[], metric: string, invert
     const complete = s.points.filter((p) => !p.incomplete);
     group.appendChild(svg('polyline', { class: 'line', points: path(s.points, complete.length, x, y) }));
     const tail = s.points.slice(Math.max(complete.length - 1, 0));
-    if (complete.length < s.points.length) group.appendChild(svg('polyline', { class: 'line incomplete', points: path(tail, tail.length, x, y, Math.max(complete.length - 1, 0)) }));
+    if (complete.length < s.points.length) {
+      group.appendChild(
+        svg('polyline', { class: 'line incomplete', points: path(tail, tail.length, x, y, Math.max(complete.length - 1, 0)) }),
+      );
+    }
     s.points.forEach((p, i) => {
       group.appendChild(
         svg(
           'circle',
-          { class: p.incomplete ? 'point incomplete' : 'point', cx: x(i), cy: y(p.value), r: 3, 'data-date': p.date, 'data-value': p.value },
-          svg('title', {}, `${s.label} ${p.date}: ${formatTick(p.value)}${p.incomplete ? ' (incomplete: Google is still collecting this day)' : ''}`),
+          {
+            class: p.incomplete ? 'point incomplete' : 'point',
+            cx: x(i),
+            cy: y(p.value),
+            r: 3,
+            'data-date': p.date,
+            'data-value': p.value,
+          },
+          svg(
+            'title',
+            {},
+            `${s.label} ${p.date}: ${formatTick(p.value)}${p.incomplete ? ' (incomplete: Google is still collecting this day)' : ''}`,
+          ),
         ),
       );
     });
@@ -72,6 +94,8 @@ function path(points: readonly Point[], n: number, x: (i: number) => number, y: 
 }
 
 function formatTick(v: number): string {
-  if (Math.abs(v) >= 1000) return `${(v / 1000).toFixed(v >= 10_000 ? 0 : 1)}k`;
+  if (Math.abs(v) >= 1000) {
+    return `${(v / 1000).toFixed(v >= 10_000 ? 0 : 1)}k`;
+  }
   return Number.isInteger(v) ? String(v) : v < 1 ? `${(v * 100).toFixed(1)}%` : v.toFixed(1);
 }

@@ -6,9 +6,17 @@
 type Child = Node | string | number | null | undefined | false;
 
 /** An HTML element with attributes (set with setAttribute, never as markup) and children (strings become text nodes). */
-export function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string | undefined> = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string | undefined> = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attrs)) if (value !== undefined) node.setAttribute(name, value);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value !== undefined) {
+      node.setAttribute(name, value);
+    }
+  }
   append(node, children);
   return node;
 }
@@ -16,16 +24,26 @@ export function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<
 const SVG = 'http://www.w3.org/2000/svg';
 
 /** An SVG element, the same way. */
-export function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number | undefined> = {}, ...children: Child[]): SVGElementTagNameMap[K] {
+export function svg<K extends keyof SVGElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string | number | undefined> = {},
+  ...children: Child[]
+): SVGElementTagNameMap[K] {
   const node = document.createElementNS(SVG, tag);
-  for (const [name, value] of Object.entries(attrs)) if (value !== undefined) node.setAttribute(name, String(value));
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value !== undefined) {
+      node.setAttribute(name, String(value));
+    }
+  }
   append(node, children);
   return node;
 }
 
 function append(node: Node, children: Child[]): void {
   for (const child of children) {
-    if (child === null || child === undefined || child === false) continue;
+    if (child === null || child === undefined || child === false) {
+      continue;
+    }
     node.appendChild(typeof child === 'string' || typeof child === 'number' ? document.createTextNode(String(child)) : child);
   }
 }

@@ -61,12 +61,30 @@ async function render(result: ToolResult): Promise<void> {
   const quotaBox = el('section', { class: 'quota', 'aria-label': 'Inspection quota' });
   if (Array.isArray(data.results)) {
     const batch = data as unknown as Batch;
-    show(app, el('header', {}, el('h1', {}, batch.site_url), el('p', { class: 'muted' }, `${count(batch.results.length)} URL(s) inspected`)), urlTable(batch, quotaBox), quotaBox);
-    if (batch.quota_remaining) showQuota(quotaBox, batch.quota_remaining);
-    else await loadQuota(quotaBox, batch.site_url);
+    show(
+      app,
+      el('header', {}, el('h1', {}, batch.site_url), el('p', { class: 'muted' }, `${count(batch.results.length)} URL(s) inspected`)),
+      urlTable(batch, quotaBox),
+      quotaBox,
+    );
+    if (batch.quota_remaining) {
+      showQuota(quotaBox, batch.quota_remaining);
+    } else {
+      await loadQuota(quotaBox, batch.site_url);
+    }
   } else if (Array.isArray(data.sitemaps)) {
     const list = data as unknown as Sitemaps;
-    show(app, el('header', {}, el('h1', {}, list.site_url), el('p', { class: 'muted' }, list.sitemap_index ? `Sitemaps in ${list.sitemap_index}` : 'Submitted sitemaps')), sitemapTable(list), quotaBox);
+    show(
+      app,
+      el(
+        'header',
+        {},
+        el('h1', {}, list.site_url),
+        el('p', { class: 'muted' }, list.sitemap_index ? `Sitemaps in ${list.sitemap_index}` : 'Submitted sitemaps'),
+      ),
+      sitemapTable(list),
+      quotaBox,
+    );
     await loadQuota(quotaBox, list.site_url);
   } else {
     show(app, notice('This result has no URLs or sitemaps to show.'));
@@ -85,12 +103,21 @@ function urlTable(batch: Batch, quotaBox: HTMLElement): HTMLElement {
       el('td', {}, r.error ? el('span', { class: 'badge fail' }, 'error') : verdictBadge(r.verdict)),
       el('td', {}, r.error ?? r.coverage_state ?? '—'),
       el('td', {}, r.last_crawl_time ? r.last_crawl_time.replace('T', ' ').replace(/\.\d+Z$|Z$/, ' UTC') : '—'),
-      el('td', { class: 'canonical' }, r.google_canonical ? el('span', { class: 'badge warn' }, 'mismatch') : 'same', r.google_canonical ? el('span', { class: 'small' }, ` Google chose ${r.google_canonical}`) : null),
+      el(
+        'td',
+        { class: 'canonical' },
+        r.google_canonical ? el('span', { class: 'badge warn' }, 'mismatch') : 'same',
+        r.google_canonical ? el('span', { class: 'small' }, ` Google chose ${r.google_canonical}`) : null,
+      ),
       cell,
     );
   });
   const inspected = batch.results.filter((r) => !r.error).map((r) => r.url);
-  const check = el('button', { type: 'button', class: 'check' }, `Check rich results (${inspected.length} more inspection${inspected.length === 1 ? '' : 's'})`);
+  const check = el(
+    'button',
+    { type: 'button', class: 'check' },
+    `Check rich results (${inspected.length} more inspection${inspected.length === 1 ? '' : 's'})`,
+  );
   check.addEventListener('click', () => void checkRichResults(batch.site_url, inspected, rich, check, quotaBox));
   return el(
     'section',
@@ -98,7 +125,11 @@ function urlTable(batch: Batch, quotaBox: HTMLElement): HTMLElement {
     el(
       'table',
       { class: 'urls' },
-      el('thead', {}, el('tr', {}, ...['URL', 'Verdict', 'Coverage', 'Last crawl', 'Canonical', 'Rich results'].map((h) => el('th', {}, h)))),
+      el(
+        'thead',
+        {},
+        el('tr', {}, ...['URL', 'Verdict', 'Coverage', 'Last crawl', 'Canonical', 'Rich results'].map((h) => el('th', {}, h))),
+      ),
       el('tbody', {}, ...rows),
     ),
     batch.not_inspected.length ? notice(`Not inspected (${batch.stop_reason ?? 'stopped'}): ${batch.not_inspected.join(', ')}`) : null,
@@ -106,7 +137,13 @@ function urlTable(batch: Batch, quotaBox: HTMLElement): HTMLElement {
   );
 }
 
-async function checkRichResults(site: string, urls: string[], cells: Map<string, HTMLTableCellElement>, button: HTMLButtonElement, quotaBox: HTMLElement): Promise<void> {
+async function checkRichResults(
+  site: string,
+  urls: string[],
+  cells: Map<string, HTMLTableCellElement>,
+  button: HTMLButtonElement,
+  quotaBox: HTMLElement,
+): Promise<void> {
   button.disabled = true;
   for (const url of urls) {
     const cell = cells.get(url)!;
@@ -121,7 +158,9 @@ async function checkRichResults(site: string, urls: string[], cells: Map<string,
     if (answer.isError) {
       show(cell, el('span', { class: 'error-text' }, textOf(answer)));
       // A quota refusal stops the rest: every further call would be refused too.
-      if (/quota/i.test(textOf(answer))) break;
+      if (/quota/i.test(textOf(answer))) {
+        break;
+      }
       continue;
     }
     const rich = (answer.structuredContent as { rich_results?: RichResults } | undefined)?.rich_results;
@@ -130,17 +169,29 @@ async function checkRichResults(site: string, urls: string[], cells: Map<string,
       continue;
     }
     const issues = rich.types.flatMap((t) => t.issues.map((i) => `${t.type}: ${i.message} (${i.severity})`));
-    show(cell, verdictBadge(rich.verdict), ...(issues.length ? [el('ul', { class: 'issues' }, ...issues.map((i) => el('li', {}, i)))] : [` ${rich.types.map((t) => t.type).join(', ')}`]));
+    show(
+      cell,
+      verdictBadge(rich.verdict),
+      ...(issues.length
+        ? [el('ul', { class: 'issues' }, ...issues.map((i) => el('li', {}, i)))]
+        : [` ${rich.types.map((t) => t.type).join(', ')}`]),
+    );
   }
   await loadQuota(quotaBox, site);
 }
 
 function sitemapTable(list: Sitemaps): HTMLElement {
-  if (!list.sitemaps.length) return notice('No sitemaps are submitted for this property.');
+  if (!list.sitemaps.length) {
+    return notice('No sitemaps are submitted for this property.');
+  }
   return el(
     'table',
     { class: 'sitemaps' },
-    el('thead', {}, el('tr', {}, ...['Sitemap', 'Type', 'Last downloaded', 'Errors', 'Warnings', 'URLs submitted'].map((h) => el('th', {}, h)))),
+    el(
+      'thead',
+      {},
+      el('tr', {}, ...['Sitemap', 'Type', 'Last downloaded', 'Errors', 'Warnings', 'URLs submitted'].map((h) => el('th', {}, h))),
+    ),
     el(
       'tbody',
       {},
@@ -165,8 +216,11 @@ async function loadQuota(box: HTMLElement, site: string): Promise<void> {
     const read = await bridge.readResource('gsc://quota');
     const overview = JSON.parse(read.contents[0]?.text ?? '{}') as { inspection?: QuotaRemaining[] };
     const mine = overview.inspection?.find((q) => q.property === site);
-    if (mine) showQuota(box, mine);
-    else show(box, el('p', { class: 'muted' }, 'No URL inspections of this property counted by this server today.'));
+    if (mine) {
+      showQuota(box, mine);
+    } else {
+      show(box, el('p', { class: 'muted' }, 'No URL inspections of this property counted by this server today.'));
+    }
   } catch (error) {
     show(box, el('p', { class: 'muted' }, `Quota left: unknown (${error instanceof Error ? error.message : String(error)}).`));
   }
@@ -177,12 +231,22 @@ function showQuota(box: HTMLElement, q: QuotaRemaining): void {
   show(
     box,
     el('h2', {}, 'Inspection quota left'),
-    el('p', { class: 'quota-line' }, `${count(q.day.remaining)} of ${count(q.day.limit)} today${minute}.`, q.google_refused_at ? ` Google refused one at ${q.google_refused_at}.` : ''),
-    el('p', { class: 'small muted' }, `This server's own count; other clients of the property spend the same quota. Resets ${q.day.resets_at}.`),
+    el(
+      'p',
+      { class: 'quota-line' },
+      `${count(q.day.remaining)} of ${count(q.day.limit)} today${minute}.`,
+      q.google_refused_at ? ` Google refused one at ${q.google_refused_at}.` : '',
+    ),
+    el(
+      'p',
+      { class: 'small muted' },
+      `This server's own count; other clients of the property spend the same quota. Resets ${q.day.resets_at}.`,
+    ),
   );
 }
 
 function verdictBadge(verdict: string | undefined): HTMLElement {
-  const kind = verdict === 'PASS' ? 'pass' : verdict === 'FAIL' ? 'fail' : verdict === 'NEUTRAL' || verdict === 'PARTIAL' ? 'warn' : 'muted';
+  const kind =
+    verdict === 'PASS' ? 'pass' : verdict === 'FAIL' ? 'fail' : verdict === 'NEUTRAL' || verdict === 'PARTIAL' ? 'warn' : 'muted';
   return el('span', { class: `badge ${kind}` }, verdict ?? '—');
 }

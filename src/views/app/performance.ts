@@ -39,7 +39,12 @@ interface Analytics extends Window {
     with: string;
     current: Window;
     previous: Window;
-    left_out?: { window: string; start_date: string; end_date: string; reason: 'not_final' | 'outside_retention' | 'not_in_other_window' }[];
+    left_out?: {
+      window: string;
+      start_date: string;
+      end_date: string;
+      reason: 'not_final' | 'outside_retention' | 'not_in_other_window';
+    }[];
     previous_totals: Metrics;
     change: NonNullable<Row['delta']>;
   };
@@ -80,12 +85,26 @@ async function render(result: ToolResult): Promise<void> {
     return;
   }
   const chartBox = el('section', { class: 'charts', 'aria-live': 'polite' }, el('p', { class: 'muted' }, 'Loading the daily series…'));
-  const toggle = el('div', { class: 'toggle', role: 'group', 'aria-label': 'Metrics' }, button('volume', 'Clicks & impressions'), button('quality', 'CTR & position'));
+  const toggle = el(
+    'div',
+    { class: 'toggle', role: 'group', 'aria-label': 'Metrics' },
+    button('volume', 'Clicks & impressions'),
+    button('quality', 'CTR & position'),
+  );
   show(app, header(data), totals(data), toggle, chartBox, movers(data), truthNotes(data));
   const current = data.compare?.current ?? data;
-  const args: Record<string, unknown> = { site_url: data.site_url, start_date: current.start_date, end_date: current.end_date, type: data.type };
-  if (data.filters?.length) args.filters = data.filters;
-  if (data.compare) args.previous = { start_date: data.compare.previous.start_date, end_date: data.compare.previous.end_date };
+  const args: Record<string, unknown> = {
+    site_url: data.site_url,
+    start_date: current.start_date,
+    end_date: current.end_date,
+    type: data.type,
+  };
+  if (data.filters?.length) {
+    args.filters = data.filters;
+  }
+  if (data.compare) {
+    args.previous = { start_date: data.compare.previous.start_date, end_date: data.compare.previous.end_date };
+  }
   let answer: ToolResult;
   try {
     answer = await bridge.callTool(SERIES_TOOL, args);
@@ -104,7 +123,9 @@ async function render(result: ToolResult): Promise<void> {
     const b = el('button', { type: 'button', 'data-metrics': value, 'aria-pressed': String(metrics === value) }, label);
     b.addEventListener('click', () => {
       metrics = value;
-      for (const other of toggle.querySelectorAll('button')) other.setAttribute('aria-pressed', String(other.dataset.metrics === value));
+      for (const other of toggle.querySelectorAll('button')) {
+        other.setAttribute('aria-pressed', String(other.dataset.metrics === value));
+      }
       drawCharts(chartBox);
     });
     return b;
@@ -112,11 +133,25 @@ async function render(result: ToolResult): Promise<void> {
 }
 
 function drawCharts(box: HTMLElement): void {
-  if (!series) return;
+  if (!series) {
+    return;
+  }
   const s = series;
   const chart = (metric: keyof Metrics, title: string) => {
-    const lines: ChartSeries[] = [{ name: 'current', label: `${s.current.start_date} – ${s.current.end_date}`, points: s.current.days.map((d) => ({ date: d.date, value: d[metric], incomplete: d.incomplete })) }];
-    if (s.previous) lines.push({ name: 'previous', label: `${s.previous.start_date} – ${s.previous.end_date}`, points: s.previous.days.map((d) => ({ date: d.date, value: d[metric] })) });
+    const lines: ChartSeries[] = [
+      {
+        name: 'current',
+        label: `${s.current.start_date} – ${s.current.end_date}`,
+        points: s.current.days.map((d) => ({ date: d.date, value: d[metric], incomplete: d.incomplete })),
+      },
+    ];
+    if (s.previous) {
+      lines.push({
+        name: 'previous',
+        label: `${s.previous.start_date} – ${s.previous.end_date}`,
+        points: s.previous.days.map((d) => ({ date: d.date, value: d[metric] })),
+      });
+    }
     return el('figure', { class: 'chart-box' }, el('figcaption', {}, title), lineChart(lines, metric, metric === 'position'));
   };
   const legend = el(
@@ -124,9 +159,17 @@ function drawCharts(box: HTMLElement): void {
     { class: 'legend' },
     el('span', { class: 'legend-key current' }, `${s.current.start_date} – ${s.current.end_date}`),
     s.previous ? el('span', { class: 'legend-key previous' }, `compared with ${s.previous.start_date} – ${s.previous.end_date}`) : null,
-    s.first_incomplete_date ? el('span', { class: 'legend-key incomplete' }, `from ${s.first_incomplete_date}: incomplete, Google is still collecting`) : null,
+    s.first_incomplete_date
+      ? el('span', { class: 'legend-key incomplete' }, `from ${s.first_incomplete_date}: incomplete, Google is still collecting`)
+      : null,
   );
-  show(box, legend, ...(metrics === 'volume' ? [chart('clicks', 'Clicks per day'), chart('impressions', 'Impressions per day')] : [chart('ctr', 'CTR per day'), chart('position', 'Average position per day')]));
+  show(
+    box,
+    legend,
+    ...(metrics === 'volume'
+      ? [chart('clicks', 'Clicks per day'), chart('impressions', 'Impressions per day')]
+      : [chart('ctr', 'CTR per day'), chart('position', 'Average position per day')]),
+  );
 }
 
 function header(data: Analytics): HTMLElement {
@@ -135,15 +178,22 @@ function header(data: Analytics): HTMLElement {
     'header',
     {},
     el('h1', {}, data.site_url),
-    el('p', { class: 'muted' }, `${data.start_date} – ${data.end_date} · ${data.type} search${data.dimensions.length ? ` · by ${data.dimensions.join(', ')}` : ''}${filters ? ` · ${filters}` : ''}`),
+    el(
+      'p',
+      { class: 'muted' },
+      `${data.start_date} – ${data.end_date} · ${data.type} search${data.dimensions.length ? ` · by ${data.dimensions.join(', ')}` : ''}${filters ? ` · ${filters}` : ''}`,
+    ),
   );
 }
 
 function totals(data: Analytics): HTMLElement | null {
   const t = data.totals ?? data.rows_sum;
-  if (!t) return null;
+  if (!t) {
+    return null;
+  }
   const d = data.compare?.change;
-  const tile = (label: string, value: string, delta?: HTMLElement) => el('div', { class: 'tile' }, el('span', { class: 'label' }, label), el('strong', {}, value), delta ?? null);
+  const tile = (label: string, value: string, delta?: HTMLElement) =>
+    el('div', { class: 'tile' }, el('span', { class: 'label' }, label), el('strong', {}, value), delta ?? null);
   return el(
     'section',
     { class: 'totals', 'aria-label': data.totals ? 'Property totals' : 'Totals of the rows returned' },
@@ -155,7 +205,9 @@ function totals(data: Analytics): HTMLElement | null {
 }
 
 function movers(data: Analytics): HTMLElement | null {
-  if (!data.rows.length || !data.dimensions.length) return null;
+  if (!data.rows.length || !data.dimensions.length) {
+    return null;
+  }
   const rows = data.rows.slice(0, 10);
   const head = data.compare ? ['Clicks', 'Δ clicks', 'Impressions', 'Δ impressions'] : ['Clicks', 'Impressions', 'CTR', 'Position'];
   return el(
@@ -175,8 +227,18 @@ function movers(data: Analytics): HTMLElement | null {
             {},
             el('td', { class: 'key' }, r.keys.join(' · '), r.only_in ? el('span', { class: 'tag' }, `only in ${r.only_in}`) : null),
             ...(data.compare
-              ? [num(r.clicks), el('td', { class: 'num' }, r.delta ? signed(r.delta.clicks) : '—'), num(r.impressions), el('td', { class: 'num' }, r.delta ? signed(r.delta.impressions) : '—')]
-              : [num(r.clicks), num(r.impressions), el('td', { class: 'num' }, r.ctr === undefined ? '—' : percent(r.ctr)), el('td', { class: 'num' }, r.position === undefined ? '—' : position(r.position))]),
+              ? [
+                  num(r.clicks),
+                  el('td', { class: 'num' }, r.delta ? signed(r.delta.clicks) : '—'),
+                  num(r.impressions),
+                  el('td', { class: 'num' }, r.delta ? signed(r.delta.impressions) : '—'),
+                ]
+              : [
+                  num(r.clicks),
+                  num(r.impressions),
+                  el('td', { class: 'num' }, r.ctr === undefined ? '—' : percent(r.ctr)),
+                  el('td', { class: 'num' }, r.position === undefined ? '—' : position(r.position)),
+                ]),
           ),
         ),
       ),
@@ -195,9 +257,15 @@ const num = (n: number | undefined) => el('td', { class: 'num' }, n === undefine
 function truthNotes(data: Analytics): HTMLElement {
   const t = data.data_truth;
   const notes: string[] = [`Window ${t.start_date} – ${t.end_date}, ${t.time_zone} days; data_state ${t.data_state}.`];
-  if (t.data_state_note) notes.push(t.data_state_note);
-  if (!data.totals && data.rows_sum) notes.push('The totals are the sum of the rows returned, not the property total.');
-  if (t.freshness === 'final') notes.push('Every day shown is final.');
+  if (t.data_state_note) {
+    notes.push(t.data_state_note);
+  }
+  if (!data.totals && data.rows_sum) {
+    notes.push('The totals are the sum of the rows returned, not the property total.');
+  }
+  if (t.freshness === 'final') {
+    notes.push('Every day shown is final.');
+  }
   if (t.first_incomplete_date) {
     notes.push(
       data.compare
@@ -205,13 +273,29 @@ function truthNotes(data: Analytics): HTMLElement {
         : `From ${t.first_incomplete_date} Google is still collecting: those days are incomplete (drawn hollow on the dotted stretch of the line).`,
     );
   }
-  if (t.freshness_unknown) notes.push(`Freshness unknown: ${t.freshness_unknown}`);
-  if (t.row_cap_reached) notes.push(`Google's row cap (${count(t.row_cap)}) was reached: rows below it are not listed.`);
-  if (t.row_sum_caveats.includes('anonymised_queries_left_out')) notes.push('Rows grouped by query leave out anonymised queries, so they do not add up to the property total.');
-  if (t.row_sum_caveats.includes('counted_per_page')) notes.push('Grouped by page, impressions are counted per page: rows can add up to more than the property total.');
+  if (t.freshness_unknown) {
+    notes.push(`Freshness unknown: ${t.freshness_unknown}`);
+  }
+  if (t.row_cap_reached) {
+    notes.push(`Google's row cap (${count(t.row_cap)}) was reached: rows below it are not listed.`);
+  }
+  if (t.row_sum_caveats.includes('anonymised_queries_left_out')) {
+    notes.push('Rows grouped by query leave out anonymised queries, so they do not add up to the property total.');
+  }
+  if (t.row_sum_caveats.includes('counted_per_page')) {
+    notes.push('Grouped by page, impressions are counted per page: rows can add up to more than the property total.');
+  }
   const u = t.unattributed;
-  if (u?.click_share !== undefined) notes.push(`Not attributed to any listed query: ${percent(u.click_share)} of clicks, ${percent(u.impression_share ?? 0)} of impressions.`);
-  if (u?.not_measured) notes.push(`Share of anonymised queries not measured: ${u.not_measured}`);
-  for (const left of data.compare?.left_out ?? []) notes.push(`Left out of the ${left.window} window: ${left.start_date} – ${left.end_date} (${LEFT_OUT[left.reason] ?? left.reason}).`);
+  if (u?.click_share !== undefined) {
+    notes.push(
+      `Not attributed to any listed query: ${percent(u.click_share)} of clicks, ${percent(u.impression_share ?? 0)} of impressions.`,
+    );
+  }
+  if (u?.not_measured) {
+    notes.push(`Share of anonymised queries not measured: ${u.not_measured}`);
+  }
+  for (const left of data.compare?.left_out ?? []) {
+    notes.push(`Left out of the ${left.window} window: ${left.start_date} – ${left.end_date} (${LEFT_OUT[left.reason] ?? left.reason}).`);
+  }
   return el('section', { class: 'truth' }, el('h2', {}, 'About these numbers'), el('ul', {}, ...notes.map((n) => el('li', {}, n))));
 }

@@ -46,7 +46,9 @@ export class ViewBridge {
   /** ui/initialize, then ui/notifications/initialized; from then on the host sends the tool's input and result. */
   async connect(appName: string): Promise<void> {
     window.addEventListener('message', (event) => {
-      if (event.source !== window.parent || typeof event.data !== 'object' || event.data === null) return;
+      if (event.source !== window.parent || typeof event.data !== 'object' || event.data === null) {
+        return;
+      }
       this.receive(event.data as Message);
     });
     const result = (await this.request('ui/initialize', {
@@ -77,7 +79,9 @@ export class ViewBridge {
     let last = -1;
     const send = () => {
       const height = Math.ceil(document.documentElement.getBoundingClientRect().height);
-      if (height === last) return;
+      if (height === last) {
+        return;
+      }
       last = height;
       const params: McpUiSizeChangedNotification['params'] = { height };
       this.post({ jsonrpc: '2.0', method: 'ui/notifications/size-changed', params });
@@ -102,10 +106,15 @@ export class ViewBridge {
   private receive(message: Message): void {
     if (message.method === undefined && message.id !== undefined) {
       const waiter = this.pending.get(message.id);
-      if (!waiter) return;
+      if (!waiter) {
+        return;
+      }
       this.pending.delete(message.id);
-      if (message.error) waiter.reject(new Error(message.error.message));
-      else waiter.resolve(message.result);
+      if (message.error) {
+        waiter.reject(new Error(message.error.message));
+      } else {
+        waiter.resolve(message.result);
+      }
       return;
     }
     const params = message.params ?? {};
@@ -121,10 +130,14 @@ export class ViewBridge {
         break;
       case 'ui/resource-teardown':
       case 'ping':
-        if (message.id !== undefined) this.post({ jsonrpc: '2.0', id: message.id, result: {} });
+        if (message.id !== undefined) {
+          this.post({ jsonrpc: '2.0', id: message.id, result: {} });
+        }
         break;
       default:
-        if (message.id !== undefined) this.post({ jsonrpc: '2.0', id: message.id, error: { code: -32601, message: `Method not found: ${message.method}` } });
+        if (message.id !== undefined) {
+          this.post({ jsonrpc: '2.0', id: message.id, error: { code: -32601, message: `Method not found: ${message.method}` } });
+        }
     }
   }
 
@@ -137,7 +150,9 @@ export class ViewBridge {
       root.style.colorScheme = context.theme;
     }
     for (const [name, value] of Object.entries(context.styles?.variables ?? {})) {
-      if (name.startsWith('--') && typeof value === 'string') root.style.setProperty(name, value);
+      if (name.startsWith('--') && typeof value === 'string') {
+        root.style.setProperty(name, value);
+      }
     }
     const size = context.containerDimensions ?? {};
     const width = 'width' in size ? size.width : 'maxWidth' in size ? size.maxWidth : undefined;

@@ -35,18 +35,27 @@ window.mountView = async ({ viewUrl, toolArguments, toolResult, hostContext }) =
   frame.title = 'MCP App view';
   frame.style.cssText = 'width:100%;border:1px solid #dadce0;border-radius:8px;height:200px';
   document.body.appendChild(frame);
-  const bridge = new AppBridge(null, { name: 'gsc-test-host', version: '1.0.0' }, { serverTools: {}, serverResources: {} }, { hostContext });
+  const bridge = new AppBridge(
+    null,
+    { name: 'gsc-test-host', version: '1.0.0' },
+    { serverTools: {}, serverResources: {} },
+    { hostContext },
+  );
   bridge.oncalltool = async (params) => {
     // What hosts do: a view may call only the tools whose visibility includes "app" (the default is both).
     const tool = (await window.hostListTools()).find((t) => t.name === params.name);
     const forwarded = tool !== undefined && (tool._meta?.ui?.visibility ?? ['model', 'app']).includes('app');
     window.viewCalls.push({ name: params.name, forwarded });
-    if (!forwarded) throw new Error(`Tool ${params.name} is not available to this view`);
+    if (!forwarded) {
+      throw new Error(`Tool ${params.name} is not available to this view`);
+    }
     return (await window.hostCallTool(params)) as never;
   };
   bridge.onreadresource = async (params) => (await window.hostReadResource(params)) as never;
   bridge.onsizechange = ({ height }) => {
-    if (height) frame.style.height = `${height}px`;
+    if (height) {
+      frame.style.height = `${height}px`;
+    }
   };
   const initialized = new Promise<void>((resolve) => (bridge.oninitialized = () => resolve()));
   await bridge.connect(new PostMessageTransport(frame.contentWindow!, frame.contentWindow!));
