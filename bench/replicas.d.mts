@@ -17,6 +17,8 @@ export interface Phase {
   name: string;
   elapsed: number;
   note: string;
+  /** inspect_url calls in flight on a SIGKILLed replica so far: counted by the ledger, perhaps never sent. */
+  inspectionsCut: number;
   calls: number;
   latencies: number[];
   errors: Record<string, number>;
@@ -30,6 +32,7 @@ export interface Checks {
   replaysExecuted: number;
   unanswered: number;
   books: Books;
+  inspectionsCut: number;
   ledgerMatchesLog: boolean;
   auditMatchesDeletes: boolean;
 }

@@ -51,6 +51,10 @@ export async function replicaFaultRun(options = SHORT) {
   const { Redis } = await import('ioredis');
   const books = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
   const phases = [];
+  // The ledger counts an inspection before sending it (it has to, to refuse what the day has no budget for), so an
+  // inspect_url in flight on a replica that is SIGKILLed may be counted and never reach Google: the books may then
+  // differ from Google's log by at most those calls, and by nothing else.
+  let inspectionsCut = 0;
   let fleet;
   try {
     trace('started');
@@ -62,7 +66,7 @@ export async function replicaFaultRun(options = SHORT) {
       await sleep(Math.max(0, seconds * 1000 - (Date.now() - started)));
       await fleet.barrier();
       const elapsed = (Date.now() - started) / 1000;
-      phases.push({ name, elapsed, note, ...stats, books: await compareBooks(books, google) });
+      phases.push({ name, elapsed, note, inspectionsCut, ...stats, books: await compareBooks(books, google) });
     };
     await phase('steady', options.seconds.steady);
     await phase('replica killed and restarted', options.seconds.kill, async () => {
@@ -72,6 +76,7 @@ export async function replicaFaultRun(options = SHORT) {
         await sleep(5);
       }
       const inFlight = proxy.inflight(1);
+      inspectionsCut += inFlight.filter((t) => t === 'inspect_url').length;
       upstreams[1].origin = undefined;
       await replicas[1].kill('SIGKILL');
       await launch(1);
@@ -333,7 +338,9 @@ async function finalChecks(world, books, google, phases) {
     replaysExecuted: world.replays.filter((o) => o !== 'token_rejected').length,
     unanswered,
     books: last,
-    ledgerMatchesLog: last.inspectionsCounted === last.inspectionsSent,
+    inspectionsCut: phases.at(-1).inspectionsCut,
+    ledgerMatchesLog:
+      last.inspectionsCounted >= last.inspectionsSent && last.inspectionsCounted <= last.inspectionsSent + phases.at(-1).inspectionsCut,
     auditMatchesDeletes: last.executedAudited === last.deletes && last.approvalsAudited >= last.deletes,
   };
 }
@@ -455,8 +462,8 @@ export async function replicas() {
     },
     {
       bar: 'replicas: quota ledger vs emulator log (inspections)',
-      target: 'equal',
-      measured: `${b.inspectionsCounted} counted, ${b.inspectionsSent} sent`,
+      target: 'equal, but for inspect_url calls cut by the SIGKILL',
+      measured: `${b.inspectionsCounted} counted, ${b.inspectionsSent} sent, ${checks.inspectionsCut} cut`,
       verdict: verdict(checks.ledgerMatchesLog),
     },
     {

@@ -46,10 +46,16 @@ describe('three replicas on one Redis, under load, through a replica crash and a
     expect(checks.replaysExecuted).toBe(0);
   });
 
-  it('the quota ledger counted exactly the inspections Google answered, after every phase', () => {
+  it('the quota ledger counted the inspections Google answered, after every phase, off by no more than the calls cut by the SIGKILL', () => {
+    // The ledger counts before it sends, so only an inspect_url in flight on the killed replica may be counted and never sent.
     for (const phase of phases) {
-      expect([phase.name, phase.books.inspectionsCounted]).toEqual([phase.name, phase.books.inspectionsSent]);
+      const { inspectionsCounted, inspectionsSent } = phase.books;
+      expect([phase.name, inspectionsCounted! >= inspectionsSent]).toEqual([phase.name, true]);
+      expect([phase.name, inspectionsCounted! - inspectionsSent <= phase.inspectionsCut]).toEqual([phase.name, true]);
     }
+    // Before the kill nothing was cut: the books equal Google's log exactly.
+    expect(phases[0].inspectionsCut).toBe(0);
+    expect(phases[0].books.inspectionsCounted).toBe(phases[0].books.inspectionsSent);
     expect(checks.books.inspectionsSent).toBeGreaterThan(0);
   });
 
