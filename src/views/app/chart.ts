@@ -22,7 +22,8 @@ const PAD = { left: 48, right: 12, top: 12, bottom: 28 };
 /** Draws the series; x is the day's index within its own window, so day i of the comparison sits over day i of the current one. */
 export function lineChart(series: readonly ChartSeries[], metric: string, invert = false): SVGSVGElement {
   const all = series.flatMap((s) => s.points.map((p) => p.value));
-  const max = Math.max(...all, 0);
+  // Counts get a round top (971 → 1 000), so the middle grid line reads 500, not 485.5.
+  const max = invert ? Math.max(...all, 0) : niceCeil(Math.max(...all, 0));
   const min = invert ? Math.min(...all, max) : 0;
   const span = max - min || 1;
   const days = Math.max(...series.map((s) => s.points.length), 2);
@@ -98,4 +99,13 @@ function formatTick(v: number): string {
     return `${(v / 1000).toFixed(v >= 10_000 ? 0 : 1)}k`;
   }
   return Number.isInteger(v) ? String(v) : v < 1 ? `${(v * 100).toFixed(1)}%` : v.toFixed(1);
+}
+
+/** The smallest of 1, 2, 2.5, 5 × 10^k at or above v (v > 0); 0 stays 0. */
+function niceCeil(v: number): number {
+  if (v <= 0) {
+    return 0;
+  }
+  const step = 10 ** Math.floor(Math.log10(v));
+  return [1, 2, 2.5, 5, 10].map((m) => m * step).find((n) => n >= v) ?? 10 * step;
 }
