@@ -25,7 +25,9 @@ const LAYERS = {
   google: ['common', 'config', 'property'],
   policy: ['common', 'config', 'property', 'identity'],
   http: ['common', 'config', 'identity'],
-  mcp: ['common', 'config', 'property', 'identity', 'policy', 'state', 'google', 'http'],
+  // Connected accounts: grants at rest, the client acting as a principal, the connect pages. Implements google's ConnectedAccounts.
+  accounts: ['common', 'config', 'property', 'identity', 'state', 'google', 'policy', 'http'],
+  mcp: ['common', 'config', 'property', 'identity', 'policy', 'state', 'google', 'http', 'accounts'],
   // analytics sits below quota (quota-windows reads its Pacific calendar), so no quota there.
   analytics: ['common', 'config', 'property', 'identity', 'state', 'google', 'mcp'],
   quota: ['common', 'config', 'property', 'state', 'google', 'mcp', 'analytics/pacific-period.js'],
@@ -35,7 +37,7 @@ const LAYERS = {
   verification: ['common', 'config', 'property', 'identity', 'state', 'google', 'mcp', 'quota'],
   // setup_site builds on verification.
   sites: ['common', 'config', 'property', 'identity', 'state', 'google', 'mcp', 'quota', 'verification'],
-  admin: ['common', 'config', 'property', 'identity', 'state', 'google', 'policy', 'http', 'mcp', 'quota'],
+  admin: ['common', 'config', 'property', 'identity', 'state', 'google', 'policy', 'http', 'mcp', 'quota', 'accounts'],
   // The ui:// resources of MCP Apps; their browser code (views/app/) has its own block below.
   views: ['common', 'mcp'],
   // The emulator stands in for Google and shares no code with the product it tests.

@@ -1,4 +1,5 @@
 import { type DynamicModule, Module, type Type } from '@nestjs/common';
+import { AccountsModule } from './accounts/accounts.module.js';
 import { ModuleGraph } from './common/module-graph.js';
 import { ConfigModule } from './config/config.module.js';
 import { CONFIG, type Config } from './config/config.js';
@@ -26,14 +27,15 @@ export class AppModule {
 
   /** The modules of one instance, sharing the configuration and the clock, the state store, and `more` (the HTTP server's metrics). */
   static graph(config: Config, more: Imports = []): ModuleGraph {
-    return new ModuleGraph([ConfigModule.forRoot(config), StateModule.forRoot(config.state), ...more]);
+    const shared = [ConfigModule.forRoot(config), StateModule.forRoot(config.state)];
+    return new ModuleGraph([...shared, AccountsModule.with(shared), ...more]);
   }
 
   /** The same, configured by a host app's factory (SearchConsoleMcpModule.forRootAsync). */
   static graphAsync(options: SearchConsoleMcpAsyncOptions, more: Imports = []): ModuleGraph {
     const config = ConfigModule.forRootAsync(options);
     const state = StateModule.forRootAsync({ imports: [config], inject: [CONFIG], useFactory: (c: Config) => c.state });
-    return new ModuleGraph([config, state, ...more]);
+    return new ModuleGraph([config, state, AccountsModule.with([config, state]), ...more]);
   }
 
   static in(graph: ModuleGraph): DynamicModule {

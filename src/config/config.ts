@@ -2,6 +2,7 @@ import { closeSync, openSync } from 'node:fs';
 import { normalizeProperty, PropertyError } from '../property/property.js';
 import { isPropertyAllowed } from '../property/site-allowlist.js';
 import { ConfigError, rememberSecrets } from './config-error.js';
+import type { ConnectedConfig } from './connected-config.js';
 import { type Credential, resolveCredential } from './credentials.js';
 import {
   EXPORT_MAX_BYTES_PER_PRINCIPAL,
@@ -52,6 +53,8 @@ export interface Config {
   };
   /** OAuth resource-server mode (GSC_AUTH_ISSUER + GSC_AUTH_AUDIENCE). */
   readonly auth?: AuthConfig;
+  /** Connected accounts: each principal's own Google grant (PRODUCT.md §8d); undefined with a shared credential. */
+  readonly connected?: ConnectedConfig;
   /** With no GSC_APPROVAL_SECRET, the state store creates one and keeps it. */
   readonly approval:
     | { readonly secret: string; readonly secretSource: 'GSC_APPROVAL_SECRET' }

@@ -1,0 +1,26 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { ConnectedAccounts } from '../google/connected-accounts.js';
+import { ConnectRequests } from './connect-requests.js';
+import { GrantAuth } from './grant-auth.service.js';
+import { GrantStore } from './grant-store.js';
+
+type Imports = NonNullable<DynamicModule['imports']>;
+
+/**
+ * Connected accounts (PRODUCT.md §8d): grants at rest, the Google client acting
+ * as a principal, and connect requests. One instance per graph, among the
+ * shared modules (it needs only configuration and the state store), so that
+ * GoogleAuthService and the MCP dispatcher see the same ConnectedAccounts.
+ */
+@Module({})
+export class AccountsModule {
+  /** `shared`: the configuration and state modules of the same graph. */
+  static with(shared: Imports): DynamicModule {
+    return {
+      module: AccountsModule,
+      imports: shared,
+      providers: [GrantStore, GrantAuth, { provide: ConnectedAccounts, useExisting: GrantAuth }, ConnectRequests],
+      exports: [GrantStore, ConnectedAccounts, ConnectRequests],
+    };
+  }
+}

@@ -1,0 +1,49 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { OAuth2Client } from 'google-auth-library';
+import { UserFacingError } from '../common/user-facing-error.js';
+
+/** A principal's connected Google account, as the rest of the server may see it: never a token. */
+export interface ConnectedGrant {
+  readonly principal: string;
+  /** Google's stable account id (userinfo `sub`). */
+  readonly googleSub: string;
+  readonly googleEmail: string;
+  /** The scopes Google reported as granted (full URLs; a person may untick some). */
+  readonly scopes: readonly string[];
+  /** ISO time the grant was stored. */
+  readonly connectedAt: string;
+}
+
+/**
+ * Connected accounts (PRODUCT.md §8d) as the Google layer needs them; the
+ * implementation lives in accounts/ (which imports this folder, never the
+ * reverse). Bound only when the configuration has `connected`.
+ */
+export abstract class ConnectedAccounts {
+  /** The principal's usable grant: undefined when there is none, it was revoked (invalid_grant), or its record does not open (tampered, moved, unknown key). */
+  abstract grantOf(principal: string): Promise<ConnectedGrant | undefined>;
+  /** A client acting as the principal's Google account; access tokens are refreshed once at a time across processes. Throws NotConnectedError. */
+  abstract authClient(principal: string): Promise<OAuth2Client>;
+}
+
+/** Who a Google call is made for: entered by the MCP dispatcher around each tool call, read by GoogleService in connected mode. */
+export interface ActingAs {
+  readonly principal: string;
+}
+export const actingAs = new AsyncLocalStorage<ActingAs>();
+
+export type NotConnectedReason = 'none' | 'revoked' | 'unreadable';
+
+/** The principal has no usable Google grant; nothing was sent to Google. The dispatcher turns it into a request to connect. */
+export class NotConnectedError extends UserFacingError {
+  constructor(
+    readonly principal: string,
+    readonly reason: NotConnectedReason,
+  ) {
+    super(
+      reason === 'revoked'
+        ? 'The Google account connected for you no longer accepts this server (access was revoked or expired), so nothing was sent to Google. Connect it again.'
+        : 'No Google account is connected for you on this server, so nothing was sent to Google. Connect one first.',
+    );
+  }
+}
