@@ -29,6 +29,14 @@ export class GrantAuth extends ConnectedAccounts {
     return shown;
   }
 
+  async requireGrant(principal: string): Promise<ConnectedGrant> {
+    const grant = await this.grantOf(principal);
+    if (!grant) {
+      throw new NotConnectedError(principal, 'none');
+    }
+    return grant;
+  }
+
   async authClient(principal: string): Promise<OAuth2Client> {
     const connected = this.config.connected!;
     const [grant] = await this.grants.list(principal);

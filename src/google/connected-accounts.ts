@@ -22,6 +22,8 @@ export interface ConnectedGrant {
 export abstract class ConnectedAccounts {
   /** The principal's usable grant: undefined when there is none, it was revoked (invalid_grant), or its record does not open (tampered, moved, unknown key). */
   abstract grantOf(principal: string): Promise<ConnectedGrant | undefined>;
+  /** The usable grant, or NotConnectedError saying why there is none (none, revoked, unreadable): what the dispatcher checks before a Google tool runs. */
+  abstract requireGrant(principal: string): Promise<ConnectedGrant>;
   /** A client acting as the principal's Google account; access tokens are refreshed once at a time across processes. Throws NotConnectedError. */
   abstract authClient(principal: string): Promise<OAuth2Client>;
 }
@@ -29,6 +31,8 @@ export abstract class ConnectedAccounts {
 /** Who a Google call is made for: entered by the MCP dispatcher around each tool call, read by GoogleService in connected mode. */
 export interface ActingAs {
   readonly principal: string;
+  /** Set by GoogleService when a Google request went out with the principal's grant: the audit trail and the quota ledger name it. */
+  googleEmail?: string;
 }
 export const actingAs = new AsyncLocalStorage<ActingAs>();
 
