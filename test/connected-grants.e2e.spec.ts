@@ -5,7 +5,8 @@
 
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GrantAuth } from '../src/accounts/grant-auth.service.js';
@@ -20,6 +21,7 @@ import { GoogleApiError } from '../src/google/google-error.js';
 import { GoogleService } from '../src/google/google.service.js';
 import { createStateStore } from '../src/state/create-state-store.js';
 import type { StateStore } from '../src/state/state-store.js';
+import { isolatedEnv, MAIN } from './support/env.js';
 import { mintGrant, type MintedGrant } from './support/google-grant.js';
 
 const CLIENT = {
@@ -254,6 +256,39 @@ describe('refreshing a grant', () => {
     for (const token of minted) {
       expect(seen).not.toContain(token);
     }
+  });
+});
+
+describe('the built server in connected mode', () => {
+  it('creates the grant key once (0600) and says so in the start-up line, then says it is kept; no secret printed', () => {
+    const state = mkdtempSync(join(tmpdir(), 'gsc-connected-bin-'));
+    const start = () =>
+      spawnSync(process.execPath, [MAIN], {
+        env: isolatedEnv({
+          GSC_STATE_DIR: state,
+          GSC_GOOGLE_OAUTH_CLIENT_ID: CLIENT.clientId,
+          GSC_GOOGLE_OAUTH_CLIENT_SECRET: CLIENT.clientSecret,
+        }),
+        input: '',
+        encoding: 'utf8',
+        timeout: 20_000,
+      });
+    const first = start();
+    const second = start();
+    const file = join(state, 'grant-key');
+    expect(first.stderr).toMatch(
+      /credential: connected accounts: each person acts as their own Google account \(OAuth client 123456789012-/,
+    );
+    expect(first.stderr).toContain(`grant key created in ${file}`);
+    expect(second.stderr).toContain(`grant key kept in ${file}`);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const key = readFileSync(file, 'utf8').trim().split(':')[1];
+    for (const run of [first, second]) {
+      expect(run.stdout).toBe('');
+      expect(run.stderr).not.toContain(CLIENT.clientSecret);
+      expect(run.stderr).not.toContain(key);
+    }
+    rmSync(state, { recursive: true, force: true });
   });
 });
 

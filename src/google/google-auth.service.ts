@@ -62,7 +62,7 @@ export class GoogleAuthService {
     if (connected) {
       return {
         kind: 'connected',
-        principal: `each person's own Google account (OAuth client ${connected.clientId})`,
+        principal: `accounts: each person acts as their own Google account (OAuth client ${connected.clientId})`,
         origin: `GSC_GOOGLE_OAUTH_CLIENT_ID; ${this.connected?.describe() ?? 'grant keys not loaded'}`,
       };
     }
