@@ -204,6 +204,19 @@ describe('refreshing a grant', () => {
     ).toBe(true);
   });
 
+  it('a revocation while an access token is shared: the 401 drops it, the refresh says invalid_grant, the call asks to connect again', async () => {
+    const [a, b] = [processOf(), processOf()];
+    const grant = await connect(a.grants, 'hank@corp.example', 'bob@example.net');
+    await actingAs.run({ principal: 'hank@corp.example' }, () => listSites(a.google));
+    await fetch(`${emulator.url}/revoke`, { method: 'POST', body: new URLSearchParams({ token: grant.refreshToken }) });
+    emulator.clearLog();
+    const error = await rejection(actingAs.run({ principal: 'hank@corp.example' }, () => listSites(b.google)));
+    expect(error).toMatchObject({ reason: 'revoked' });
+    // One API request with the dead token, one refresh; nothing more.
+    expect(emulator.requests.map((r) => `${r.route} ${r.status}`)).toEqual(['sites.list 401', 'token 400']);
+    await expect(a.auth.requireGrant('hank@corp.example')).rejects.toMatchObject({ reason: 'revoked' });
+  });
+
   it('a 5xx on refresh keeps the grant and fails the call with the token sentence; the next call works', async () => {
     const one = processOf();
     await connect(one.grants, 'erin@corp.example', 'bob@example.net');

@@ -78,6 +78,15 @@ export class GrantAuth extends ConnectedAccounts {
     return this.connect(grant);
   }
 
+  async tokenRejected(grant: ConnectedGrant): Promise<void> {
+    await this.store.delete(tokenKeyOf(grant.principal, grant.googleSub));
+    const cached = this.clients.get(slotId(grant.principal, grant.googleSub));
+    if (cached) {
+      const { client } = await cached.connection;
+      client.setCredentials({ refresh_token: cached.refreshToken });
+    }
+  }
+
   describe(): string {
     return this.grants.describeKeys() ?? (this.config.connected ? 'grant keys not loaded yet' : 'connected accounts off');
   }
@@ -119,7 +128,7 @@ export class GrantAuth extends ConnectedAccounts {
   /** The refresh of one grant as every process shares it. */
   private sharedRefresh(grant: StoredGrant): SharedRefresh {
     const { principal, googleSub } = grant;
-    const tokenKey = `grant-token:${slotId(principal, googleSub, ':')}`;
+    const tokenKey = tokenKeyOf(principal, googleSub);
     const lockKey = `grant-refresh:${slotId(principal, googleSub, ':')}`;
     const slot = { kind: 'access-token', principal, googleSub };
     const lockTtl = this.config.google.timeoutMs + 5_000;
@@ -197,6 +206,11 @@ export class GrantAuth extends ConnectedAccounts {
       `Google ended the grant of principal ${JSON.stringify(grant.principal)} for ${grant.googleEmail} (invalid_grant: revoked or expired); they are asked to connect again`,
     );
   }
+}
+
+/** The state key of a grant's shared access token. */
+function tokenKeyOf(principal: string, googleSub: string): string {
+  return `grant-token:${slotId(principal, googleSub, ':')}`;
 }
 
 function shown(grant: StoredGrant): ConnectedGrant {

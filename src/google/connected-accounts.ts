@@ -28,6 +28,12 @@ export abstract class ConnectedAccounts {
   abstract authClient(principal: string): Promise<OAuth2Client>;
   /** authClient with the grant it acts with (GoogleService names its Google account in sentences and the audit). Throws NotConnectedError. */
   abstract connection(principal: string): Promise<GrantConnection>;
+  /**
+   * Google answered 401 to the grant's access token (revoked at Google, which
+   * ends its access tokens too): forget the token every process shares, so the
+   * next attempt refreshes — and learns from invalid_grant whether the grant is over.
+   */
+  abstract tokenRejected(grant: ConnectedGrant): Promise<void>;
   /** For the start-up line: where the grant keys come from (never a value). */
   abstract describe(): string;
 }
