@@ -22,6 +22,7 @@ import { GoogleService } from '../src/google/google.service.js';
 import { createStateStore } from '../src/state/create-state-store.js';
 import type { StateStore } from '../src/state/state-store.js';
 import { isolatedEnv, MAIN } from './support/env.js';
+import { startRedisServer } from './support/redis-server.js';
 import { mintGrant, type MintedGrant } from './support/google-grant.js';
 
 const CLIENT = {
@@ -268,6 +269,39 @@ describe('refreshing a grant', () => {
     expect(minted.length).toBeGreaterThan(3);
     for (const token of minted) {
       expect(seen).not.toContain(token);
+    }
+  });
+});
+
+describe('on Redis (replicas)', () => {
+  it('two replicas refreshing one grant at once make exactly one refresh_token request and share the token', async () => {
+    const redis = await startRedisServer();
+    const redisConfig = loadConfig({
+      CLOUDSDK_CONFIG: mkdtempSync(join(tmpdir(), 'gcloud-')),
+      GSC_REDIS_URL: redis.url,
+      GSC_GRANT_ENCRYPTION_KEYS: `k1:${Buffer.alloc(32, 5).toString('base64')}`,
+      GSC_GOOGLE_OAUTH_CLIENT_ID: CLIENT.clientId,
+      GSC_GOOGLE_OAUTH_CLIENT_SECRET: CLIENT.clientSecret,
+      GSC_API_ROOT_URL: emulator.url,
+      GSC_OAUTH_TOKEN_URL: emulator.tokenUrl,
+    });
+    const handles = [createStateStore(redisConfig.state), createStateStore(redisConfig.state)];
+    try {
+      const [a, b] = handles.map((store) => {
+        const grants = new GrantStore(store, redisConfig);
+        return { grants, auth: new GrantAuth(redisConfig, grants, store) };
+      });
+      await connect(a.grants, 'ivy@corp.example', 'alice@example.com');
+      const before = refreshesOf('alice@example.com').length;
+      emulator.setLatency('token', 300);
+      const tokens = await Promise.all(
+        [a, b, a, b].map(async (replica) => (await replica.auth.authClient('ivy@corp.example')).getAccessToken()),
+      );
+      expect(refreshesOf('alice@example.com').length - before).toBe(1);
+      expect(new Set(tokens.map((t) => t.token)).size).toBe(1);
+    } finally {
+      await Promise.all(handles.map((h) => h.close()));
+      await redis.stop();
     }
   });
 });

@@ -158,7 +158,8 @@ export class GrantAuth extends ConnectedAccounts {
     };
 
     return async (refresh) => {
-      const deadline = Date.now() + lockTtl;
+      // Past the lock's own life, so a waiter outlives a winner that died holding it and then refreshes itself.
+      const deadline = Date.now() + lockTtl + 2_000;
       for (;;) {
         const cached = await cachedToken();
         if (cached) {
