@@ -5,7 +5,7 @@
 
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,6 +30,7 @@ const CLIENT = {
   clientSecret: 'GOCSPX-connected-test',
 };
 const REDIRECT = 'http://127.0.0.1:1/connect/google/callback';
+const CHILD = join(import.meta.dirname, 'support/grant-child.mjs');
 
 let emulator: GoogleEmulator;
 let dir: string;
@@ -183,6 +184,49 @@ describe('refreshing a grant', () => {
     // A later process reuses it without asking Google.
     await (await processOf().auth.authClient('carol@corp.example')).getAccessToken();
     expect(refreshesOf('carol@example.org').length - before).toBe(1);
+  });
+
+  it('three real processes on one SQLite folder asking at the same moment make exactly one refresh_token request', async () => {
+    const one = processOf();
+    await connect(one.grants, 'jill@corp.example', 'bob@example.net');
+    const before = refreshesOf('bob@example.net').length;
+    emulator.setLatency('token', 300);
+    const env = {
+      CLOUDSDK_CONFIG: mkdtempSync(join(tmpdir(), 'gcloud-')),
+      GSC_STATE_DIR: dir,
+      GSC_GOOGLE_OAUTH_CLIENT_ID: CLIENT.clientId,
+      GSC_GOOGLE_OAUTH_CLIENT_SECRET: CLIENT.clientSecret,
+      GSC_API_ROOT_URL: emulator.url,
+      GSC_OAUTH_TOKEN_URL: emulator.tokenUrl,
+    };
+    const children = Array.from({ length: 3 }, () =>
+      spawn(process.execPath, [CHILD, JSON.stringify(env), 'jill@corp.example'], { stdio: ['pipe', 'pipe', 'inherit'] }),
+    );
+    const outputs = children.map((child) => {
+      let out = '';
+      child.stdout.setEncoding('utf8');
+      child.stdout.on('data', (chunk: string) => (out += chunk));
+      return {
+        ready: new Promise<void>((resolve) => child.stdout.on('data', () => out.includes('ready\n') && resolve())),
+        done: new Promise<string>((resolve) => child.on('exit', () => resolve(out))),
+      };
+    });
+    await Promise.all(outputs.map((o) => o.ready));
+    for (const child of children) {
+      child.stdin.write('go\n');
+    }
+    const results = (await Promise.all(outputs.map((o) => o.done))).map(
+      (out) =>
+        JSON.parse(
+          out
+            .split('\n')
+            .filter((l) => l.startsWith('{'))
+            .pop()!,
+        ) as { token?: string; error?: string },
+    );
+    expect(results.map((r) => r.error)).toEqual([undefined, undefined, undefined]);
+    expect(new Set(results.map((r) => r.token)).size).toBe(1);
+    expect(refreshesOf('bob@example.net').length - before).toBe(1);
   });
 
   it('a revocation at Google ends the grant: the next refresh is NotConnectedError "revoked", and the grant stays revoked', async () => {
