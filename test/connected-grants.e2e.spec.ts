@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GrantAuth } from '../src/accounts/grant-auth.service.js';
-import { GrantStore } from '../src/accounts/grant-store.js';
+import { GrantStore, recordKey } from '../src/accounts/grant-store.js';
 import { type Config, loadConfig } from '../src/config/config.js';
 import { SCOPES } from '../src/emulator/emulator-routing.js';
 import { SEED_PROPERTIES } from '../src/emulator/emulator-seed.js';
@@ -22,6 +22,7 @@ import { GoogleService } from '../src/google/google.service.js';
 import { createStateStore } from '../src/state/create-state-store.js';
 import type { StateStore } from '../src/state/state-store.js';
 import { isolatedEnv, MAIN } from './support/env.js';
+import { spawnHttpBinary } from './support/http-binary.js';
 import { startRedisServer } from './support/redis-server.js';
 import { mintGrant, type MintedGrant } from './support/google-grant.js';
 
@@ -153,6 +154,26 @@ describe('GoogleService acting as the calling principal', () => {
     expect(none).toBeInstanceOf(NotConnectedError);
     expect((none as NotConnectedError).reason).toBe('none');
     expect(emulator.requests).toEqual([]);
+  });
+});
+
+describe('a grant record that does not open', () => {
+  it('is no grant: requireGrant and a Google call say "unreadable" and send nothing', async () => {
+    const one = processOf();
+    const grant = await connect(one.grants, 'kim@corp.example', 'alice@example.com');
+    const slot = recordKey('kim@corp.example', grant.sub);
+    const sealed = JSON.parse((await stores[0].get(slot))!) as { tag: string };
+    const tag = Buffer.from(sealed.tag, 'base64');
+    tag[0] ^= 0x80;
+    await stores[0].put(slot, JSON.stringify({ ...sealed, tag: tag.toString('base64') }));
+    emulator.clearLog();
+    const other = processOf();
+    await expect(other.auth.requireGrant('kim@corp.example')).rejects.toMatchObject({ reason: 'unreadable' });
+    const error = await rejection(actingAs.run({ principal: 'kim@corp.example' }, () => listSites(other.google)));
+    expect(error).toBeInstanceOf(NotConnectedError);
+    expect(error).toMatchObject({ reason: 'unreadable' });
+    expect(emulator.requests).toEqual([]);
+    expect(logged.some((l) => l.includes('principal "kim@corp.example"') && l.includes('does not open'))).toBe(true);
   });
 });
 
@@ -380,6 +401,55 @@ describe('the built server in connected mode', () => {
       expect(run.stderr).not.toContain(key);
     }
     rmSync(state, { recursive: true, force: true });
+  });
+});
+
+describe('the built HTTP server in connected mode', () => {
+  it('is ready without a shared credential, and /admin/config, /admin/ready and /metrics show no secret and no refresh token', async () => {
+    const state = mkdtempSync(join(tmpdir(), 'gsc-connected-http-'));
+    const store = createStateStore({ kind: 'sqlite', dir: state });
+    stores.push(store);
+    const stateConfig = loadConfig({
+      CLOUDSDK_CONFIG: mkdtempSync(join(tmpdir(), 'gcloud-')),
+      GSC_STATE_DIR: state,
+      GSC_GOOGLE_OAUTH_CLIENT_ID: CLIENT.clientId,
+      GSC_GOOGLE_OAUTH_CLIENT_SECRET: CLIENT.clientSecret,
+    });
+    const grant = await connect(new GrantStore(store, stateConfig), 'local', 'alice@example.com');
+    const server = await spawnHttpBinary({
+      GSC_STATE_DIR: state,
+      GSC_GOOGLE_OAUTH_CLIENT_ID: CLIENT.clientId,
+      GSC_GOOGLE_OAUTH_CLIENT_SECRET: CLIENT.clientSecret,
+      GSC_API_ROOT_URL: emulator.url,
+      GSC_OAUTH_TOKEN_URL: emulator.tokenUrl,
+    });
+    try {
+      const ready = await fetch(`${server.origin}/admin/ready`);
+      expect(ready.status).toBe(200);
+      expect(await ready.json()).toMatchObject({ status: 'ok', credential: 'connected' });
+      const view = (await (await fetch(`${server.origin}/admin/config`)).json()) as { connected?: Record<string, unknown> };
+      expect(view.connected).toEqual({
+        google_client_id: CLIENT.clientId,
+        google_client_secret: 'set',
+        grant_keys: 'generated file in the state folder',
+        authorize_url: 'https://accounts.google.com/o/oauth2/v2/auth',
+        revoke_url: 'https://oauth2.googleapis.com/revoke',
+        idp_client_id: null,
+        idp_client_secret: 'unset',
+      });
+      const key = readFileSync(join(state, 'grant-key'), 'utf8').trim().split(':')[1];
+      const bodies = await Promise.all(
+        ['/admin/config', '/admin/ready', '/admin/health', '/metrics'].map(async (path) => (await fetch(`${server.origin}${path}`)).text()),
+      );
+      for (const text of [...bodies, server.stderr()]) {
+        for (const secret of [CLIENT.clientSecret, grant.refreshToken, key]) {
+          expect(text).not.toContain(secret);
+        }
+      }
+    } finally {
+      await server.stop();
+      rmSync(state, { recursive: true, force: true });
+    }
   });
 });
 
