@@ -338,6 +338,65 @@ describe('refreshing a grant', () => {
   });
 });
 
+describe('disconnecting a Google account', () => {
+  const refreshWorks = async (refreshToken: string) =>
+    (
+      await fetch(emulator.tokenUrl, {
+        method: 'POST',
+        body: new URLSearchParams({
+          grant_type: 'refresh_token',
+          refresh_token: refreshToken,
+          ...{ client_id: CLIENT.clientId, client_secret: CLIENT.clientSecret },
+        }),
+      })
+    ).status === 200;
+
+  it('revokes the grant at Google (token in the form body), then deletes it here', async () => {
+    const one = processOf();
+    const grant = await connect(one.grants, 'liz@corp.example', 'carol@example.org');
+    await (await one.auth.authClient('liz@corp.example')).getAccessToken();
+    emulator.clearLog();
+    const result = await one.auth.disconnect('liz@corp.example', grant.sub);
+    expect(result).toMatchObject({ revokedAtGoogle: true, grant: { googleEmail: 'carol@example.org' } });
+    expect(emulator.requests.map((r) => `${r.route} ${r.status}`)).toEqual(['oauth.revoke 200']);
+    expect(emulator.requests[0].query).toEqual({});
+    expect(await refreshWorks(grant.refreshToken)).toBe(false);
+    await expect(one.auth.requireGrant('liz@corp.example')).rejects.toMatchObject({ reason: 'none' });
+    expect(await one.auth.disconnect('liz@corp.example', grant.sub)).toBeUndefined();
+  });
+
+  it('deletes nothing when Google cannot be reached, and says so without the token', async () => {
+    const unreachable = loadConfig({
+      CLOUDSDK_CONFIG: mkdtempSync(join(tmpdir(), 'gcloud-')),
+      GSC_STATE_DIR: dir,
+      GSC_GOOGLE_OAUTH_CLIENT_ID: CLIENT.clientId,
+      GSC_GOOGLE_OAUTH_CLIENT_SECRET: CLIENT.clientSecret,
+      GSC_OAUTH_REVOKE_URL: 'http://127.0.0.1:1/revoke',
+    });
+    const store = createStateStore(unreachable.state);
+    stores.push(store);
+    const grants = new GrantStore(store, unreachable);
+    const auth = new GrantAuth(unreachable, grants, store);
+    const grant = await connect(grants, 'max@corp.example', 'alice@example.com');
+    const error = await rejection(auth.disconnect('max@corp.example', grant.sub));
+    expect(error.message).toBe(
+      "Google's revocation endpoint could not be reached, so alice@example.com was not disconnected and nothing was deleted; retry in a minute.",
+    );
+    expect(await auth.requireGrant('max@corp.example')).toMatchObject({ googleEmail: 'alice@example.com' });
+    expect(await refreshWorks(grant.refreshToken)).toBe(true);
+  });
+
+  it('deletes a grant Google already ended without asking Google again', async () => {
+    const one = processOf();
+    const grant = await connect(one.grants, 'ned@corp.example', 'bob@example.net');
+    await one.grants.markRevoked('ned@corp.example', grant.sub);
+    emulator.clearLog();
+    expect(await one.auth.disconnect('ned@corp.example', grant.sub)).toMatchObject({ revokedAtGoogle: false });
+    expect(emulator.requests).toEqual([]);
+    await expect(one.auth.requireGrant('ned@corp.example')).rejects.toMatchObject({ reason: 'none' });
+  });
+});
+
 describe('on Redis (replicas)', () => {
   it('two replicas refreshing one grant at once make exactly one refresh_token request and share the token', async () => {
     const redis = await startRedisServer();

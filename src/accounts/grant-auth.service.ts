@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Credentials, OAuth2Client } from 'google-auth-library';
+import { UserFacingError } from '../common/user-facing-error.js';
 import { CONFIG, type Config } from '../config/config.js';
 import {
   ConnectedAccounts,
@@ -76,6 +77,34 @@ export class GrantAuth extends ConnectedAccounts {
       throw new NotConnectedError(principal, reasonOf(records));
     }
     return this.connect(grant);
+  }
+
+  /**
+   * Disconnects one Google account of the principal: revokes the grant at
+   * Google (its revocation endpoint), then deletes it here. When Google cannot
+   * be reached or fails, nothing is deleted (UserFacingError saying so), since a
+   * grant deleted here but alive at Google could not be revoked later. A grant
+   * Google already ended (revoked, or a record that does not open) is deleted
+   * without asking Google. Undefined when the principal has no such account.
+   */
+  async disconnect(principal: string, googleSub: string): Promise<{ grant: ConnectedGrant; revokedAtGoogle: boolean } | undefined> {
+    const record = await this.grants.readOne(principal, googleSub);
+    if (!record) {
+      return undefined;
+    }
+    let revokedAtGoogle = false;
+    if (record.kind === 'usable') {
+      await this.revokeAtGoogle(record.grant);
+      revokedAtGoogle = true;
+    }
+    await this.grants.remove(principal, googleSub);
+    await this.store.delete(tokenKeyOf(principal, googleSub));
+    this.clients.delete(slotId(principal, googleSub));
+    const grant: ConnectedGrant =
+      record.kind === 'unreadable'
+        ? { principal, googleSub, googleEmail: 'an unreadable record', scopes: [], connectedAt: '' }
+        : shown(record.grant);
+    return { grant, revokedAtGoogle };
   }
 
   async tokenRejected(grant: ConnectedGrant): Promise<void> {
@@ -200,6 +229,35 @@ export class GrantAuth extends ConnectedAccounts {
     };
   }
 
+  /** POST to Google's revocation endpoint with the token in the form body (never in a URL, where proxies log it). */
+  private async revokeAtGoogle(grant: StoredGrant): Promise<void> {
+    const { revokeUrl } = this.config.connected!;
+    const failed = (why: string) =>
+      new UserFacingError(
+        `Google's revocation endpoint ${why}, so ${grant.googleEmail} was not disconnected and nothing was deleted; retry in a minute.`,
+      );
+    let response: Response;
+    try {
+      response = await fetch(revokeUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token: grant.refreshToken }),
+        signal: AbortSignal.timeout(this.config.google.timeoutMs),
+      });
+    } catch (error) {
+      throw failed(
+        (error as Error).name === 'TimeoutError'
+          ? `did not answer within ${this.config.google.timeoutMs / 1000} s`
+          : 'could not be reached',
+      );
+    }
+    const body = (await response.json().catch(() => undefined)) as { error?: unknown } | undefined;
+    // 400 invalid_token: Google no longer knows the token (already revoked or expired): the outcome wanted.
+    if (!response.ok && !(response.status === 400 && body?.error === 'invalid_token')) {
+      throw failed(`answered HTTP ${response.status}`);
+    }
+  }
+
   private async revoked(grant: StoredGrant): Promise<void> {
     this.clients.delete(slotId(grant.principal, grant.googleSub));
     await this.grants.markRevoked(grant.principal, grant.googleSub);
@@ -214,7 +272,7 @@ function tokenKeyOf(principal: string, googleSub: string): string {
   return `grant-token:${slotId(principal, googleSub, ':')}`;
 }
 
-function shown(grant: StoredGrant): ConnectedGrant {
+function shown(grant: ConnectedGrant): ConnectedGrant {
   const { principal, googleSub, googleEmail, scopes, connectedAt } = grant;
   return { principal, googleSub, googleEmail, scopes, connectedAt };
 }
