@@ -283,6 +283,18 @@ describe('refreshing a grant', () => {
     await expect(a.auth.requireGrant('hank@corp.example')).rejects.toMatchObject({ reason: 'revoked' });
   });
 
+  it('connecting the account again replaces the grant and forgets its shared token: the next call refreshes with the new one, no 401', async () => {
+    const one = processOf();
+    const first = await connect(one.grants, 'olga@corp.example', 'carol@example.org');
+    await actingAs.run({ principal: 'olga@corp.example' }, () => listSites(one.google));
+    await fetch(`${emulator.url}/revoke`, { method: 'POST', body: new URLSearchParams({ token: first.refreshToken }) });
+    const second = await connect(one.grants, 'olga@corp.example', 'carol@example.org');
+    expect(second.sub).toBe(first.sub);
+    emulator.clearLog();
+    await actingAs.run({ principal: 'olga@corp.example' }, () => listSites(processOf().google));
+    expect(emulator.requests.map((r) => `${r.route} ${r.status}`)).toEqual(['token 200', 'sites.list 200']);
+  });
+
   it('a 5xx on refresh keeps the grant and fails the call with the token sentence; the next call works', async () => {
     const one = processOf();
     await connect(one.grants, 'erin@corp.example', 'bob@example.net');

@@ -13,7 +13,7 @@ import { STATE_STORE } from '../state/state.module.js';
 import type { StateStore } from '../state/state-store.js';
 import { type GrantClientOptions, grantClient, type SharedRefresh } from './grant-client.js';
 import { open, seal } from './grant-crypto.js';
-import { type PrincipalGrants, GrantStore, type StoredGrant } from './grant-store.js';
+import { accessTokenKey, type PrincipalGrants, GrantStore, type StoredGrant } from './grant-store.js';
 
 /** Clients kept in this process (one per principal and Google account); the least recently used goes first. */
 export const GRANT_CLIENTS_MAX = 256;
@@ -98,7 +98,7 @@ export class GrantAuth extends ConnectedAccounts {
       revokedAtGoogle = true;
     }
     await this.grants.remove(principal, googleSub);
-    await this.store.delete(tokenKeyOf(principal, googleSub));
+    await this.store.delete(accessTokenKey(principal, googleSub));
     this.clients.delete(slotId(principal, googleSub));
     const grant: ConnectedGrant =
       record.kind === 'unreadable'
@@ -108,7 +108,7 @@ export class GrantAuth extends ConnectedAccounts {
   }
 
   async tokenRejected(grant: ConnectedGrant): Promise<void> {
-    await this.store.delete(tokenKeyOf(grant.principal, grant.googleSub));
+    await this.store.delete(accessTokenKey(grant.principal, grant.googleSub));
     const cached = this.clients.get(slotId(grant.principal, grant.googleSub));
     if (cached) {
       const { client } = await cached.connection;
@@ -157,7 +157,7 @@ export class GrantAuth extends ConnectedAccounts {
   /** The refresh of one grant as every process shares it. */
   private sharedRefresh(grant: StoredGrant): SharedRefresh {
     const { principal, googleSub } = grant;
-    const tokenKey = tokenKeyOf(principal, googleSub);
+    const tokenKey = accessTokenKey(principal, googleSub);
     const lockKey = `grant-refresh:${slotId(principal, googleSub, ':')}`;
     const slot = { kind: 'access-token', principal, googleSub };
     const lockTtl = this.config.google.timeoutMs + 5_000;
@@ -211,11 +211,11 @@ export class GrantAuth extends ConnectedAccounts {
               }
               throw error;
             }
-            await keep(tokens);
             if (tokens.refresh_token && tokens.refresh_token !== grant.refreshToken) {
               // Google may rotate a refresh token; the new one replaces the old for every process.
               await this.grants.save({ ...grant, refreshToken: tokens.refresh_token });
             }
+            await keep(tokens);
             return tokens;
           } finally {
             await this.store.delete(lockKey).catch(() => undefined);
@@ -265,11 +265,6 @@ export class GrantAuth extends ConnectedAccounts {
       `Google ended the grant of principal ${JSON.stringify(grant.principal)} for ${grant.googleEmail} (invalid_grant: revoked or expired); they are asked to connect again`,
     );
   }
-}
-
-/** The state key of a grant's shared access token. */
-function tokenKeyOf(principal: string, googleSub: string): string {
-  return `grant-token:${slotId(principal, googleSub, ':')}`;
 }
 
 function shown(grant: ConnectedGrant): ConnectedGrant {
