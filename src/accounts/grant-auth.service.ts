@@ -70,7 +70,7 @@ export class GrantAuth extends ConnectedAccounts {
     return (await this.connection(principal)).client;
   }
 
-  async connection(principal: string): Promise<GrantConnection> {
+  override async connection(principal: string): Promise<GrantConnection> {
     const records = await this.grants.read(principal);
     const [grant] = records.usable;
     if (!grant) {
@@ -107,7 +107,7 @@ export class GrantAuth extends ConnectedAccounts {
     return { grant, revokedAtGoogle };
   }
 
-  async tokenRejected(grant: ConnectedGrant): Promise<void> {
+  override async tokenRejected(grant: ConnectedGrant): Promise<void> {
     await this.store.delete(accessTokenKey(grant.principal, grant.googleSub));
     const cached = this.clients.get(slotId(grant.principal, grant.googleSub));
     if (cached) {
@@ -116,7 +116,7 @@ export class GrantAuth extends ConnectedAccounts {
     }
   }
 
-  describe(): string {
+  override describe(): string {
     return this.grants.describeKeys() ?? (this.config.connected ? 'grant keys not loaded yet' : 'connected accounts off');
   }
 
