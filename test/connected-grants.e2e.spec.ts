@@ -76,12 +76,12 @@ class InstantGoogleService extends GoogleService {
 }
 
 /** One "process": its own handle on the shared SQLite folder, its own grant store and client cache. */
-function processOf(): { grants: GrantStore; auth: GrantAuth; google: GoogleService } {
+function processOf(cfg: Config = config): { grants: GrantStore; auth: GrantAuth; google: GoogleService } {
   const store = createStateStore({ kind: 'sqlite', dir });
   stores.push(store);
-  const grants = new GrantStore(store, config);
-  const auth = new GrantAuth(config, grants, store);
-  const google = new InstantGoogleService(new GoogleAuthService(config, auth), config, undefined, undefined, auth);
+  const grants = new GrantStore(store, cfg);
+  const auth = new GrantAuth(cfg, grants, store);
+  const google = new InstantGoogleService(new GoogleAuthService(cfg, auth), cfg, undefined, undefined, auth);
   return { grants, auth, google };
 }
 
@@ -327,6 +327,30 @@ describe('refreshing a grant', () => {
     const error = await rejection(actingAs.run({ principal: 'frank@corp.example' }, () => listSites(one.google)));
     expect((error as GoogleApiError).facts).toMatchObject({ phase: 'token', kind: 'malformed' });
     expect(await one.auth.requireGrant('frank@corp.example')).toMatchObject({ googleEmail: 'carol@example.org' });
+  });
+
+  it('a refresh that times out keeps the grant and fails with the token-phase timeout sentence', async () => {
+    const quick = loadConfig({
+      CLOUDSDK_CONFIG: mkdtempSync(join(tmpdir(), 'gcloud-')),
+      GSC_STATE_DIR: dir,
+      GSC_GOOGLE_OAUTH_CLIENT_ID: CLIENT.clientId,
+      GSC_GOOGLE_OAUTH_CLIENT_SECRET: CLIENT.clientSecret,
+      GSC_API_ROOT_URL: emulator.url,
+      GSC_OAUTH_TOKEN_URL: emulator.tokenUrl,
+      GSC_GOOGLE_TIMEOUT_MS: '1000',
+    });
+    const one = processOf(quick);
+    await connect(one.grants, 'pat@corp.example', 'bob@example.net');
+    emulator.injectFault({
+      route: 'token',
+      kind: 'hang',
+      times: Infinity,
+      bodyMatches: { grant_type: 'refresh_token', emulator_user: 'bob@example.net' },
+    });
+    const error = await rejection(actingAs.run({ principal: 'pat@corp.example' }, () => listSites(one.google)));
+    expect((error as GoogleApiError).facts).toMatchObject({ phase: 'token', kind: 'timeout' });
+    expect(error.message).toMatch(/^Google's OAuth token endpoint did not answer within 1 s \(GSC_GOOGLE_TIMEOUT_MS\)/);
+    expect(await one.auth.requireGrant('pat@corp.example')).toMatchObject({ googleEmail: 'bob@example.net' });
   });
 
   it('never puts a refresh token in an error, a log line or a thrown object', async () => {
