@@ -24,7 +24,7 @@ const WAIT_STEP_MS = 100;
 
 interface Cached {
   readonly refreshToken: string;
-  readonly connection: Promise<GrantConnection>;
+  readonly client: Promise<OAuth2Client>;
 }
 
 /**
@@ -76,7 +76,8 @@ export class GrantAuth extends ConnectedAccounts {
     if (!grant) {
       throw new NotConnectedError(principal, reasonOf(records));
     }
-    return this.connect(grant);
+    // The grant as stored now (its scopes may have changed); the client as cached for its refresh token.
+    return { grant: shown(grant), client: await this.clientOf(grant) };
   }
 
   /**
@@ -111,7 +112,7 @@ export class GrantAuth extends ConnectedAccounts {
     await this.store.delete(accessTokenKey(grant.principal, grant.googleSub));
     const cached = this.clients.get(slotId(grant.principal, grant.googleSub));
     if (cached) {
-      const { client } = await cached.connection;
+      const client = await cached.client;
       client.setCredentials({ refresh_token: cached.refreshToken });
     }
   }
@@ -121,26 +122,28 @@ export class GrantAuth extends ConnectedAccounts {
   }
 
   /** The cached client of this grant, or a new one; a reconnected account (another refresh token) gets a new one. */
-  private connect(grant: StoredGrant): Promise<GrantConnection> {
+  private clientOf(grant: StoredGrant): Promise<OAuth2Client> {
     const id = slotId(grant.principal, grant.googleSub);
     const cached = this.clients.get(id);
     if (cached && cached.refreshToken === grant.refreshToken) {
       this.clients.delete(id);
       this.clients.set(id, cached);
-      return cached.connection;
+      return cached.client;
     }
-    const connection = this.build(grant).catch((error: unknown) => {
-      this.clients.delete(id);
+    const client = this.build(grant).catch((error: unknown) => {
+      if (this.clients.get(id)?.client === client) {
+        this.clients.delete(id);
+      }
       throw error;
     });
-    this.clients.set(id, { refreshToken: grant.refreshToken, connection });
+    this.clients.set(id, { refreshToken: grant.refreshToken, client });
     while (this.clients.size > GRANT_CLIENTS_MAX) {
       this.clients.delete(this.clients.keys().next().value!);
     }
-    return connection;
+    return client;
   }
 
-  private async build(grant: StoredGrant): Promise<GrantConnection> {
+  private async build(grant: StoredGrant): Promise<OAuth2Client> {
     const connected = this.config.connected!;
     const options: GrantClientOptions = {
       clientId: connected.clientId,
@@ -150,8 +153,7 @@ export class GrantAuth extends ConnectedAccounts {
       refreshToken: grant.refreshToken,
       marginMs: TOKEN_MARGIN_MS,
     };
-    const client = await grantClient(options, this.sharedRefresh(grant));
-    return { grant: shown(grant), client };
+    return grantClient(options, this.sharedRefresh(grant));
   }
 
   /** The refresh of one grant as every process shares it. */
