@@ -58,6 +58,7 @@ const INDEX_MAX = 64;
 export class GrantStore implements OnModuleInit {
   private readonly logger = new Logger('Grants');
   private keysLoaded?: Promise<GrantKeys>;
+  private keySource?: string;
   /** Unreadable records already reported by this process: one line each, not one per call. */
   private readonly reported = new Set<string>();
 
@@ -75,8 +76,16 @@ export class GrantStore implements OnModuleInit {
 
   /** The keys and where they came from; loaded once. */
   keys(): Promise<GrantKeys> {
-    this.keysLoaded ??= loadGrantKeys(this.config);
+    this.keysLoaded ??= loadGrantKeys(this.config).then((loaded) => {
+      this.keySource = loaded.source;
+      return loaded;
+    });
     return this.keysLoaded;
+  }
+
+  /** Where the keys came from, once loaded (the start-up line); never a value. */
+  describeKeys(): string | undefined {
+    return this.keySource;
   }
 
   /** Every grant of the principal that opens, newest first. */
