@@ -13,6 +13,7 @@ import { CallToolResultSchema, ElicitRequestSchema } from '@modelcontextprotocol
 import { GrantStore } from '../../src/accounts/grant-store.js';
 import { GoogleEmulator } from '../../src/emulator/google-emulator.js';
 import { SCOPES } from '../../src/emulator/emulator-routing.js';
+import { loadConfig } from '../../src/config/config.js';
 import { createStateStore } from '../../src/state/create-state-store.js';
 import type { ToolResult } from './clients.js';
 import { isolatedEnv, MAIN } from './env.js';
@@ -76,9 +77,10 @@ export async function saveGrant(store: GrantStore, principal: string, grant: Min
   });
 }
 
-/** The grant store of a server running in another process (stdio), over the same state folder. */
-export function grantStoreAt(stateDir: string): GrantStore {
-  return new GrantStore(createStateStore({ kind: 'sqlite', dir: stateDir }));
+/** The grant store of a server running in another process (stdio) from this environment: the same state folder and grant key. */
+export function grantStoreFor(env: Record<string, string>): GrantStore {
+  const config = loadConfig(env);
+  return new GrantStore(createStateStore(config.state), config);
 }
 
 /** What a client was asked to open, and how it answers. */
@@ -105,6 +107,8 @@ export interface LinkClientOptions {
   readonly revision: '2026-07-28' | '2025-11-25';
   /** Declares URL-mode elicitation and answers with this; without it the client declares form mode only. */
   readonly answer?: AnswerLink;
+  /** Approval dialogs (form mode): tick the box and accept; otherwise they are cancelled. */
+  readonly approve?: boolean;
   readonly headers?: Record<string, string>;
 }
 
@@ -128,9 +132,12 @@ async function linkClient(transport: any, options: LinkClientOptions): Promise<L
   const progress: string[] = [];
   const capabilities: any = { elicitation: options.answer ? { form: {}, url: {} } : { form: {} } };
   const info = { name: 'gsc-connect-test-client', version: '1.0.0' };
-  const handle = async (params: any) => {
+  const handle = async (params: any): Promise<{ action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> }> => {
     asked.push(params as UrlElicitation);
-    if (!options.answer || params.mode !== 'url') {
+    if (params.mode !== 'url') {
+      return options.approve ? { action: 'accept' as const, content: { confirm: true } } : { action: 'cancel' as const };
+    }
+    if (!options.answer) {
       return { action: 'cancel' as const };
     }
     return options.answer(params as UrlElicitation);
