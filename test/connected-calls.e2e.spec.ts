@@ -10,7 +10,9 @@
 // as a browser would); the connect pages have their own browser specs.
 
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { GrantStore } from '../src/accounts/grant-store.js';
+import { GrantStore, recordKey } from '../src/accounts/grant-store.js';
+import { STATE_STORE } from '../src/state/state.module.js';
+import type { StateStore } from '../src/state/state-store.js';
 import { SCOPES } from '../src/emulator/emulator-routing.js';
 import { SEED_PROPERTIES } from '../src/emulator/emulator-seed.js';
 import { text } from './support/clients.js';
@@ -84,16 +86,35 @@ describe('loopback over HTTP (principal `local`)', () => {
   });
   afterAll(() => server?.close());
   beforeEach(async () => {
-    for (const grant of await store.list('local')) {
-      await store.remove('local', grant.googleSub);
+    const { usable, revoked, unreadable } = await store.read('local');
+    for (const { googleSub } of [...usable, ...revoked, ...unreadable]) {
+      await store.remove('local', googleSub);
     }
     google.emulator.clearLog();
   });
 
+  /** A Google user of the test's own, so that revoking their grant at Google touches no other test's tokens. */
+  function freshUser(name: string): string {
+    const email = `${name}@example.com`;
+    const sub = `22${[...name].reduce((n, c) => (n * 31 + c.charCodeAt(0)) % 1e15, 7)}`.padEnd(21, '0');
+    google.emulator.registerGoogleUser({ email, sub, sites: { [SEED_PROPERTIES.owned]: 'siteOwner' } });
+    return email;
+  }
+  const auditOf = async (query: string) =>
+    ((await (await fetch(`${server.origin}/admin/audit?${query}`)).json()) as { entries: Record<string, unknown>[] }).entries;
+
   for (const revision of REVISIONS) {
     it(`${revision}: no grant → a URL elicitation to the connect link; the call goes on once the grant is stored`, async () => {
       const grant = await google.mint(ALICE);
-      const client: LinkClient = await linkClientHttp(server.url, { revision, answer: connectsAfterAccepting(() => client, store, 'local', () => grant) });
+      const client: LinkClient = await linkClientHttp(server.url, {
+        revision,
+        answer: connectsAfterAccepting(
+          () => client,
+          store,
+          'local',
+          () => grant,
+        ),
+      });
       try {
         const result = await client.call('list_sites');
         expect(text(result)).not.toMatch(/did not run|nothing was sent/i);
@@ -133,7 +154,9 @@ describe('loopback over HTTP (principal `local`)', () => {
         const result = await client.call('list_sites');
         expect(result.isError).toBe(true);
         const sentence = text(result);
-        expect(sentence).toMatch(/^list_sites did not run: no Google account is connected for you on this server, so nothing was sent to Google\./);
+        expect(sentence).toMatch(
+          /^list_sites did not run: no Google account is connected for you on this server, so nothing was sent to Google\./,
+        );
         expect(sentence).toMatch(/did not declare URL-mode elicitation/);
         expect(sentence).toMatch(/then call list_sites again\.$/);
         expectConnectLink(/(http:\/\/\S+) —/.exec(sentence)?.[1]);
@@ -167,9 +190,11 @@ describe('loopback over HTTP (principal `local`)', () => {
 
   it('an unticked scope: the write tools it covers are hidden, and one called anyway names the permission and a link to grant it', async () => {
     // Bob (Google remembers what a user granted before, include_granted_scopes): he unticks the full Search Console scope.
-    const readOnly = await google.mint(BOB, [SCOPES.webmastersReadonly, SCOPES.webmasters, SCOPES.indexing, SCOPES.siteverification], [
-      SCOPES.webmasters,
-    ]);
+    const readOnly = await google.mint(
+      BOB,
+      [SCOPES.webmastersReadonly, SCOPES.webmasters, SCOPES.indexing, SCOPES.siteverification],
+      [SCOPES.webmasters],
+    );
     expect(readOnly.scopes).not.toContain(SCOPES.webmasters);
     const client = await linkClientHttp(server.url, { revision: '2026-07-28' });
     try {
@@ -201,9 +226,7 @@ describe('loopback over HTTP (principal `local`)', () => {
   for (const revision of REVISIONS) {
     it(`${revision}: a grant revoked at Google → the next call asks to connect again`, async () => {
       // A user of their own: Google's revocation here ends this grant's tokens, not those of grants minted for alice earlier.
-      const user = `revoked-${revision}@example.com`;
-      google.emulator.registerGoogleUser({ email: user, sub: `2200000000000000${revision.slice(0, 4)}`, sites: { [SEED_PROPERTIES.owned]: 'siteOwner' } });
-      const grant = await google.mint(user);
+      const grant = await google.mint(freshUser(`revoked-${revision.slice(0, 4)}`));
       await saveGrant(store, 'local', grant);
       const client = await linkClientHttp(server.url, { revision, answer: async () => ({ action: 'cancel' }) });
       try {
@@ -220,6 +243,69 @@ describe('loopback over HTTP (principal `local`)', () => {
       }
     });
   }
+
+  it('a grant revoked at Google, and a client without URL elicitation: the sentence says it must be connected again and gives the link', async () => {
+    const grant = await google.mint(freshUser('revoked-nolink'));
+    await saveGrant(store, 'local', grant);
+    const client = await linkClientHttp(server.url, { revision: '2026-07-28' });
+    try {
+      expect((await client.call('list_sites')).isError).toBeFalsy();
+      await google.revoke(grant);
+      const result = await client.call('list_sites');
+      expect(result.isError).toBe(true);
+      expect(text(result)).toMatch(
+        /^list_sites did not run: the Google account connected for you no longer accepts this server \(access was revoked or has expired\), so it must be connected again, so nothing was sent to Google\./,
+      );
+      expectConnectLink(/(http:\/\/\S+) —/.exec(text(result))?.[1]);
+      expect(text(result)).not.toContain(grant.refreshToken);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a tampered grant record is no grant: the call asks to connect again, and the trail says why', async () => {
+    const grant = await google.mint(ALICE);
+    await saveGrant(store, 'local', grant);
+    const state = server.app.get<symbol, StateStore>(STATE_STORE, { strict: false });
+    const slot = recordKey('local', grant.sub);
+    const sealed = JSON.parse((await state.get(slot))!) as { data: string };
+    const bytes = Buffer.from(sealed.data, 'base64');
+    bytes[bytes.length - 1] ^= 0x01;
+    await state.put(slot, JSON.stringify({ ...sealed, data: bytes.toString('base64') }));
+    google.emulator.clearLog();
+    const client = await linkClientHttp(server.url, { revision: '2025-11-25' });
+    try {
+      const result = await client.call('list_sites');
+      expect(result.isError).toBe(true);
+      expect(text(result)).toMatch(
+        /^list_sites did not run: the Google account connected for you must be connected again \(its record on this server could not be read\)/,
+      );
+      expect(google.emulator.apiRequests()).toHaveLength(0);
+      expect((await auditOf('outcome=connect_asked&limit=1'))[0]).toMatchObject({ principal: 'local', path: 'link', reason: 'unreadable' });
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('ELICITATION=false', () => {
+  let server: InProcessServer;
+  beforeAll(async () => {
+    server = await startInProcess({ ...google.env, ELICITATION: 'false' });
+  });
+  afterAll(() => server?.close());
+
+  it('gives the link in the sentence even to a client that could open it, and says why', async () => {
+    const client = await linkClientHttp(server.url, { revision: '2026-07-28', answer: async () => ({ action: 'accept' }) });
+    try {
+      const result = await client.call('list_sites');
+      expect(result.isError).toBe(true);
+      expect(text(result)).toMatch(/ELICITATION=false is set for this server, so open this link in a browser yourself: http:\/\/\S+ —/);
+      expect(client.asked).toHaveLength(0);
+    } finally {
+      await client.close();
+    }
+  });
 });
 
 describe('loopback over stdio (principal `local`)', () => {
@@ -228,7 +314,15 @@ describe('loopback over stdio (principal `local`)', () => {
       const env = isolatedEnv(google.env);
       const store = grantStoreFor(env);
       const grant = await google.mint(ALICE);
-      const client: LinkClient = await linkClientStdio(env, { revision, answer: connectsAfterAccepting(() => client, store, 'local', () => grant) });
+      const client: LinkClient = await linkClientStdio(env, {
+        revision,
+        answer: connectsAfterAccepting(
+          () => client,
+          store,
+          'local',
+          () => grant,
+        ),
+      });
       try {
         const result = await client.call('list_sites');
         expect(result.isError).toBeFalsy();
