@@ -155,3 +155,24 @@ describe('connect page on loopback HTTP (principal local)', () => {
     expect(answer.headers['content-security-policy']).toContain("frame-ancestors 'none'");
   });
 });
+
+describe('connect page behind https (GSC_PUBLIC_URL)', () => {
+  it('links and redirect URIs use the public URL, and the browser cookie is __Host- and Secure', async () => {
+    const behind = await startInProcess({ ...connectedEnv(emulator), GSC_PUBLIC_URL: 'https://gsc.test.example' });
+    try {
+      const { url } = await behind.app.get(ConnectRequests).create('local', [SCOPES.webmastersReadonly]);
+      expect(url).toMatch(/^https:\/\/gsc\.test\.example\/connect\/google\?request=[A-Za-z0-9_-]{32}$/);
+      // As the TLS-terminating proxy passes it on.
+      const answer = await rawRequest(url.replace('https://gsc.test.example', behind.origin), { headers: { host: 'gsc.test.example' } });
+      expect(answer.status).toBe(302);
+      expect(new URL(String(answer.headers.location)).searchParams.get('redirect_uri')).toBe(
+        'https://gsc.test.example/connect/google/callback',
+      );
+      expect(String(answer.headers['set-cookie'])).toMatch(
+        /^__Host-gsc_connect=[A-Za-z0-9_-]{32}; Path=\/; Max-Age=600; HttpOnly; SameSite=Lax; Secure$/,
+      );
+    } finally {
+      await behind.close();
+    }
+  });
+});
