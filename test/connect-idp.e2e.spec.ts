@@ -97,4 +97,19 @@ describe('connect page in resource-server mode (the browser logs in at the compa
     expect(eve.text).toContain('email address is not verified');
     expect(await grants('eve@corp.example')).toEqual([]);
   });
+
+  it('an ID token without the e-mail: the address comes from userinfo, so the person is the one their access tokens name', async () => {
+    issuer.idTokenOmits.add('email');
+    try {
+      const end = await clickThrough(await context.newPage(), (await link('lee@corp.example')).url, {
+        idpUser: 'lee@corp.example',
+        googleUser: 'alice@example.com',
+      });
+      expect(end.status).toBe(200);
+      expect(end.text).toContain('Connected alice@example.com for lee@corp.example.');
+      expect(issuer.requests).toContain('/userinfo');
+    } finally {
+      issuer.idTokenOmits.clear();
+    }
+  });
 });

@@ -1,7 +1,7 @@
 import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type CryptoKey, exportJWK, exportSPKI, generateKeyPair, type JWK, SignJWT } from 'jose';
+import { type CryptoKey, exportJWK, exportSPKI, generateKeyPair, type JWK, jwtVerify, SignJWT } from 'jose';
 
 // A real OAuth 2.1 / OpenID Connect issuer for tests: it serves its own
 // metadata and JWKS over HTTP on 127.0.0.1 and signs tokens with keys made at
@@ -61,6 +61,8 @@ export class TestIssuer {
 
   /** Every authorization request the login page was shown for (its query). */
   readonly authorizeRequests: Record<string, string>[] = [];
+  /** Claims left out of ID tokens (e.g. `email`, as some IdPs do): the client must ask userinfo for them. */
+  readonly idTokenOmits = new Set<string>();
   /** Extra ID-token claims per person logged in (e.g. `{ email_verified: false }`), by the name typed. */
   readonly loginClaims = new Map<string, Record<string, unknown>>();
 
@@ -252,12 +254,17 @@ export class TestIssuer {
     if (req.method !== 'GET') {
       return send(res, 405, { error: 'method not allowed' });
     }
+    if (path === `${this.path}/userinfo`) {
+      void this.userinfo(req, res);
+      return;
+    }
     if (this.metadataPaths().includes(path)) {
       return send(res, 200, {
         issuer: this.advertisedIssuer ?? this.issuer,
         jwks_uri: this.advertisedJwksUri ?? this.jwksUrl,
         authorization_endpoint: `${this.origin}${this.path}/authorize`,
         token_endpoint: this.tokenEndpoint,
+        userinfo_endpoint: `${this.origin}${this.path}/userinfo`,
         grant_types_supported: ['authorization_code', 'client_credentials'],
         token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
         scopes_supported: ['openid', 'email'],
@@ -361,6 +368,18 @@ export class TestIssuer {
     res.end();
   }
 
+  /** GET /userinfo: the person's claims for an access token this issuer signed. */
+  private async userinfo(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const token = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
+    try {
+      const { payload } = await jwtVerify(token ?? '', this.current.publicKey, { issuer: this.issuer });
+      const { sub, email, email_verified } = payload;
+      send(res, 200, withoutUndefined({ sub, email, email_verified }));
+    } catch {
+      send(res, 401, { error: 'invalid_token' });
+    }
+  }
+
   /** authorization_code: single use, same client and redirect URI, SHA-256 of the verifier equals the challenge. */
   private async codeGrant(clientId: string, form: Record<string, string>, res: ServerResponse): Promise<void> {
     const grant = this.codes.get(form.code ?? '');
@@ -377,7 +396,8 @@ export class TestIssuer {
     }
     const person = { sub: `sub-${grant.user}`, email: grant.user, email_verified: true, ...this.loginClaims.get(grant.user) };
     const key = this.current;
-    const idToken = await new SignJWT(this.defaultClaims({ ...person, aud: clientId, nonce: grant.nonce, azp: clientId }))
+    const inIdToken = { ...person, ...Object.fromEntries([...this.idTokenOmits].map((claim) => [claim, undefined])) };
+    const idToken = await new SignJWT(this.defaultClaims({ ...inIdToken, aud: clientId, nonce: grant.nonce, azp: clientId }))
       .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' })
       .sign(key.privateKey);
     send(res, 200, {
