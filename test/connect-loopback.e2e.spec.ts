@@ -150,6 +150,33 @@ describe('connect page on loopback HTTP (principal local)', () => {
     expect(grant.scopes).not.toContain(SCOPES.webmasters);
   });
 
+  it('Google answering the exchange without a refresh token: nothing is stored, and the page says to remove the access and try again', async () => {
+    emulator.injectFault({
+      route: 'token',
+      status: 200,
+      body: { access_token: 'ya29.no-refresh', expires_in: 3599, token_type: 'Bearer', scope: `openid ${SCOPES.webmastersReadonly}` },
+      bodyMatches: { grant_type: 'authorization_code' },
+    });
+    const end = await clickThrough(await context.newPage(), (await link()).url, { googleUser: 'alice@example.com' });
+    expect(end.status).toBe(502);
+    expect(end.text).toContain('without a refresh token');
+    expect(end.text).toContain('https://myaccount.google.com/permissions');
+    expect(await grants()).toEqual([]);
+  });
+
+  it('Google refusing the code exchange: the page names Google’s error code and nothing is stored', async () => {
+    emulator.injectFault({
+      route: 'token',
+      status: 400,
+      body: { error: 'invalid_grant', error_description: 'Bad Request' },
+      bodyMatches: { grant_type: 'authorization_code' },
+    });
+    const end = await clickThrough(await context.newPage(), (await link()).url, { googleUser: 'alice@example.com' });
+    expect(end.status).toBe(502);
+    expect(end.text).toContain('Google did not accept the sign-in answer (invalid_grant), so nothing was stored.');
+    expect(await grants()).toEqual([]);
+  });
+
   it('an unknown request id gets 404 and the page escapes what it shows', async () => {
     const answer = await rawRequest(`${server.origin}/connect/google?request=%3Cscript%3E`);
     expect(answer.status).toBe(404);
