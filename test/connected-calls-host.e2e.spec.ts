@@ -81,6 +81,9 @@ describe('two people in a host app, each with their own Google account', () => {
       const annSites = await ann.call('list_sites');
       expect(annSites.isError).toBeFalsy();
       expect(ann.asked.filter((a) => a.mode === 'url')).toHaveLength(1);
+      expect(ann.asked[0].url).toMatch(
+        new RegExp(`^${url.replace(/\/mcp$/, '').replace(/[.]/g, '\\.')}/connect/google\\?request=[\\w-]{16,}$`),
+      );
       expect(sitesOf(annSites)).toEqual(expect.arrayContaining([SEED_PROPERTIES.owned, SEED_PROPERTIES.domain]));
       expect(sitesOf(annSites)).not.toContain(SEED_PROPERTIES.blog);
 
@@ -93,19 +96,23 @@ describe('two people in a host app, each with their own Google account', () => {
       expect(benSites.isError).toBeFalsy();
       expect(sitesOf(benSites)).toContain(SEED_PROPERTIES.blog);
       expect(sitesOf(benSites)).not.toContain(SEED_PROPERTIES.domain);
-      const refused = await ben.call('submit_sitemap', { site_url: SEED_PROPERTIES.blog, sitemap_url: `${SEED_PROPERTIES.blog}sitemap.xml` });
+      const refused = await ben.call('submit_sitemap', {
+        site_url: SEED_PROPERTIES.blog,
+        sitemap_url: `${SEED_PROPERTIES.blog}sitemap.xml`,
+      });
       expect(refused.isError).toBe(true);
       expect(text(refused)).toMatch(/^submit_sitemap needs the Google permission .*webmasters\), which bob@example\.net did not grant/);
       expect(ben.asked).toHaveLength(0);
 
       // A guarded call as Ann: approved in the dialog, made as alice, and the trail says so.
-      const deleted = await ann.call('delete_sitemap', { site_url: SEED_PROPERTIES.owned, sitemap_url: 'https://www.example.com/feed.xml' });
+      const deleted = await ann.call('delete_sitemap', {
+        site_url: SEED_PROPERTIES.owned,
+        sitemap_url: 'https://www.example.com/feed.xml',
+      });
       expect(deleted.structuredContent).toMatchObject({ executed: true, outcome: 'executed' });
       const { entries } = await trail.query({ limit: 50 });
       const calls = entries.filter((e) => e.event === 'google_call');
-      expect(calls.filter((e) => e.principal === ANN).map((e) => e.google_account)).toEqual(
-        expect.arrayContaining(['alice@example.com']),
-      );
+      expect(calls.filter((e) => e.principal === ANN).map((e) => e.google_account)).toEqual(expect.arrayContaining(['alice@example.com']));
       expect(new Set(calls.filter((e) => e.principal === ANN).map((e) => e.google_account))).toEqual(new Set(['alice@example.com']));
       expect(new Set(calls.filter((e) => e.principal === BEN).map((e) => e.google_account))).toEqual(new Set(['bob@example.net']));
       const guarded = entries.filter((e) => e.tool === 'delete_sitemap' && ['asked', 'approved', 'executed'].includes(e.event));

@@ -26,9 +26,12 @@ import {
   saveGrant,
   startConnectedGoogle,
 } from './support/connected-kit.js';
+import type { Browser } from 'playwright-core';
+import { clickThrough, type Landed } from './support/connect-kit.js';
 import { declaredTools } from './support/declared-tools.js';
 import { isolatedEnv } from './support/env.js';
 import type { MintedGrant } from './support/google-grant.js';
+import { launchChromium } from './support/views-browser.js';
 import { type InProcessServer, startInProcess } from './support/server.js';
 
 const REVISIONS = ['2026-07-28', '2025-11-25'] as const;
@@ -71,8 +74,9 @@ function connectsAfterAccepting(client: () => LinkClient, store: GrantStore, pri
   };
 }
 
-function expectConnectLink(url: string | undefined): void {
-  expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/connect\/google\?request=[A-Za-z0-9_-]{16,}$/);
+function expectConnectLink(url: string | undefined, origin: string): void {
+  // On the server's own origin (the connect pages are served beside /mcp).
+  expect(url).toMatch(new RegExp(`^${origin.replace(/[.]/g, '\\.')}/connect/google\\?request=[A-Za-z0-9_-]{16,}$`));
   // No principal, e-mail, token or secret in it.
   expect(url).not.toMatch(/local|alice|example\.com|%40|@|refresh|secret|token/i);
 }
@@ -126,7 +130,7 @@ describe('loopback over HTTP (principal `local`)', () => {
         expect(client.asked).toHaveLength(1);
         const [asked] = client.asked;
         expect(asked.mode).toBe('url');
-        expectConnectLink(asked.url);
+        expectConnectLink(asked.url, server.origin);
         expect(asked.message).toMatch(/^Connect your Google account to google-search-console-mcp/);
         expect(asked.message).not.toMatch(/token|secret/i);
         if (revision === '2025-11-25') {
@@ -159,7 +163,7 @@ describe('loopback over HTTP (principal `local`)', () => {
         );
         expect(sentence).toMatch(/did not declare URL-mode elicitation/);
         expect(sentence).toMatch(/then call list_sites again\.$/);
-        expectConnectLink(/(http:\/\/\S+) —/.exec(sentence)?.[1]);
+        expectConnectLink(/(http:\/\/\S+) —/.exec(sentence)?.[1], server.origin);
         expect(client.asked).toHaveLength(0);
         expect(google.emulator.apiRequests()).toHaveLength(0);
       } finally {
@@ -214,7 +218,7 @@ describe('loopback over HTTP (principal `local`)', () => {
       expect(text(result)).toMatch(
         /^submit_sitemap needs the Google permission “View and manage Search Console data for your verified sites” \(https:\/\/www\.googleapis\.com\/auth\/webmasters\), which bob@example\.net did not grant when it was connected/,
       );
-      expectConnectLink(/open (http:\/\/\S+) in a browser/.exec(text(result))?.[1]);
+      expectConnectLink(/open (http:\/\/\S+) in a browser/.exec(text(result))?.[1], server.origin);
       expect(google.emulator.apiRequests()).toHaveLength(0);
       // Reads still work with the read-only grant.
       expect((await client.call('list_sites')).isError).toBeFalsy();
@@ -235,7 +239,7 @@ describe('loopback over HTTP (principal `local`)', () => {
         const result = await client.call('list_sites');
         expect(client.asked).toHaveLength(1);
         expect(client.asked[0].message).toMatch(/^Connect your Google account to google-search-console-mcp again: .*revoked/);
-        expectConnectLink(client.asked[0].url);
+        expectConnectLink(client.asked[0].url, server.origin);
         expect(result.isError).toBe(true);
         expect(text(result)).toMatch(/^The request to connect a Google account was dismissed, so list_sites did not run/);
       } finally {
@@ -256,7 +260,7 @@ describe('loopback over HTTP (principal `local`)', () => {
       expect(text(result)).toMatch(
         /^list_sites did not run: the Google account connected for you no longer accepts this server \(access was revoked or has expired\), so it must be connected again, so nothing was sent to Google\./,
       );
-      expectConnectLink(/(http:\/\/\S+) —/.exec(text(result))?.[1]);
+      expectConnectLink(/(http:\/\/\S+) —/.exec(text(result))?.[1], server.origin);
       expect(text(result)).not.toContain(grant.refreshToken);
     } finally {
       await client.close();
@@ -331,6 +335,57 @@ describe('loopback over stdio (principal `local`)', () => {
         expect(client.asked[0].url).toMatch(/^http:\/\/(127\.0\.0\.1|localhost|\[::1\]):\d+\/connect\/google\?request=[A-Za-z0-9_-]{16,}$/);
         const sites = (result.structuredContent!.sites as { site_url: string }[]).map((s) => s.site_url);
         expect(sites).toContain(SEED_PROPERTIES.owned);
+      } finally {
+        await client.close();
+      }
+    });
+  }
+});
+
+describe('stdio, the whole flow: the person opens the link in a browser (headless Chromium) and allows', () => {
+  let desktop: ConnectedGoogle;
+  let browser: Browser;
+  beforeAll(async () => {
+    desktop = await startConnectedGoogle('desktop');
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await desktop?.close();
+  });
+
+  for (const revision of REVISIONS) {
+    it(`${revision}: the URL elicitation's link connects bob at the emulator's consent page, and the call goes on as bob`, async () => {
+      const env = isolatedEnv(desktop.env);
+      const landed: Promise<Landed>[] = [];
+      const client = await linkClientStdio(env, {
+        revision,
+        answer: async (request) => {
+          // The client opens the link for the person after they accepted; the call waits meanwhile.
+          landed.push(
+            browser.newPage().then(async (page) => {
+              try {
+                return await clickThrough(page, request.url!, { googleUser: BOB });
+              } finally {
+                await page.close();
+              }
+            }),
+          );
+          return { action: 'accept' };
+        },
+      });
+      try {
+        const result = await client.call('list_sites');
+        expect(text(result)).not.toMatch(/did not run/);
+        expect(result.isError).toBeFalsy();
+        const sites = (result.structuredContent!.sites as { site_url: string }[]).map((s) => s.site_url);
+        expect(sites).toContain(SEED_PROPERTIES.blog); // bob's, not alice's
+        expect(sites).not.toContain(SEED_PROPERTIES.domain);
+        expect(client.asked).toHaveLength(1);
+        const page = await landed[0];
+        expect(page.status).toBe(200);
+        expect(page.text).toMatch(/Connected bob@example\.net for local/);
+        expect((await grantStoreFor(env).list('local')).map((g) => g.googleEmail)).toEqual(['bob@example.net']);
       } finally {
         await client.close();
       }

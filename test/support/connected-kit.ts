@@ -40,9 +40,10 @@ export interface ConnectedGoogle {
   close(): Promise<void>;
 }
 
-export async function startConnectedGoogle(): Promise<ConnectedGoogle> {
+/** `desktop`: a Desktop OAuth client, which Google lets redirect to any loopback port (stdio's page server); grants are then only made through the connect page. */
+export async function startConnectedGoogle(type: 'web' | 'desktop' = 'web'): Promise<ConnectedGoogle> {
   const emulator = await GoogleEmulator.start();
-  emulator.registerOAuthClient({ ...OAUTH_CLIENT, redirectUris: [REDIRECT] });
+  emulator.registerOAuthClient({ ...OAUTH_CLIENT, redirectUris: type === 'web' ? [REDIRECT] : [], type });
   return {
     emulator,
     env: {
@@ -115,8 +116,7 @@ export interface LinkClientOptions {
 /** The official client of the revision over Streamable HTTP. */
 export function linkClientHttp(url: string, options: LinkClientOptions): Promise<LinkClient> {
   const init = { requestInit: { headers: options.headers ?? {} } };
-  const transport =
-    options.revision === '2026-07-28' ? new V2HttpTransport(new URL(url), init) : new V1HttpTransport(new URL(url), init);
+  const transport = options.revision === '2026-07-28' ? new V2HttpTransport(new URL(url), init) : new V1HttpTransport(new URL(url), init);
   return linkClient(transport, options);
 }
 
