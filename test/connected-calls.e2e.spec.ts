@@ -151,6 +151,38 @@ describe('loopback over HTTP (principal `local`)', () => {
     });
   }
 
+  for (const [revision, sitemap] of [
+    ['2026-07-28', 'https://www.example.com/feed.xml'],
+    ['2025-11-25', 'https://www.example.com/news-sitemap.xml'],
+  ] as const) {
+    it(`${revision}: a guarded first call asks to connect, then for approval, and changes Google once`, async () => {
+      const grant = await google.mint(ALICE);
+      const client: LinkClient = await linkClientHttp(server.url, {
+        revision,
+        approve: true,
+        answer: connectsAfterAccepting(
+          () => client,
+          store,
+          'local',
+          () => grant,
+        ),
+      });
+      try {
+        const result = await client.call('delete_sitemap', { site_url: SEED_PROPERTIES.owned, sitemap_url: sitemap });
+        expect(result.structuredContent).toMatchObject({ executed: true, outcome: 'executed' });
+        expect(client.asked.map((a) => a.mode ?? 'form')).toEqual(['url', 'form']);
+        const deletes = google.emulator.apiRequests().filter((r) => r.route === 'sitemaps.delete');
+        expect(deletes).toHaveLength(1);
+        expect((await auditOf('tool=delete_sitemap&outcome=executed&limit=1'))[0]).toMatchObject({
+          principal: 'local',
+          google_account: ALICE,
+        });
+      } finally {
+        await client.close();
+      }
+    });
+  }
+
   for (const revision of REVISIONS) {
     it(`${revision}: a client without URL elicitation gets the link in an isError sentence, and nothing reaches Google`, async () => {
       const client = await linkClientHttp(server.url, { revision });
