@@ -82,10 +82,11 @@ export class ConnectedCalls {
       try {
         result = await invoke();
       } catch (error) {
+        // Requests that went out before the grant failed (a tool of several requests) are on the trail too.
+        await this.recordGoogleCall(call, true);
         if (error instanceof NotConnectedError) {
           return this.askToConnect(call, error.reason);
         }
-        await this.recordGoogleCall(call, true);
         throw error;
       }
       await this.recordGoogleCall(call, 'isError' in result && result.isError === true);
