@@ -107,6 +107,14 @@ describe('stdio: the connect page on an ephemeral loopback port while a connecti
     expect(await answers(new URL(third.url).origin)).toBe(true);
   });
 
+  it('shutdown stops it even with a request pending (what startStdioServer does on stdin end or a signal)', async () => {
+    const origin = new URL((await link()).url).origin;
+    expect(await answers(origin)).toBe(true);
+    await pages.close();
+    expect(pages.listening).toBe(false);
+    expect(await answers(origin)).toBe(false);
+  });
+
   it('answers on its loopback name only: another Host (DNS rebinding) is refused', async () => {
     const { url } = await link();
     const status = await new Promise<number>((resolve, reject) => {
