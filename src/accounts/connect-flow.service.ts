@@ -70,11 +70,13 @@ export class ConnectFlow {
   /** Dispatches by path (stdio's loopback server); false when the path is not a connect route. */
   async route(req: IncomingMessage, res: ServerResponse, site: ConnectSite): Promise<boolean> {
     const path = new URL(req.url ?? '/', 'http://connect.invalid').pathname.replace(/\/+$/, '');
-    const handler = {
-      [CONNECT_PATHS.page]: () => this.page(req, res, site),
-      [CONNECT_PATHS.callback]: () => this.googleCallback(req, res, site),
-      [CONNECT_PATHS.idpCallback]: () => this.idpCallback(req, res, site),
-    }[path];
+    const handlers = new Map([
+      [CONNECT_PATHS.page, () => this.page(req, res, site)],
+      [CONNECT_PATHS.callback, () => this.googleCallback(req, res, site)],
+      [CONNECT_PATHS.idpCallback, () => this.idpCallback(req, res, site)],
+    ]);
+    // A Map, not an object: `/constructor` or `/__proto__` must not find anything.
+    const handler = handlers.get(path as (typeof CONNECT_PATHS)[keyof typeof CONNECT_PATHS]);
     if (!handler) {
       return false;
     }
