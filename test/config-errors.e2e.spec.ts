@@ -351,6 +351,71 @@ describe('the new settings are checked as strictly', () => {
   });
 });
 
+// ---- Connected accounts (PRODUCT.md §8d) ------------------------------------
+
+const CONNECTED = { GSC_GOOGLE_OAUTH_CLIENT_ID: CLIENT_ID, GSC_GOOGLE_OAUTH_CLIENT_SECRET: SECRET };
+const connectedCases: Case[] = [
+  {
+    name: 'connected accounts with half the Google client',
+    env: { GSC_GOOGLE_OAUTH_CLIENT_SECRET: SECRET },
+    says: [/GSC_GOOGLE_OAUTH_CLIENT_SECRET is set without GSC_GOOGLE_OAUTH_CLIENT_ID/],
+    secret: SECRET,
+  },
+  {
+    name: 'connected accounts beside a service account key',
+    env: { ...CONNECTED, GSC_SERVICE_ACCOUNT_KEY: goodKey },
+    says: [/GSC_GOOGLE_OAUTH_CLIENT_ID .* and GSC_SERVICE_ACCOUNT_KEY \(one shared Google credential\) are both set/],
+    secret: SECRET,
+  },
+  {
+    name: 'connected accounts beside an explicit GOOGLE_APPLICATION_CREDENTIALS',
+    env: { ...CONNECTED, GOOGLE_APPLICATION_CREDENTIALS: '/nonexistent/adc.json' },
+    says: [/GSC_GOOGLE_OAUTH_CLIENT_ID .* and GOOGLE_APPLICATION_CREDENTIALS .* are both set/],
+    secret: SECRET,
+  },
+  {
+    name: 'connected accounts with the shared bearer token',
+    env: { ...CONNECTED, GSC_TRANSPORT: 'http', GSC_HTTP_TOKEN: 'http-token-0123456789abcdef' },
+    says: [/GSC_GOOGLE_OAUTH_CLIENT_ID and GSC_HTTP_TOKEN are both set/],
+    secret: 'http-token-0123456789abcdef',
+  },
+  {
+    name: 'a grant key of the wrong length',
+    env: { ...CONNECTED, GSC_GRANT_ENCRYPTION_KEYS: `k1:${randomBytes(16).toString('base64')}` },
+    says: [/GSC_GRANT_ENCRYPTION_KEYS entry 1 \(id k1\) is not 32 bytes but 16/],
+    secret: SECRET,
+  },
+  {
+    name: 'connected accounts on Redis without grant keys',
+    env: { ...CONNECTED, GSC_REDIS_URL: 'redis://127.0.0.1:1' },
+    says: [/GSC_GRANT_ENCRYPTION_KEYS is required with GSC_REDIS_URL/],
+  },
+  {
+    name: 'the IdP client without connected accounts',
+    env: { ...ISSUER, GSC_TRANSPORT: 'http', GSC_AUTH_CLIENT_ID: 'search-console-mcp', GSC_AUTH_CLIENT_SECRET: SECRET },
+    says: [/GSC_AUTH_CLIENT_ID is set but GSC_GOOGLE_OAUTH_CLIENT_ID and GSC_GOOGLE_OAUTH_CLIENT_SECRET are not/],
+    secret: SECRET,
+  },
+  {
+    name: 'connected accounts with an issuer but no IdP client',
+    env: { ...CONNECTED, ...ISSUER, GSC_TRANSPORT: 'http' },
+    says: [/connected accounts with GSC_AUTH_ISSUER need GSC_AUTH_CLIENT_ID and GSC_AUTH_CLIENT_SECRET/],
+    secret: SECRET,
+  },
+];
+
+describe('connected accounts settings are checked as strictly', () => {
+  it.each(connectedCases)('$name', ({ env, says, secret }) => {
+    const line = oneLineFailure(env);
+    for (const pattern of says) {
+      expect(line).toMatch(pattern);
+    }
+    if (secret) {
+      expect(line).not.toContain(secret);
+    }
+  });
+});
+
 // ---- Secrets in the wrong place --------------------------------------------
 
 const KEY_JSON = JSON.stringify({

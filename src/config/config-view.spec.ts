@@ -11,6 +11,9 @@ const HTTP_TOKEN = 'http-token-0123456789abcdef';
 const ADMIN_TOKEN = 'admin-token-0123456789abcdef';
 const APPROVAL = 'approval-secret-0123456789abcdef0123456789';
 const REDIS_PASSWORD = 's3cret-redis-pass';
+const GOOGLE_SECRET = 'GOCSPX-connected-client-secret';
+const IDP_SECRET = 'idp-client-secret-0123456789';
+const GRANT_KEY = Buffer.alloc(32, 7).toString('base64');
 
 const rows = SETTINGS as readonly SettingSpec[];
 const valueAt = (view: object, path: string) =>
@@ -32,6 +35,13 @@ describe('configView (/admin/config, from the configuration table)', () => {
       GSC_AUTH_ISSUER: 'https://login.corp.example/realms/staff',
       GSC_AUTH_AUDIENCE: 'https://mcp.corp.example/mcp',
       GSC_GOOGLE_TIMEOUT_MS: '5000',
+      GSC_GOOGLE_OAUTH_CLIENT_ID: '123456789012-abcdefghijklmnopqrstuvwxyz012345.apps.googleusercontent.com',
+      GSC_GOOGLE_OAUTH_CLIENT_SECRET: GOOGLE_SECRET,
+      GSC_GRANT_ENCRYPTION_KEYS: `k2:${GRANT_KEY},k1:${Buffer.alloc(32, 1).toString('base64')}`,
+      GSC_OAUTH_AUTHORIZE_URL: 'http://127.0.0.1:4000/o/oauth2/v2/auth',
+      GSC_OAUTH_REVOKE_URL: 'http://127.0.0.1:4000/revoke',
+      GSC_AUTH_CLIENT_ID: 'search-console-mcp',
+      GSC_AUTH_CLIENT_SECRET: IDP_SECRET,
     });
     const view = configView(config);
     for (const spec of rows) {
@@ -47,9 +57,15 @@ describe('configView (/admin/config, from the configuration table)', () => {
       approval_secret: 'set',
       http: { port: 3999, admin_token: 'set', token: 'unset' },
       google: { timeout_ms: 5000 },
+      connected: {
+        google_client_secret: 'set',
+        grant_keys: 'set (k2, k1; k2 encrypts)',
+        idp_client_id: 'search-console-mcp',
+        idp_client_secret: 'set',
+      },
     });
     const text = JSON.stringify(view);
-    for (const secret of [ADMIN_TOKEN, APPROVAL, REDIS_PASSWORD]) {
+    for (const secret of [ADMIN_TOKEN, APPROVAL, REDIS_PASSWORD, GOOGLE_SECRET, IDP_SECRET, GRANT_KEY]) {
       expect(text).not.toContain(secret);
     }
   });
@@ -57,6 +73,7 @@ describe('configView (/admin/config, from the configuration table)', () => {
   it('leaves the OAuth resource-server fields out when that mode is off, and shows the token as set', () => {
     const view = configView(loadConfig({ CLOUDSDK_CONFIG: scratch(), GSC_STATE_DIR: scratch(), GSC_HTTP_TOKEN: HTTP_TOKEN }));
     expect(view.auth).toBeUndefined();
+    expect(view.connected).toBeUndefined();
     expect(valueAt(view, 'http.token')).toBe('set');
     expect(JSON.stringify(view)).not.toContain(HTTP_TOKEN);
   });
@@ -65,7 +82,7 @@ describe('configView (/admin/config, from the configuration table)', () => {
     for (const spec of rows) {
       expect([spec.name, typeof spec.parse === 'string' || typeof spec.parse.safeParse === 'function']).toEqual([spec.name, true]);
       if (spec.secret && spec.show !== 'credential') {
-        expect([spec.name, /token|secret|state/.test(spec.show.at)]).toEqual([spec.name, true]);
+        expect([spec.name, /token|secret|state|keys/.test(spec.show.at)]).toEqual([spec.name, true]);
       }
     }
   });

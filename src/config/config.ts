@@ -3,6 +3,7 @@ import { normalizeProperty, PropertyError } from '../property/property.js';
 import { isPropertyAllowed } from '../property/site-allowlist.js';
 import { ConfigError, rememberSecrets } from './config-error.js';
 import type { ConnectedConfig } from './connected-config.js';
+import { connectedClient, parseConnected } from './connected-settings.js';
 import { type Credential, resolveCredential } from './credentials.js';
 import {
   EXPORT_MAX_BYTES_PER_PRINCIPAL,
@@ -115,7 +116,9 @@ export function scrubSecrets(env: NodeJS.ProcessEnv): void {
 function buildConfig(source: SettingSource, options: LoadOptions | SettingsOptions): Config {
   rememberSecrets(source.secretValues());
   const vars = validateScalars(source);
-  const credential = resolveCredential(source);
+  // Connected accounts never resolve (nor fail on) a shared credential: there is none to fall back to.
+  const connectedOn = connectedClient(source);
+  const credential: Credential = connectedOn ? { kind: 'none' } : resolveCredential(source);
 
   const impersonate = source.get('GSC_IMPERSONATE');
   if (impersonate) {
@@ -171,8 +174,20 @@ function buildConfig(source: SettingSource, options: LoadOptions | SettingsOptio
     checkPolicySites(policy, allowedSites);
   }
   const state = parseState(source);
+  const google = {
+    apiRootUrl: apiRoot(source.get('GSC_API_ROOT_URL')),
+    oauthTokenUrl: tokenUrl(source.get('GSC_OAUTH_TOKEN_URL')),
+    timeoutMs: vars.GSC_GOOGLE_TIMEOUT_MS ?? GOOGLE_TIMEOUT_MS.default,
+  };
+  const connected = connectedOn
+    ? parseConnected(source, connectedOn, { transport, host, auth, state, apiRootUrl: google.apiRootUrl, tokenUrl: google.oauthTokenUrl })
+    : undefined;
   if (state.kind === 'sqlite') {
-    checkStatePermissions(state.dir, { named: source.get('GSC_STATE_DIR') !== undefined, secretFile: !secret });
+    checkStatePermissions(state.dir, {
+      named: source.get('GSC_STATE_DIR') !== undefined,
+      secretFile: !secret,
+      grantKeyFile: connected !== undefined && !connected.encryptionKeys,
+    });
   }
   return deepFreeze({
     credential,
@@ -194,6 +209,7 @@ function buildConfig(source: SettingSource, options: LoadOptions | SettingsOptio
       publicUrl: parsePublicUrl(source),
     },
     auth,
+    connected,
     approval: secret ? { secret, secretSource: 'GSC_APPROVAL_SECRET' } : { secretSource: 'store' },
     auditLog,
     state,
@@ -202,11 +218,7 @@ function buildConfig(source: SettingSource, options: LoadOptions | SettingsOptio
       maxPerPrincipal: vars.GSC_EXPORT_MAX_PER_PRINCIPAL ?? EXPORT_MAX_PER_PRINCIPAL.default,
       maxBytesPerPrincipal: vars.GSC_EXPORT_MAX_BYTES_PER_PRINCIPAL ?? EXPORT_MAX_BYTES_PER_PRINCIPAL.default,
     },
-    google: {
-      apiRootUrl: apiRoot(source.get('GSC_API_ROOT_URL')),
-      oauthTokenUrl: tokenUrl(source.get('GSC_OAUTH_TOKEN_URL')),
-      timeoutMs: vars.GSC_GOOGLE_TIMEOUT_MS ?? GOOGLE_TIMEOUT_MS.default,
-    },
+    google,
   } satisfies Config);
 }
 

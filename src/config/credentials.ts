@@ -68,7 +68,7 @@ export function resolveCredential(source: SettingSource): Credential {
 }
 
 /** An OAuth client id must be shaped like Google's, so that a key pasted there is refused rather than shown as the principal. */
-function assertClientId(value: string, origin: string): void {
+export function assertClientId(value: string, origin: string): void {
   if (CLIENT_ID.test(value)) {
     return;
   }

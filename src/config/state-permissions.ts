@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from './config-error.js';
+import { GRANT_KEY_FILE } from './connected-settings.js';
 import { quote } from './quote.js';
 
 // The embedded state folder holds the approval secret (when GSC_APPROVAL_SECRET
@@ -22,6 +23,8 @@ export interface StatePermissionOptions {
   readonly named: boolean;
   /** The secret file is read (GSC_APPROVAL_SECRET is unset). */
   readonly secretFile: boolean;
+  /** The grant key file is read (connected accounts without GSC_GRANT_ENCRYPTION_KEYS). */
+  readonly grantKeyFile?: boolean;
 }
 
 /** Throws ConfigError (one line) for a state folder others may write, or an approval-secret file others may read or write. */
@@ -37,6 +40,16 @@ export function checkStatePermissions(dir: string, options: StatePermissionOptio
       `${which} is writable by every user of this machine (mode ${octal(folder)}), who could replace the approval secret or the record of used approvals in it; ` +
         `run chmod o-w ${quote(dir)} (the server creates it 0700), or point GSC_STATE_DIR at a folder only this user can write`,
     );
+  }
+  if (options.grantKeyFile) {
+    const keyFile = join(dir, GRANT_KEY_FILE);
+    const mode = modeOf(keyFile);
+    if (mode !== undefined && mode & 0o006) {
+      throw new ConfigError(
+        `The grant key ${quote(keyFile)} is ${mode & 0o004 ? 'readable' : 'writable'} by every user of this machine (mode ${octal(mode)}), and anyone who reads it can open every stored Google grant; ` +
+          `run chmod 600 ${quote(keyFile)} (the server creates it 0600), or set GSC_GRANT_ENCRYPTION_KEYS`,
+      );
+    }
   }
   if (!options.secretFile) {
     return;
