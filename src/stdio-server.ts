@@ -1,5 +1,8 @@
 import { NestFactory } from '@nestjs/core';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { ConnectFlow } from './accounts/connect-flow.service.js';
+import { ConnectLoopbackServer } from './accounts/connect-loopback-server.js';
+import { ConnectRequests } from './accounts/connect-requests.js';
 import { AppModule } from './app.module.js';
 import { StderrLogger } from './common/stderr-logger.js';
 import type { Config } from './config/config.js';
@@ -17,6 +20,11 @@ export async function startStdioServer(config: Config): Promise<void> {
     abortOnError: false,
   });
   app.flushLogs();
+  // Connected accounts: the connect page is served on an ephemeral loopback port while a connection is pending.
+  const pages = config.connected ? new ConnectLoopbackServer(app.get(ConnectFlow)) : undefined;
+  if (pages) {
+    app.get(ConnectRequests).servePagesWith(pages);
+  }
   const handle = serveStdio(app.get(McpServerFactory).create);
   logStartup(app, config, 'stdio');
   let closing = false;
@@ -28,6 +36,7 @@ export async function startStdioServer(config: Config): Promise<void> {
     // A Google change already under way completes even if nobody is left to read the answer.
     await drain(app.get(ToolDispatcher));
     await handle.close().catch(() => undefined);
+    await pages?.close();
     await app.close();
     process.exit(0);
   };
