@@ -35,7 +35,7 @@ import { exitOnSignals } from './server-lifecycle.js';
  */
 const DEMO_ARGS = ['--connected'];
 /** The emulator's stand-in for the operator's Google OAuth client ("Web application"). */
-const DEMO_WEB_CLIENT_ID = 'gsc-demo-web.apps.googleusercontent.com';
+const DEMO_WEB_CLIENT_ID = '000000000000-gscdemoconnectedaccountsemulator.apps.googleusercontent.com';
 
 async function demo(): Promise<void> {
   const unknown = process.argv.slice(2).filter((arg) => !DEMO_ARGS.includes(arg));
