@@ -1,10 +1,10 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ELICITATION_OFF_LINE, SERVER_NAME } from './common/product.js';
+import { CONNECT_PATHS } from './accounts/connect-flow.service.js';
 import { ConfigError } from './config/config-error.js';
 import { type Config, loadConfig, scrubSecrets } from './config/config.js';
 import { listenError } from './config/listen-error.js';
@@ -87,10 +87,6 @@ async function demo(): Promise<void> {
   let config: Config;
   try {
     config = loadConfig(env);
-    if (connected && config.http.port === 0) {
-      // The connect link and Google's redirect name the server's port, so "pick a free one" is resolved before it listens.
-      config = loadConfig({ ...env, GSC_HTTP_PORT: String(await freePort(config.http.host)) });
-    }
   } catch (error) {
     return fail(error);
   }
@@ -106,12 +102,13 @@ async function demo(): Promise<void> {
   }
   const { app, origin, stop } = server;
   if (connected) {
-    // Google accepts only the redirect URIs registered on the OAuth client; the connect page's is the server's callback.
-    const bases = [...new Set([origin, config.http.publicUrl].filter((b) => b !== undefined))];
+    // Google accepts only the redirect URIs registered on the OAuth client: the server's own callback, under
+    // GSC_PUBLIC_URL or the address it listens on (a wildcard bind is reached, and named, as 127.0.0.1).
+    const bases = new Set([origin, origin.replace(/^http:\/\/(0\.0\.0\.0|\[::\])(?=:)/, 'http://127.0.0.1'), config.http.publicUrl]);
     emulator.registerOAuthClient({
       clientId: DEMO_WEB_CLIENT_ID,
       clientSecret: webClientSecret,
-      redirectUris: bases.map((base) => `${base}/connect/google/callback`),
+      redirectUris: [...bases].filter((base) => base !== undefined).map((base) => `${base}${CONNECT_PATHS.callback}`),
     });
   }
   await seedIndexingRecord(app.get(IndexingRecord, { strict: false }), emulator);
@@ -159,18 +156,6 @@ function serviceAccount(emulator: GoogleEmulator): string {
   const { key, publicKeyPem } = generateServiceAccountKey(clientEmail);
   emulator.registerServiceAccount({ clientEmail, publicKeyPem });
   return JSON.stringify(key);
-}
-
-/** A free loopback port, for a server whose links must name its port before it listens. */
-function freePort(host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, host, () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 const LEVELS: Record<string, string> = {
