@@ -1,8 +1,6 @@
 import { NestFactory } from '@nestjs/core';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { ConnectFlow } from './accounts/connect-flow.service.js';
-import { ConnectLoopbackServer } from './accounts/connect-loopback-server.js';
-import { ConnectRequests } from './accounts/connect-requests.js';
+import { serveConnectPagesOnLoopback } from './accounts/connect-loopback-server.js';
 import { AppModule } from './app.module.js';
 import { StderrLogger } from './common/stderr-logger.js';
 import type { Config } from './config/config.js';
@@ -21,10 +19,7 @@ export async function startStdioServer(config: Config): Promise<void> {
   });
   app.flushLogs();
   // Connected accounts: the connect page is served on an ephemeral loopback port while a connection is pending.
-  const pages = config.connected ? new ConnectLoopbackServer(app.get(ConnectFlow)) : undefined;
-  if (pages) {
-    app.get(ConnectRequests).servePagesWith(pages);
-  }
+  const pages = serveConnectPagesOnLoopback(app, config);
   const handle = serveStdio(app.get(McpServerFactory).create);
   logStartup(app, config, 'stdio');
   let closing = false;

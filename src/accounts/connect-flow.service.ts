@@ -9,8 +9,9 @@ import type { ConnectedConfig } from '../config/connected-config.js';
 import { STATE_STORE } from '../state/state.module.js';
 import type { StateStore } from '../state/state-store.js';
 import { IdpLogin, IdpLoginError } from './connect-idp.js';
+import * as say from './connect-messages.js';
 import { browserCookie, browserCookieName, type PageText, readCookie, sendPage, sendRedirect } from './connect-pages.js';
-import { CONNECT_REQUEST_TTL_MS, type ConnectRequest, ConnectRequests, type RequestRefusal } from './connect-requests.js';
+import { CONNECT_REQUEST_TTL_MS, type ConnectRequest, ConnectRequests } from './connect-requests.js';
 import { GrantStore } from './grant-store.js';
 
 /** The connect routes, under a page host's base. */
@@ -46,22 +47,6 @@ interface FlowState {
 
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{32}$/;
 const STATE_TTL_MS = CONNECT_REQUEST_TTL_MS;
-
-const AGAIN = 'Call the tool again from your MCP client for a new link.';
-const REFUSED: Record<RequestRefusal, [number, PageText]> = {
-  unknown: [404, { title: 'Unknown link', lines: ['This connect link is not known to this server, so nothing was stored.', AGAIN] }],
-  expired: [
-    410,
-    { title: 'This link has expired', lines: ['Connect links work for 10 minutes; this one has expired, so nothing was stored.', AGAIN] },
-  ],
-  used: [
-    410,
-    {
-      title: 'This link was already used',
-      lines: ['A Google account was already connected through this link; it works once, so nothing more was stored.', AGAIN],
-    },
-  ],
-};
 
 /**
  * The connect page and its callbacks (PRODUCT.md §8d), over Node's request and
@@ -105,7 +90,7 @@ export class ConnectFlow {
     }
     const checked = await this.requests.check(queryOf(req).get('request') ?? '');
     if (!checked.ok) {
-      return sendPage(res, ...REFUSED[checked.reason]);
+      return sendPage(res, ...say.REFUSED[checked.reason]);
     }
     const secure = site.base.startsWith('https:');
     const cookies: string[] = [];
@@ -132,13 +117,7 @@ export class ConnectFlow {
     }
     const named = await site.proof.principal(req);
     if (named === undefined) {
-      return sendPage(res, 401, {
-        title: 'Sign in first',
-        lines: [
-          'This page could not tell who you are, so nothing was stored.',
-          'Sign in to the application that serves it, then open the link again.',
-        ],
-      });
+      return sendPage(res, 401, say.SIGN_IN_FIRST);
     }
     return this.toGoogle(res, connected, checked.request, named, browser, site, cookies);
   }
@@ -157,17 +136,11 @@ export class ConnectFlow {
     }
     const error = query.get('error');
     if (error !== null) {
-      return sendPage(res, 403, {
-        title: 'Sign-in not completed',
-        lines: [
-          `The sign-in with ${this.config.auth!.issuer} answered ${error}, so nothing was stored.`,
-          'Open the connect link again to retry.',
-        ],
-      });
+      return sendPage(res, 403, say.idpError(this.config.auth!.issuer, error));
     }
     const checked = await this.requests.check(flow.requestId);
     if (!checked.ok) {
-      return sendPage(res, ...REFUSED[checked.reason]);
+      return sendPage(res, ...say.REFUSED[checked.reason]);
     }
     let principal: string;
     try {
@@ -195,27 +168,15 @@ export class ConnectFlow {
     }
     const error = query.get('error');
     if (error === 'access_denied') {
-      return sendPage(res, 200, {
-        title: 'Nothing was connected',
-        lines: [
-          'You declined at Google, so nothing was stored and no Google account is connected.',
-          'Open the connect link again to retry.',
-        ],
-      });
+      return sendPage(res, 200, say.DENIED);
     }
     const code = query.get('code');
     if (error !== null || !code) {
-      return sendPage(res, 400, {
-        title: 'Google did not grant access',
-        lines: [
-          `Google answered ${error ?? 'without an authorization code'}, so nothing was stored.`,
-          'Open the connect link again to retry.',
-        ],
-      });
+      return sendPage(res, 400, say.googleError(error ?? undefined));
     }
     const checked = await this.requests.check(flow.requestId);
     if (!checked.ok) {
-      return sendPage(res, ...REFUSED[checked.reason]);
+      return sendPage(res, ...say.REFUSED[checked.reason]);
     }
     const request = checked.request;
     const client = await this.googleClient(connected, `${site.base}${CONNECT_PATHS.callback}`);
@@ -223,35 +184,23 @@ export class ConnectFlow {
     try {
       ({ tokens } = await client.getToken({ code, codeVerifier: flow.verifier }));
     } catch (failure) {
-      return sendPage(res, 502, googleFailure('did not accept the sign-in answer', failure));
+      return sendPage(res, 502, say.googleFailure('did not accept the sign-in answer', failure));
     }
     if (!tokens.refresh_token) {
-      return sendPage(res, 502, {
-        title: 'Google sent no lasting access',
-        lines: [
-          'Google answered without a refresh token, so this server could not keep access and nothing was stored.',
-          'Remove this app’s access at https://myaccount.google.com/permissions, then open a new connect link and allow again.',
-        ],
-      });
+      return sendPage(res, 502, say.NO_REFRESH_TOKEN);
     }
     let account: { sub?: unknown; email?: unknown };
     try {
       client.setCredentials(tokens);
       account = (await client.request<{ sub?: unknown; email?: unknown }>({ url: connected.userinfoUrl })).data;
     } catch (failure) {
-      return sendPage(res, 502, googleFailure('did not say which Google account this is', failure));
+      return sendPage(res, 502, say.googleFailure('did not say which Google account this is', failure));
     }
     if (typeof account.sub !== 'string' || typeof account.email !== 'string') {
-      return sendPage(res, 502, {
-        title: 'Google did not name the account',
-        lines: [
-          'Google’s userinfo answer named no account (sub and email), so nothing was stored.',
-          'Open the connect link again to retry.',
-        ],
-      });
+      return sendPage(res, 502, say.NO_ACCOUNT);
     }
     if (!(await this.requests.markUsed(request))) {
-      return sendPage(res, ...REFUSED.used);
+      return sendPage(res, ...say.REFUSED.used);
     }
     const granted = (tokens.scope ?? '').split(/\s+/).filter(Boolean);
     await this.grants.save({
@@ -263,16 +212,7 @@ export class ConnectFlow {
       refreshToken: tokens.refresh_token,
     });
     const missing = request.scopes.filter((s) => !granted.includes(s) && !['openid', 'email'].includes(s));
-    return sendPage(res, 200, {
-      title: 'Google account connected',
-      lines: [
-        `Connected ${account.email} for ${request.principal}.`,
-        ...(missing.length
-          ? [`Not granted: ${missing.join(', ')}; the tools that need it stay unavailable to you until you connect again and allow it.`]
-          : []),
-        'You can close this page and go back to your MCP client.',
-      ],
-    });
+    return sendPage(res, 200, say.connected(account.email, request.principal, missing));
   }
 
   /** The person's browser is proven to be the request's principal (or refused with 403); off to Google. */
@@ -287,18 +227,7 @@ export class ConnectFlow {
   ): Promise<void> {
     const principal = canonicalPrincipal(named.trim());
     if (principal !== request.principal) {
-      return sendPage(
-        res,
-        403,
-        {
-          title: 'This link was made for someone else',
-          lines: [
-            'The connect link was made for another person than the one signed in here, so nothing was stored.',
-            'Open a link from your own MCP client, or sign in as the person who asked for it.',
-          ],
-        },
-        cookies,
-      );
+      return sendPage(res, 403, say.SOMEONE_ELSE, cookies);
     }
     const client = await this.googleClient(connected, `${site.base}${CONNECT_PATHS.callback}`);
     const { codeVerifier, codeChallenge } = await client.generateCodeVerifierAsync();
@@ -325,29 +254,19 @@ export class ConnectFlow {
     kind: FlowState['kind'],
     state: string | null,
   ): Promise<FlowState | undefined> {
-    const notWaiting: PageText = {
-      title: 'Not an answer this server is waiting for',
-      lines: [
-        'This sign-in answer is unknown, expired or was already used, so nothing was stored.',
-        'Open the connect link again to retry.',
-      ],
-    };
     const raw = state && TOKEN_SHAPE.test(state) ? await this.store.get(`connect-state:${state}`) : undefined;
     const flow = raw ? (JSON.parse(raw) as FlowState) : undefined;
     if (!flow || flow.kind !== kind) {
-      sendPage(res, 400, notWaiting);
+      sendPage(res, 400, say.NOT_WAITING);
       return undefined;
     }
     const cookie = readCookie(req, browserCookieName(site.base.startsWith('https:')));
     if (!cookie || !sameDigest(digest(cookie), flow.browser)) {
-      sendPage(res, 403, {
-        title: 'A different browser',
-        lines: ['This answer reached a different browser from the one that opened the connect link, so nothing was stored.'],
-      });
+      sendPage(res, 403, say.DIFFERENT_BROWSER);
       return undefined;
     }
     if (!(await this.store.claim(`connect-state-used:${state}`, STATE_TTL_MS))) {
-      sendPage(res, 400, notWaiting);
+      sendPage(res, 400, say.NOT_WAITING);
       return undefined;
     }
     return flow;
@@ -359,7 +278,7 @@ export class ConnectFlow {
 
   private connected(res: ServerResponse): ConnectedConfig | undefined {
     if (!this.config.connected) {
-      sendPage(res, 404, { title: 'Not found', lines: ['This server does not connect Google accounts.'] });
+      sendPage(res, 404, say.NOT_CONNECTED_MODE);
     }
     return this.config.connected;
   }
@@ -368,10 +287,7 @@ export class ConnectFlow {
     const auth = this.config.auth;
     const client = this.config.connected?.idpClient;
     if (!auth || !client) {
-      sendPage(res, 500, {
-        title: 'Sign-in is not configured',
-        lines: ['This server needs GSC_AUTH_CLIENT_ID and GSC_AUTH_CLIENT_SECRET to sign you in, so nothing was stored.'],
-      });
+      sendPage(res, 500, say.IDP_NOT_CONFIGURED);
       return undefined;
     }
     return (this.idpLogin ??= new IdpLogin(auth, client, this.config.google.timeoutMs));
@@ -381,10 +297,7 @@ export class ConnectFlow {
     if (!(error instanceof IdpLoginError)) {
       throw error;
     }
-    return {
-      title: 'Sign-in failed',
-      lines: [`${capitalised(error.message)}, so nothing was stored.`, 'Open the connect link again to retry.'],
-    };
+    return say.signInFailed(error.message);
   }
 
   private async googleClient(connected: ConnectedConfig, redirectUri: string): Promise<OAuth2Client> {
@@ -413,21 +326,4 @@ function digest(value: string): string {
 
 function sameDigest(a: string, b: string): boolean {
   return a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
-}
-
-function capitalised(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
-}
-
-/** Google's error code (e.g. invalid_grant), never its whole body: that could echo what was sent. */
-function googleFailure(what: string, failure: unknown): PageText {
-  const data = (failure as { response?: { data?: { error?: unknown } } }).response?.data;
-  const code = typeof data?.error === 'string' ? data.error : (failure as { code?: unknown }).code;
-  return {
-    title: 'Google refused',
-    lines: [
-      `Google ${what}${typeof code === 'string' ? ` (${code})` : ''}, so nothing was stored.`,
-      'Open the connect link again to retry.',
-    ],
-  };
 }

@@ -9,7 +9,8 @@ import { AccessTokenError, principalOfClaims } from '../identity/access-token-ve
 // the connect page knows which principal holds the browser. The principal is
 // read from the ID token by the very rule the access-token verifier uses
 // (principalOfClaims: GSC_AUTH_PRINCIPAL_CLAIM, else a verified `email`, else
-// `sub`; the canonical spelling). The ID token comes straight from the token
+// `sub`; the canonical spelling), with userinfo's claims when the ID token
+// lacks the one that names people. The ID token comes straight from the token
 // endpoint over TLS, which OpenID Connect Core §3.1.3.7 accepts in place of a
 // signature check; openid-client checks iss, aud, exp, iat and nonce.
 
@@ -70,6 +71,13 @@ export class IdpLogin {
         idTokenExpected: true,
       });
       claims = tokens.claims();
+      // An ID token without the claim that names people (some IdPs keep `email` to userinfo): ask userinfo,
+      // for that subject only; the ID token's own claims win where both say something.
+      const wanted = this.auth.principalClaim ?? 'email';
+      if (claims && claims[wanted] === undefined && config.serverMetadata().userinfo_endpoint) {
+        const info = await oidc.fetchUserInfo(config, tokens.access_token, String(claims.sub));
+        claims = { ...info, ...claims };
+      }
     } catch (error) {
       const code = (error as { error?: unknown }).error;
       throw new IdpLoginError(

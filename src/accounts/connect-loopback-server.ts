@@ -1,10 +1,21 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Logger } from '@nestjs/common';
+import { type INestApplicationContext, Logger } from '@nestjs/common';
+import type { Config } from '../config/config.js';
 import { LOCAL_PRINCIPAL } from '../identity/caller.js';
-import { CONNECT_PATHS, type ConnectFlow, type ConnectSite } from './connect-flow.service.js';
+import { CONNECT_PATHS, ConnectFlow, type ConnectSite } from './connect-flow.service.js';
 import { sendPage } from './connect-pages.js';
-import type { ConnectPageHost, ConnectRequest } from './connect-requests.js';
+import { type ConnectPageHost, type ConnectRequest, ConnectRequests } from './connect-requests.js';
+
+/** stdio with connected accounts: connect links are served by a loopback page server (undefined otherwise). */
+export function serveConnectPagesOnLoopback(app: Pick<INestApplicationContext, 'get'>, config: Config): ConnectLoopbackServer | undefined {
+  if (!config.connected) {
+    return undefined;
+  }
+  const pages = new ConnectLoopbackServer(app.get(ConnectFlow));
+  app.get(ConnectRequests).servePagesWith(pages);
+  return pages;
+}
 
 /**
  * stdio's connect pages (PRODUCT.md §8d): a stdio server has no HTTP port, so

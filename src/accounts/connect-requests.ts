@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { Clock } from '../common/clock.js';
+import { canonicalPrincipal } from '../common/principal-name.js';
 import { CONFIG, type Config } from '../config/config.js';
 import { STATE_STORE } from '../state/state.module.js';
 import type { StateStore } from '../state/state-store.js';
@@ -85,7 +86,8 @@ export class ConnectRequests {
     const expiresAt = new Date(this.clock.now().getTime() + CONNECT_REQUEST_TTL_MS);
     const request: ConnectRequest = {
       id,
-      principal,
+      // The spelling the connect page compares the browser's principal in (common/principal-name.ts).
+      principal: canonicalPrincipal(principal) ?? principal,
       scopes: [...new Set([...IDENTITY_SCOPES, ...scopes])],
       expiresAt: expiresAt.toISOString(),
     };

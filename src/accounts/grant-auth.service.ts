@@ -1,56 +1,243 @@
-import { Inject, Injectable } from '@nestjs/common';
-import type { OAuth2Client } from 'google-auth-library';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { Credentials, OAuth2Client } from 'google-auth-library';
 import { CONFIG, type Config } from '../config/config.js';
-import { ConnectedAccounts, type ConnectedGrant, NotConnectedError } from '../google/connected-accounts.js';
-import { GrantStore } from './grant-store.js';
+import {
+  ConnectedAccounts,
+  type ConnectedGrant,
+  type GrantConnection,
+  NotConnectedError,
+  type NotConnectedReason,
+} from '../google/connected-accounts.js';
+import { STATE_STORE } from '../state/state.module.js';
+import type { StateStore } from '../state/state-store.js';
+import { type GrantClientOptions, grantClient, type SharedRefresh } from './grant-client.js';
+import { open, seal } from './grant-crypto.js';
+import { type PrincipalGrants, GrantStore, type StoredGrant } from './grant-store.js';
+
+/** Clients kept in this process (one per principal and Google account); the least recently used goes first. */
+export const GRANT_CLIENTS_MAX = 256;
+/** A shared access token is used until this long before Google's expiry, then refreshed. */
+export const TOKEN_MARGIN_MS = 60_000;
+/** How often a process waiting for another one's refresh looks for its token. */
+const WAIT_STEP_MS = 100;
+
+interface Cached {
+  readonly refreshToken: string;
+  readonly connection: Promise<GrantConnection>;
+}
 
 /**
  * ConnectedAccounts over the grant store: a principal's grant and a Google
- * client acting as it.
+ * client acting as it (PRODUCT.md §8d "Using a grant").
  *
- * FOUNDATION STUB: no cross-process refresh lock, no invalid_grant handling,
- * a new client per call. Completed with the encrypted grant store.
+ * Access tokens are shared through the state store, sealed like grants, so
+ * replicas and sibling processes do not each refresh; a refresh is made once
+ * at a time per grant across processes (a claim in the store; the others wait,
+ * boundedly, for the winner's token). Only `invalid_grant` from the token
+ * endpoint ends a grant (marked revoked: the next call asks to connect again);
+ * a 5xx, a timeout or garbage fails the call with the usual token sentence and
+ * keeps the grant.
  */
 @Injectable()
 export class GrantAuth extends ConnectedAccounts {
+  private readonly logger = new Logger('Grants');
+  private readonly clients = new Map<string, Cached>();
+
   constructor(
     @Inject(CONFIG) private readonly config: Config,
     private readonly grants: GrantStore,
+    @Inject(STATE_STORE) private readonly store: StateStore,
   ) {
     super();
   }
 
   async grantOf(principal: string): Promise<ConnectedGrant | undefined> {
-    const [grant] = await this.grants.list(principal);
-    if (!grant) {
-      return undefined;
-    }
-    const { refreshToken: _secret, ...shown } = grant;
-    return shown;
+    const [grant] = (await this.grants.read(principal)).usable;
+    return grant ? shown(grant) : undefined;
   }
 
   async requireGrant(principal: string): Promise<ConnectedGrant> {
-    const grant = await this.grantOf(principal);
+    const records = await this.grants.read(principal);
+    const [grant] = records.usable;
     if (!grant) {
-      throw new NotConnectedError(principal, 'none');
+      throw new NotConnectedError(principal, reasonOf(records));
     }
-    return grant;
+    return shown(grant);
   }
 
   async authClient(principal: string): Promise<OAuth2Client> {
-    const connected = this.config.connected!;
-    const [grant] = await this.grants.list(principal);
+    return (await this.connection(principal)).client;
+  }
+
+  async connection(principal: string): Promise<GrantConnection> {
+    const records = await this.grants.read(principal);
+    const [grant] = records.usable;
     if (!grant) {
-      throw new NotConnectedError(principal, 'none');
+      throw new NotConnectedError(principal, reasonOf(records));
     }
-    const { OAuth2Client } = await import('google-auth-library');
-    const client = new OAuth2Client({
+    return this.connect(grant);
+  }
+
+  async tokenRejected(grant: ConnectedGrant): Promise<void> {
+    await this.store.delete(tokenKeyOf(grant.principal, grant.googleSub));
+    const cached = this.clients.get(slotId(grant.principal, grant.googleSub));
+    if (cached) {
+      const { client } = await cached.connection;
+      client.setCredentials({ refresh_token: cached.refreshToken });
+    }
+  }
+
+  describe(): string {
+    return this.grants.describeKeys() ?? (this.config.connected ? 'grant keys not loaded yet' : 'connected accounts off');
+  }
+
+  /** The cached client of this grant, or a new one; a reconnected account (another refresh token) gets a new one. */
+  private connect(grant: StoredGrant): Promise<GrantConnection> {
+    const id = slotId(grant.principal, grant.googleSub);
+    const cached = this.clients.get(id);
+    if (cached && cached.refreshToken === grant.refreshToken) {
+      this.clients.delete(id);
+      this.clients.set(id, cached);
+      return cached.connection;
+    }
+    const connection = this.build(grant).catch((error: unknown) => {
+      this.clients.delete(id);
+      throw error;
+    });
+    this.clients.set(id, { refreshToken: grant.refreshToken, connection });
+    while (this.clients.size > GRANT_CLIENTS_MAX) {
+      this.clients.delete(this.clients.keys().next().value!);
+    }
+    return connection;
+  }
+
+  private async build(grant: StoredGrant): Promise<GrantConnection> {
+    const connected = this.config.connected!;
+    const options: GrantClientOptions = {
       clientId: connected.clientId,
       clientSecret: connected.clientSecret,
-      endpoints: { oauth2TokenUrl: connected.tokenUrl },
-      transporterOptions: { timeout: this.config.google.timeoutMs },
-    });
-    client.setCredentials({ refresh_token: grant.refreshToken });
-    return client;
+      tokenUrl: connected.tokenUrl,
+      timeoutMs: this.config.google.timeoutMs,
+      refreshToken: grant.refreshToken,
+      marginMs: TOKEN_MARGIN_MS,
+    };
+    const client = await grantClient(options, this.sharedRefresh(grant));
+    return { grant: shown(grant), client };
   }
+
+  /** The refresh of one grant as every process shares it. */
+  private sharedRefresh(grant: StoredGrant): SharedRefresh {
+    const { principal, googleSub } = grant;
+    const tokenKey = tokenKeyOf(principal, googleSub);
+    const lockKey = `grant-refresh:${slotId(principal, googleSub, ':')}`;
+    const slot = { kind: 'access-token', principal, googleSub };
+    const lockTtl = this.config.google.timeoutMs + 5_000;
+
+    const cachedToken = async (): Promise<Credentials | undefined> => {
+      const raw = await this.store.get(tokenKey);
+      if (!raw) {
+        return undefined;
+      }
+      const { keys } = await this.grants.keys();
+      const opened = open(keys, slot, raw);
+      if (!opened.ok) {
+        return undefined;
+      }
+      const token = JSON.parse(opened.text) as Credentials;
+      return typeof token.expiry_date === 'number' && token.expiry_date - TOKEN_MARGIN_MS > Date.now() ? token : undefined;
+    };
+
+    const keep = async (tokens: Credentials): Promise<void> => {
+      const ttl = (tokens.expiry_date ?? 0) - TOKEN_MARGIN_MS - Date.now();
+      if (!tokens.access_token || ttl < 1) {
+        return;
+      }
+      const { keys } = await this.grants.keys();
+      const { access_token, expiry_date, token_type, scope } = tokens;
+      await this.store.put(tokenKey, seal(keys, slot, JSON.stringify({ access_token, expiry_date, token_type, scope })), ttl);
+    };
+
+    return async (refresh) => {
+      // Past the lock's own life, so a waiter outlives a winner that died holding it and then refreshes itself.
+      const deadline = Date.now() + lockTtl + 2_000;
+      for (;;) {
+        const cached = await cachedToken();
+        if (cached) {
+          return cached;
+        }
+        if (await this.store.claim(lockKey, lockTtl)) {
+          try {
+            // Another process may have stored one between the read above and the claim.
+            const stored = await cachedToken();
+            if (stored) {
+              return stored;
+            }
+            let tokens: Credentials;
+            try {
+              tokens = await refresh();
+            } catch (error) {
+              if (isInvalidGrant(error)) {
+                await this.revoked(grant);
+                throw new NotConnectedError(principal, 'revoked');
+              }
+              throw error;
+            }
+            await keep(tokens);
+            if (tokens.refresh_token && tokens.refresh_token !== grant.refreshToken) {
+              // Google may rotate a refresh token; the new one replaces the old for every process.
+              await this.grants.save({ ...grant, refreshToken: tokens.refresh_token });
+            }
+            return tokens;
+          } finally {
+            await this.store.delete(lockKey).catch(() => undefined);
+          }
+        }
+        if (Date.now() >= deadline) {
+          throw waitTimedOut(this.config.connected!.tokenUrl);
+        }
+        await new Promise((resolve) => setTimeout(resolve, WAIT_STEP_MS));
+      }
+    };
+  }
+
+  private async revoked(grant: StoredGrant): Promise<void> {
+    this.clients.delete(slotId(grant.principal, grant.googleSub));
+    await this.grants.markRevoked(grant.principal, grant.googleSub);
+    this.logger.warn(
+      `Google ended the grant of principal ${JSON.stringify(grant.principal)} for ${grant.googleEmail} (invalid_grant: revoked or expired); they are asked to connect again`,
+    );
+  }
+}
+
+/** The state key of a grant's shared access token. */
+function tokenKeyOf(principal: string, googleSub: string): string {
+  return `grant-token:${slotId(principal, googleSub, ':')}`;
+}
+
+function shown(grant: StoredGrant): ConnectedGrant {
+  const { principal, googleSub, googleEmail, scopes, connectedAt } = grant;
+  return { principal, googleSub, googleEmail, scopes, connectedAt };
+}
+
+function reasonOf(records: PrincipalGrants): NotConnectedReason {
+  return records.revoked.length ? 'revoked' : records.unreadable.length ? 'unreadable' : 'none';
+}
+
+function slotId(principal: string, googleSub: string, separator = '\n'): string {
+  return `${encodeURIComponent(principal)}${separator}${encodeURIComponent(googleSub)}`;
+}
+
+/** The token endpoint's own verdict that the refresh token is dead (RFC 6749 §5.2), not a 5xx or a timeout. */
+function isInvalidGrant(error: unknown): boolean {
+  const response = (error as { response?: { status?: number; data?: unknown } } | undefined)?.response;
+  const data = response?.data;
+  return response?.status === 400 && typeof data === 'object' && data !== null && (data as { error?: unknown }).error === 'invalid_grant';
+}
+
+/** Shaped like gaxios's own timeout (its config names the token URL), so the call fails with the token-phase timeout sentence. */
+function waitTimedOut(tokenUrl: string): Error {
+  return Object.assign(new Error("another process's refresh of this grant did not finish in time"), {
+    code: 'TimeoutError',
+    config: { url: tokenUrl },
+  });
 }

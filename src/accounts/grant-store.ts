@@ -1,43 +1,214 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { CONFIG, type Config } from '../config/config.js';
 import type { ConnectedGrant } from '../google/connected-accounts.js';
 import { STATE_STORE } from '../state/state.module.js';
 import type { StateStore } from '../state/state-store.js';
+import { open, seal } from './grant-crypto.js';
+import { type GrantKeys, loadGrantKeys } from './grant-keys.js';
 
 /** A grant as stored: what the server may show, plus the refresh token that must never leave this folder. */
 export interface StoredGrant extends ConnectedGrant {
   readonly refreshToken: string;
 }
 
+/** A grant Google ended (invalid_grant): kept without its refresh token so the next call can say "connect again" rather than "connect". */
+export interface RevokedGrant extends ConnectedGrant {
+  readonly revokedAt: string;
+}
+
+/** A record that does not open: tampered, moved, or sealed with a key no longer configured. */
+export interface UnreadableGrant {
+  readonly googleSub: string;
+  readonly reason: string;
+}
+
+export interface PrincipalGrants {
+  /** Newest first. */
+  readonly usable: StoredGrant[];
+  readonly revoked: RevokedGrant[];
+  readonly unreadable: UnreadableGrant[];
+}
+
+/** What is sealed: everything but the slot (principal, account), which the associated data binds instead. */
+interface Sealed {
+  readonly googleEmail: string;
+  readonly scopes: readonly string[];
+  readonly connectedAt: string;
+  readonly refreshToken?: string;
+  readonly revokedAt?: string;
+}
+
+/** Distinct accounts a principal's index remembers; far above what a person connects. */
+const INDEX_MAX = 64;
+
 /**
- * The principal's Google grants in the state store (PRODUCT.md §8d "Grants at rest").
+ * The principals' Google grants in the state store (PRODUCT.md §8d "Grants at
+ * rest"), AES-256-GCM (grant-crypto.ts).
  *
- * FOUNDATION STUB: plain JSON, one record per principal. Replaced by the
- * AES-256-GCM store (key id, principal and Google account as associated data,
- * rotation, tampered or moved records refused); the method signatures stay.
+ * One record per (principal, Google account) under `grant:<principal>:<sub>`,
+ * plus an append-only index stream of the principal's account ids. Why not one
+ * record per principal holding every account: the store has no transactions,
+ * and a read-modify-write of a shared record loses one of two accounts saved at
+ * once (a person connecting work and personal in two tabs), or a refresh's
+ * rotation racing a disconnect. Here each save writes only its own record and
+ * appends to the index atomically; an index entry whose record is gone is
+ * simply skipped. Saving the same account again replaces its record.
  */
 @Injectable()
-export class GrantStore {
-  constructor(@Inject(STATE_STORE) private readonly store: StateStore) {}
+export class GrantStore implements OnModuleInit {
+  private readonly logger = new Logger('Grants');
+  private keysLoaded?: Promise<GrantKeys>;
+  private keySource?: string;
+  /** Unreadable records already reported by this process: one line each, not one per call. */
+  private readonly reported = new Set<string>();
+
+  constructor(
+    @Inject(STATE_STORE) private readonly store: StateStore,
+    @Inject(CONFIG) private readonly config: Config,
+  ) {}
+
+  /** Loads (or creates) the grant key at boot, so the start-up line can say where it is. */
+  async onModuleInit(): Promise<void> {
+    if (this.config.connected) {
+      await this.keys();
+    }
+  }
+
+  /** The keys and where they came from; loaded once. */
+  keys(): Promise<GrantKeys> {
+    this.keysLoaded ??= loadGrantKeys(this.config).then((loaded) => {
+      this.keySource = loaded.source;
+      return loaded;
+    });
+    return this.keysLoaded;
+  }
+
+  /** Where the keys came from, once loaded (the start-up line); never a value. */
+  describeKeys(): string | undefined {
+    return this.keySource;
+  }
 
   /** Every grant of the principal that opens, newest first. */
   async list(principal: string): Promise<StoredGrant[]> {
-    const raw = await this.store.get(key(principal));
-    return raw ? (JSON.parse(raw) as StoredGrant[]) : [];
+    return (await this.read(principal)).usable;
   }
 
-  /** Adds the grant, replacing one of the same Google account. */
+  /** Every record of the principal, sorted by what it is. A record sealed with an older key is re-sealed with the first one. */
+  async read(principal: string): Promise<PrincipalGrants> {
+    const subs = new Set((await this.store.read(indexKey(principal))).map((e) => e.value));
+    const result: PrincipalGrants = { usable: [], revoked: [], unreadable: [] };
+    await Promise.all(
+      [...subs].map(async (googleSub) => {
+        const one = await this.readOne(principal, googleSub);
+        if (one?.kind === 'usable') {
+          result.usable.push(one.grant);
+        } else if (one?.kind === 'revoked') {
+          result.revoked.push(one.grant);
+        } else if (one) {
+          result.unreadable.push({ googleSub, reason: one.reason });
+        }
+      }),
+    );
+    result.usable.sort((a, b) => b.connectedAt.localeCompare(a.connectedAt));
+    return result;
+  }
+
+  /** One account's record of the principal, or undefined when there is none. */
+  async readOne(
+    principal: string,
+    googleSub: string,
+  ): Promise<
+    { kind: 'usable'; grant: StoredGrant } | { kind: 'revoked'; grant: RevokedGrant } | { kind: 'unreadable'; reason: string } | undefined
+  > {
+    const raw = await this.store.get(recordKey(principal, googleSub));
+    if (raw === undefined) {
+      return undefined;
+    }
+    const { keys } = await this.keys();
+    const opened = open(keys, { kind: 'grant', principal, googleSub }, raw);
+    let body: Sealed | undefined;
+    if (opened.ok) {
+      try {
+        body = JSON.parse(opened.text) as Sealed;
+      } catch {
+        body = undefined;
+      }
+    }
+    if (!opened.ok || !body || typeof body.googleEmail !== 'string' || !Array.isArray(body.scopes)) {
+      const reason = opened.ok ? 'its content is not a grant' : opened.reason;
+      this.reportUnreadable(principal, googleSub, reason);
+      return { kind: 'unreadable', reason };
+    }
+    const shown: ConnectedGrant = {
+      principal,
+      googleSub,
+      googleEmail: body.googleEmail,
+      scopes: body.scopes,
+      connectedAt: body.connectedAt,
+    };
+    if (opened.kid !== keys[0].id) {
+      // Rotation: re-sealed with the first key on use, so the old key can be dropped once every grant was used.
+      await this.store.put(recordKey(principal, googleSub), seal(keys, { kind: 'grant', principal, googleSub }, opened.text));
+    }
+    if (body.revokedAt || !body.refreshToken) {
+      return { kind: 'revoked', grant: { ...shown, revokedAt: body.revokedAt ?? body.connectedAt } };
+    }
+    return { kind: 'usable', grant: { ...shown, refreshToken: body.refreshToken } };
+  }
+
+  /** Adds the grant, replacing one of the same Google account (also a revoked or unreadable one). */
   async save(grant: StoredGrant): Promise<void> {
-    const others = (await this.list(grant.principal)).filter((g) => g.googleSub !== grant.googleSub);
-    await this.store.put(key(grant.principal), JSON.stringify([grant, ...others]));
+    const body: Sealed = {
+      googleEmail: grant.googleEmail,
+      scopes: [...grant.scopes],
+      connectedAt: grant.connectedAt,
+      refreshToken: grant.refreshToken,
+    };
+    await this.write(grant.principal, grant.googleSub, body);
   }
 
-  /** Removes one Google account's grant of the principal (revoked at Google, disconnected). */
+  /** Google answered invalid_grant: the refresh token is dropped, the account kept so the next call asks to connect it again. */
+  async markRevoked(principal: string, googleSub: string, at = new Date()): Promise<void> {
+    const current = await this.readOne(principal, googleSub);
+    if (current?.kind !== 'usable') {
+      return;
+    }
+    const { refreshToken: _dropped, principal: _p, googleSub: _s, ...kept } = current.grant;
+    await this.write(principal, googleSub, { ...kept, revokedAt: at.toISOString() });
+  }
+
+  /** Removes one Google account's grant of the principal (disconnected). */
   async remove(principal: string, googleSub: string): Promise<void> {
-    const kept = (await this.list(principal)).filter((g) => g.googleSub !== googleSub);
-    await (kept.length ? this.store.put(key(principal), JSON.stringify(kept)) : this.store.delete(key(principal)));
+    await this.store.delete(recordKey(principal, googleSub));
+  }
+
+  private async write(principal: string, googleSub: string, body: Sealed): Promise<void> {
+    const { keys } = await this.keys();
+    await this.store.put(recordKey(principal, googleSub), seal(keys, { kind: 'grant', principal, googleSub }, JSON.stringify(body)));
+    const known = (await this.store.read(indexKey(principal))).some((e) => e.value === googleSub);
+    if (!known) {
+      await this.store.append(indexKey(principal), googleSub, { maxLength: INDEX_MAX });
+    }
+    this.reported.delete(`${principal}\n${googleSub}`);
+  }
+
+  private reportUnreadable(principal: string, googleSub: string, reason: string): void {
+    const id = `${principal}\n${googleSub}`;
+    if (!this.reported.has(id)) {
+      this.reported.add(id);
+      this.logger.warn(
+        `the stored Google grant of principal ${JSON.stringify(principal)} (account ${googleSub}) is not used: ${reason}; they are asked to connect again`,
+      );
+    }
   }
 }
 
-function key(principal: string): string {
-  return `grants:${principal}`;
+/** The state key of one account's grant of a principal (exported for specs that tamper with records). */
+export function recordKey(principal: string, googleSub: string): string {
+  return `grant:${encodeURIComponent(principal)}:${encodeURIComponent(googleSub)}`;
+}
+
+/** The principal's index stream of account ids. */
+export function indexKey(principal: string): string {
+  return `grant-index:${encodeURIComponent(principal)}`;
 }

@@ -26,6 +26,22 @@ export abstract class ConnectedAccounts {
   abstract requireGrant(principal: string): Promise<ConnectedGrant>;
   /** A client acting as the principal's Google account; access tokens are refreshed once at a time across processes. Throws NotConnectedError. */
   abstract authClient(principal: string): Promise<OAuth2Client>;
+  /** authClient with the grant it acts with (GoogleService names its Google account in sentences and the audit). Throws NotConnectedError. */
+  abstract connection(principal: string): Promise<GrantConnection>;
+  /**
+   * Google answered 401 to the grant's access token (revoked at Google, which
+   * ends its access tokens too): forget the token every process shares, so the
+   * next attempt refreshes — and learns from invalid_grant whether the grant is over.
+   */
+  abstract tokenRejected(grant: ConnectedGrant): Promise<void>;
+  /** For the start-up line: where the grant keys come from (never a value). */
+  abstract describe(): string;
+}
+
+/** A client acting as one grant's Google account. */
+export interface GrantConnection {
+  readonly grant: ConnectedGrant;
+  readonly client: OAuth2Client;
 }
 
 /** Who a Google call is made for: entered by the MCP dispatcher around each tool call, read by GoogleService in connected mode. */

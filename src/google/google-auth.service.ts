@@ -1,9 +1,10 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { OAuth2Client } from 'google-auth-library';
 import { UserFacingError } from '../common/user-facing-error.js';
 import { CONFIG, type Config } from '../config/config.js';
+import { ConnectedAccounts, type ConnectedGrant } from './connected-accounts.js';
 import type { CredentialContext } from './google-error.js';
-import { MalformedAnswerError } from './google-failure.js';
+import { guardTokenRequests } from './token-guard.js';
 
 const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
 
@@ -16,7 +17,8 @@ export const SETUP_INSTRUCTIONS =
   'Then restart the server.';
 
 export interface CredentialSummary {
-  readonly kind: 'service_account' | 'oauth' | 'none';
+  /** `connected`: no shared credential; each principal acts with their own grant (PRODUCT.md §8d). */
+  readonly kind: 'service_account' | 'oauth' | 'connected' | 'none';
   readonly principal?: string;
   readonly origin?: string;
   readonly subject?: string;
@@ -34,7 +36,10 @@ export class GoogleAuthService {
   /** GSC_OAUTH_TOKEN_URL as isTokenUrl compares it: parsed once, not on each of its two calls per Google request. */
   private readonly configuredTokenUrl?: string;
 
-  constructor(@Inject(CONFIG) private readonly config: Config) {
+  constructor(
+    @Inject(CONFIG) private readonly config: Config,
+    @Optional() private readonly connected?: ConnectedAccounts,
+  ) {
     const tokenUrl = config.google.oauthTokenUrl;
     if (tokenUrl !== undefined) {
       this.configuredTokenUrl = new URL(tokenUrl).href.split('?')[0];
@@ -53,6 +58,14 @@ export class GoogleAuthService {
 
   summary(): CredentialSummary {
     const credential = this.config.credential;
+    const connected = this.config.connected;
+    if (connected) {
+      return {
+        kind: 'connected',
+        principal: `accounts: each person acts as their own Google account (OAuth client ${connected.clientId})`,
+        origin: `GSC_GOOGLE_OAUTH_CLIENT_ID; ${this.connected?.describe() ?? 'grant keys not loaded'}`,
+      };
+    }
     switch (credential.kind) {
       case 'service_account':
         return {
@@ -68,8 +81,16 @@ export class GoogleAuthService {
     }
   }
 
-  /** The credential as error sentences name it: who, from where, for which scopes. No secret. */
-  credentialContext(): CredentialContext {
+  /** The credential as error sentences name it: who, from where, for which scopes. No secret. With a connected grant, that person's Google account. */
+  credentialContext(grant?: ConnectedGrant): CredentialContext {
+    if (grant) {
+      return {
+        kind: 'connected',
+        principal: `the Google account ${grant.googleEmail}`,
+        origin: `the grant ${grant.principal} connected`,
+        scopes: grant.scopes,
+      };
+    }
     const credential = this.config.credential;
     return {
       ...this.summary(),
@@ -130,54 +151,7 @@ export class GoogleAuthService {
     // The JWT client hard-codes Google's token URL and ignores a key's token_uri,
     // so an override has to happen on the way out (briefs/google.md §6.2).
     const redirect = credential.kind === 'service_account' && tokenUrl ? new URL(tokenUrl) : undefined;
-    client.transporter.interceptors.request.add({
-      resolved: async (options) => {
-        if (!this.isTokenUrl(String(options.url))) {
-          return options;
-        }
-        if (redirect) {
-          options.url = redirect;
-        }
-        // google-auth-library retries a token POST up to 3 times on its own; inside
-        // GoogleService's bounded attempts that made 16 requests for one call.
-        options.retry = false;
-        options.retryConfig = { ...options.retryConfig, retry: 0 };
-        return options;
-      },
-    });
-    // A 200 from the token endpoint that is not a token (an HTML login page of a
-    // proxy, truncated JSON) would otherwise become a request without credentials.
-    client.transporter.interceptors.response.add({
-      resolved: async (response) => {
-        if (!this.isTokenUrl(String(response.config?.url ?? ''))) {
-          return response;
-        }
-        const data = response.data as { access_token?: unknown } | undefined;
-        if (
-          typeof data !== 'object' ||
-          data === null ||
-          Array.isArray(data) ||
-          typeof data.access_token !== 'string' ||
-          !data.access_token
-        ) {
-          throw new MalformedAnswerError(describeTokenBody(response.data), 'token');
-        }
-        return response;
-      },
-    });
+    guardTokenRequests(client, (url) => this.isTokenUrl(url), redirect);
     return client;
   }
-}
-
-function describeTokenBody(data: unknown): string {
-  if (data === undefined || data === null || data === '') {
-    return 'an empty body';
-  }
-  if (typeof data === 'string') {
-    return data.trim().startsWith('<') ? 'an HTML page' : 'something that is not JSON';
-  }
-  if (Array.isArray(data)) {
-    return 'a JSON array';
-  }
-  return 'a JSON object without access_token';
 }

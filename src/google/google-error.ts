@@ -85,8 +85,9 @@ export class CallCancelledError extends UserFacingError {
 
 /** Who is calling Google, for sentences about the credential. Never holds a secret. */
 export interface CredentialContext {
-  readonly kind: 'service_account' | 'oauth' | 'none';
-  /** Service account e-mail, or "OAuth client <id>". */
+  /** `connected`: a person's own grant (PRODUCT.md §8d); principal names its Google account. */
+  readonly kind: 'service_account' | 'oauth' | 'connected' | 'none';
+  /** Service account e-mail, "OAuth client <id>", or "the Google account <e-mail>". */
   readonly principal?: string;
   /** Where it came from: GSC_SERVICE_ACCOUNT_KEY, GOOGLE_APPLICATION_CREDENTIALS (…), … */
   readonly origin?: string;
@@ -127,6 +128,12 @@ function describeApiFailure(failure: Failure, op: GoogleOperation, ctx: Sentence
       : 'Nothing was changed.';
   const who = ctx.credential.principal ?? 'the configured credential';
   const tries = plural(ctx.attempts, 'attempt');
+  if (ctx.credential.kind === 'connected') {
+    const connected = connectedApiSentence(failure, op, who, google, changed);
+    if (connected) {
+      return connected;
+    }
+  }
   switch (failure.kind) {
     case 'credential':
       return `Google rejected the access token of ${who} while trying to ${op.action}: ${google}. ${changed} The key may have been deleted or the refresh token revoked; create a new credential and restart the server.`;
@@ -158,6 +165,26 @@ function describeApiFailure(failure: Failure, op: GoogleOperation, ctx: Sentence
         'This usually means a proxy, firewall or captive portal between this server and Google answered in its place, or a Google outage; retry in a minute, and check GSC_API_ROOT_URL if it is set.'
       );
   }
+}
+
+/** A person's own Google account: what they (or a property owner) can do, instead of restarting the server with another credential. */
+function connectedApiSentence(failure: Failure, op: GoogleOperation, who: string, google: string, changed: string): string | undefined {
+  switch (failure.kind) {
+    case 'credential':
+      return `Google rejected the access token of ${who} while trying to ${op.action}: ${google}. ${changed} Access may have been revoked at Google; connect the Google account again.`;
+    case 'scope':
+      return `Google refused to ${op.action} because the access token lacks the OAuth scope this call needs: ${google}. ${changed} ${capital(who)} was connected without that permission (a box left unticked on Google's consent page); connect it again and allow it.`;
+    case 'permission': {
+      const target = op.property ? ` ${op.property}` : ' this resource';
+      return `Google refused to ${op.action}: ${google}. ${changed} ${capital(who)} lacks the permission needed on${target}: an owner of the property can add it as a user in Search Console (Settings → Users and permissions) — Owner for indexing and verification, Full for other changes — or check the spelling with list_sites.`;
+    }
+    default:
+      return undefined;
+  }
+}
+
+function capital(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 function disabledSentence(disabled: DisabledApi, op: GoogleOperation, who: string, google: string): string {
@@ -219,8 +246,12 @@ function describeTokenFailure(failure: Failure, op: GoogleOperation, ctx: Senten
             : `failed with HTTP ${failure.status} (${google})`;
     return (
       `Google's OAuth token endpoint ${what}, so no access token could be had to ${op.action} (${tries}). ${NOTHING_SENT} ` +
-      'This is usually temporary; retry in a minute, and check GSC_OAUTH_TOKEN_URL and the network if it persists.'
+      'This is usually temporary; retry in a minute, and check GSC_OAUTH_TOKEN_URL and the network if it persists.' +
+      (c.kind === 'connected' ? ` ${capital(c.principal ?? 'the Google account')} stays connected.` : '')
     );
+  }
+  if (c.kind === 'connected') {
+    return connectedTokenSentence(failure, op, c, google);
   }
   const account =
     c.kind === 'service_account' ? `the service account ${c.principal}` : `the OAuth credential (${c.principal ?? 'GSC_CLIENT_ID'})`;
@@ -268,6 +299,21 @@ function describeTokenFailure(failure: Failure, op: GoogleOperation, ctx: Senten
         `${refused} The credential is not usable as configured. ${NOTHING_SENT} Check ${origin}: a current service account key, or an OAuth client id, secret and refresh token that belong together, ` +
         restart
       );
+  }
+}
+
+function connectedTokenSentence(failure: Failure, op: GoogleOperation, c: CredentialContext, google: string): string {
+  const refused = `Google's OAuth token endpoint refused ${c.origin ?? 'the connected grant'} (${c.principal ?? 'a Google account'}), so no access token was issued to ${op.action}: ${google}.`;
+  switch (failure.credential) {
+    case 'client_rejected':
+      return (
+        `${refused} The client secret in GSC_GOOGLE_OAUTH_CLIENT_SECRET does not match GSC_GOOGLE_OAUTH_CLIENT_ID, or that OAuth client was deleted (Google Cloud console → APIs & Services → Credentials). ${NOTHING_SENT} ` +
+        "The server's operator must set the id and secret of the OAuth client the accounts were connected with and restart the server; the connected accounts stay stored."
+      );
+    case 'revoked_token':
+      return `${refused} Access was revoked at Google or expired. ${NOTHING_SENT} Connect the Google account again.`;
+    default:
+      return `${refused} ${NOTHING_SENT} Connect the Google account again; if that fails too, the server's operator should check GSC_GOOGLE_OAUTH_CLIENT_ID and GSC_GOOGLE_OAUTH_CLIENT_SECRET.`;
   }
 }
 

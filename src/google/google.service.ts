@@ -1,12 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { searchconsole_v1 } from '@googleapis/searchconsole';
 import { Inject, Injectable, Optional } from '@nestjs/common';
+import type { OAuth2Client } from 'google-auth-library';
 import { GoogleAuthService } from './google-auth.service.js';
 import { Clock } from '../common/clock.js';
 import { OBSERVER, type Observer } from '../common/observer.js';
 import { UserFacingError } from '../common/user-facing-error.js';
 import { CONFIG, type Config } from '../config/config.js';
 import { propertyHost } from '../property/property.js';
+import { actingAs, ConnectedAccounts, type ConnectedGrant } from './connected-accounts.js';
 import { CallCancelledError, describeFailure, GoogleApiError, type GoogleOperation, outcomeOf } from './google-error.js';
 import { type Failure, MalformedAnswerError, neverSent, readFailure } from './google-failure.js';
 import { answerProblem, type MethodSpec, methodSpec } from './google-methods.js';
@@ -28,6 +30,12 @@ export interface GoogleClients {
   readonly searchconsole: searchconsole_v1.Searchconsole;
   readonly indexing: IndexingClient;
   readonly siteVerification: SiteVerificationClient;
+}
+
+/** The clients of one call, and in connected mode the grant they act with. */
+interface Loaded {
+  readonly clients: GoogleClients;
+  readonly grant?: ConnectedGrant;
 }
 
 /** One Google request, made with the clients it is given. */
@@ -62,12 +70,15 @@ export interface CallOptions {
 @Injectable()
 export class GoogleService {
   private clients?: Promise<GoogleClients>;
+  /** Connected mode: the clients of each grant's OAuth2Client; ConnectedAccounts bounds how many clients live. */
+  private readonly connectedClients = new WeakMap<OAuth2Client, Promise<GoogleClients>>();
 
   constructor(
     private readonly auth: GoogleAuthService,
     @Inject(CONFIG) private readonly config: Config,
     @Optional() private readonly clock: Clock = new Clock(),
     @Optional() @Inject(OBSERVER) private readonly observer?: Observer,
+    @Optional() private readonly connected?: ConnectedAccounts,
   ) {}
 
   /**
@@ -80,12 +91,13 @@ export class GoogleService {
     if (signal?.aborted) {
       throw new CallCancelledError(op);
     }
-    const clients = await this.load();
+    const { clients, grant } = await this.load();
     // The first load imports the clients (~100 ms); the caller may have cancelled meanwhile.
     if (signal?.aborted) {
       throw new CallCancelledError(op);
     }
     let suspect = 0;
+    let renewed = false;
     for (let attempt = 1; ; attempt++) {
       let failure: Failure;
       try {
@@ -105,17 +117,24 @@ export class GoogleService {
           now: this.clock.now(),
         });
       }
+      if (grant && failure.phase === 'api' && failure.kind === 'credential' && !renewed) {
+        // A 401 ran nothing: the shared token is dropped and the call sent once more after a refresh,
+        // which says (invalid_grant) whether the person revoked this server's access at Google.
+        renewed = true;
+        await this.connected!.tokenRejected(grant);
+        continue;
+      }
       if (failure.kind === 'timeout' || failure.kind === 'malformed') {
         suspect++;
       }
       const quotaHeld = failure.kind === 'quota' && options.retryQuota === false;
       const wait = quotaHeld || signal?.aborted ? undefined : retryDelay(methodSpec(op.method), failure, attempt, suspect);
       if (wait === undefined) {
-        throw await this.toError(failure, op, attempt, clients);
+        throw await this.toError(failure, op, attempt, clients, grant);
       }
       // A cancellation during the wait means nothing more is sent: the last failure is the answer.
       if (!(await this.pause(wait, signal))) {
-        throw await this.toError(failure, op, attempt, clients);
+        throw await this.toError(failure, op, attempt, clients, grant);
       }
     }
   }
@@ -130,17 +149,23 @@ export class GoogleService {
     }
   }
 
-  private async toError(failure: Failure, op: GoogleOperation, attempts: number, clients: GoogleClients): Promise<GoogleApiError> {
+  private async toError(
+    failure: Failure,
+    op: GoogleOperation,
+    attempts: number,
+    clients: GoogleClients,
+    grant?: ConnectedGrant,
+  ): Promise<GoogleApiError> {
     this.observer?.googleError(failure.status);
     const now = this.clock.now();
     let message = describeFailure(failure, op, {
-      credential: this.auth.credentialContext(),
+      credential: this.auth.credentialContext(grant),
       attempts,
       timeoutMs: this.config.google.timeoutMs,
       now,
     });
     if (op.property && failure.kind === 'permission') {
-      message += await this.accessHint(op.property, clients);
+      message += await (grant ? this.connectedAccessHint(op.property, clients, grant) : this.accessHint(op.property, clients));
     }
     const { kind, phase, status, reason, code, retryAfterSeconds, quota, disabled, credential } = failure;
     return new GoogleApiError(message, {
@@ -191,15 +216,63 @@ export class GoogleService {
     }
   }
 
-  private load(): Promise<GoogleClients> {
+  // The same for a person's own Google account: which of their properties exist, by name.
+  private async connectedAccessHint(property: string, clients: GoogleClients, grant: ConnectedGrant): Promise<string> {
+    try {
+      const { data } = await clients.searchconsole.sites.list({});
+      if (answerProblem('sites.list', data) !== undefined) {
+        return '';
+      }
+      const sites = (data.siteEntry ?? []).filter((s) => s.siteUrl);
+      const exact = sites.find((s) => s.siteUrl === property);
+      if (exact) {
+        return ` The permission of ${grant.googleEmail} on ${property} is ${exact.permissionLevel}.`;
+      }
+      if (sites.length === 0) {
+        return ` ${grant.googleEmail} has no Search Console properties at all; connect a Google account that has ${property}.`;
+      }
+      const shown = sites.slice(0, 10).map((s) => `${s.siteUrl} (${s.permissionLevel})`);
+      return ` ${property} is not among the properties of ${grant.googleEmail}, which has: ${shown.join(', ')}${sites.length > 10 ? ` and ${sites.length - 10} more` : ''}.`;
+    } catch {
+      return '';
+    }
+  }
+
+  private async load(): Promise<Loaded> {
+    if (this.config.connected) {
+      return this.loadConnected();
+    }
     this.clients ??= this.build();
-    return this.clients;
+    return { clients: await this.clients };
+  }
+
+  /** Connected mode: the clients acting as the calling principal's grant; NotConnectedError when there is none. */
+  private async loadConnected(): Promise<Loaded> {
+    const acting = actingAs.getStore();
+    if (!acting) {
+      // Never a fall-back to some identity: a call path that forgot to say whom it is for is a bug.
+      throw new Error(
+        'GoogleService was called outside actingAs.run() in connected mode; the caller must say which principal the call is for',
+      );
+    }
+    if (!this.connected) {
+      throw new Error('connected mode without ConnectedAccounts bound (AccountsModule missing from the graph)');
+    }
+    const { grant, client } = await this.connected.connection(acting.principal);
+    let clients = this.connectedClients.get(client);
+    if (!clients) {
+      clients = this.build(client);
+      this.connectedClients.set(client, clients);
+    }
+    const loaded = { clients: await clients, grant };
+    acting.googleEmail = grant.googleEmail;
+    return loaded;
   }
 
   // The generated clients cost ~100 ms to import; a server that only lists its
   // tools, or has no credential, never loads them.
-  private async build(): Promise<GoogleClients> {
-    const auth = await this.auth.authClient();
+  private async build(connectedClient?: OAuth2Client): Promise<GoogleClients> {
+    const auth = connectedClient ?? (await this.auth.authClient());
     const [{ searchconsole }, { createAPIRequest }] = await Promise.all([import('@googleapis/searchconsole'), import('googleapis-common')]);
     const rootUrl = this.config.google.apiRootUrl ? `${this.config.google.apiRootUrl}/` : undefined;
     const options = { auth, retry: false, timeout: this.config.google.timeoutMs, ...(rootUrl ? { rootUrl } : {}) };

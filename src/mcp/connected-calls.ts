@@ -136,6 +136,10 @@ export class ConnectedCalls {
         return { answer: errorResult(noGrantInTimeText(call.tool.spec.name, call.signal.aborted)) };
       }
       grant = arrived;
+      // A 2025-11-25 session listed the tools before the grant existed; what it may call now follows the scopes granted.
+      if (call.era === 'legacy') {
+        call.server.sendToolListChanged();
+      }
     }
     const missing = missingScopes(call.tool.spec, grant.scopes);
     if (missing.length > 0) {

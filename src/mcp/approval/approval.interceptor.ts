@@ -12,7 +12,7 @@ import * as z from 'zod';
 import { Clock } from '../../common/clock.js';
 import { UserFacingError } from '../../common/user-facing-error.js';
 import { CONFIG, type Config } from '../../config/config.js';
-import { actingAs } from '../../google/connected-accounts.js';
+import { actingAs, NotConnectedError } from '../../google/connected-accounts.js';
 import { GoogleApiError } from '../../google/google-error.js';
 import { STATE_STORE } from '../../state/state.module.js';
 import { type StateStore, StateUnavailableError } from '../../state/state-store.js';
@@ -266,7 +266,13 @@ export class ApprovalInterceptor implements NestInterceptor {
       await ctx.audit('executed');
       return toolOutput({ ...output.structured, executed: true, outcome: 'executed' }, `${output.text} ${how}`);
     } catch (error) {
-      await ctx.audit('google_error', error instanceof GoogleApiError ? String(error.status ?? 'network') : 'internal');
+      const reason =
+        error instanceof GoogleApiError
+          ? String(error.status ?? 'network')
+          : error instanceof NotConnectedError
+            ? 'not_connected' // the grant was revoked when its token was refreshed: nothing was sent
+            : 'internal';
+      await ctx.audit('google_error', reason);
       throw error;
     }
   }

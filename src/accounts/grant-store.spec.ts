@@ -1,0 +1,224 @@
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { Logger } from '@nestjs/common';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type RedisServer, startRedisServer } from '../../test/support/redis-server.js';
+import { type Config, loadConfig } from '../config/config.js';
+import { createStateStore } from '../state/create-state-store.js';
+import type { StateStore } from '../state/state-store.js';
+import { GrantStore, indexKey, recordKey, type StoredGrant } from './grant-store.js';
+
+const CLIENT_ID = '123456789012-abcdefghijklmnopqrstuvwxyz012345.apps.googleusercontent.com';
+const key = (byte: number) => Buffer.alloc(32, byte).toString('base64');
+const REFRESH = '1//0refresh-token-of-alice-must-stay-secret';
+
+function configFor(state: { dir?: string; redis?: string }, keys?: string): Config {
+  return loadConfig({
+    CLOUDSDK_CONFIG: mkdtempSync(join(tmpdir(), 'gcloud-')),
+    GSC_STATE_DIR: state.dir ?? mkdtempSync(join(tmpdir(), 'gsc-grants-')),
+    ...(state.redis ? { GSC_REDIS_URL: state.redis } : {}),
+    GSC_GOOGLE_OAUTH_CLIENT_ID: CLIENT_ID,
+    GSC_GOOGLE_OAUTH_CLIENT_SECRET: 'GOCSPX-test',
+    ...(keys ? { GSC_GRANT_ENCRYPTION_KEYS: keys } : {}),
+  });
+}
+
+const grant = (principal: string, googleSub: string, extra: Partial<StoredGrant> = {}): StoredGrant => ({
+  principal,
+  googleSub,
+  googleEmail: `${googleSub}@example.com`,
+  scopes: ['openid', 'https://www.googleapis.com/auth/webmasters.readonly'],
+  connectedAt: new Date('2026-12-01T10:00:00Z').toISOString(),
+  refreshToken: REFRESH,
+  ...extra,
+});
+
+interface Subject {
+  store: StateStore;
+  /** A GrantStore over the same state with these keys (a sibling process, a rotated deployment). */
+  grants(keys: string): GrantStore;
+  dispose(): Promise<void>;
+}
+
+const subjects: [string, () => Promise<Subject>][] = [
+  [
+    'SQLite',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'gsc-grants-'));
+      const store = createStateStore({ kind: 'sqlite', dir });
+      const opened: StateStore[] = [store];
+      return {
+        store,
+        grants: (keys) => {
+          const own = createStateStore({ kind: 'sqlite', dir });
+          opened.push(own);
+          return new GrantStore(own, configFor({ dir }, keys));
+        },
+        dispose: async () => {
+          await Promise.all(opened.map((s) => s.close()));
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    },
+  ],
+  [
+    'Redis',
+    async () => {
+      const redis: RedisServer = await startRedisServer();
+      const store = createStateStore({ kind: 'redis', url: redis.url });
+      const opened: StateStore[] = [store];
+      return {
+        store,
+        grants: (keys) => {
+          const own = createStateStore({ kind: 'redis', url: redis.url });
+          opened.push(own);
+          return new GrantStore(own, configFor({ redis: redis.url }, keys));
+        },
+        dispose: async () => {
+          await Promise.all(opened.map((s) => s.close()));
+          await redis.stop();
+        },
+      };
+    },
+  ],
+];
+
+describe.each(subjects)('GrantStore on %s', (_name, make) => {
+  let subject: Subject;
+  const warnings: string[] = [];
+  beforeAll(async () => {
+    subject = await make();
+    jest.spyOn(Logger.prototype, 'warn').mockImplementation((message: unknown) => void warnings.push(String(message)));
+  });
+  afterAll(async () => {
+    jest.restoreAllMocks();
+    await subject.dispose();
+  });
+
+  it('round-trips grants, one per Google account, the same account saved again replacing its record', async () => {
+    const grants = subject.grants(`k1:${key(1)}`);
+    await grants.save(grant('alice@corp.example', '111'));
+    await grants.save(grant('alice@corp.example', '222', { connectedAt: '2026-12-02T10:00:00.000Z' }));
+    await grants.save(grant('alice@corp.example', '111', { scopes: ['openid'], refreshToken: `${REFRESH}-2` }));
+    const listed = await subject.grants(`k1:${key(1)}`).list('alice@corp.example');
+    expect(listed.map((g) => [g.googleSub, g.scopes, g.refreshToken])).toEqual([
+      ['222', grant('x', '2').scopes, REFRESH],
+      ['111', ['openid'], `${REFRESH}-2`],
+    ]);
+    expect(await grants.list('bob@corp.example')).toEqual([]);
+    // Nothing readable at rest: the record holds neither the token nor the e-mail.
+    const raw = (await subject.store.get(recordKey('alice@corp.example', '111')))!;
+    expect(raw).not.toContain('refresh-token');
+    expect(raw).not.toContain('111@example.com');
+    expect(JSON.parse(raw)).toMatchObject({ v: 1, kid: 'k1' });
+    await grants.remove('alice@corp.example', '111');
+    expect((await grants.list('alice@corp.example')).map((g) => g.googleSub)).toEqual(['222']);
+  });
+
+  it('uses a fresh IV per record: the same grant sealed twice differs', async () => {
+    const grants = subject.grants(`k1:${key(1)}`);
+    await grants.save(grant('iv@corp.example', '1'));
+    const first = await subject.store.get(recordKey('iv@corp.example', '1'));
+    await grants.save(grant('iv@corp.example', '1'));
+    const second = await subject.store.get(recordKey('iv@corp.example', '1'));
+    expect(JSON.parse(first!).iv).not.toBe(JSON.parse(second!).iv);
+  });
+
+  it('refuses a record with one byte changed, and says so once on stderr without the token', async () => {
+    const grants = subject.grants(`k1:${key(1)}`);
+    await grants.save(grant('tamper@corp.example', '333'));
+    const slot = recordKey('tamper@corp.example', '333');
+    const sealed = JSON.parse((await subject.store.get(slot))!) as { data: string };
+    const bytes = Buffer.from(sealed.data, 'base64');
+    bytes[bytes.length - 1] ^= 0x01;
+    await subject.store.put(slot, JSON.stringify({ ...sealed, data: bytes.toString('base64') }));
+    warnings.length = 0;
+    const read = await grants.read('tamper@corp.example');
+    await grants.read('tamper@corp.example');
+    expect(read.usable).toEqual([]);
+    expect(read.unreadable).toEqual([{ googleSub: '333', reason: expect.stringMatching(/does not open/) }]);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/principal "tamper@corp.example" \(account 333\) is not used: it does not open/);
+    expect(warnings.join()).not.toContain('refresh');
+  });
+
+  it("refuses a record moved to another principal's slot or to another account's slot", async () => {
+    const grants = subject.grants(`k1:${key(1)}`);
+    await grants.save(grant('mallory@corp.example', '444'));
+    await grants.save(grant('victim@corp.example', '555'));
+    const mallorys = (await subject.store.get(recordKey('mallory@corp.example', '444')))!;
+    // Another principal's slot, same account id, index entry added as a real save would.
+    await subject.store.put(recordKey('victim@corp.example', '444'), mallorys);
+    await subject.store.append(indexKey('victim@corp.example'), '444');
+    // The same principal's record of another account replaced by this one.
+    await grants.save(grant('mallory@corp.example', '666'));
+    await subject.store.put(recordKey('mallory@corp.example', '666'), mallorys);
+    const victim = await grants.read('victim@corp.example');
+    expect(victim.usable.map((g) => g.googleSub)).toEqual(['555']);
+    expect(victim.unreadable.map((u) => u.googleSub)).toEqual(['444']);
+    const mallory = await grants.read('mallory@corp.example');
+    expect(mallory.usable.map((g) => g.googleSub)).toEqual(['444']);
+    expect(mallory.unreadable).toEqual([
+      { googleSub: '666', reason: expect.stringMatching(/moved from another principal or Google account/) },
+    ]);
+  });
+
+  it('refuses a record sealed with a key that is not configured, naming the key id only', async () => {
+    await subject.grants(`gone:${key(9)}`).save(grant('old@corp.example', '777'));
+    const read = await subject.grants(`k1:${key(1)}`).read('old@corp.example');
+    expect(read.unreadable).toEqual([{ googleSub: '777', reason: 'it was sealed with key "gone", which is not among the grant keys' }]);
+    // A key id swapped in the record does not help: the id is in the associated data.
+    const slot = recordKey('old@corp.example', '777');
+    await subject.store.put(slot, JSON.stringify({ ...JSON.parse((await subject.store.get(slot))!), kid: 'k1' }));
+    expect((await subject.grants(`k1:${key(1)},gone:${key(8)}`).read('old@corp.example')).unreadable[0].reason).toMatch(/does not open/);
+  });
+
+  it('rotates: a record sealed with an older key opens and is re-sealed with the first key on use', async () => {
+    await subject.grants(`old:${key(2)}`).save(grant('rotate@corp.example', '888'));
+    const slot = recordKey('rotate@corp.example', '888');
+    expect(JSON.parse((await subject.store.get(slot))!).kid).toBe('old');
+    const rotated = subject.grants(`new:${key(3)},old:${key(2)}`);
+    expect((await rotated.list('rotate@corp.example')).map((g) => g.refreshToken)).toEqual([REFRESH]);
+    expect(JSON.parse((await subject.store.get(slot))!).kid).toBe('new');
+    // The old key can now go.
+    expect((await subject.grants(`new:${key(3)}`).list('rotate@corp.example')).map((g) => g.googleSub)).toEqual(['888']);
+  });
+
+  it('marks a grant revoked: its refresh token is dropped, the account kept apart from usable ones; a new save replaces it', async () => {
+    const grants = subject.grants(`k1:${key(1)}`);
+    await grants.save(grant('revoked@corp.example', '999'));
+    await grants.markRevoked('revoked@corp.example', '999', new Date('2026-12-03T00:00:00Z'));
+    const read = await grants.read('revoked@corp.example');
+    expect(read.usable).toEqual([]);
+    expect(read.revoked).toEqual([
+      expect.objectContaining({ googleSub: '999', googleEmail: '999@example.com', revokedAt: '2026-12-03T00:00:00.000Z' }),
+    ]);
+    expect(JSON.stringify(read.revoked)).not.toContain('refresh');
+    await grants.save(grant('revoked@corp.example', '999'));
+    expect((await grants.list('revoked@corp.example')).map((g) => g.googleSub)).toEqual(['999']);
+  });
+});
+
+describe('the generated grant key (SQLite on loopback, no GSC_GRANT_ENCRYPTION_KEYS)', () => {
+  it('is created once, 0600, in the state folder, and shared by every GrantStore of that folder', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gsc-grant-key-'));
+    const stores = [createStateStore({ kind: 'sqlite', dir }), createStateStore({ kind: 'sqlite', dir })];
+    try {
+      const [a, b] = stores.map((s) => new GrantStore(s, configFor({ dir })));
+      const [ka, kb] = await Promise.all([a.keys(), b.keys()]);
+      expect([ka.source, kb.source].sort()).toEqual([
+        `grant key created in ${join(dir, 'grant-key')}`,
+        `grant key kept in ${join(dir, 'grant-key')}`,
+      ]);
+      expect(ka.keys).toEqual(kb.keys);
+      expect(statSync(join(dir, 'grant-key')).mode & 0o777).toBe(0o600);
+      expect(readFileSync(join(dir, 'grant-key'), 'utf8')).toMatch(/^f[0-9a-f]{8}:[A-Za-z0-9+/]{43}=\n$/);
+      await a.save(grant('local', '1'));
+      expect((await b.list('local')).map((g) => g.refreshToken)).toEqual([REFRESH]);
+    } finally {
+      await Promise.all(stores.map((s) => s.close()));
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,53 @@
+import type { OAuth2Client } from 'google-auth-library';
+import { MalformedAnswerError } from './google-failure.js';
+
+/**
+ * What every client of ours does with its token requests, shared credential or
+ * a person's connected grant alike: no retries of its own (GoogleService's
+ * bounded attempts decide), an optional redirect to GSC_OAUTH_TOKEN_URL, and a
+ * 200 that is not a token counted as a failure.
+ */
+export function guardTokenRequests(client: OAuth2Client, isTokenUrl: (url: string) => boolean, redirect?: URL): void {
+  client.transporter.interceptors.request.add({
+    resolved: async (options) => {
+      if (!isTokenUrl(String(options.url))) {
+        return options;
+      }
+      if (redirect) {
+        options.url = redirect;
+      }
+      // google-auth-library retries a token POST up to 3 times on its own; inside
+      // GoogleService's bounded attempts that made 16 requests for one call.
+      options.retry = false;
+      options.retryConfig = { ...options.retryConfig, retry: 0 };
+      return options;
+    },
+  });
+  // A 200 from the token endpoint that is not a token (an HTML login page of a
+  // proxy, truncated JSON) would otherwise become a request without credentials.
+  client.transporter.interceptors.response.add({
+    resolved: async (response) => {
+      if (!isTokenUrl(String(response.config?.url ?? ''))) {
+        return response;
+      }
+      const data = response.data as { access_token?: unknown } | undefined;
+      if (typeof data !== 'object' || data === null || Array.isArray(data) || typeof data.access_token !== 'string' || !data.access_token) {
+        throw new MalformedAnswerError(describeTokenBody(response.data), 'token');
+      }
+      return response;
+    },
+  });
+}
+
+function describeTokenBody(data: unknown): string {
+  if (data === undefined || data === null || data === '') {
+    return 'an empty body';
+  }
+  if (typeof data === 'string') {
+    return data.trim().startsWith('<') ? 'an HTML page' : 'something that is not JSON';
+  }
+  if (Array.isArray(data)) {
+    return 'a JSON array';
+  }
+  return 'a JSON object without access_token';
+}
