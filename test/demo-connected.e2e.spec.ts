@@ -6,11 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { DEFAULT_GOOGLE_USERS } from '../src/emulator/emulator-oauth.js';
 import { SEED_SITES } from '../src/emulator/emulator-seed.js';
 import { connectInBrowser } from './support/connect-browser.js';
+import { isolatedEnv } from './support/env.js';
 import { type HttpBinary, spawnHttpBinary } from './support/http-binary.js';
 import { launchChromium } from './support/views-browser.js';
 
@@ -67,6 +69,12 @@ async function listSites(client: Client): Promise<ToolAnswer> {
 
 const textOf = (answer: ToolAnswer) => answer.content.map((c) => c.text ?? '').join('\n');
 
+/** Every request the demo's own emulator answered (its control API, at the URL the demo printed). */
+async function googleCalls(demo: HttpBinary): Promise<{ route: string; principal?: string }[]> {
+  const emulator = /Google emulator: +(http:\/\/\S+)/.exec(demo.stderr())![1];
+  return (await (await fetch(`${emulator}/__emulator/requests`)).json()) as { route: string; principal?: string }[];
+}
+
 let browser: Browser;
 beforeAll(async () => {
   browser = await launchChromium();
@@ -105,6 +113,7 @@ describe('npm run demo -- --connected, a client without URL elicitation, alice c
   it('answers the first Google call with a link and nothing from Google; after alice connects, the same call lists her properties only', async () => {
     const first = await listSites(client);
     expect(first.isError).toBe(true);
+    expect(await googleCalls(demo)).toEqual([]);
     expect(first.structuredContent?.sites).toBeUndefined();
     const link = CONNECT_LINK.exec(textOf(first))?.[0];
     expect(link).toBeDefined();
@@ -131,6 +140,8 @@ describe('npm run demo -- --connected, a client without URL elicitation, alice c
 
     const again = await listSites(client);
     expect(again.isError).toBeFalsy();
+    // The one Search Console call went out as alice's Google account.
+    expect((await googleCalls(demo)).filter((c) => c.route === 'sites.list').map((c) => c.principal)).toEqual(['alice@example.com']);
     expect(sorted(again.structuredContent?.sites ?? [])).toEqual(sorted(seenBy('alice@example.com')));
     const bobsOwn = seenBy('bob@example.net').filter((b) => !seenBy('alice@example.com').some((a) => a.site_url === b.site_url));
     expect(bobsOwn.length).toBeGreaterThan(0);
@@ -169,6 +180,7 @@ describe('npm run demo -- --connected, a client with URL elicitation, bob connec
     expect(answer.isError).toBeFalsy();
     expect(sorted(answer.structuredContent?.sites ?? [])).toEqual(sorted(seenBy('bob@example.net')));
     expect(answer.structuredContent?.sites?.map((s) => s.site_url)).not.toContain('https://shop.example.com/');
+    expect((await googleCalls(demo)).filter((c) => c.route === 'sites.list').map((c) => c.principal)).toEqual(['bob@example.net']);
   });
 
   it("serves the grant to the same person on the other revision: a 2025-11-25 client sees bob's properties without being asked", async () => {
@@ -182,5 +194,19 @@ describe('npm run demo -- --connected, a client with URL elicitation, bob connec
     } finally {
       await v1.close();
     }
+  });
+});
+
+describe('npm run demo with an argument it does not know', () => {
+  it('says so in one line naming the one it takes, and exits 1 before starting anything', () => {
+    const run = spawnSync(process.execPath, [DEMO, '--conected'], {
+      env: isolatedEnv({ GSC_HTTP_PORT: '0' }),
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toBe(
+      'google-search-console-mcp: unknown demo argument --conected; the demo takes --connected (npm run demo -- --connected)\n',
+    );
   });
 });
