@@ -66,15 +66,22 @@ export class GrantAuth extends ConnectedAccounts {
     return shown(grant);
   }
 
-  async authClient(principal: string): Promise<OAuth2Client> {
-    return (await this.connection(principal)).client;
+  async authClient(principal: string, googleSub?: string): Promise<OAuth2Client> {
+    return (await this.connection(principal, googleSub)).client;
   }
 
-  override async connection(principal: string): Promise<GrantConnection> {
+  override async grantsOf(principal: string): Promise<ConnectedGrant[]> {
+    return (await this.grants.read(principal)).usable.map(shown);
+  }
+
+  override async connection(principal: string, googleSub?: string): Promise<GrantConnection> {
     const records = await this.grants.read(principal);
-    const [grant] = records.usable;
+    const grant = googleSub === undefined ? records.usable[0] : records.usable.find((g) => g.googleSub === googleSub);
     if (!grant) {
-      throw new NotConnectedError(principal, reasonOf(records));
+      // The account the call resolved to was disconnected or revoked meanwhile: say which, never fall back to another account.
+      const reason =
+        googleSub === undefined ? reasonOf(records) : records.revoked.some((g) => g.googleSub === googleSub) ? 'revoked' : 'none';
+      throw new NotConnectedError(principal, reason);
     }
     // The grant as stored now (its scopes may have changed); the client as cached for its refresh token.
     return { grant: shown(grant), client: await this.clientOf(grant) };

@@ -24,13 +24,24 @@ export abstract class ConnectedAccounts {
   abstract grantOf(principal: string): Promise<ConnectedGrant | undefined>;
   /** The usable grant, or NotConnectedError saying why there is none (none, revoked, unreadable): what the dispatcher checks before a Google tool runs. */
   abstract requireGrant(principal: string): Promise<ConnectedGrant>;
-  /** A client acting as the principal's Google account; access tokens are refreshed once at a time across processes. Throws NotConnectedError. */
-  abstract authClient(principal: string): Promise<OAuth2Client>;
+  /** A client acting as the principal's Google account (`googleSub`: that one of several); access tokens are refreshed once at a time across processes. Throws NotConnectedError. */
+  abstract authClient(principal: string, googleSub?: string): Promise<OAuth2Client>;
+  /** Every usable grant of the principal (several Google accounts per person), newest first. */
+  async grantsOf(principal: string): Promise<ConnectedGrant[]> {
+    const grant = await this.grantOf(principal);
+    return grant ? [grant] : [];
+  }
   // Not abstract, so that a test's fake of the three methods above stays complete; GrantAuth overrides each.
-  /** authClient with the grant it acts with (GoogleService names its Google account in sentences and the audit). Throws NotConnectedError. */
-  async connection(principal: string): Promise<GrantConnection> {
+  /**
+   * authClient with the grant it acts with (GoogleService names its Google account in sentences and the audit).
+   * `googleSub` names one of the principal's accounts (what the call resolved to); without it, the newest. Throws NotConnectedError.
+   */
+  async connection(principal: string, googleSub?: string): Promise<GrantConnection> {
     const grant = await this.requireGrant(principal);
-    return { grant, client: await this.authClient(principal) };
+    if (googleSub !== undefined && grant.googleSub !== googleSub) {
+      throw new NotConnectedError(principal, 'none');
+    }
+    return { grant, client: await this.authClient(principal, googleSub) };
   }
   /**
    * Google answered 401 to the grant's access token (revoked at Google, which
@@ -53,6 +64,8 @@ export interface GrantConnection {
 /** Who a Google call is made for: entered by the MCP dispatcher around each tool call, read by GoogleService in connected mode. */
 export interface ActingAs {
   readonly principal: string;
+  /** The Google account (userinfo `sub`) the call resolved to, when the principal has several; GoogleService acts as it. */
+  googleSub?: string;
   /** Set by GoogleService when a Google request went out with the principal's grant: the audit trail and the quota ledger name it. */
   googleEmail?: string;
 }

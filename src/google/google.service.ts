@@ -258,7 +258,7 @@ export class GoogleService {
     if (!this.connected) {
       throw new Error('connected mode without ConnectedAccounts bound (AccountsModule missing from the graph)');
     }
-    const { grant, client } = await this.connected.connection(acting.principal);
+    const { grant, client } = await this.connected.connection(acting.principal, acting.googleSub);
     let clients = this.connectedClients.get(client);
     if (!clients) {
       clients = this.build(client);

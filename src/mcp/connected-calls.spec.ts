@@ -4,6 +4,7 @@ import type { ConnectRequests } from '../accounts/connect-requests.js';
 import type { Config } from '../config/config.js';
 import { actingAs, type ConnectedAccounts, type ConnectedGrant, NotConnectedError } from '../google/connected-accounts.js';
 import type { AuditEntry, AuditTrail } from './approval/audit-trail.service.js';
+import type { AccountResolution } from './account-resolution.js';
 import { ConnectedCalls } from './connected-calls.js';
 import { ToolCall } from './tool-call.js';
 import type { RegisteredTool, ToolRegistry } from './tool-registry.service.js';
@@ -49,6 +50,8 @@ function subject(accounts: Accounts) {
     } as unknown as ConnectRequests,
     { tools: [tool] } as unknown as ToolRegistry,
     { record: (entry: Omit<AuditEntry, 'time'>) => Promise.resolve(void audit.push(entry)) } as unknown as AuditTrail,
+    // One account: the tool here takes no property, so nothing is resolved (account-resolution covers several).
+    { resolve: () => Promise.resolve(undefined), staleMatch: () => Promise.resolve() } as unknown as AccountResolution,
   );
   return { calls, audit, links };
 }

@@ -5,13 +5,16 @@ import { CONNECT_REQUEST_TTL_MS, type ConnectLink, ConnectRequests } from '../ac
 import { SERVER_NAME } from '../common/product.js';
 import { CONFIG, type Config } from '../config/config.js';
 import {
+  type ActingAs,
   actingAs,
   ConnectedAccounts,
   type ConnectedGrant,
   NotConnectedError,
   type NotConnectedReason,
 } from '../google/connected-accounts.js';
+import { GoogleApiError } from '../google/google-error.js';
 import { scopesFor } from '../policy/tool-selection.js';
+import { AccountResolution } from './account-resolution.js';
 import { type AuditEvent, AuditTrail } from './approval/audit-trail.service.js';
 import { opensLinks } from './client-capabilities.js';
 import { missingScopes, permissionName } from './granted-scopes.js';
@@ -26,7 +29,9 @@ const POLL_MS = 500;
 const PROGRESS_EVERY_MS = 5_000;
 
 /** Either the grant the call may act with, or the answer the call gets instead (asked to connect, declined, a permission missing). */
-export type Admission = { readonly grant: ConnectedGrant } | { readonly answer: CallToolResult | InputRequiredResult };
+export type Admission =
+  | { readonly grant: ConnectedGrant; readonly resolved?: boolean; readonly cached?: boolean }
+  | { readonly answer: CallToolResult | InputRequiredResult };
 
 /**
  * Connected accounts at call time (PRODUCT.md §8d "Asking to connect",
@@ -55,6 +60,7 @@ export class ConnectedCalls {
     private readonly requests: ConnectRequests,
     private readonly registry: ToolRegistry,
     private readonly trail: AuditTrail,
+    private readonly resolution: AccountResolution,
   ) {}
 
   /** Whether this server runs in connected mode (GSC_GOOGLE_OAUTH_CLIENT_ID and _SECRET). */
@@ -68,16 +74,25 @@ export class ConnectedCalls {
    * NotConnectedError from inside (the grant was revoked when its token was
    * refreshed) asks to connect again, like a call that found no grant.
    */
-  run(call: ToolCall, invoke: () => Promise<CallToolResult | InputRequiredResult>): Promise<CallToolResult | InputRequiredResult> {
-    return actingAs.run({ principal: call.principal }, async () => {
+  run(
+    call: ToolCall,
+    invoke: () => Promise<CallToolResult | InputRequiredResult>,
+    args: Record<string, unknown> = {},
+  ): Promise<CallToolResult | InputRequiredResult> {
+    const acting: ActingAs = { principal: call.principal };
+    return actingAs.run(acting, async () => {
       if (call.tool.spec.apis.length === 0) {
         return invoke();
       }
-      const admission = await this.admit(call);
+      const admission = await this.admit(call, args);
       if ('answer' in admission) {
         return admission.answer;
       }
       call.grant = admission.grant;
+      if (admission.resolved) {
+        // The account the property resolved to: GoogleService acts as it, and as no other.
+        acting.googleSub = admission.grant.googleSub;
+      }
       let result: CallToolResult | InputRequiredResult;
       try {
         result = await invoke();
@@ -86,6 +101,10 @@ export class ConnectedCalls {
         await this.recordGoogleCall(call, true);
         if (error instanceof NotConnectedError) {
           return this.askToConnect(call, error.reason);
+        }
+        if (admission.cached && error instanceof GoogleApiError && error.status === 403) {
+          // Matched from a cached sites.list that may be out of date (access removed at Google): look it up again next call.
+          await this.resolution.staleMatch(admission.grant);
         }
         throw error;
       }
@@ -116,7 +135,7 @@ export class ConnectedCalls {
     }
   }
 
-  async admit(call: ToolCall): Promise<Admission> {
+  async admit(call: ToolCall, args: Record<string, unknown> = {}): Promise<Admission> {
     let grant: ConnectedGrant;
     try {
       grant = await this.accounts.requireGrant(call.principal);
@@ -142,13 +161,33 @@ export class ConnectedCalls {
         call.server.sendToolListChanged();
       }
     }
-    const missing = missingScopes(call.tool.spec, grant.scopes);
-    if (missing.length > 0) {
-      const link = await this.requests.create(call.principal, this.scopesOf(call));
-      await this.audit(call, 'permission_missing', { google_account: grant.googleEmail, path: 'link' });
-      return { answer: errorResult(missingPermissionText(call.tool.spec.name, grant.googleEmail, missing, link)) };
+    // No account holds the permission: say so before any lookup at Google (one account: the usual case).
+    if (missingScopes(call.tool.spec, grant.scopes).length > 0) {
+      const grants = await this.accounts.grantsOf(call.principal);
+      const covering = grants.find((g) => missingScopes(call.tool.spec, g.scopes).length === 0);
+      if (!covering) {
+        return { answer: await this.permissionMissing(call, grant) };
+      }
     }
-    return { grant };
+    // Several accounts per person: the one whose properties include the call's (or the one the person names or chooses).
+    const resolved = await this.resolution.resolve(call, args, this.scopesOf(call));
+    if (resolved && 'answer' in resolved) {
+      return { answer: resolved.answer };
+    }
+    if (resolved) {
+      grant = resolved.grant;
+    }
+    if (missingScopes(call.tool.spec, grant.scopes).length > 0) {
+      return { answer: await this.permissionMissing(call, grant) };
+    }
+    return { grant, resolved: resolved !== undefined, cached: resolved?.cached ?? false };
+  }
+
+  private async permissionMissing(call: ToolCall, grant: ConnectedGrant): Promise<CallToolResult> {
+    const missing = missingScopes(call.tool.spec, grant.scopes);
+    const link = await this.requests.create(call.principal, this.scopesOf(call));
+    await this.audit(call, 'permission_missing', { google_account: grant.googleEmail, path: 'link' });
+    return errorResult(missingPermissionText(call.tool.spec.name, grant.googleEmail, missing, link));
   }
 
   /**

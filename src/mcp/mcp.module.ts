@@ -1,3 +1,5 @@
+import { AccountResolution } from './account-resolution.js';
+import { AccountSites } from './account-sites.js';
 import { type DynamicModule, Module } from '@nestjs/common';
 import type { ModuleGraph } from '../common/module-graph.js';
 import { DiscoveryModule } from '@nestjs/core';
@@ -35,6 +37,8 @@ import { ToolRegistry } from './tool-registry.service.js';
     AccessPolicy,
     ToolDispatcher,
     ConnectedCalls,
+    AccountSites,
+    AccountResolution,
     McpServerFactory,
     ResourceRegistry,
     AuditTrail,
@@ -51,6 +55,7 @@ import { ToolRegistry } from './tool-registry.service.js';
     McpServerFactory,
     ToolDispatcher,
     AuditTrail,
+    AccountSites,
     SessionEventStores,
     APPROVAL_SECRETS_PROVIDER.provide,
   ],

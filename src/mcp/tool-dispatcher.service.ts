@@ -34,7 +34,7 @@ export class ToolDispatcher {
     let result: CallToolResult | InputRequiredResult;
     const invoke = async () => this.render(tool, await tool.invoke(args, call));
     try {
-      result = await (this.connected?.enabled ? this.connected.run(call, invoke) : invoke());
+      result = await (this.connected?.enabled ? this.connected.run(call, invoke, args) : invoke());
     } catch (error) {
       result = this.fail(tool, error);
     } finally {
