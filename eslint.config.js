@@ -37,6 +37,8 @@ const LAYERS = {
   verification: ['common', 'config', 'property', 'identity', 'state', 'google', 'mcp', 'quota'],
   // setup_site builds on verification.
   sites: ['common', 'config', 'property', 'identity', 'state', 'google', 'mcp', 'quota', 'verification'],
+  // The person's own connected Google accounts as tools (list_google_accounts, disconnect_google_account).
+  connections: ['common', 'config', 'property', 'identity', 'state', 'google', 'mcp'],
   admin: ['common', 'config', 'property', 'identity', 'state', 'google', 'policy', 'http', 'mcp', 'quota', 'accounts'],
   // The ui:// resources of MCP Apps; their browser code (views/app/) has its own block below.
   views: ['common', 'mcp'],

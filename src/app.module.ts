@@ -9,6 +9,7 @@ import { IndexingModule } from './indexing/indexing.module.js';
 import { InspectionModule } from './inspection/inspection.module.js';
 import { McpModule } from './mcp/mcp.module.js';
 import { SitemapsModule } from './sitemaps/sitemaps.module.js';
+import { ConnectionsModule } from './connections/connections.module.js';
 import { SitesModule } from './sites/sites.module.js';
 import { StateModule } from './state/state.module.js';
 import { VerificationModule } from './verification/verification.module.js';
@@ -16,7 +17,7 @@ import { ViewsModule } from './views/views.module.js';
 
 type Imports = (DynamicModule | Type)[];
 
-const DOMAINS = [SitesModule, SitemapsModule, AnalyticsModule, InspectionModule, IndexingModule, VerificationModule];
+const DOMAINS = [ConnectionsModule, SitesModule, SitemapsModule, AnalyticsModule, InspectionModule, IndexingModule, VerificationModule];
 
 /** Everything but the HTTP surface: configuration, the state store, Google clients, tools and policy. The stdio server runs this. */
 @Module({})

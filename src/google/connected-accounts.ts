@@ -49,6 +49,14 @@ export abstract class ConnectedAccounts {
    * next attempt refreshes — and learns from invalid_grant whether the grant is over.
    */
   async tokenRejected(_grant: ConnectedGrant): Promise<void> {}
+  /**
+   * Disconnects one Google account of the principal: revokes the grant at
+   * Google, then deletes it here (nothing is deleted when Google cannot be
+   * reached). Undefined when the principal has no such account.
+   */
+  disconnect(_principal: string, _googleSub: string): Promise<{ grant: ConnectedGrant; revokedAtGoogle: boolean } | undefined> {
+    return Promise.reject(new Error('this ConnectedAccounts cannot disconnect an account'));
+  }
   /** For the start-up line: where the grant keys come from (never a value). */
   describe(): string {
     return 'connected accounts';
@@ -85,4 +93,45 @@ export class NotConnectedError extends UserFacingError {
         : 'No Google account is connected for you on this server, so nothing was sent to Google. Connect one first.',
     );
   }
+}
+
+/**
+ * Runs `work` acting as one of the principal's accounts (GoogleService uses
+ * that grant and no other). The account it used is added to the surrounding
+ * call's actingAs, so the audit trail of the tool call names every account
+ * it acted as (comma-separated).
+ */
+export async function actAs<T>(grant: Pick<ConnectedGrant, 'principal' | 'googleSub'>, work: () => Promise<T>): Promise<T> {
+  const outer = actingAs.getStore();
+  const inner: ActingAs = { principal: grant.principal, googleSub: grant.googleSub };
+  try {
+    return await actingAs.run(inner, work);
+  } finally {
+    if (outer && inner.googleEmail) {
+      const named = new Set((outer.googleEmail ?? '').split(', ').filter(Boolean));
+      named.add(inner.googleEmail);
+      outer.googleEmail = [...named].join(', ');
+    }
+  }
+}
+
+/**
+ * Connected mode, a tool that takes no property (list_sites,
+ * list_verified_sites): `work` once per usable account of the calling
+ * principal, acting as it, newest account first. Without connected accounts
+ * (`accounts` undefined): once, as the server's credential.
+ */
+export async function perAccount<T>(
+  accounts: ConnectedAccounts | undefined,
+  work: () => Promise<T>,
+): Promise<{ readonly googleEmail?: string; readonly value: T }[]> {
+  const principal = actingAs.getStore()?.principal;
+  if (!accounts || principal === undefined) {
+    return [{ value: await work() }];
+  }
+  const grants = await accounts.grantsOf(principal);
+  if (grants.length === 0) {
+    throw new NotConnectedError(principal, 'none');
+  }
+  return Promise.all(grants.map(async (grant) => ({ googleEmail: grant.googleEmail, value: await actAs(grant, work) })));
 }

@@ -90,6 +90,11 @@ export class AccountResolution {
     return this.ask(call, matches.map((m) => m.grant), what);
   }
 
+  /** The accounts a call reached Google as: their last use. */
+  used(principal: string, googleEmails: string): Promise<void> {
+    return this.sites.used(principal, googleEmails);
+  }
+
   /** Google answered 403 for a property matched from a cached list: look the account's properties up again next time. */
   async staleMatch(grant: ConnectedGrant): Promise<void> {
     await this.sites.forget(grant);

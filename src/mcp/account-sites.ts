@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { actingAs, ConnectedAccounts, type ConnectedGrant } from '../google/connected-accounts.js';
+import { actAs, ConnectedAccounts, type ConnectedGrant } from '../google/connected-accounts.js';
 import { GoogleService } from '../google/google.service.js';
 import { STATE_STORE } from '../state/state.module.js';
 import type { StateStore } from '../state/state-store.js';
@@ -42,19 +42,8 @@ export class AccountSites {
    * Google account it used is copied to the surrounding call's actingAs, so
    * the audit trail of the tool call names it (several, comma-separated).
    */
-  async as<T>(grant: ConnectedGrant, work: () => Promise<T>): Promise<T> {
-    const outer = actingAs.getStore();
-    const inner = { principal: grant.principal, googleSub: grant.googleSub };
-    try {
-      return await actingAs.run(inner, work);
-    } finally {
-      const used = (inner as { googleEmail?: string }).googleEmail;
-      if (outer && used) {
-        const named = new Set((outer.googleEmail ?? '').split(', ').filter(Boolean));
-        named.add(used);
-        outer.googleEmail = [...named].join(', ');
-      }
-    }
+  as<T>(grant: ConnectedGrant, work: () => Promise<T>): Promise<T> {
+    return actAs(grant, work);
   }
 
   /** The account's properties: from the store when fresh (≤ 10 minutes), else one sites.list as that account. */
@@ -80,10 +69,29 @@ export class AccountSites {
     return { grant, sites, cached: false };
   }
 
+  /** A tool call reached Google as these accounts (GoogleService named them): their last use, for list_google_accounts. */
+  async used(principal: string, googleEmails: string, at = new Date()): Promise<void> {
+    await Promise.all(
+      googleEmails
+        .split(', ')
+        .filter(Boolean)
+        .map((email) => this.store.put(usedKey(principal, email), at.toISOString())),
+    );
+  }
+
+  /** When a tool call last reached Google as the account (ISO time), or undefined when none has since it was connected here. */
+  lastUse(grant: Pick<ConnectedGrant, 'principal' | 'googleEmail'>): Promise<string | undefined> {
+    return this.store.get(usedKey(grant.principal, grant.googleEmail));
+  }
+
   /** Forgets the account's cached properties (Google answered 403 for a cached match, or the account was disconnected). */
   async forget(grant: Pick<ConnectedGrant, 'principal' | 'googleSub'>): Promise<void> {
     await this.store.delete(sitesKey(grant));
   }
+}
+
+function usedKey(principal: string, googleEmail: string): string {
+  return `grant-used:${encodeURIComponent(principal)}:${encodeURIComponent(googleEmail.toLowerCase())}`;
 }
 
 function sitesKey(grant: Pick<ConnectedGrant, 'principal' | 'googleSub'>): string {

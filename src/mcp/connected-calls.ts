@@ -131,6 +131,7 @@ export class ConnectedCalls {
   private async recordGoogleCall(call: ToolCall, failed: boolean): Promise<void> {
     const account = actingAs.getStore()?.googleEmail;
     if (account) {
+      await this.resolution.used(call.principal, account);
       await this.audit(call, 'google_call', { google_account: account, ...(failed ? { reason: 'error' } : {}) });
     }
   }
@@ -211,8 +212,13 @@ export class ConnectedCalls {
     return errorResult(connectLinkText(call.tool.spec.name, reason, link, why));
   }
 
+  /** A single-use link that connects one more Google account for the caller, asking for the scopes of every tool it may use. */
+  connectLink(call: ToolCall<unknown>): Promise<ConnectLink> {
+    return this.requests.create(call.principal, this.scopesOf(call));
+  }
+
   /** The Google scopes of every tool this caller may use: what a connect link asks for (the connect page adds `openid email`). */
-  private scopesOf(call: ToolCall): string[] {
+  private scopesOf(call: Pick<ToolCall, 'access'>): string[] {
     let scopes = this.scopesByTools.get(call.access.tools);
     if (!scopes) {
       scopes = scopesFor(this.registry.tools.filter((t) => call.access.tools.has(t.spec.name)).map((t) => t.spec));

@@ -56,6 +56,7 @@ import { ToolRegistry } from './tool-registry.service.js';
     ToolDispatcher,
     AuditTrail,
     AccountSites,
+    ConnectedCalls,
     SessionEventStores,
     APPROVAL_SECRETS_PROVIDER.provide,
   ],

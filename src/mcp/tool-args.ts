@@ -14,3 +14,11 @@ export const ConfirmTokenArg = z
   .describe('The confirm_token a previous call returned, with otherwise identical arguments.');
 
 export const NoArgs = z.object({});
+
+/** Connected mode only (added to every tool that takes a property, page URL or resource id): which of the person's Google accounts to act as. */
+export const GoogleAccountArg = z
+  .string()
+  .optional()
+  .describe(
+    'Connected Google account (its e-mail) to act as. Only needed when several of your accounts have the property; list_google_accounts shows them.',
+  );

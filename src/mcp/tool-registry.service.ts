@@ -10,7 +10,7 @@ import { withAppOnly } from '../policy/tool-declaration.js';
 import { ApprovalInterceptor } from './approval/approval.interceptor.js';
 import { GUARDED_OUTPUT } from './approval/guarded-output.js';
 import { SiteAccessGuard } from './site-access.guard.js';
-import { ConfirmTokenArg } from './tool-args.js';
+import { ConfirmTokenArg, GoogleAccountArg } from './tool-args.js';
 import { TARGET_ARGS, type TargetKind, type ToolCall } from './tool-call.js';
 import { TOOL_METADATA, ToolProvider, type ToolSpec } from './tool.decorator.js';
 import { toolPipeline } from './tool-pipeline.js';
@@ -108,6 +108,9 @@ export class ToolRegistry implements OnApplicationBootstrap {
           throw new Error(`Duplicate MCP tool name ${declared.name}`);
         }
         names.add(declared.name);
+        if (declared.connectedOnly && !this.config.connected) {
+          continue;
+        }
         assertAppVisibility(declared);
         const { spec, defaultSite } = this.serve(declared);
         const invoke = wrap(instance, method);
@@ -135,6 +138,15 @@ export class ToolRegistry implements OnApplicationBootstrap {
         input: spec.input.extend({ confirm_token: ConfirmTokenArg }),
         output: spec.output.partial().extend(GUARDED_OUTPUT.shape),
       };
+    }
+    if (this.config.connected) {
+      // Several Google accounts per person: a tool that takes a property, page or resource may name the account; the default listing is untouched.
+      if ((spec.target ?? []).length > 0) {
+        spec = { ...spec, input: spec.input.extend({ google_account: GoogleAccountArg }) };
+      }
+      if (spec.connectedOutput) {
+        spec = { ...spec, output: spec.connectedOutput };
+      }
     }
     const siteArg = spec.input.shape.site_url as z.ZodType | undefined;
     if (siteArg && this.config.siteUrl && !spec.newProperty) {

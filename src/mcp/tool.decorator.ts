@@ -28,6 +28,10 @@ export interface ToolSpec<I extends z.ZodObject = z.ZodObject, O extends z.ZodOb
   readonly newProperty?: boolean;
   /** Destructive tools (required for them): what the call will do, for the approval dialog and the binding. */
   readonly approval?: ApprovalDescriber<I>;
+  /** Registered only in connected mode (PRODUCT.md §8d: list_google_accounts, disconnect_google_account); the default listing never has it. */
+  readonly connectedOnly?: boolean;
+  /** Connected mode: the output schema served instead of `output` (list_sites names each entry's Google account). */
+  readonly connectedOutput?: z.ZodObject;
   /** MCP Apps: the ui:// view a client that renders views shows this tool's result in (`_meta.ui.resourceUri`). */
   readonly view?: string;
 }
