@@ -1,4 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { CONFIG, type Config } from '../config/config.js';
+import { ConnectedAccounts, perAccount } from '../google/connected-accounts.js';
 import { GoogleApiError } from '../google/google-error.js';
 import { GoogleService } from '../google/google.service.js';
 import { resourceCovering, type VerifiedResource } from '../property/verification-resource.js';
@@ -15,7 +17,15 @@ export class SitesService {
   constructor(
     private readonly google: GoogleService,
     private readonly verification: VerificationService,
+    @Optional() @Inject(CONFIG) private readonly config?: Config,
+    @Optional() private readonly accounts?: ConnectedAccounts,
   ) {}
+
+  /** Connected mode: the properties of every account of the calling person, each naming its account; otherwise the credential's. */
+  async listAcross(): Promise<(SiteEntry & { googleAccount?: string })[]> {
+    const per = await perAccount(this.config?.connected ? this.accounts : undefined, () => this.list());
+    return per.flatMap(({ googleEmail, value }) => value.map((s) => (googleEmail ? { ...s, googleAccount: googleEmail } : s)));
+  }
 
   async list(): Promise<SiteEntry[]> {
     const data = await this.google.call({ method: 'sites.list', action: 'list the Search Console properties' }, (c) =>

@@ -15,6 +15,11 @@ const PermissionLevel = z.string().describe('siteOwner, siteFullUser, siteRestri
 const SiteOut = z.object({ site_url: z.string(), permission_level: PermissionLevel });
 const SetupStep = z.object({ step: z.enum(SETUP_STEPS), done: z.boolean(), detail: z.string() });
 const SiteInput = z.object({ site_url: SiteUrlArg });
+const ListSitesOut = z.object({
+  sites: z.array(SiteOut),
+  withheld: z.number().int().optional().describe('Properties hidden by GSC_ALLOWED_SITES.'),
+});
+const GoogleAccountOut = z.string().describe('The connected Google account that sees it (connected mode).');
 
 @ToolProvider()
 @Injectable()
@@ -26,18 +31,19 @@ export class SitesTools {
     title: 'List properties',
     description: 'The Search Console properties this server can use, with permission levels.',
     input: NoArgs,
-    output: z.object({
-      sites: z.array(SiteOut),
-      withheld: z.number().int().optional().describe('Properties hidden by GSC_ALLOWED_SITES.'),
-    }),
+    output: ListSitesOut,
+    // Connected mode: the union over the person's Google accounts, each entry naming its account.
+    connectedOutput: ListSitesOut.extend({ sites: z.array(SiteOut.extend({ google_account: GoogleAccountOut })) }),
     access: 'read',
     apis: ['searchconsole'],
     essential: true,
   })
   async listSites(_args: unknown, call: ToolCall<unknown>): Promise<ToolOutput> {
-    const { kept, withheld } = partitionAllowed(await this.sites.list(), (s) => s.siteUrl, call.sites);
+    const { kept, withheld } = partitionAllowed(await this.sites.listAcross(), (s) => s.siteUrl, call.sites);
     return fitToBudget(kept, (shown, dropped) => {
-      const lines = shown.map((s) => `- ${s.siteUrl} — ${describePermission(s.permissionLevel)}`);
+      const lines = shown.map(
+        (s) => `- ${s.siteUrl} — ${describePermission(s.permissionLevel)}${s.googleAccount ? ` — as ${s.googleAccount}` : ''}`,
+      );
       const head =
         kept.length === 0
           ? 'No Search Console properties are available to this credential.'
@@ -49,7 +55,8 @@ export class SitesTools {
           ? 'Add this credential as a user of a property in Search Console (Settings → Users and permissions), or add one with add_site.'
           : '',
       ].filter(Boolean);
-      return toolOutput({ sites: shown.map(siteOut), ...(withheld ? { withheld } : {}) }, [head, ...lines, ...notes].join('\n'));
+      const sites = shown.map((s) => ({ ...siteOut(s), ...(s.googleAccount ? { google_account: s.googleAccount } : {}) }));
+      return toolOutput({ sites, ...(withheld ? { withheld } : {}) }, [head, ...lines, ...notes].join('\n'));
     });
   }
 

@@ -1,4 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { CONFIG, type Config } from '../config/config.js';
+import { ConnectedAccounts, perAccount } from '../google/connected-accounts.js';
 import { NOTHING_SENT } from '../common/sentences.js';
 import { UserFacingError } from '../common/user-facing-error.js';
 import { GoogleApiError } from '../google/google-error.js';
@@ -27,7 +29,17 @@ export interface TokenInstructions {
 /** Site Verification (webResource.*). No MCP here. */
 @Injectable()
 export class VerificationService {
-  constructor(private readonly google: GoogleService) {}
+  constructor(
+    private readonly google: GoogleService,
+    @Optional() @Inject(CONFIG) private readonly config?: Config,
+    @Optional() private readonly accounts?: ConnectedAccounts,
+  ) {}
+
+  /** Connected mode: the resources of every account of the calling person, each naming its account; otherwise the credential's. */
+  async listAcross(): Promise<(VerifiedResource & { googleAccount?: string })[]> {
+    const per = await perAccount(this.config?.connected ? this.accounts : undefined, () => this.list());
+    return per.flatMap(({ googleEmail, value }) => value.map((r) => (googleEmail ? { ...r, googleAccount: googleEmail } : r)));
+  }
 
   /** Refuses, before anything is sent, a method that cannot verify this kind of property. */
   checkMethod(property: string, method: VerificationMethod | undefined): VerificationMethod {

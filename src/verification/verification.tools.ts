@@ -28,6 +28,11 @@ const ResourceOut = z.object({
   site_url: SiteUrlOut,
   owners: Owners,
 });
+const ListVerifiedOut = z.object({
+  resources: z.array(ResourceOut),
+  withheld: z.number().int().optional().describe('Resources hidden by GSC_ALLOWED_SITES.'),
+  untrusted: z.literal(true),
+});
 const TokenOut = z.object({
   site_url: z.string(),
   method: MethodOut,
@@ -134,29 +139,36 @@ export class VerificationTools {
     title: 'List verified sites',
     description: 'List the sites and domains this credential has verified, with owners.',
     input: NoArgs,
-    output: z.object({
-      resources: z.array(ResourceOut),
-      withheld: z.number().int().optional().describe('Resources hidden by GSC_ALLOWED_SITES.'),
-      untrusted: z.literal(true),
+    output: ListVerifiedOut,
+    // Connected mode: the union over the person's Google accounts, each entry naming its account.
+    connectedOutput: ListVerifiedOut.extend({
+      resources: z.array(ResourceOut.extend({ google_account: z.string().describe('The connected Google account that owns it.') })),
     }),
     access: 'read',
     apis: ['siteverification'],
   })
   async listVerifiedSites(_args: unknown, call: ToolCall<unknown>): Promise<ToolOutput> {
-    const { kept, withheld } = partitionAllowed(await this.verification.list(), (r) => r.property, call.sites);
+    const { kept, withheld } = partitionAllowed(await this.verification.listAcross(), (r) => r.property, call.sites);
     return fitToBudget(kept, (shown, dropped) => {
       const head =
         kept.length === 0
           ? 'This credential is not a verified owner of any site or domain.'
           : `${plural(kept.length, 'verified site')} or domain${kept.length === 1 ? '' : 's'} (owners as Google reports them):`;
-      const lines = shown.map((r) => `- ${siteUrlOf(r)} — id ${r.id} — owners: ${r.owners.join(', ') || 'none listed'}`);
+      const lines = shown.map(
+        (r) =>
+          `- ${siteUrlOf(r)} — id ${r.id} — owners: ${r.owners.join(', ') || 'none listed'}${r.googleAccount ? ` — as ${r.googleAccount}` : ''}`,
+      );
       const notes = [
         withheld ? withheldNote(withheld) : '',
         dropped ? `${dropped} not shown to stay within the size limit; get_verified_site reads one resource by id.` : '',
         kept.length === 0 && !withheld ? 'setup_site shows how to verify a property.' : '',
       ].filter(Boolean);
       return toolOutput(
-        { resources: shown.map(resourceOut), ...(withheld ? { withheld } : {}), untrusted: true },
+        {
+          resources: shown.map((r) => ({ ...resourceOut(r), ...(r.googleAccount ? { google_account: r.googleAccount } : {}) })),
+          ...(withheld ? { withheld } : {}),
+          untrusted: true,
+        },
         [head, ...lines, ...notes].join('\n'),
       );
     });
