@@ -6,6 +6,7 @@ import { CONFIG, type Config } from '../config/config.js';
 import type { ConnectedGrant } from '../google/connected-accounts.js';
 import { normalizeProperty, pageInProperty, parsePageUrl, verificationSiteToProperty } from '../property/property.js';
 import { decodeResourceId } from '../property/resource-id.js';
+import { isPageAllowed, isPropertyAllowed } from '../property/site-allowlist.js';
 import { type AccountSiteList, AccountSites } from './account-sites.js';
 import { whyNoDialog } from './approval/approval-flow.js';
 import { clientCapabilities } from './client-capabilities.js';
@@ -57,7 +58,7 @@ export class AccountResolution {
 
   /** undefined: the tool takes no property, so no one account is chosen (it runs over every account). */
   async resolve(call: ToolCall, args: Record<string, unknown>, connectScopes: string[]): Promise<Resolution | undefined> {
-    const subject = this.subjectOf(call, args);
+    const subject = outsideAllowed(this.subjectOf(call, args), call.sites);
     if (!subject) {
       return undefined;
     }
@@ -190,6 +191,18 @@ export class AccountResolution {
     }
     return kinds.size > 0 ? { kind: 'unparsed' } : undefined;
   }
+}
+
+/** A property or page the caller may not touch is refused by SiteAccessGuard with its own sentence: no account is looked up for it, so nothing at all is sent. */
+function outsideAllowed(subject: Subject | undefined, allowed: readonly string[] | undefined): Subject | undefined {
+  if (!subject || !allowed) {
+    return subject;
+  }
+  const refused =
+    subject.kind === 'pages'
+      ? subject.pages.some((page) => !isPageAllowed(page, allowed))
+      : (subject.kind === 'property' || subject.kind === 'new') && !isPropertyAllowed(subject.property, allowed);
+  return refused ? { kind: 'unparsed' } : subject;
 }
 
 function covers(list: AccountSiteList, subject: Subject): boolean {

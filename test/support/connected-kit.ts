@@ -110,6 +110,8 @@ export interface LinkClientOptions {
   readonly answer?: AnswerLink;
   /** Approval dialogs (form mode): tick the box and accept; otherwise they are cancelled. */
   readonly approve?: boolean;
+  /** Which Google account to pick when asked (form elicitation listing the accounts); undefined declines. */
+  readonly choose?: (request: UrlElicitation & { requestedSchema: unknown }) => string | undefined;
   readonly headers?: Record<string, string>;
 }
 
@@ -134,6 +136,10 @@ async function linkClient(transport: any, options: LinkClientOptions): Promise<L
   const info = { name: 'gsc-connect-test-client', version: '1.0.0' };
   const handle = async (params: any): Promise<{ action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> }> => {
     asked.push(params as UrlElicitation);
+    if (params.mode !== 'url' && options.choose && params.requestedSchema?.properties?.google_account) {
+      const chosen = options.choose(params as UrlElicitation & { requestedSchema: unknown });
+      return chosen ? { action: 'accept' as const, content: { google_account: chosen } } : { action: 'decline' as const };
+    }
     if (params.mode !== 'url') {
       return options.approve ? { action: 'accept' as const, content: { confirm: true } } : { action: 'cancel' as const };
     }

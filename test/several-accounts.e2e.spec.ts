@@ -1,0 +1,325 @@
+// Several Google accounts per person (PRODUCT.md §8d "Several Google accounts
+// per person"), loopback mode (`local`) over HTTP with the official clients of
+// both revisions and real grants minted at the emulator: each call acts as the
+// account whose sites.list has its property (checked in the emulator's request
+// log by the access token's user); two accounts that both see a property are
+// asked about by form elicitation, named on the token path, settled by
+// google_account; never a guess. list_sites is the union, each entry naming its
+// account, within the allowlist; disconnect_google_account revokes at the
+// emulator and the next call for that account's property asks to connect.
+
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { GrantStore } from '../src/accounts/grant-store.js';
+import { SEED_PROPERTIES } from '../src/emulator/emulator-seed.js';
+import { text } from './support/clients.js';
+import {
+  type ConnectedGoogle,
+  type LinkClient,
+  linkClientHttp,
+  OAUTH_CLIENT,
+  saveGrant,
+  startConnectedGoogle,
+} from './support/connected-kit.js';
+import type { MintedGrant } from './support/google-grant.js';
+import { type InProcessServer, startInProcess } from './support/server.js';
+
+const REVISIONS = ['2026-07-28', '2025-11-25'] as const;
+const ALICE = 'alice@example.com';
+const BOB = 'bob@example.net';
+// Alice alone: sc-domain:example.com (and https://shop.example.com/); Bob alone: https://blog.example.net/; both: https://www.example.com/.
+const ALICE_ONLY = SEED_PROPERTIES.domain;
+const BOB_ONLY = SEED_PROPERTIES.blog;
+const BOTH = SEED_PROPERTIES.owned;
+
+let google: ConnectedGoogle;
+let alice: MintedGrant;
+let bob: MintedGrant;
+beforeAll(async () => {
+  google = await startConnectedGoogle();
+});
+afterAll(() => google?.close());
+
+/** The Google users the server acted as since the log was cleared, per API route, leaving out the sites.list lookups of resolution. */
+function actedAs(): { route: string; user: string | undefined }[] {
+  return google.emulator
+    .apiRequests()
+    .filter((r) => r.route !== 'sites.list')
+    .map((r) => ({ route: r.route, user: r.principal }));
+}
+
+async function serverWith(env: Record<string, string> = {}): Promise<{ server: InProcessServer; store: GrantStore }> {
+  const server = await startInProcess({ ...google.env, ...env });
+  return { server, store: server.app.get(GrantStore, { strict: false }) };
+}
+
+async function connectBoth(store: GrantStore): Promise<void> {
+  const { usable, revoked, unreadable } = await store.read('local');
+  for (const { googleSub } of [...usable, ...revoked, ...unreadable]) {
+    await store.remove('local', googleSub);
+  }
+  // Fresh grants each time: a disconnect revokes one at the emulator.
+  alice = await google.mint(ALICE);
+  bob = await google.mint(BOB);
+  await saveGrant(store, 'local', alice);
+  await saveGrant(store, 'local', bob);
+}
+
+describe('one person, two Google accounts (interactive client)', () => {
+  let server: InProcessServer;
+  let store: GrantStore;
+  beforeAll(async () => {
+    ({ server, store } = await serverWith());
+  });
+  afterAll(() => server?.close());
+  beforeEach(async () => {
+    await connectBoth(store);
+    google.emulator.clearLog();
+  });
+
+  for (const revision of REVISIONS) {
+    it(`${revision}: each call acts as the account whose properties include its property or page`, async () => {
+      const client = await linkClientHttp(server.url, { revision });
+      try {
+        const forBob = await client.call('get_site', { site_url: BOB_ONLY });
+        expect(forBob.isError).toBeFalsy();
+        const forAlice = await client.call('get_site', { site_url: ALICE_ONLY });
+        expect(forAlice.isError).toBeFalsy();
+        // A page: the property that covers it decides (shop.example.com is Alice's only).
+        const page = await client.call('get_indexing_status', { url: 'https://shop.example.com/item' });
+        expect(page.isError).toBeFalsy();
+        expect(actedAs()).toEqual([
+          { route: 'sites.get', user: BOB },
+          { route: 'sites.get', user: ALICE },
+          expect.objectContaining({ user: ALICE }),
+        ]);
+        // No account was asked about: exactly one had each property.
+        expect(client.asked).toEqual([]);
+      } finally {
+        await client.close();
+      }
+    });
+
+    it(`${revision}: a property both accounts see → the person is asked (form, the accounts as choices); the answer decides`, async () => {
+      const client = await linkClientHttp(server.url, { revision, choose: () => BOB });
+      try {
+        const result = await client.call('get_site', { site_url: BOTH });
+        expect(result.isError).toBeFalsy();
+        expect(client.asked).toHaveLength(1);
+        const asked = client.asked[0] as unknown as {
+          message: string;
+          requestedSchema: { properties: { google_account: { enum: string[] } } };
+        };
+        expect([...asked.requestedSchema.properties.google_account.enum].sort()).toEqual([ALICE, BOB].sort());
+        expect(asked.message).toContain(BOTH);
+        expect(actedAs()).toEqual([{ route: 'sites.get', user: BOB }]);
+      } finally {
+        await client.close();
+      }
+    });
+
+    it(`${revision}: declining the choice sends nothing; google_account settles it without asking`, async () => {
+      const client = await linkClientHttp(server.url, { revision, choose: () => undefined });
+      try {
+        const declined = await client.call('get_site', { site_url: BOTH });
+        expect(declined.isError).toBe(true);
+        expect(text(declined)).toMatch(/No Google account was chosen.*nothing was sent to Google.*google_account/);
+        expect(actedAs()).toEqual([]);
+        const asked = client.asked.length;
+        const named = await client.call('get_site', { site_url: BOTH, google_account: ALICE });
+        expect(named.isError).toBeFalsy();
+        expect(client.asked).toHaveLength(asked);
+        expect(actedAs()).toEqual([{ route: 'sites.get', user: ALICE }]);
+      } finally {
+        await client.close();
+      }
+    });
+  }
+
+  it('google_account that is not one of the person’s accounts: refused, nothing sent', async () => {
+    const client = await linkClientHttp(server.url, { revision: '2026-07-28' });
+    try {
+      const result = await client.call('get_site', { site_url: BOB_ONLY, google_account: 'carol@example.org' });
+      expect(result.isError).toBe(true);
+      expect(text(result)).toContain('carol@example.org');
+      expect(text(result)).toContain(ALICE);
+      expect(text(result)).toContain(BOB);
+      expect(google.emulator.apiRequests()).toEqual([]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a property no account has: a sentence naming the accounts and a connect link, nothing sent but the lookups', async () => {
+    const client = await linkClientHttp(server.url, { revision: '2026-07-28' });
+    try {
+      const result = await client.call('get_site', { site_url: 'https://nobody.example.com/' });
+      expect(result.isError).toBe(true);
+      expect(text(result)).toMatch(/None of the Google accounts connected for you has https:\/\/nobody\.example\.com\//);
+      expect(text(result)).toContain(ALICE);
+      expect(text(result)).toContain(BOB);
+      expect(text(result)).toMatch(new RegExp(`open ${server.origin.replace(/[.]/g, '\\.')}/connect/google\\?request=`));
+      expect(actedAs()).toEqual([]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('the accounts’ properties are looked up once, then cached in the state store', async () => {
+    const client = await linkClientHttp(server.url, { revision: '2026-07-28' });
+    try {
+      await client.call('get_site', { site_url: ALICE_ONLY });
+      await client.call('get_site', { site_url: BOB_ONLY });
+      await client.call('get_site', { site_url: ALICE_ONLY, google_account: ALICE });
+      const lookups = google.emulator.apiRequests().filter((r) => r.route === 'sites.list');
+      // At most one per account (a test before may have filled the cache for these grants' accounts).
+      expect(lookups.length).toBeLessThanOrEqual(2);
+      expect(new Set(lookups.map((r) => r.principal)).size).toBe(lookups.length);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('list_sites: the union over both accounts, each entry naming its account; list_google_accounts shows both', async () => {
+    const client = await linkClientHttp(server.url, { revision: '2026-07-28' });
+    try {
+      const sites = await client.call('list_sites');
+      const entries = (sites.structuredContent as { sites: { site_url: string; google_account: string }[] }).sites;
+      expect(entries).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ site_url: ALICE_ONLY, google_account: ALICE }),
+          expect.objectContaining({ site_url: BOB_ONLY, google_account: BOB }),
+          expect.objectContaining({ site_url: BOTH, google_account: ALICE }),
+          expect.objectContaining({ site_url: BOTH, google_account: BOB }),
+        ]),
+      );
+      const accounts = await client.call('list_google_accounts');
+      const listed = (
+        accounts.structuredContent as { accounts: { google_account: string; sites: { site_url: string }[]; scopes: string[] }[] }
+      ).accounts;
+      expect(listed.map((a) => a.google_account).sort()).toEqual([ALICE, BOB].sort());
+      expect(listed.find((a) => a.google_account === BOB)!.sites.map((s) => s.site_url)).toContain(BOB_ONLY);
+      expect(listed.find((a) => a.google_account === BOB)!.sites.map((s) => s.site_url)).not.toContain(ALICE_ONLY);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('disconnect_google_account: revoked at Google, deleted here; the next call for its property asks to connect', async () => {
+    const client = await linkClientHttp(server.url, { revision: '2026-07-28' });
+    try {
+      const done = await client.call('disconnect_google_account', { google_account: BOB });
+      expect(done.isError).toBeFalsy();
+      expect(done.structuredContent).toEqual(expect.objectContaining({ google_account: BOB, disconnected: true, revoked_at_google: true }));
+      expect(text(done)).toContain(BOB_ONLY);
+      // Revoked at the emulator: its refresh token is dead.
+      const refresh = await fetch(google.emulator.tokenUrl, {
+        method: 'POST',
+        body: new URLSearchParams({
+          grant_type: 'refresh_token',
+          refresh_token: bob.refreshToken,
+          client_id: OAUTH_CLIENT.clientId,
+          client_secret: OAUTH_CLIENT.clientSecret,
+        }),
+      });
+      expect(refresh.status).toBe(400);
+      expect(((await refresh.json()) as { error: string }).error).toBe('invalid_grant');
+      google.emulator.clearLog();
+      const next = await client.call('get_site', { site_url: BOB_ONLY });
+      expect(next.isError).toBe(true);
+      expect(text(next)).toMatch(/connect the Google account that has it: open http/);
+      expect(google.emulator.apiRequests().filter((r) => r.principal === BOB)).toEqual([]);
+      // Alice's properties still work, as Alice.
+      expect((await client.call('get_site', { site_url: BOTH })).isError).toBeFalsy();
+      expect(actedAs()).toEqual([{ route: 'sites.get', user: ALICE }]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('Google answers 403 for a property matched from the cache: the next call looks the account up again', async () => {
+    const client = await linkClientHttp(server.url, { revision: '2026-07-28' });
+    const carolish = `dora-${Date.now()}@example.com`;
+    const sub = `33${Date.now()}`.padEnd(21, '0');
+    google.emulator.registerGoogleUser({ email: carolish, sub, sites: { [SEED_PROPERTIES.large]: 'siteOwner' } });
+    const grant = await google.mint(carolish);
+    // Bob owns that property too: this person has Alice and the new account only.
+    await store.remove('local', bob.sub);
+    await saveGrant(store, 'local', grant);
+    google.emulator.clearLog();
+    try {
+      expect((await client.call('get_site', { site_url: SEED_PROPERTIES.large })).isError).toBeFalsy();
+      expect(actedAs()).toEqual([{ route: 'sites.get', user: carolish }]);
+      // Access removed at Google while the match is cached: Google answers 403.
+      google.emulator.registerGoogleUser({ email: carolish, sub, sites: {} });
+      const refused = await client.call('get_site', { site_url: SEED_PROPERTIES.large });
+      expect(refused.isError).toBe(true);
+      google.emulator.clearLog();
+      const again = await client.call('get_site', { site_url: SEED_PROPERTIES.large });
+      expect(again.isError).toBe(true);
+      expect(text(again)).toMatch(/None of the Google accounts connected for you has/);
+      expect(google.emulator.apiRequests().filter((r) => r.route === 'sites.list' && r.principal === carolish)).toHaveLength(1);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('one person, two Google accounts (token path: no dialog can reach a person)', () => {
+  let server: InProcessServer;
+  let store: GrantStore;
+  let client: LinkClient;
+  beforeAll(async () => {
+    ({ server, store } = await serverWith({ ELICITATION: 'false' }));
+    await connectBoth(store);
+    client = await linkClientHttp(server.url, { revision: '2025-11-25', choose: () => BOB });
+  });
+  afterAll(async () => {
+    await client?.close();
+    await server?.close();
+  });
+
+  it('a property both accounts see: an isError naming them and the google_account argument; google_account settles it', async () => {
+    google.emulator.clearLog();
+    const result = await client.call('get_site', { site_url: BOTH });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toContain(ALICE);
+    expect(text(result)).toContain(BOB);
+    expect(text(result)).toContain('google_account');
+    expect(client.asked).toEqual([]);
+    expect(actedAs()).toEqual([]);
+    expect((await client.call('get_site', { site_url: BOTH, google_account: BOB })).isError).toBeFalsy();
+    expect(actedAs()).toEqual([{ route: 'sites.get', user: BOB }]);
+  });
+});
+
+describe('the allowlist still bounds every account', () => {
+  let server: InProcessServer;
+  let store: GrantStore;
+  beforeAll(async () => {
+    // A domain entry would allow every property on its domain: two URL-prefix ones, one per account.
+    ({ server, store } = await serverWith({ GSC_ALLOWED_SITES: `${SEED_PROPERTIES.fullUser},${BOB_ONLY}` }));
+    await connectBoth(store);
+  });
+  afterAll(() => server?.close());
+
+  it('list_sites withholds what the allowlist hides, across accounts; a property outside it is refused with nothing sent', async () => {
+    const client = await linkClientHttp(server.url, { revision: '2026-07-28' });
+    try {
+      const sites = (await client.call('list_sites')).structuredContent as {
+        sites: { site_url: string; google_account: string }[];
+        withheld: number;
+      };
+      expect(sites.sites.map((s) => `${s.site_url} ${s.google_account}`).sort()).toEqual(
+        [`${SEED_PROPERTIES.fullUser} ${ALICE}`, `${BOB_ONLY} ${BOB}`].sort(),
+      );
+      expect(sites.withheld).toBeGreaterThan(0);
+      google.emulator.clearLog();
+      const refused = await client.call('get_site', { site_url: SEED_PROPERTIES.large });
+      expect(refused.isError).toBe(true);
+      expect(text(refused)).toMatch(/outside this server's allowed properties/);
+      expect(google.emulator.apiRequests()).toEqual([]);
+    } finally {
+      await client.close();
+    }
+  });
+});
