@@ -95,7 +95,10 @@ export class GrantAuth extends ConnectedAccounts {
    * Google already ended (revoked, or a record that does not open) is deleted
    * without asking Google. Undefined when the principal has no such account.
    */
-  override async disconnect(principal: string, googleSub: string): Promise<{ grant: ConnectedGrant; revokedAtGoogle: boolean } | undefined> {
+  override async disconnect(
+    principal: string,
+    googleSub: string,
+  ): Promise<{ grant: ConnectedGrant; revokedAtGoogle: boolean } | undefined> {
     const record = await this.grants.readOne(principal, googleSub);
     if (!record) {
       return undefined;

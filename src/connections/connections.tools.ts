@@ -18,7 +18,9 @@ const AccountOut = z.object({
   scopes: z.array(z.string()).describe('The Google scopes it granted this server.'),
   connected_at: z.string(),
   last_used: z.string().optional().describe('When a tool call last reached Google as this account.'),
-  sites: z.array(z.object({ site_url: z.string(), permission_level: z.string() })).describe('The properties it sees that you may use here.'),
+  sites: z
+    .array(z.object({ site_url: z.string(), permission_level: z.string() }))
+    .describe('The properties it sees that you may use here.'),
   withheld: z.number().int().optional().describe('Properties it sees that the allowlist or your policy hides.'),
   sites_error: z.string().optional().describe('Why its properties could not be listed.'),
 });
@@ -84,7 +86,9 @@ export class ConnectionsTools {
         : a.sites.length
           ? `sees ${a.sites.map((s) => s.site_url).join(', ')}`
           : 'sees no property you may use here';
-      const hidden = a.withheld ? ` (${plural(a.withheld, 'more property', 'more properties')} hidden by the allowlist or your policy)` : '';
+      const hidden = a.withheld
+        ? ` (${plural(a.withheld, 'more property', 'more properties')} hidden by the allowlist or your policy)`
+        : '';
       const granted = a.scopes.map(permissionName).join(', ');
       return `- ${a.google_account}: ${sees}${hidden}; granted ${granted}; connected ${a.connected_at}; ${a.last_used ? `last used ${a.last_used}` : 'not used yet'}.`;
     });

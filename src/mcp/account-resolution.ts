@@ -17,8 +17,7 @@ export const ACCOUNT_KEY = 'google_account';
 
 /** The account a call acts as, and whether it was matched from a cached sites.list (a 403 then refreshes it); or the answer instead. */
 export type Resolution =
-  | { readonly grant: ConnectedGrant; readonly cached: boolean }
-  | { readonly answer: CallToolResult | InputRequiredResult };
+  { readonly grant: ConnectedGrant; readonly cached: boolean } | { readonly answer: CallToolResult | InputRequiredResult };
 
 /** What a call's arguments name at Google, for matching against each account's sites.list. */
 type Subject =
@@ -88,7 +87,11 @@ export class AccountResolution {
       const link = await this.requests.create(call.principal, connectScopes);
       return { answer: errorResult(noAccountText(call.tool.spec.name, what, lists, link)) };
     }
-    return this.ask(call, matches.map((m) => m.grant), what);
+    return this.ask(
+      call,
+      matches.map((m) => m.grant),
+      what,
+    );
   }
 
   /** The accounts a call reached Google as: their last use. */
@@ -184,7 +187,9 @@ export class AccountResolution {
     if (kinds.has('resource') && typeof args.id === 'string') {
       const id = decodeResourceId(args.id);
       const dns = /^dns:\/\//i.exec(id);
-      const property = verificationSiteToProperty(dns ? { type: 'INET_DOMAIN', identifier: id.slice(dns[0].length) } : { type: 'SITE', identifier: id });
+      const property = verificationSiteToProperty(
+        dns ? { type: 'INET_DOMAIN', identifier: id.slice(dns[0].length) } : { type: 'SITE', identifier: id },
+      );
       if (property) {
         return { kind: 'property', property };
       }
@@ -226,7 +231,17 @@ function unknownAccountText(tool: string, named: string, grants: readonly Connec
 
 function noAccountText(tool: string, what: string, lists: readonly AccountSiteList[], link: { url: string; expiresAt: Date }): string {
   const seen = lists
-    .map((l) => `${l.grant.googleEmail} has ${l.sites.length ? l.sites.map((s) => s.siteUrl).slice(0, 10).join(', ') : 'no properties'}`)
+    .map(
+      (l) =>
+        `${l.grant.googleEmail} has ${
+          l.sites.length
+            ? l.sites
+                .map((s) => s.siteUrl)
+                .slice(0, 10)
+                .join(', ')
+            : 'no properties'
+        }`,
+    )
     .join('; ');
   return (
     `None of the Google accounts connected for you has ${what} in Search Console (${seen}), so ${tool} did not run and nothing was sent to Google. ` +

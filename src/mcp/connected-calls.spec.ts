@@ -51,7 +51,11 @@ function subject(accounts: Accounts) {
     { tools: [tool] } as unknown as ToolRegistry,
     { record: (entry: Omit<AuditEntry, 'time'>) => Promise.resolve(void audit.push(entry)) } as unknown as AuditTrail,
     // One account: the tool here takes no property, so nothing is resolved (account-resolution covers several).
-    { resolve: () => Promise.resolve(undefined), staleMatch: () => Promise.resolve(), used: () => Promise.resolve() } as unknown as AccountResolution,
+    {
+      resolve: () => Promise.resolve(undefined),
+      staleMatch: () => Promise.resolve(),
+      used: () => Promise.resolve(),
+    } as unknown as AccountResolution,
   );
   return { calls, audit, links };
 }

@@ -274,7 +274,8 @@ function errorResult(text: string): CallToolResult {
 
 const WHY: Record<NotConnectedReason, string> = {
   none: 'no Google account is connected for you on this server',
-  revoked: 'the Google account connected for you no longer accepts this server (access was revoked or has expired), so it must be connected again',
+  revoked:
+    'the Google account connected for you no longer accepts this server (access was revoked or has expired), so it must be connected again',
   unreadable: 'the Google account connected for you must be connected again (its record on this server could not be read)',
 };
 
