@@ -77,7 +77,7 @@ describe('two people in a host app, each with their own Google account', () => {
     const ben = await linkClientHttp(url, { revision: '2025-11-25', headers: { 'x-user': BEN }, approve: true });
     try {
       const annTools = await names(ann);
-      expect(annTools).toHaveLength(21); // no grant yet: the usual tools
+      expect(annTools).toHaveLength(23); // no grant yet: the usual 21, and connected mode's list_google_accounts, disconnect_google_account
       const annSites = await ann.call('list_sites');
       expect(annSites.isError).toBeFalsy();
       expect(ann.asked.filter((a) => a.mode === 'url')).toHaveLength(1);
@@ -91,7 +91,7 @@ describe('two people in a host app, each with their own Google account', () => {
       expect(benTools).not.toEqual(expect.arrayContaining(['submit_sitemap']));
       expect(benTools).not.toContain('delete_site');
       expect(benTools).toContain('list_sites');
-      expect(await names(ann)).toEqual(annTools); // Ann's full grant keeps all 21
+      expect(await names(ann)).toEqual(annTools); // Ann's full grant keeps all 23
       const benSites = await ben.call('list_sites');
       expect(benSites.isError).toBeFalsy();
       expect(sitesOf(benSites)).toContain(SEED_PROPERTIES.blog);

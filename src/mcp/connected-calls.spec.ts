@@ -34,6 +34,9 @@ class Accounts {
   grantOf(): Promise<ConnectedGrant | undefined> {
     return Promise.resolve(this.grant);
   }
+  grantsOf(): Promise<ConnectedGrant[]> {
+    return Promise.resolve(this.grant ? [this.grant] : []);
+  }
 }
 
 function subject(accounts: Accounts) {

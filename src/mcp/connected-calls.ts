@@ -121,7 +121,9 @@ export class ConnectedCalls {
    */
   async grantedScopes(principal: string): Promise<readonly string[] | undefined> {
     try {
-      return (await this.accounts.grantOf(principal))?.scopes;
+      // Several accounts: a tool is listed when any of them covers it (a call resolves to the one that has its property).
+      const grants = await this.accounts.grantsOf(principal);
+      return grants.length ? [...new Set(grants.flatMap((g) => g.scopes))] : undefined;
     } catch {
       return undefined;
     }
