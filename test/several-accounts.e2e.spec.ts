@@ -323,3 +323,29 @@ describe('the allowlist still bounds every account', () => {
     }
   });
 });
+
+describe('a guarded change on a property both accounts see', () => {
+  let server: InProcessServer;
+  let store: GrantStore;
+  beforeAll(async () => {
+    ({ server, store } = await serverWith());
+  });
+  afterAll(() => server?.close());
+
+  for (const revision of REVISIONS) {
+    it(`${revision}: the person chooses the account, then approves; the change is made as that account`, async () => {
+      await connectBoth(store);
+      google.emulator.clearLog();
+      const client = await linkClientHttp(server.url, { revision, choose: () => ALICE, approve: true });
+      try {
+        const result = await client.call('delete_sitemap', { site_url: BOTH, sitemap_url: `${BOTH}sitemap.xml` });
+        expect(text(result)).not.toMatch(/did not run/);
+        const choices = client.asked.filter((a) => /Which one should delete_sitemap act as/.test(a.message));
+        expect(choices).toHaveLength(1);
+        expect(actedAs().filter((r) => r.route === 'sitemaps.delete')).toEqual([{ route: 'sitemaps.delete', user: ALICE }]);
+      } finally {
+        await client.close();
+      }
+    });
+  }
+});

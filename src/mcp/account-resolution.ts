@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { type CallToolResult, type InputRequiredResult, inputRequired, inputResponse } from '@modelcontextprotocol/server';
 import * as z from 'zod';
@@ -10,14 +11,20 @@ import { isPageAllowed, isPropertyAllowed } from '../property/site-allowlist.js'
 import { type AccountSiteList, AccountSites } from './account-sites.js';
 import { whyNoDialog } from './approval/approval-flow.js';
 import { clientCapabilities } from './client-capabilities.js';
+import { STATE_STORE } from '../state/state.module.js';
+import type { StateStore } from '../state/state-store.js';
 import type { ToolCall } from './tool-call.js';
+
+/** How long the person's choice of account answers the later rounds of the same call (the approval dialog of a guarded tool). */
+const CHOICE_TTL_MS = 10 * 60_000;
 
 /** The inputRequests key of the form elicitation that asks which Google account a call should use. */
 export const ACCOUNT_KEY = 'google_account';
 
 /** The account a call acts as, and whether it was matched from a cached sites.list (a 403 then refreshes it); or the answer instead. */
 export type Resolution =
-  { readonly grant: ConnectedGrant; readonly cached: boolean } | { readonly answer: CallToolResult | InputRequiredResult };
+  | { readonly grant: ConnectedGrant; readonly cached: boolean; readonly choice?: string }
+  | { readonly answer: CallToolResult | InputRequiredResult };
 
 /** What a call's arguments name at Google, for matching against each account's sites.list. */
 type Subject =
@@ -53,6 +60,7 @@ export class AccountResolution {
     @Inject(CONFIG) private readonly config: Config,
     private readonly sites: AccountSites,
     private readonly requests: ConnectRequests,
+    @Inject(STATE_STORE) private readonly store: StateStore,
   ) {}
 
   /** undefined: the tool takes no property, so no one account is chosen (it runs over every account). */
@@ -75,7 +83,7 @@ export class AccountResolution {
       return { grant: grants[0], cached: false };
     }
     if (subject.kind === 'new') {
-      return grants.length === 1 ? { grant: grants[0], cached: false } : this.ask(call, grants, subject.property);
+      return grants.length === 1 ? { grant: grants[0], cached: false } : this.ask(call, args, grants, subject.property);
     }
     const lists = await this.listsOf(grants);
     const matches = lists.filter((list) => covers(list, subject));
@@ -89,6 +97,7 @@ export class AccountResolution {
     }
     return this.ask(
       call,
+      args,
       matches.map((m) => m.grant),
       what,
     );
@@ -97,6 +106,11 @@ export class AccountResolution {
   /** The accounts a call reached Google as: their last use. */
   used(principal: string, googleEmails: string): Promise<void> {
     return this.sites.used(principal, googleEmails);
+  }
+
+  /** The call the person chose an account for has its answer (it did not ask for more input): a new call asks again. */
+  async settled(choice: string): Promise<void> {
+    await this.store.delete(choice);
   }
 
   /** Google answered 403 for a property matched from a cached list: look the account's properties up again next time. */
@@ -115,12 +129,19 @@ export class AccountResolution {
     return lists;
   }
 
-  private async ask(call: ToolCall, grants: readonly ConnectedGrant[], what: string): Promise<Resolution> {
+  private async ask(call: ToolCall, args: Record<string, unknown>, grants: readonly ConnectedGrant[], what: string): Promise<Resolution> {
     const tool = call.tool.spec.name;
     const emails = grants.map((g) => g.googleEmail);
     const noDialog = whyNoDialog(this.config.elicitation, clientCapabilities(call));
     if (noDialog) {
       return { answer: errorResult(severalText(tool, what, emails)) };
+    }
+    // The person already chose for this very call (same tool, same arguments) in an earlier round.
+    const choiceKey = choiceKeyOf(call, args);
+    const before = await this.store.get(choiceKey);
+    const remembered = before === undefined ? undefined : grants.find((g) => g.googleSub === before);
+    if (remembered && inputResponse(call.sdk.mcpReq.inputResponses, ACCOUNT_KEY).kind !== 'elicit') {
+      return { grant: remembered, cached: false, choice: choiceKey };
     }
     const answer = inputResponse(call.sdk.mcpReq.inputResponses, ACCOUNT_KEY);
     if (answer.kind === 'elicit') {
@@ -128,7 +149,9 @@ export class AccountResolution {
       const chosen = typeof picked === 'string' ? picked : '';
       const grant = grants.find((g) => g.googleEmail === chosen);
       if (grant) {
-        return { grant, cached: false };
+        // Later rounds of this same call (an approval dialog follows on a guarded tool) carry only their own answer.
+        await this.store.put(choiceKey, grant.googleSub, CHOICE_TTL_MS);
+        return { grant, cached: false, choice: choiceKey };
       }
       if (answer.action !== 'accept') {
         return {
@@ -208,6 +231,29 @@ function outsideAllowed(subject: Subject | undefined, allowed: readonly string[]
       ? subject.pages.some((page) => !isPageAllowed(page, allowed))
       : (subject.kind === 'property' || subject.kind === 'new') && !isPropertyAllowed(subject.property, allowed);
   return refused ? { kind: 'unparsed' } : subject;
+}
+
+/** The person's choice of account for one call: principal, tool and its arguments (confirm_token aside, which changes between rounds). */
+function choiceKeyOf(call: ToolCall, args: Record<string, unknown>): string {
+  const { confirm_token: _token, ...rest } = args;
+  const canonical = JSON.stringify(sortedKeys(rest));
+  const digest = createHash('sha256').update(`${call.principal}\n${call.tool.spec.name}\n${canonical}`).digest('base64url');
+  return `account-choice:${digest}`;
+}
+
+function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) {
+    return value.map(sortedKeys);
+  }
+  if (value && typeof value === 'object') {
+    const record = value as Record<string, unknown>;
+    return Object.fromEntries(
+      Object.keys(record)
+        .sort()
+        .map((k) => [k, sortedKeys(record[k])]),
+    );
+  }
+  return value;
 }
 
 function covers(list: AccountSiteList, subject: Subject): boolean {

@@ -1,6 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable } from '@nestjs/common';
-import { type CallToolResult, type InputRequiredResult, inputRequired, inputResponse } from '@modelcontextprotocol/server';
+import {
+  type CallToolResult,
+  type InputRequiredResult,
+  inputRequired,
+  inputResponse,
+  isInputRequiredResult,
+} from '@modelcontextprotocol/server';
 import { CONNECT_REQUEST_TTL_MS, type ConnectLink, ConnectRequests } from '../accounts/connect-requests.js';
 import { SERVER_NAME } from '../common/product.js';
 import { CONFIG, type Config } from '../config/config.js';
@@ -30,7 +36,7 @@ const PROGRESS_EVERY_MS = 5_000;
 
 /** Either the grant the call may act with, or the answer the call gets instead (asked to connect, declined, a permission missing). */
 export type Admission =
-  | { readonly grant: ConnectedGrant; readonly resolved?: boolean; readonly cached?: boolean }
+  | { readonly grant: ConnectedGrant; readonly resolved?: boolean; readonly cached?: boolean; readonly choice?: string }
   | { readonly answer: CallToolResult | InputRequiredResult };
 
 /**
@@ -96,7 +102,13 @@ export class ConnectedCalls {
       let result: CallToolResult | InputRequiredResult;
       try {
         result = await invoke();
+        if (admission.choice && !isInputRequiredResult(result)) {
+          await this.resolution.settled(admission.choice);
+        }
       } catch (error) {
+        if (admission.choice) {
+          await this.resolution.settled(admission.choice);
+        }
         // Requests that went out before the grant failed (a tool of several requests) are on the trail too.
         await this.recordGoogleCall(call, true);
         if (error instanceof NotConnectedError) {
@@ -183,7 +195,7 @@ export class ConnectedCalls {
     if (missingScopes(call.tool.spec, grant.scopes).length > 0) {
       return { answer: await this.permissionMissing(call, grant) };
     }
-    return { grant, resolved: resolved !== undefined, cached: resolved?.cached ?? false };
+    return { grant, resolved: resolved !== undefined, cached: resolved?.cached ?? false, choice: resolved?.choice };
   }
 
   private async permissionMissing(call: ToolCall, grant: ConnectedGrant): Promise<CallToolResult> {
