@@ -20,7 +20,10 @@ import {
   saveGrant,
   startConnectedGoogle,
 } from './support/connected-kit.js';
+import type { Browser } from 'playwright-core';
+import { clickThrough } from './support/connect-kit.js';
 import type { MintedGrant } from './support/google-grant.js';
+import { launchChromium } from './support/views-browser.js';
 import { type InProcessServer, startInProcess } from './support/server.js';
 
 const REVISIONS = ['2026-07-28', '2025-11-25'] as const;
@@ -348,4 +351,65 @@ describe('a guarded change on a property both accounts see', () => {
       }
     });
   }
+});
+
+describe('the connect flow in a browser adds an account; connecting the same account again replaces its grant', () => {
+  let server: InProcessServer;
+  let store: GrantStore;
+  let browser: Browser;
+  beforeAll(async () => {
+    ({ server, store } = await serverWith());
+    google.emulator.registerOAuthClient({
+      ...OAUTH_CLIENT,
+      redirectUris: ['http://127.0.0.1:1/connect/google/callback', `${server.origin}/connect/google/callback`],
+      type: 'web',
+    });
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  async function connectInBrowser(url: string, googleUser: string): Promise<void> {
+    const page = await browser.newPage();
+    try {
+      const landed = await clickThrough(page, url, { googleUser });
+      expect(landed.status).toBe(200);
+      expect(landed.text).toContain(`Connected ${googleUser}`);
+    } finally {
+      await page.close();
+    }
+  }
+
+  it('alice, then bob by the link list_google_accounts gives, then bob again: two accounts, each call to the right one', async () => {
+    const { usable } = await store.read('local');
+    for (const { googleSub } of usable) {
+      await store.remove('local', googleSub);
+    }
+    alice = await google.mint(ALICE);
+    await saveGrant(store, 'local', alice);
+    const client = await linkClientHttp(server.url, { revision: '2026-07-28' });
+    try {
+      const link = (await client.call('list_google_accounts')).structuredContent as { connect_url: string };
+      await connectInBrowser(link.connect_url, BOB);
+      const bobFirst = (await store.list('local')).find((g) => g.googleEmail === BOB)!;
+      const again = (await client.call('list_google_accounts')).structuredContent as { connect_url: string; accounts: unknown[] };
+      expect(again.accounts).toHaveLength(2);
+      await connectInBrowser(again.connect_url, BOB);
+      const grants = await store.list('local');
+      expect(grants.map((g) => g.googleEmail).sort()).toEqual([ALICE, BOB].sort());
+      // Replaced, not added: one record for bob, with a new refresh token.
+      expect(grants.find((g) => g.googleEmail === BOB)!.refreshToken).not.toBe(bobFirst.refreshToken);
+      google.emulator.clearLog();
+      expect((await client.call('get_site', { site_url: BOB_ONLY })).isError).toBeFalsy();
+      expect((await client.call('get_site', { site_url: ALICE_ONLY })).isError).toBeFalsy();
+      expect(actedAs()).toEqual([
+        { route: 'sites.get', user: BOB },
+        { route: 'sites.get', user: ALICE },
+      ]);
+    } finally {
+      await client.close();
+    }
+  });
 });
