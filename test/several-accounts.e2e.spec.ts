@@ -8,6 +8,9 @@
 // account, within the allowlist; disconnect_google_account revokes at the
 // emulator and the next call for that account's property asks to connect.
 
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { GrantStore } from '../src/accounts/grant-store.js';
 import { SEED_PROPERTIES } from '../src/emulator/emulator-seed.js';
@@ -23,6 +26,7 @@ import {
 import type { Browser } from 'playwright-core';
 import { clickThrough } from './support/connect-kit.js';
 import type { MintedGrant } from './support/google-grant.js';
+import { TestIssuer } from './support/test-issuer.js';
 import { launchChromium } from './support/views-browser.js';
 import { type InProcessServer, startInProcess } from './support/server.js';
 
@@ -408,6 +412,60 @@ describe('the connect flow in a browser adds an account; connecting the same acc
         { route: 'sites.get', user: BOB },
         { route: 'sites.get', user: ALICE },
       ]);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("the person's policy still bounds every account (OAuth callers, a per-principal rule)", () => {
+  const DANA = 'dana@corp.example';
+  const AUDIENCE = 'https://mcp.test.example/mcp';
+  let server: InProcessServer;
+  let store: GrantStore;
+  let issuer: TestIssuer;
+  beforeAll(async () => {
+    issuer = await TestIssuer.start({ audience: AUDIENCE });
+    const file = join(mkdtempSync(join(tmpdir(), 'gsc-several-')), 'policy.json');
+    writeFileSync(file, JSON.stringify({ rules: [{ principals: [DANA], tools: ['*'], sites: [BOB_ONLY] }] }));
+    ({ server, store } = await serverWith({
+      GSC_AUTH_ISSUER: issuer.issuer,
+      GSC_AUTH_AUDIENCE: AUDIENCE,
+      GSC_AUTH_CLIENT_ID: 'gsc-connect',
+      GSC_AUTH_CLIENT_SECRET: 'connect-secret-for-tests',
+      GSC_POLICY_FILE: file,
+    }));
+    await saveGrant(store, DANA, await google.mint(ALICE));
+    await saveGrant(store, DANA, await google.mint(BOB));
+  });
+  afterAll(async () => {
+    await server?.close();
+    await issuer?.close();
+  });
+
+  it("list_sites and list_google_accounts show only the rule's sites; another account's property is refused with nothing sent", async () => {
+    const token = await issuer.mint({ email: DANA, sub: `sub-${DANA}` });
+    const client = await linkClientHttp(server.url, { revision: '2025-11-25', headers: { authorization: `Bearer ${token}` } });
+    try {
+      const sites = (await client.call('list_sites')).structuredContent as {
+        sites: { site_url: string; google_account: string }[];
+        withheld: number;
+      };
+      expect(sites.sites).toEqual([expect.objectContaining({ site_url: BOB_ONLY, google_account: BOB })]);
+      expect(sites.withheld).toBeGreaterThan(0);
+      const accounts = (await client.call('list_google_accounts')).structuredContent as {
+        accounts: { google_account: string; sites: { site_url: string }[]; withheld?: number }[];
+      };
+      const aliceSeen = accounts.accounts.find((a) => a.google_account === ALICE)!;
+      expect(aliceSeen.sites).toEqual([]);
+      expect(aliceSeen.withheld).toBeGreaterThan(0);
+      google.emulator.clearLog();
+      const refused = await client.call('get_site', { site_url: ALICE_ONLY });
+      expect(refused.isError).toBe(true);
+      expect(text(refused)).toMatch(/rule 1 in GSC_POLICY_FILE/);
+      expect(google.emulator.apiRequests()).toEqual([]);
+      expect((await client.call('get_site', { site_url: BOB_ONLY })).isError).toBeFalsy();
+      expect(actedAs()).toEqual([{ route: 'sites.get', user: BOB }]);
     } finally {
       await client.close();
     }
