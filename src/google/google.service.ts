@@ -97,6 +97,7 @@ export class GoogleService {
       throw new CallCancelledError(op);
     }
     let suspect = 0;
+    let renewed = false;
     for (let attempt = 1; ; attempt++) {
       let failure: Failure;
       try {
@@ -115,6 +116,13 @@ export class GoogleService {
           isTokenUrl: (url) => this.auth.isTokenUrl(url),
           now: this.clock.now(),
         });
+      }
+      if (grant && failure.phase === 'api' && failure.kind === 'credential' && !renewed) {
+        // A 401 ran nothing: the shared token is dropped and the call sent once more after a refresh,
+        // which says (invalid_grant) whether the person revoked this server's access at Google.
+        renewed = true;
+        await this.connected!.tokenRejected(grant);
+        continue;
       }
       if (failure.kind === 'timeout' || failure.kind === 'malformed') {
         suspect++;
