@@ -134,7 +134,10 @@ describe('loopback over HTTP (principal `local`)', () => {
         expect(asked.message).toMatch(/^Connect your Google account to google-search-console-mcp/);
         expect(asked.message).not.toMatch(/token|secret/i);
         if (revision === '2025-11-25') {
+          // The client hears that the link it opened did its work.
           expect(asked.elicitationId).toEqual(expect.any(String));
+          await until(() => client.completed.length > 0, 'notifications/elicitation/complete');
+          expect(client.completed).toEqual([asked.elicitationId]);
         }
         expect(client.progress.some((m) => WAITING.test(m))).toBe(true);
         // The next call needs no link.
