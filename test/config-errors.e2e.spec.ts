@@ -354,6 +354,8 @@ describe('the new settings are checked as strictly', () => {
 // ---- Connected accounts (PRODUCT.md §8d) ------------------------------------
 
 const CONNECTED = { GSC_GOOGLE_OAUTH_CLIENT_ID: CLIENT_ID, GSC_GOOGLE_OAUTH_CLIENT_SECRET: SECRET };
+const brokenGrantKey = mkdtempSync(join(tmpdir(), 'gsc-grant-key-'));
+writeFileSync(join(brokenGrantKey, 'grant-key'), `k1:${SECRET}\n`, { mode: 0o600 });
 const connectedCases: Case[] = [
   {
     name: 'connected accounts with half the Google client',
@@ -383,6 +385,14 @@ const connectedCases: Case[] = [
     name: 'a grant key of the wrong length',
     env: { ...CONNECTED, GSC_GRANT_ENCRYPTION_KEYS: `k1:${randomBytes(16).toString('base64')}` },
     says: [/GSC_GRANT_ENCRYPTION_KEYS entry 1 \(id k1\) is not 32 bytes but 16/],
+    secret: SECRET,
+  },
+  {
+    name: 'a damaged generated grant key file',
+    env: { ...CONNECTED, GSC_STATE_DIR: brokenGrantKey },
+    says: [
+      /^google-search-console-mcp: The grant key file .*grant-key is not one id:base64 line of a 32-byte key; restore it from a backup, or delete it/,
+    ],
     secret: SECRET,
   },
   {

@@ -10,7 +10,7 @@ import { ConnectRequests } from '../src/accounts/connect-requests.js';
 import { GrantStore } from '../src/accounts/grant-store.js';
 import { SCOPES } from '../src/emulator/emulator-routing.js';
 import { GoogleEmulator } from '../src/emulator/google-emulator.js';
-import { clickThrough, connectedEnv, GOOGLE_CLIENT } from './support/connect-kit.js';
+import { clickThrough, connectedEnv, GOOGLE_CLIENT, open } from './support/connect-kit.js';
 import { type InProcessServer, startInProcess } from './support/server.js';
 import { TestIssuer } from './support/test-issuer.js';
 import { launchChromium } from './support/views-browser.js';
@@ -72,6 +72,26 @@ describe('connect page in resource-server mode (the browser logs in at the compa
     const exchange = issuer.tokenRequests.at(-1)!;
     expect(exchange.form.grant_type).toBe('authorization_code');
     expect(exchange.form.code_verifier).toBeTruthy();
+  });
+
+  it('the IdP’s answer replayed (its callback opened again) is refused: the login state is single use', async () => {
+    const page = await context.newPage();
+    const answers: string[] = [];
+    page.on('request', (r) => {
+      if (new URL(r.url()).pathname === '/connect/idp/callback') {
+        answers.push(r.url());
+      }
+    });
+    const end = await clickThrough(page, (await link('ana@corp.example')).url, {
+      idpUser: 'ana@corp.example',
+      googleUser: 'carol@example.org',
+    });
+    expect(end.text).toContain('Connected carol@example.org for ana@corp.example.');
+    expect(answers).toHaveLength(1);
+    const replay = await open(page, answers[0]);
+    expect(replay.status).toBe(400);
+    expect(replay.text).toContain('unknown, expired or was already used');
+    expect((await grants('ana@corp.example')).length).toBe(1);
   });
 
   it('someone else logging in on Kate’s link gets 403 and nothing is stored', async () => {

@@ -107,7 +107,15 @@ describe('stdio: the connect page on an ephemeral loopback port while a connecti
     expect(await answers(new URL(third.url).origin)).toBe(true);
   });
 
-  it('answers on its loopback name only: another Host (DNS rebinding) is refused', async () => {
+  it('shutdown stops it even with a request pending (what startStdioServer does on stdin end or a signal)', async () => {
+    const origin = new URL((await link()).url).origin;
+    expect(await answers(origin)).toBe(true);
+    await pages.close();
+    expect(pages.listening).toBe(false);
+    expect(await answers(origin)).toBe(false);
+  });
+
+  it('answers on its loopback name only (another Host, as DNS rebinding sends, is refused) and serves the connect routes only', async () => {
     const { url } = await link();
     const status = await new Promise<number>((resolve, reject) => {
       const req = request(url, { headers: { host: 'attacker.example' } }, (res) => {
@@ -118,6 +126,10 @@ describe('stdio: the connect page on an ephemeral loopback port while a connecti
       req.end();
     });
     expect(status).toBe(403);
+    // Nothing but the connect routes: an inherited property name is no route either.
+    for (const path of ['/constructor', '/__proto__', '/mcp', '/connect/google/other']) {
+      expect((await fetch(`${new URL(url).origin}${path}`)).status).toBe(404);
+    }
   });
 
   it('a Web client (not Desktop) is refused by Google for an unregistered loopback port', async () => {

@@ -5,12 +5,12 @@
 
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GrantAuth } from '../src/accounts/grant-auth.service.js';
-import { GrantStore } from '../src/accounts/grant-store.js';
+import { GrantStore, recordKey } from '../src/accounts/grant-store.js';
 import { type Config, loadConfig } from '../src/config/config.js';
 import { SCOPES } from '../src/emulator/emulator-routing.js';
 import { SEED_PROPERTIES } from '../src/emulator/emulator-seed.js';
@@ -22,6 +22,8 @@ import { GoogleService } from '../src/google/google.service.js';
 import { createStateStore } from '../src/state/create-state-store.js';
 import type { StateStore } from '../src/state/state-store.js';
 import { isolatedEnv, MAIN } from './support/env.js';
+import { spawnHttpBinary } from './support/http-binary.js';
+import { startRedisServer } from './support/redis-server.js';
 import { mintGrant, type MintedGrant } from './support/google-grant.js';
 
 const CLIENT = {
@@ -29,6 +31,7 @@ const CLIENT = {
   clientSecret: 'GOCSPX-connected-test',
 };
 const REDIRECT = 'http://127.0.0.1:1/connect/google/callback';
+const CHILD = join(import.meta.dirname, 'support/grant-child.mjs');
 
 let emulator: GoogleEmulator;
 let dir: string;
@@ -73,12 +76,12 @@ class InstantGoogleService extends GoogleService {
 }
 
 /** One "process": its own handle on the shared SQLite folder, its own grant store and client cache. */
-function processOf(): { grants: GrantStore; auth: GrantAuth; google: GoogleService } {
+function processOf(cfg: Config = config): { grants: GrantStore; auth: GrantAuth; google: GoogleService } {
   const store = createStateStore({ kind: 'sqlite', dir });
   stores.push(store);
-  const grants = new GrantStore(store, config);
-  const auth = new GrantAuth(config, grants, store);
-  const google = new InstantGoogleService(new GoogleAuthService(config, auth), config, undefined, undefined, auth);
+  const grants = new GrantStore(store, cfg);
+  const auth = new GrantAuth(cfg, grants, store);
+  const google = new InstantGoogleService(new GoogleAuthService(cfg, auth), cfg, undefined, undefined, auth);
   return { grants, auth, google };
 }
 
@@ -154,6 +157,26 @@ describe('GoogleService acting as the calling principal', () => {
   });
 });
 
+describe('a grant record that does not open', () => {
+  it('is no grant: requireGrant and a Google call say "unreadable" and send nothing', async () => {
+    const one = processOf();
+    const grant = await connect(one.grants, 'kim@corp.example', 'alice@example.com');
+    const slot = recordKey('kim@corp.example', grant.sub);
+    const sealed = JSON.parse((await stores[0].get(slot))!) as { tag: string };
+    const tag = Buffer.from(sealed.tag, 'base64');
+    tag[0] ^= 0x80;
+    await stores[0].put(slot, JSON.stringify({ ...sealed, tag: tag.toString('base64') }));
+    emulator.clearLog();
+    const other = processOf();
+    await expect(other.auth.requireGrant('kim@corp.example')).rejects.toMatchObject({ reason: 'unreadable' });
+    const error = await rejection(actingAs.run({ principal: 'kim@corp.example' }, () => listSites(other.google)));
+    expect(error).toBeInstanceOf(NotConnectedError);
+    expect(error).toMatchObject({ reason: 'unreadable' });
+    expect(emulator.requests).toEqual([]);
+    expect(logged.some((l) => l.includes('principal "kim@corp.example"') && l.includes('does not open'))).toBe(true);
+  });
+});
+
 describe('refreshing a grant', () => {
   it('two processes sharing one SQLite store refreshing one grant at once make exactly one refresh_token request', async () => {
     const [a, b] = [processOf(), processOf()];
@@ -182,6 +205,49 @@ describe('refreshing a grant', () => {
     // A later process reuses it without asking Google.
     await (await processOf().auth.authClient('carol@corp.example')).getAccessToken();
     expect(refreshesOf('carol@example.org').length - before).toBe(1);
+  });
+
+  it('three real processes on one SQLite folder asking at the same moment make exactly one refresh_token request', async () => {
+    const one = processOf();
+    await connect(one.grants, 'jill@corp.example', 'bob@example.net');
+    const before = refreshesOf('bob@example.net').length;
+    emulator.setLatency('token', 300);
+    const env = {
+      CLOUDSDK_CONFIG: mkdtempSync(join(tmpdir(), 'gcloud-')),
+      GSC_STATE_DIR: dir,
+      GSC_GOOGLE_OAUTH_CLIENT_ID: CLIENT.clientId,
+      GSC_GOOGLE_OAUTH_CLIENT_SECRET: CLIENT.clientSecret,
+      GSC_API_ROOT_URL: emulator.url,
+      GSC_OAUTH_TOKEN_URL: emulator.tokenUrl,
+    };
+    const children = Array.from({ length: 3 }, () =>
+      spawn(process.execPath, [CHILD, JSON.stringify(env), 'jill@corp.example'], { stdio: ['pipe', 'pipe', 'inherit'] }),
+    );
+    const outputs = children.map((child) => {
+      let out = '';
+      child.stdout.setEncoding('utf8');
+      child.stdout.on('data', (chunk: string) => (out += chunk));
+      return {
+        ready: new Promise<void>((resolve) => child.stdout.on('data', () => out.includes('ready\n') && resolve())),
+        done: new Promise<string>((resolve) => child.on('exit', () => resolve(out))),
+      };
+    });
+    await Promise.all(outputs.map((o) => o.ready));
+    for (const child of children) {
+      child.stdin.write('go\n');
+    }
+    const results = (await Promise.all(outputs.map((o) => o.done))).map(
+      (out) =>
+        JSON.parse(
+          out
+            .split('\n')
+            .filter((l) => l.startsWith('{'))
+            .pop()!,
+        ) as { token?: string; error?: string },
+    );
+    expect(results.map((r) => r.error)).toEqual([undefined, undefined, undefined]);
+    expect(new Set(results.map((r) => r.token)).size).toBe(1);
+    expect(refreshesOf('bob@example.net').length - before).toBe(1);
   });
 
   it('a revocation at Google ends the grant: the next refresh is NotConnectedError "revoked", and the grant stays revoked', async () => {
@@ -215,6 +281,18 @@ describe('refreshing a grant', () => {
     // One API request with the dead token, one refresh; nothing more.
     expect(emulator.requests.map((r) => `${r.route} ${r.status}`)).toEqual(['sites.list 401', 'token 400']);
     await expect(a.auth.requireGrant('hank@corp.example')).rejects.toMatchObject({ reason: 'revoked' });
+  });
+
+  it('connecting the account again replaces the grant and forgets its shared token: the next call refreshes with the new one, no 401', async () => {
+    const one = processOf();
+    const first = await connect(one.grants, 'olga@corp.example', 'carol@example.org');
+    await actingAs.run({ principal: 'olga@corp.example' }, () => listSites(one.google));
+    await fetch(`${emulator.url}/revoke`, { method: 'POST', body: new URLSearchParams({ token: first.refreshToken }) });
+    const second = await connect(one.grants, 'olga@corp.example', 'carol@example.org');
+    expect(second.sub).toBe(first.sub);
+    emulator.clearLog();
+    await actingAs.run({ principal: 'olga@corp.example' }, () => listSites(processOf().google));
+    expect(emulator.requests.map((r) => `${r.route} ${r.status}`)).toEqual(['token 200', 'sites.list 200']);
   });
 
   it('a 5xx on refresh keeps the grant and fails the call with the token sentence; the next call works', async () => {
@@ -251,6 +329,30 @@ describe('refreshing a grant', () => {
     expect(await one.auth.requireGrant('frank@corp.example')).toMatchObject({ googleEmail: 'carol@example.org' });
   });
 
+  it('a refresh that times out keeps the grant and fails with the token-phase timeout sentence', async () => {
+    const quick = loadConfig({
+      CLOUDSDK_CONFIG: mkdtempSync(join(tmpdir(), 'gcloud-')),
+      GSC_STATE_DIR: dir,
+      GSC_GOOGLE_OAUTH_CLIENT_ID: CLIENT.clientId,
+      GSC_GOOGLE_OAUTH_CLIENT_SECRET: CLIENT.clientSecret,
+      GSC_API_ROOT_URL: emulator.url,
+      GSC_OAUTH_TOKEN_URL: emulator.tokenUrl,
+      GSC_GOOGLE_TIMEOUT_MS: '1000',
+    });
+    const one = processOf(quick);
+    await connect(one.grants, 'pat@corp.example', 'bob@example.net');
+    emulator.injectFault({
+      route: 'token',
+      kind: 'hang',
+      times: Infinity,
+      bodyMatches: { grant_type: 'refresh_token', emulator_user: 'bob@example.net' },
+    });
+    const error = await rejection(actingAs.run({ principal: 'pat@corp.example' }, () => listSites(one.google)));
+    expect((error as GoogleApiError).facts).toMatchObject({ phase: 'token', kind: 'timeout' });
+    expect(error.message).toMatch(/^Google's OAuth token endpoint did not answer within 1 s \(GSC_GOOGLE_TIMEOUT_MS\)/);
+    expect(await one.auth.requireGrant('pat@corp.example')).toMatchObject({ googleEmail: 'bob@example.net' });
+  });
+
   it('never puts a refresh token in an error, a log line or a thrown object', async () => {
     const one = processOf();
     const grant = await connect(one.grants, 'gina@corp.example', 'alice@example.com');
@@ -268,6 +370,98 @@ describe('refreshing a grant', () => {
     expect(minted.length).toBeGreaterThan(3);
     for (const token of minted) {
       expect(seen).not.toContain(token);
+    }
+  });
+});
+
+describe('disconnecting a Google account', () => {
+  const refreshWorks = async (refreshToken: string) =>
+    (
+      await fetch(emulator.tokenUrl, {
+        method: 'POST',
+        body: new URLSearchParams({
+          grant_type: 'refresh_token',
+          refresh_token: refreshToken,
+          ...{ client_id: CLIENT.clientId, client_secret: CLIENT.clientSecret },
+        }),
+      })
+    ).status === 200;
+
+  it('revokes the grant at Google (token in the form body), then deletes it here', async () => {
+    const one = processOf();
+    const grant = await connect(one.grants, 'liz@corp.example', 'carol@example.org');
+    await (await one.auth.authClient('liz@corp.example')).getAccessToken();
+    emulator.clearLog();
+    const result = await one.auth.disconnect('liz@corp.example', grant.sub);
+    expect(result).toMatchObject({ revokedAtGoogle: true, grant: { googleEmail: 'carol@example.org' } });
+    expect(emulator.requests.map((r) => `${r.route} ${r.status}`)).toEqual(['oauth.revoke 200']);
+    expect(emulator.requests[0].query).toEqual({});
+    expect(await refreshWorks(grant.refreshToken)).toBe(false);
+    await expect(one.auth.requireGrant('liz@corp.example')).rejects.toMatchObject({ reason: 'none' });
+    expect(await one.auth.disconnect('liz@corp.example', grant.sub)).toBeUndefined();
+  });
+
+  it('deletes nothing when Google cannot be reached, and says so without the token', async () => {
+    const unreachable = loadConfig({
+      CLOUDSDK_CONFIG: mkdtempSync(join(tmpdir(), 'gcloud-')),
+      GSC_STATE_DIR: dir,
+      GSC_GOOGLE_OAUTH_CLIENT_ID: CLIENT.clientId,
+      GSC_GOOGLE_OAUTH_CLIENT_SECRET: CLIENT.clientSecret,
+      GSC_OAUTH_REVOKE_URL: 'http://127.0.0.1:1/revoke',
+    });
+    const store = createStateStore(unreachable.state);
+    stores.push(store);
+    const grants = new GrantStore(store, unreachable);
+    const auth = new GrantAuth(unreachable, grants, store);
+    const grant = await connect(grants, 'max@corp.example', 'alice@example.com');
+    const error = await rejection(auth.disconnect('max@corp.example', grant.sub));
+    expect(error.message).toBe(
+      "Google's revocation endpoint could not be reached, so alice@example.com was not disconnected and nothing was deleted; retry in a minute.",
+    );
+    expect(await auth.requireGrant('max@corp.example')).toMatchObject({ googleEmail: 'alice@example.com' });
+    expect(await refreshWorks(grant.refreshToken)).toBe(true);
+  });
+
+  it('deletes a grant Google already ended without asking Google again', async () => {
+    const one = processOf();
+    const grant = await connect(one.grants, 'ned@corp.example', 'bob@example.net');
+    await one.grants.markRevoked('ned@corp.example', grant.sub);
+    emulator.clearLog();
+    expect(await one.auth.disconnect('ned@corp.example', grant.sub)).toMatchObject({ revokedAtGoogle: false });
+    expect(emulator.requests).toEqual([]);
+    await expect(one.auth.requireGrant('ned@corp.example')).rejects.toMatchObject({ reason: 'none' });
+  });
+});
+
+describe('on Redis (replicas)', () => {
+  it('two replicas refreshing one grant at once make exactly one refresh_token request and share the token', async () => {
+    const redis = await startRedisServer();
+    const redisConfig = loadConfig({
+      CLOUDSDK_CONFIG: mkdtempSync(join(tmpdir(), 'gcloud-')),
+      GSC_REDIS_URL: redis.url,
+      GSC_GRANT_ENCRYPTION_KEYS: `k1:${Buffer.alloc(32, 5).toString('base64')}`,
+      GSC_GOOGLE_OAUTH_CLIENT_ID: CLIENT.clientId,
+      GSC_GOOGLE_OAUTH_CLIENT_SECRET: CLIENT.clientSecret,
+      GSC_API_ROOT_URL: emulator.url,
+      GSC_OAUTH_TOKEN_URL: emulator.tokenUrl,
+    });
+    const handles = [createStateStore(redisConfig.state), createStateStore(redisConfig.state)];
+    try {
+      const [a, b] = handles.map((store) => {
+        const grants = new GrantStore(store, redisConfig);
+        return { grants, auth: new GrantAuth(redisConfig, grants, store) };
+      });
+      await connect(a.grants, 'ivy@corp.example', 'alice@example.com');
+      const before = refreshesOf('alice@example.com').length;
+      emulator.setLatency('token', 300);
+      const tokens = await Promise.all(
+        [a, b, a, b].map(async (replica) => (await replica.auth.authClient('ivy@corp.example')).getAccessToken()),
+      );
+      expect(refreshesOf('alice@example.com').length - before).toBe(1);
+      expect(new Set(tokens.map((t) => t.token)).size).toBe(1);
+    } finally {
+      await Promise.all(handles.map((h) => h.close()));
+      await redis.stop();
     }
   });
 });
@@ -302,6 +496,55 @@ describe('the built server in connected mode', () => {
       expect(run.stderr).not.toContain(key);
     }
     rmSync(state, { recursive: true, force: true });
+  });
+});
+
+describe('the built HTTP server in connected mode', () => {
+  it('is ready without a shared credential, and /admin/config, /admin/ready and /metrics show no secret and no refresh token', async () => {
+    const state = mkdtempSync(join(tmpdir(), 'gsc-connected-http-'));
+    const store = createStateStore({ kind: 'sqlite', dir: state });
+    stores.push(store);
+    const stateConfig = loadConfig({
+      CLOUDSDK_CONFIG: mkdtempSync(join(tmpdir(), 'gcloud-')),
+      GSC_STATE_DIR: state,
+      GSC_GOOGLE_OAUTH_CLIENT_ID: CLIENT.clientId,
+      GSC_GOOGLE_OAUTH_CLIENT_SECRET: CLIENT.clientSecret,
+    });
+    const grant = await connect(new GrantStore(store, stateConfig), 'local', 'alice@example.com');
+    const server = await spawnHttpBinary({
+      GSC_STATE_DIR: state,
+      GSC_GOOGLE_OAUTH_CLIENT_ID: CLIENT.clientId,
+      GSC_GOOGLE_OAUTH_CLIENT_SECRET: CLIENT.clientSecret,
+      GSC_API_ROOT_URL: emulator.url,
+      GSC_OAUTH_TOKEN_URL: emulator.tokenUrl,
+    });
+    try {
+      const ready = await fetch(`${server.origin}/admin/ready`);
+      expect(ready.status).toBe(200);
+      expect(await ready.json()).toMatchObject({ status: 'ok', credential: 'connected' });
+      const view = (await (await fetch(`${server.origin}/admin/config`)).json()) as { connected?: Record<string, unknown> };
+      expect(view.connected).toEqual({
+        google_client_id: CLIENT.clientId,
+        google_client_secret: 'set',
+        grant_keys: 'generated file in the state folder',
+        authorize_url: 'https://accounts.google.com/o/oauth2/v2/auth',
+        revoke_url: 'https://oauth2.googleapis.com/revoke',
+        idp_client_id: null,
+        idp_client_secret: 'unset',
+      });
+      const key = readFileSync(join(state, 'grant-key'), 'utf8').trim().split(':')[1];
+      const bodies = await Promise.all(
+        ['/admin/config', '/admin/ready', '/admin/health', '/metrics'].map(async (path) => (await fetch(`${server.origin}${path}`)).text()),
+      );
+      for (const text of [...bodies, server.stderr()]) {
+        for (const secret of [CLIENT.clientSecret, grant.refreshToken, key]) {
+          expect(text).not.toContain(secret);
+        }
+      }
+    } finally {
+      await server.stop();
+      rmSync(state, { recursive: true, force: true });
+    }
   });
 });
 

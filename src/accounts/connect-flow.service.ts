@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { OAuth2Client } from 'google-auth-library';
 import { Clock } from '../common/clock.js';
 import { canonicalPrincipal } from '../common/principal-name.js';
@@ -57,6 +57,8 @@ const STATE_TTL_MS = CONNECT_REQUEST_TTL_MS;
  */
 @Injectable()
 export class ConnectFlow {
+  // What happened, for the operator: principals and Google accounts, never a code, token or state.
+  private readonly logger = new Logger('ConnectPages');
   private idpLogin?: IdpLogin;
 
   constructor(
@@ -70,11 +72,13 @@ export class ConnectFlow {
   /** Dispatches by path (stdio's loopback server); false when the path is not a connect route. */
   async route(req: IncomingMessage, res: ServerResponse, site: ConnectSite): Promise<boolean> {
     const path = new URL(req.url ?? '/', 'http://connect.invalid').pathname.replace(/\/+$/, '');
-    const handler = {
-      [CONNECT_PATHS.page]: () => this.page(req, res, site),
-      [CONNECT_PATHS.callback]: () => this.googleCallback(req, res, site),
-      [CONNECT_PATHS.idpCallback]: () => this.idpCallback(req, res, site),
-    }[path];
+    const handlers = new Map([
+      [CONNECT_PATHS.page, () => this.page(req, res, site)],
+      [CONNECT_PATHS.callback, () => this.googleCallback(req, res, site)],
+      [CONNECT_PATHS.idpCallback, () => this.idpCallback(req, res, site)],
+    ]);
+    // A Map, not an object: `/constructor` or `/__proto__` must not find anything.
+    const handler = handlers.get(path as (typeof CONNECT_PATHS)[keyof typeof CONNECT_PATHS]);
     if (!handler) {
       return false;
     }
@@ -212,6 +216,7 @@ export class ConnectFlow {
       refreshToken: tokens.refresh_token,
     });
     const missing = request.scopes.filter((s) => !granted.includes(s) && !['openid', 'email'].includes(s));
+    this.logger.log(`connected ${account.email} for ${request.principal} (${granted.length} scopes granted)`);
     return sendPage(res, 200, say.connected(account.email, request.principal, missing));
   }
 
@@ -227,6 +232,9 @@ export class ConnectFlow {
   ): Promise<void> {
     const principal = canonicalPrincipal(named.trim());
     if (principal !== request.principal) {
+      this.logger.warn(
+        `a connect link made for ${request.principal} was opened by ${principal ?? 'a principal that is not plain text'}: refused`,
+      );
       return sendPage(res, 403, say.SOMEONE_ELSE, cookies);
     }
     const client = await this.googleClient(connected, `${site.base}${CONNECT_PATHS.callback}`);
@@ -262,10 +270,12 @@ export class ConnectFlow {
     }
     const cookie = readCookie(req, browserCookieName(site.base.startsWith('https:')));
     if (!cookie || !sameDigest(digest(cookie), flow.browser)) {
+      this.logger.warn('a connect answer reached another browser than the one that opened the link: refused');
       sendPage(res, 403, say.DIFFERENT_BROWSER);
       return undefined;
     }
     if (!(await this.store.claim(`connect-state-used:${state}`, STATE_TTL_MS))) {
+      this.logger.warn('a connect answer was replayed (its state was already used): refused');
       sendPage(res, 400, say.NOT_WAITING);
       return undefined;
     }

@@ -60,7 +60,12 @@ export class ConnectLoopbackServer implements ConnectPageHost {
     return this.server?.listening === true;
   }
 
+  /** Stops serving (shutdown, or nothing pending): links still pending point at a closed port from now on. */
   async close(): Promise<void> {
+    for (const timer of this.waiting.values()) {
+      clearTimeout(timer);
+    }
+    this.waiting.clear();
     const server = this.server;
     this.server = undefined;
     this.origin = undefined;

@@ -91,9 +91,10 @@ export class ConnectRequests {
       scopes: [...new Set([...IDENTITY_SCOPES, ...scopes])],
       expiresAt: expiresAt.toISOString(),
     };
+    // Pending before the base is asked for: a page server about to stop (its last request just used) stays up for this one.
+    this.host?.pending?.(request);
     const base = await this.base();
     await this.store.put(key(id), JSON.stringify(request), CONNECT_REQUEST_TTL_MS + RECORD_GRACE_MS);
-    this.host?.pending?.(request);
     return { url: `${base}/connect/google?request=${id}`, expiresAt };
   }
 

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Credentials, OAuth2Client } from 'google-auth-library';
+import { UserFacingError } from '../common/user-facing-error.js';
 import { CONFIG, type Config } from '../config/config.js';
 import {
   ConnectedAccounts,
@@ -12,7 +13,7 @@ import { STATE_STORE } from '../state/state.module.js';
 import type { StateStore } from '../state/state-store.js';
 import { type GrantClientOptions, grantClient, type SharedRefresh } from './grant-client.js';
 import { open, seal } from './grant-crypto.js';
-import { type PrincipalGrants, GrantStore, type StoredGrant } from './grant-store.js';
+import { accessTokenKey, type PrincipalGrants, GrantStore, type StoredGrant } from './grant-store.js';
 
 /** Clients kept in this process (one per principal and Google account); the least recently used goes first. */
 export const GRANT_CLIENTS_MAX = 256;
@@ -23,7 +24,7 @@ const WAIT_STEP_MS = 100;
 
 interface Cached {
   readonly refreshToken: string;
-  readonly connection: Promise<GrantConnection>;
+  readonly client: Promise<OAuth2Client>;
 }
 
 /**
@@ -69,49 +70,80 @@ export class GrantAuth extends ConnectedAccounts {
     return (await this.connection(principal)).client;
   }
 
-  async connection(principal: string): Promise<GrantConnection> {
+  override async connection(principal: string): Promise<GrantConnection> {
     const records = await this.grants.read(principal);
     const [grant] = records.usable;
     if (!grant) {
       throw new NotConnectedError(principal, reasonOf(records));
     }
-    return this.connect(grant);
+    // The grant as stored now (its scopes may have changed); the client as cached for its refresh token.
+    return { grant: shown(grant), client: await this.clientOf(grant) };
   }
 
-  async tokenRejected(grant: ConnectedGrant): Promise<void> {
-    await this.store.delete(tokenKeyOf(grant.principal, grant.googleSub));
+  /**
+   * Disconnects one Google account of the principal: revokes the grant at
+   * Google (its revocation endpoint), then deletes it here. When Google cannot
+   * be reached or fails, nothing is deleted (UserFacingError saying so), since a
+   * grant deleted here but alive at Google could not be revoked later. A grant
+   * Google already ended (revoked, or a record that does not open) is deleted
+   * without asking Google. Undefined when the principal has no such account.
+   */
+  async disconnect(principal: string, googleSub: string): Promise<{ grant: ConnectedGrant; revokedAtGoogle: boolean } | undefined> {
+    const record = await this.grants.readOne(principal, googleSub);
+    if (!record) {
+      return undefined;
+    }
+    let revokedAtGoogle = false;
+    if (record.kind === 'usable') {
+      await this.revokeAtGoogle(record.grant);
+      revokedAtGoogle = true;
+    }
+    await this.grants.remove(principal, googleSub);
+    await this.store.delete(accessTokenKey(principal, googleSub));
+    this.clients.delete(slotId(principal, googleSub));
+    const grant: ConnectedGrant =
+      record.kind === 'unreadable'
+        ? { principal, googleSub, googleEmail: 'an unreadable record', scopes: [], connectedAt: '' }
+        : shown(record.grant);
+    return { grant, revokedAtGoogle };
+  }
+
+  override async tokenRejected(grant: ConnectedGrant): Promise<void> {
+    await this.store.delete(accessTokenKey(grant.principal, grant.googleSub));
     const cached = this.clients.get(slotId(grant.principal, grant.googleSub));
     if (cached) {
-      const { client } = await cached.connection;
+      const client = await cached.client;
       client.setCredentials({ refresh_token: cached.refreshToken });
     }
   }
 
-  describe(): string {
+  override describe(): string {
     return this.grants.describeKeys() ?? (this.config.connected ? 'grant keys not loaded yet' : 'connected accounts off');
   }
 
   /** The cached client of this grant, or a new one; a reconnected account (another refresh token) gets a new one. */
-  private connect(grant: StoredGrant): Promise<GrantConnection> {
+  private clientOf(grant: StoredGrant): Promise<OAuth2Client> {
     const id = slotId(grant.principal, grant.googleSub);
     const cached = this.clients.get(id);
     if (cached && cached.refreshToken === grant.refreshToken) {
       this.clients.delete(id);
       this.clients.set(id, cached);
-      return cached.connection;
+      return cached.client;
     }
-    const connection = this.build(grant).catch((error: unknown) => {
-      this.clients.delete(id);
+    const client = this.build(grant).catch((error: unknown) => {
+      if (this.clients.get(id)?.client === client) {
+        this.clients.delete(id);
+      }
       throw error;
     });
-    this.clients.set(id, { refreshToken: grant.refreshToken, connection });
+    this.clients.set(id, { refreshToken: grant.refreshToken, client });
     while (this.clients.size > GRANT_CLIENTS_MAX) {
       this.clients.delete(this.clients.keys().next().value!);
     }
-    return connection;
+    return client;
   }
 
-  private async build(grant: StoredGrant): Promise<GrantConnection> {
+  private async build(grant: StoredGrant): Promise<OAuth2Client> {
     const connected = this.config.connected!;
     const options: GrantClientOptions = {
       clientId: connected.clientId,
@@ -121,14 +153,13 @@ export class GrantAuth extends ConnectedAccounts {
       refreshToken: grant.refreshToken,
       marginMs: TOKEN_MARGIN_MS,
     };
-    const client = await grantClient(options, this.sharedRefresh(grant));
-    return { grant: shown(grant), client };
+    return grantClient(options, this.sharedRefresh(grant));
   }
 
   /** The refresh of one grant as every process shares it. */
   private sharedRefresh(grant: StoredGrant): SharedRefresh {
     const { principal, googleSub } = grant;
-    const tokenKey = tokenKeyOf(principal, googleSub);
+    const tokenKey = accessTokenKey(principal, googleSub);
     const lockKey = `grant-refresh:${slotId(principal, googleSub, ':')}`;
     const slot = { kind: 'access-token', principal, googleSub };
     const lockTtl = this.config.google.timeoutMs + 5_000;
@@ -158,7 +189,8 @@ export class GrantAuth extends ConnectedAccounts {
     };
 
     return async (refresh) => {
-      const deadline = Date.now() + lockTtl;
+      // Past the lock's own life, so a waiter outlives a winner that died holding it and then refreshes itself.
+      const deadline = Date.now() + lockTtl + 2_000;
       for (;;) {
         const cached = await cachedToken();
         if (cached) {
@@ -181,11 +213,11 @@ export class GrantAuth extends ConnectedAccounts {
               }
               throw error;
             }
-            await keep(tokens);
             if (tokens.refresh_token && tokens.refresh_token !== grant.refreshToken) {
               // Google may rotate a refresh token; the new one replaces the old for every process.
               await this.grants.save({ ...grant, refreshToken: tokens.refresh_token });
             }
+            await keep(tokens);
             return tokens;
           } finally {
             await this.store.delete(lockKey).catch(() => undefined);
@@ -199,6 +231,35 @@ export class GrantAuth extends ConnectedAccounts {
     };
   }
 
+  /** POST to Google's revocation endpoint with the token in the form body (never in a URL, where proxies log it). */
+  private async revokeAtGoogle(grant: StoredGrant): Promise<void> {
+    const { revokeUrl } = this.config.connected!;
+    const failed = (why: string) =>
+      new UserFacingError(
+        `Google's revocation endpoint ${why}, so ${grant.googleEmail} was not disconnected and nothing was deleted; retry in a minute.`,
+      );
+    let response: Response;
+    try {
+      response = await fetch(revokeUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token: grant.refreshToken }),
+        signal: AbortSignal.timeout(this.config.google.timeoutMs),
+      });
+    } catch (error) {
+      throw failed(
+        (error as Error).name === 'TimeoutError'
+          ? `did not answer within ${this.config.google.timeoutMs / 1000} s`
+          : 'could not be reached',
+      );
+    }
+    const body = (await response.json().catch(() => undefined)) as { error?: unknown } | undefined;
+    // 400 invalid_token: Google no longer knows the token (already revoked or expired): the outcome wanted.
+    if (!response.ok && !(response.status === 400 && body?.error === 'invalid_token')) {
+      throw failed(`answered HTTP ${response.status}`);
+    }
+  }
+
   private async revoked(grant: StoredGrant): Promise<void> {
     this.clients.delete(slotId(grant.principal, grant.googleSub));
     await this.grants.markRevoked(grant.principal, grant.googleSub);
@@ -208,12 +269,7 @@ export class GrantAuth extends ConnectedAccounts {
   }
 }
 
-/** The state key of a grant's shared access token. */
-function tokenKeyOf(principal: string, googleSub: string): string {
-  return `grant-token:${slotId(principal, googleSub, ':')}`;
-}
-
-function shown(grant: StoredGrant): ConnectedGrant {
+function shown(grant: ConnectedGrant): ConnectedGrant {
   const { principal, googleSub, googleEmail, scopes, connectedAt } = grant;
   return { principal, googleSub, googleEmail, scopes, connectedAt };
 }

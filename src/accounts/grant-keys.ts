@@ -64,10 +64,10 @@ export async function loadGrantKeys(config: Config): Promise<GrantKeys> {
 function parse(text: string, file: string): GrantKey[] {
   try {
     return parseGrantKeys(text)!;
-  } catch (error) {
-    // The setting's message names the variable; this is the file.
+  } catch {
+    // The setting's message would name GSC_GRANT_ENCRYPTION_KEYS; this is the file, and its content is never shown.
     throw new ConfigError(
-      `The grant key file ${file} is not one id:base64 line of a 32-byte key (${(error as Error).message.replace(/^GSC_GRANT_ENCRYPTION_KEYS /, '')}); restore it from a backup, or delete it (every stored grant then asks its person to connect again)`,
+      `The grant key file ${file} is not one id:base64 line of a 32-byte key; restore it from a backup, or delete it (a new key is then created, and every stored grant asks its person to connect again)`,
     );
   }
 }

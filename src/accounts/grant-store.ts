@@ -156,7 +156,7 @@ export class GrantStore implements OnModuleInit {
     return { kind: 'usable', grant: { ...shown, refreshToken: body.refreshToken } };
   }
 
-  /** Adds the grant, replacing one of the same Google account (also a revoked or unreadable one). */
+  /** Adds the grant, replacing one of the same Google account (also a revoked or unreadable one) and forgetting that account's shared access token. */
   async save(grant: StoredGrant): Promise<void> {
     const body: Sealed = {
       googleEmail: grant.googleEmail,
@@ -165,6 +165,8 @@ export class GrantStore implements OnModuleInit {
       refreshToken: grant.refreshToken,
     };
     await this.write(grant.principal, grant.googleSub, body);
+    // A token of the grant this one replaces may be dead (revoked) or carry other scopes.
+    await this.store.delete(accessTokenKey(grant.principal, grant.googleSub));
   }
 
   /** Google answered invalid_grant: the refresh token is dropped, the account kept so the next call asks to connect it again. */
@@ -206,6 +208,11 @@ export class GrantStore implements OnModuleInit {
 /** The state key of one account's grant of a principal (exported for specs that tamper with records). */
 export function recordKey(principal: string, googleSub: string): string {
   return `grant:${encodeURIComponent(principal)}:${encodeURIComponent(googleSub)}`;
+}
+
+/** The state key of a grant's shared access token (sealed; GrantAuth keeps it). */
+export function accessTokenKey(principal: string, googleSub: string): string {
+  return `grant-token:${encodeURIComponent(principal)}:${encodeURIComponent(googleSub)}`;
 }
 
 /** The principal's index stream of account ids. */

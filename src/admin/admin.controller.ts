@@ -50,7 +50,9 @@ export class AdminController {
   async ready(@Res({ passthrough: true }) res: ServerResponse) {
     const state = describeState(this.config.state);
     const problems: string[] = [];
-    if (!this.auth.hasCredential()) {
+    if (this.config.connected) {
+      // Connected accounts (PRODUCT.md §8d): no shared credential to try; each person's grant answers for itself on their calls.
+    } else if (!this.auth.hasCredential()) {
       problems.push('no Google credential configured');
     } else {
       try {

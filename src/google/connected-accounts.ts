@@ -26,16 +26,22 @@ export abstract class ConnectedAccounts {
   abstract requireGrant(principal: string): Promise<ConnectedGrant>;
   /** A client acting as the principal's Google account; access tokens are refreshed once at a time across processes. Throws NotConnectedError. */
   abstract authClient(principal: string): Promise<OAuth2Client>;
+  // Not abstract, so that a test's fake of the three methods above stays complete; GrantAuth overrides each.
   /** authClient with the grant it acts with (GoogleService names its Google account in sentences and the audit). Throws NotConnectedError. */
-  abstract connection(principal: string): Promise<GrantConnection>;
+  async connection(principal: string): Promise<GrantConnection> {
+    const grant = await this.requireGrant(principal);
+    return { grant, client: await this.authClient(principal) };
+  }
   /**
    * Google answered 401 to the grant's access token (revoked at Google, which
    * ends its access tokens too): forget the token every process shares, so the
    * next attempt refreshes — and learns from invalid_grant whether the grant is over.
    */
-  abstract tokenRejected(grant: ConnectedGrant): Promise<void>;
+  async tokenRejected(_grant: ConnectedGrant): Promise<void> {}
   /** For the start-up line: where the grant keys come from (never a value). */
-  abstract describe(): string;
+  describe(): string {
+    return 'connected accounts';
+  }
 }
 
 /** A client acting as one grant's Google account. */

@@ -652,3 +652,66 @@ describe('untilPacificMidnight', () => {
     expect(untilPacificMidnight(new Date(iso))).toBe(text);
   });
 });
+
+describe("describeFailure for a person's connected Google account (PRODUCT.md §8d)", () => {
+  const connected: SentenceContext = {
+    credential: {
+      kind: 'connected',
+      principal: 'the Google account alice@example.com',
+      origin: 'the grant alice@corp.example connected',
+      scopes: ['https://www.googleapis.com/auth/webmasters.readonly'],
+    },
+    attempts: 1,
+    timeoutMs: 30_000,
+    now: new Date('2026-12-03T10:00:00Z'),
+  };
+  const op: GoogleOperation = { method: 'sitemaps.submit', action: 'submit the sitemap', property: 'https://www.example.com/' };
+  const sentence = (error: unknown) => describeFailure(readFailure(error, { isTokenUrl, api: 'searchconsole' }), op, connected);
+
+  it('a 403 names the Google account and asks a property owner, not the server operator', () => {
+    const text = sentence(
+      gaxios(API_URL, 403, classic(403, 'forbidden', "User does not have sufficient permission for site 'https://www.example.com/'.")),
+    );
+    expect(text).toContain(
+      'The Google account alice@example.com lacks the permission needed on https://www.example.com/: an owner of the property can add it',
+    );
+    expect(text).not.toMatch(/credential|restart/);
+  });
+
+  it('a missing scope says the person left it unticked and should connect again', () => {
+    const text = sentence(
+      gaxios(
+        API_URL,
+        403,
+        rpc(403, 'Request had insufficient authentication scopes.', 'PERMISSION_DENIED', [
+          errorInfo('ACCESS_TOKEN_SCOPE_INSUFFICIENT', {}),
+        ]),
+      ),
+    );
+    expect(text).toContain(
+      "was connected without that permission (a box left unticked on Google's consent page); connect it again and allow it.",
+    );
+  });
+
+  it('a 5xx at the token endpoint keeps the account connected', () => {
+    const text = sentence(gaxios(TOKEN_URL, 503, { error: 'backend_error' }));
+    expect(text).toMatch(/^Google's OAuth token endpoint failed with HTTP 503/);
+    expect(text).toContain('The Google account alice@example.com stays connected.');
+  });
+
+  it("a rejected OAuth client is the operator's to fix, and the accounts stay stored", () => {
+    const text = sentence(gaxios(TOKEN_URL, 401, { error: 'invalid_client', error_description: 'The OAuth client was not found.' }));
+    expect(text).toContain('GSC_GOOGLE_OAUTH_CLIENT_SECRET does not match GSC_GOOGLE_OAUTH_CLIENT_ID');
+    expect(text).toContain('the connected accounts stay stored');
+    expect(text).not.toContain('GSC_REFRESH_TOKEN');
+  });
+
+  it('the shared-credential sentences are unchanged (no "stays connected" there)', () => {
+    const shared = {
+      ...connected,
+      credential: { kind: 'oauth', principal: 'OAuth client x', origin: 'GSC_CLIENT_ID', scopes: [] } as CredentialContext,
+    };
+    const text = describeFailure(readFailure(gaxios(TOKEN_URL, 503, { error: 'backend_error' }), { isTokenUrl }), op, shared);
+    expect(text).not.toContain('stays connected');
+  });
+});
