@@ -74,8 +74,10 @@ export interface ActingAs {
   readonly principal: string;
   /** The Google account (userinfo `sub`) the call resolved to, when the principal has several; GoogleService acts as it. */
   googleSub?: string;
-  /** Set by GoogleService when a Google request went out with the principal's grant: the audit trail and the quota ledger name it. */
+  /** Set by GoogleService when a Google request went out with the principal's grant: the audit trail names it. */
   googleEmail?: string;
+  /** Set by the MCP dispatcher once the call is admitted: the Google account of the grant it acts with, which the quota ledger counts reservations for (before any request went out). */
+  account?: string;
 }
 export const actingAs = new AsyncLocalStorage<ActingAs>();
 
