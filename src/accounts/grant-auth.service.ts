@@ -84,7 +84,10 @@ export class GrantAuth extends ConnectedAccounts {
       throw new NotConnectedError(principal, reason);
     }
     // The grant as stored now (its scopes may have changed); the client as cached for its refresh token.
-    return { grant: shown(grant), client: await this.clientOf(grant) };
+    const client = await this.clientOf(grant);
+    // Last use is bookkeeping for /admin/accounts: a store that cannot record it does not fail the call.
+    await this.grants.touch(principal, grant.googleSub).catch(() => undefined);
+    return { grant: shown(grant), client };
   }
 
   /**

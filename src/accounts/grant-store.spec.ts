@@ -185,6 +185,24 @@ describe.each(subjects)('GrantStore on %s', (_name, make) => {
     expect((await subject.grants(`new:${key(3)}`).list('rotate@corp.example')).map((g) => g.googleSub)).toEqual(['888']);
   });
 
+  it('lists the principals that saved grants, and records last use to the minute', async () => {
+    const grants = subject.grants(`k1:${key(1)}`);
+    const before = await grants.principals();
+    await grants.save(grant('uma@corp.example', '10'));
+    await grants.save(grant('uma@corp.example', '11'));
+    await grants.save(grant('vic@corp.example', '12'));
+    expect((await subject.grants(`k1:${key(1)}`).principals()).slice(before.length)).toEqual(['uma@corp.example', 'vic@corp.example']);
+    const t0 = Date.parse('2026-12-03T09:00:00Z');
+    await grants.touch('uma@corp.example', '10', t0);
+    await grants.touch('uma@corp.example', '10', t0 + 30_000);
+    expect(await grants.lastUsed('uma@corp.example', '10')).toBe('2026-12-03T09:00:00.000Z');
+    await grants.touch('uma@corp.example', '10', t0 + 61_000);
+    expect(await grants.lastUsed('uma@corp.example', '10')).toBe('2026-12-03T09:01:01.000Z');
+    expect(await grants.lastUsed('uma@corp.example', '11')).toBeUndefined();
+    await grants.remove('uma@corp.example', '10');
+    expect(await grants.lastUsed('uma@corp.example', '10')).toBeUndefined();
+  });
+
   it('marks a grant revoked: its refresh token is dropped, the account kept apart from usable ones; a new save replaces it', async () => {
     const grants = subject.grants(`k1:${key(1)}`);
     await grants.save(grant('revoked@corp.example', '999'));

@@ -40,6 +40,10 @@ interface Sealed {
 
 /** Distinct accounts a principal's index remembers; far above what a person connects. */
 const INDEX_MAX = 64;
+/** Every principal that ever saved a grant (for /admin/accounts): an append-only stream, read whole. */
+const PRINCIPALS = 'grant-principals';
+/** Last use is written at most this often per grant and process: a minute's precision, not a write per call. */
+const USE_PRECISION_MS = 60_000;
 
 /**
  * The principals' Google grants in the state store (PRODUCT.md §8d "Grants at
@@ -61,6 +65,8 @@ export class GrantStore implements OnModuleInit {
   private keySource?: string;
   /** Unreadable records already reported by this process: one line each, not one per call. */
   private readonly reported = new Set<string>();
+  /** When this process last recorded each grant's use. */
+  private readonly usedAt = new Map<string, number>();
 
   constructor(
     @Inject(STATE_STORE) private readonly store: StateStore,
@@ -182,14 +188,39 @@ export class GrantStore implements OnModuleInit {
   /** Removes one Google account's grant of the principal (disconnected). */
   async remove(principal: string, googleSub: string): Promise<void> {
     await this.store.delete(recordKey(principal, googleSub));
+    await this.store.delete(usedKey(principal, googleSub));
+    this.usedAt.delete(`${principal}\n${googleSub}`);
+  }
+
+  /** Principals that have saved a grant (some may have none left), in the order they first did. */
+  async principals(): Promise<string[]> {
+    return [...new Set((await this.store.read(PRINCIPALS)).map((e) => e.value))];
+  }
+
+  /** Records that the grant was used for a Google call now (at most once a minute per process). */
+  async touch(principal: string, googleSub: string, now = Date.now()): Promise<void> {
+    const id = `${principal}\n${googleSub}`;
+    if (now - (this.usedAt.get(id) ?? 0) < USE_PRECISION_MS) {
+      return;
+    }
+    this.usedAt.set(id, now);
+    await this.store.put(usedKey(principal, googleSub), new Date(now).toISOString());
+  }
+
+  /** ISO time of the grant's last recorded use (to the minute), or undefined. */
+  async lastUsed(principal: string, googleSub: string): Promise<string | undefined> {
+    return this.store.get(usedKey(principal, googleSub));
   }
 
   private async write(principal: string, googleSub: string, body: Sealed): Promise<void> {
     const { keys } = await this.keys();
     await this.store.put(recordKey(principal, googleSub), seal(keys, { kind: 'grant', principal, googleSub }, JSON.stringify(body)));
-    const known = (await this.store.read(indexKey(principal))).some((e) => e.value === googleSub);
-    if (!known) {
+    const index = await this.store.read(indexKey(principal));
+    if (!index.some((e) => e.value === googleSub)) {
       await this.store.append(indexKey(principal), googleSub, { maxLength: INDEX_MAX });
+    }
+    if (index.length === 0 && !(await this.principals()).includes(principal)) {
+      await this.store.append(PRINCIPALS, principal);
     }
     this.reported.delete(`${principal}\n${googleSub}`);
   }
@@ -213,6 +244,10 @@ export function recordKey(principal: string, googleSub: string): string {
 /** The state key of a grant's shared access token (sealed; GrantAuth keeps it). */
 export function accessTokenKey(principal: string, googleSub: string): string {
   return `grant-token:${encodeURIComponent(principal)}:${encodeURIComponent(googleSub)}`;
+}
+
+function usedKey(principal: string, googleSub: string): string {
+  return `grant-used:${encodeURIComponent(principal)}:${encodeURIComponent(googleSub)}`;
 }
 
 /** The principal's index stream of account ids. */
