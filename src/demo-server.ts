@@ -1,13 +1,16 @@
 import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ELICITATION_OFF_LINE, SERVER_NAME } from './common/product.js';
+import { CONNECT_PATHS } from './accounts/connect-flow.service.js';
 import { ConfigError } from './config/config-error.js';
 import { type Config, loadConfig, scrubSecrets } from './config/config.js';
 import { listenError } from './config/listen-error.js';
 import { SEED_PROPERTIES } from './emulator/emulator-seed.js';
 import { generateServiceAccountKey, GoogleEmulator } from './emulator/google-emulator.js';
+import { AUTHORIZE_PATH, REVOKE_PATH } from './emulator/oauth.routes.js';
 import { startHttpServer } from './http-server.js';
 import { IndexingRecord } from './indexing/indexing-record.service.js';
 import { ToolRegistry } from './mcp/tool-registry.service.js';
@@ -24,8 +27,25 @@ import { exitOnSignals } from './server-lifecycle.js';
  * throw-away folder removed on exit unless GSC_STATE_DIR names one: a demo's
  * approvals and quota ledger must never be inherited by a later real server
  * in the default state folder.
+ *
+ * `npm run demo -- --connected`: connected accounts (PRODUCT.md §8d) instead of
+ * the service account. The emulator plays Google's sign-in and consent too, so
+ * a newcomer clicks through connecting "their" Google account (alice, bob or
+ * carol, no password) in a browser and sees each account's own properties.
  */
+const DEMO_ARGS = ['--connected'];
+/** The emulator's stand-in for the operator's Google OAuth client ("Web application"). */
+const DEMO_WEB_CLIENT_ID = '000000000000-gscdemoconnectedaccountsemulator.apps.googleusercontent.com';
+
 async function demo(): Promise<void> {
+  const unknown = process.argv.slice(2).filter((arg) => !DEMO_ARGS.includes(arg));
+  if (unknown.length > 0) {
+    process.stderr.write(
+      `${SERVER_NAME}: unknown demo argument ${unknown[0]}; the demo takes ${DEMO_ARGS.join(', ')} (npm run demo -- --connected)\n`,
+    );
+    process.exit(1);
+  }
+  const connected = process.argv.includes('--connected');
   const throwAway = process.env.GSC_STATE_DIR?.trim() ? undefined : mkdtempSync(join(tmpdir(), 'gsc-demo-state-'));
   const removeState = () => {
     if (throwAway) {
@@ -41,21 +61,28 @@ async function demo(): Promise<void> {
     removeState();
     process.exit(1);
   };
-  const clientEmail = 'gsc-demo@demo-project.iam.gserviceaccount.com';
-  const { key, publicKeyPem } = generateServiceAccountKey(clientEmail);
-  emulator.registerServiceAccount({ clientEmail, publicKeyPem });
-
+  const webClientSecret = `GOCSPX-${randomBytes(18).toString('base64url')}`;
   const env = {
     ...process.env,
     ...(throwAway ? { GSC_STATE_DIR: throwAway } : {}),
     GSC_TRANSPORT: 'http',
     GSC_API_ROOT_URL: emulator.url,
     GSC_OAUTH_TOKEN_URL: emulator.tokenUrl,
-    GSC_SERVICE_ACCOUNT_KEY: JSON.stringify(key),
+    GSC_SERVICE_ACCOUNT_KEY: connected ? '' : serviceAccount(emulator),
     GSC_SERVICE_ACCOUNT_KEY_FILE: '',
     GSC_CLIENT_ID: '',
     GSC_CLIENT_SECRET: '',
     GSC_REFRESH_TOKEN: '',
+    ...(connected
+      ? {
+          // No shared identity at all: every Google call is made with the caller's own grant.
+          GOOGLE_APPLICATION_CREDENTIALS: '',
+          GSC_GOOGLE_OAUTH_CLIENT_ID: DEMO_WEB_CLIENT_ID,
+          GSC_GOOGLE_OAUTH_CLIENT_SECRET: webClientSecret,
+          GSC_OAUTH_AUTHORIZE_URL: `${emulator.url}${AUTHORIZE_PATH}`,
+          GSC_OAUTH_REVOKE_URL: `${emulator.url}${REVOKE_PATH}`,
+        }
+      : {}),
   };
   let config: Config;
   try {
@@ -74,25 +101,43 @@ async function demo(): Promise<void> {
     return fail(listenError(error, config.http) ?? error);
   }
   const { app, origin, stop } = server;
+  if (connected) {
+    // Google accepts only the redirect URIs registered on the OAuth client: the server's own callback, under
+    // GSC_PUBLIC_URL or the address it listens on (a wildcard bind is reached, and named, as 127.0.0.1).
+    const bases = new Set([origin, origin.replace(/^http:\/\/(0\.0\.0\.0|\[::\])(?=:)/, 'http://127.0.0.1'), config.http.publicUrl]);
+    emulator.registerOAuthClient({
+      clientId: DEMO_WEB_CLIENT_ID,
+      clientSecret: webClientSecret,
+      redirectUris: [...bases].filter((base) => base !== undefined).map((base) => `${base}${CONNECT_PATHS.callback}`),
+    });
+  }
   await seedIndexingRecord(app.get(IndexingRecord, { strict: false }), emulator);
   const tools = new Set(app.get(ToolRegistry).tools.map((t) => t.spec.name));
   const url = `${origin}/mcp`;
   const auth = config.http.token ? ' --header "Authorization: Bearer $GSC_HTTP_TOKEN"' : '';
+  const state = throwAway
+    ? `${throwAway} (throw-away, removed on exit; set GSC_STATE_DIR to keep it)`
+    : config.state.kind === 'sqlite'
+      ? config.state.dir
+      : 'Redis (GSC_REDIS_URL)';
   process.stderr.write(
     [
       '',
-      'google-search-console-mcp demo — the real server against the built-in Google emulator (no Google account needed)',
+      connected
+        ? 'google-search-console-mcp demo, connected accounts — each person acts at Google as their own account; the built-in emulator plays Google, its sign-in and consent included (no Google account needed)'
+        : 'google-search-console-mcp demo — the real server against the built-in Google emulator (no Google account needed)',
       '',
       `  MCP endpoint (Streamable HTTP, 2025-11-25 and 2026-07-28):  ${url}`,
       `  Google emulator:  ${emulator.url}  (seeded properties such as ${SEED_PROPERTIES.owned} and ${SEED_PROPERTIES.domain})`,
       `  Admin:            ${origin}/admin/health, /admin/tools, /admin/config, /admin/audit`,
-      `  State:            ${throwAway ? `${throwAway} (throw-away, removed on exit; set GSC_STATE_DIR to keep it)` : config.state.kind === 'sqlite' ? config.state.dir : 'Redis (GSC_REDIS_URL)'}`,
+      `  State:            ${state}`,
       '',
       'Connect a client:',
       `  Claude Code:      claude mcp add --transport http gsc-demo ${url}${auth}`,
       `  MCP Inspector:    npx @modelcontextprotocol/inspector, then Streamable HTTP → ${url}`,
       '  Any client:       point its Streamable HTTP / "remote MCP server" setting at the URL above',
       '',
+      ...(connected ? connectedLines(origin, tools, emulator) : []),
       tryLine(tools),
       'Press Ctrl+C to stop.',
       '',
@@ -103,6 +148,46 @@ async function demo(): Promise<void> {
     await emulator.close();
     removeState();
   });
+}
+
+/** A service-account key the emulator trusts: the default demo's one shared credential. */
+function serviceAccount(emulator: GoogleEmulator): string {
+  const clientEmail = 'gsc-demo@demo-project.iam.gserviceaccount.com';
+  const { key, publicKeyPem } = generateServiceAccountKey(clientEmail);
+  emulator.registerServiceAccount({ clientEmail, publicKeyPem });
+  return JSON.stringify(key);
+}
+
+const LEVELS: Record<string, string> = {
+  siteOwner: 'owner',
+  siteFullUser: 'full user',
+  siteRestrictedUser: 'restricted user',
+  siteUnverifiedUser: 'unverified',
+};
+
+/** Connected mode: how a person connects, and which emulator Google accounts there are and what each one sees. */
+function connectedLines(origin: string, registered: ReadonlySet<string>, emulator: GoogleEmulator): string[] {
+  const first = registered.has('list_sites') ? 'list_sites' : ([...registered][0] ?? 'a tool');
+  const accounts = [...emulator.oauth.users.values()].map((user) => {
+    const byLevel = new Map<string, string[]>();
+    for (const [site, level] of emulator.oauth.visibleSites(user.email, emulator.state.sites)) {
+      byLevel.set(LEVELS[level] ?? level, [...(byLevel.get(LEVELS[level] ?? level) ?? []), site]);
+    }
+    const sees = [...byLevel].map(([level, sites]) => `${level} of ${sites.join(', ')}`).join('; ');
+    return `  ${user.email.padEnd(20)} ${sees || 'no properties (list_sites comes back empty)'}`;
+  });
+  return [
+    'Connect a Google account (you are the principal "local", the loopback caller):',
+    `  1. Call ${first}. No Google account is connected for you yet, so nothing is sent to Google: the answer is a link`,
+    `     ${origin}/connect/google?request=… (a URL elicitation when your client supports one, otherwise in the tool's answer).`,
+    "  2. Open it in a browser. The emulator's consent page stands in for Google's: choose an account, untick a permission",
+    '     if you like (the tools that need it disappear for you), and click Allow; Cancel stores nothing.',
+    `  3. The page says "Connected <account> for local". Call ${first} again: it now runs as that account.`,
+    '',
+    "The emulator's Google accounts (no password; each sees only its own properties):",
+    ...accounts,
+    '',
+  ];
 }
 
 /** What to try first, among the tools this server actually registered (GSC_READ_ONLY, GSC_ALLOW_TOOLS and GSC_DENY_TOOLS apply). */

@@ -2,6 +2,7 @@
 import './common/node-version-gate.js';
 import { type DynamicModule, Module, type Provider, type Type } from '@nestjs/common';
 import { PATH_METADATA } from '@nestjs/common/constants.js';
+import { ConnectController, connectRoot } from './accounts/connect.controller.js';
 import { AdminAccessGuard } from './admin/admin-access.guard.js';
 import { AdminController } from './admin/admin.controller.js';
 import { MetricsController } from './admin/metrics.controller.js';
@@ -91,15 +92,18 @@ function mountedRoutes() {
   class QuotaEndpoints extends QuotaController {}
   class MetricsEndpoint extends MetricsController {}
   class ProtectedResourceEndpoints extends ProtectedResourceController {}
+  class ConnectEndpoints extends ConnectController {}
   const at = (controller: Type, paths: string[]) => Reflect.defineMetadata(PATH_METADATA, paths, controller);
   return {
-    controllers: [McpEndpoint, AdminEndpoints, QuotaEndpoints, MetricsEndpoint, ProtectedResourceEndpoints],
+    controllers: [McpEndpoint, AdminEndpoints, QuotaEndpoints, MetricsEndpoint, ProtectedResourceEndpoints, ConnectEndpoints],
     mount(mount: HttpMount, config: Config): HttpMount {
       at(McpEndpoint, [mount.mcpPath]);
       at(AdminEndpoints, mount.adminPath ? [mount.adminPath] : []);
       at(QuotaEndpoints, mount.adminPath ? [mount.adminPath] : []);
       at(MetricsEndpoint, mount.metricsPath ? [mount.metricsPath] : []);
       at(ProtectedResourceEndpoints, config.auth ? protectedResourcePaths(mount.mcpPath) : []);
+      // Connected accounts (§8d): the connect page and its callbacks, beside the MCP endpoint.
+      at(ConnectEndpoints, config.connected ? [connectRoot(mount)] : []);
       return mount;
     },
   };

@@ -1,5 +1,6 @@
 import { NestFactory } from '@nestjs/core';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { serveConnectPagesOnLoopback } from './accounts/connect-loopback-server.js';
 import { AppModule } from './app.module.js';
 import { StderrLogger } from './common/stderr-logger.js';
 import type { Config } from './config/config.js';
@@ -17,6 +18,8 @@ export async function startStdioServer(config: Config): Promise<void> {
     abortOnError: false,
   });
   app.flushLogs();
+  // Connected accounts: the connect page is served on an ephemeral loopback port while a connection is pending.
+  const pages = serveConnectPagesOnLoopback(app, config);
   const handle = serveStdio(app.get(McpServerFactory).create);
   logStartup(app, config, 'stdio');
   let closing = false;
@@ -28,6 +31,7 @@ export async function startStdioServer(config: Config): Promise<void> {
     // A Google change already under way completes even if nobody is left to read the answer.
     await drain(app.get(ToolDispatcher));
     await handle.close().catch(() => undefined);
+    await pages?.close();
     await app.close();
     process.exit(0);
   };

@@ -1,5 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { ConnectedAccounts } from '../google/connected-accounts.js';
+import { ConnectFlow } from './connect-flow.service.js';
 import { ConnectRequests } from './connect-requests.js';
 import { GrantAuth } from './grant-auth.service.js';
 import { GrantStore } from './grant-store.js';
@@ -8,7 +9,8 @@ type Imports = NonNullable<DynamicModule['imports']>;
 
 /**
  * Connected accounts (PRODUCT.md §8d): grants at rest, the Google client acting
- * as a principal, and connect requests. One instance per graph, among the
+ * as a principal, connect requests and the connect flow (the pages are mounted
+ * by the HTTP module, or served on loopback by stdio). One instance per graph, among the
  * shared modules (it needs only configuration and the state store), so that
  * GoogleAuthService and the MCP dispatcher see the same ConnectedAccounts.
  */
@@ -19,8 +21,8 @@ export class AccountsModule {
     return {
       module: AccountsModule,
       imports: shared,
-      providers: [GrantStore, GrantAuth, { provide: ConnectedAccounts, useExisting: GrantAuth }, ConnectRequests],
-      exports: [GrantStore, ConnectedAccounts, ConnectRequests],
+      providers: [GrantStore, GrantAuth, { provide: ConnectedAccounts, useExisting: GrantAuth }, ConnectRequests, ConnectFlow],
+      exports: [GrantStore, ConnectedAccounts, ConnectRequests, ConnectFlow],
     };
   }
 }

@@ -142,10 +142,12 @@ export class AdminController {
     return adminOpenApi(this.mount, new URL(req.originalUrl ?? req.url ?? '/', 'http://localhost').pathname);
   }
 
-  /** Guarded decisions from the state store's audit trail, newest first; filters and paging through query parameters. */
+  /** Guarded decisions (and, in connected mode, requests to connect and Google calls) from the state store's audit trail, newest first; filters and paging through query parameters. */
   @Get('audit')
   @AdminRoute({
     summary: 'Recent guarded decisions from the audit trail, newest first',
+    description:
+      'In connected mode the trail also holds requests to connect a Google account (connect_asked, connect_declined, connect_cancelled, permission_missing) and every tool call that reached Google (google_call); those entries and guarded ones name the Google account used in google_account.',
     responses: { 400: 'A query parameter is not valid', 503: 'The state store cannot be reached' },
   })
   async recentAudit(

@@ -200,11 +200,12 @@ export function handleControlRequest(emulator: GoogleEmulator, method: string, r
           typeof b.clientId !== 'string' ||
           typeof b.clientSecret !== 'string' ||
           !Array.isArray(uris) ||
-          !uris.every((u) => typeof u === 'string')
+          !uris.every((u) => typeof u === 'string') ||
+          (b.type !== undefined && b.type !== 'web' && b.type !== 'desktop')
         ) {
-          return fail(400, 'oauth-clients needs {clientId, clientSecret, redirectUris[]}');
+          return fail(400, 'oauth-clients needs {clientId, clientSecret, redirectUris[], type?: web | desktop}');
         }
-        emulator.registerOAuthClient({ clientId: b.clientId, clientSecret: b.clientSecret, redirectUris: uris });
+        emulator.registerOAuthClient({ clientId: b.clientId, clientSecret: b.clientSecret, redirectUris: uris, type: b.type });
         return ok();
       }
       case 'GET /__emulator/google-users':

@@ -22,7 +22,31 @@ export interface GoogleUser {
 export interface OAuthWebClient {
   clientId: string;
   clientSecret: string;
+  /** A web client's registered redirect URIs (exact match). A desktop client registers none: see `type`. */
   redirectUris: string[];
+  /**
+   * `web` (default): only the registered redirect URIs. `desktop` ("Desktop app" in the Cloud console):
+   * also any port and path on a loopback address, as Google's native-app loopback flow allows.
+   */
+  type?: 'web' | 'desktop';
+}
+
+/**
+ * Google's "Loopback IP address" redirect for Desktop clients: `http://127.0.0.1:<port>` or
+ * `http://[::1]:<port>` (and `localhost`), the port chosen when the app starts listening, any path.
+ * https://developers.google.com/identity/protocols/oauth2/native-app ("Loopback IP address").
+ */
+export function redirectAllowed(client: OAuthWebClient, redirectUri: string): boolean {
+  if (client.redirectUris.includes(redirectUri)) {
+    return true;
+  }
+  if (client.type !== 'desktop' || !URL.canParse(redirectUri)) {
+    return false;
+  }
+  const url = new URL(redirectUri);
+  return (
+    url.protocol === 'http:' && ['127.0.0.1', '[::1]', 'localhost'].includes(url.hostname) && !url.username && !url.password && !url.hash
+  );
 }
 
 export interface PendingConsent {

@@ -210,6 +210,19 @@ describe('authorization endpoint validation', () => {
     expect(r.text).not.toContain('<script>');
     expect(r.text).toContain('&#60;script&#62;');
   });
+  it('lets a Desktop client redirect to any loopback port and path (native-app loopback rule), and nowhere else', async () => {
+    const desktop = { clientId: 'desktop-client.apps.googleusercontent.com', clientSecret: 'GOCSPX-desktop', redirectUris: [] };
+    emulator.registerOAuthClient({ ...desktop, type: 'desktop' });
+    const consent = (uri: string) => get({ ...base(), client_id: desktop.clientId, redirect_uri: uri });
+    for (const uri of ['http://127.0.0.1:49152/connect/google/callback', 'http://[::1]:8080/', 'http://localhost:3000/cb']) {
+      expect((await consent(uri)).text).toContain('Choose an account');
+    }
+    for (const uri of ['https://127.0.0.1:49152/cb', 'http://127.0.0.2:49152/cb', 'http://evil.example:49152/cb']) {
+      expect((await consent(uri)).text).toContain('Error 400: redirect_uri_mismatch');
+    }
+    // A Web client keeps the exact match: another port of the same loopback address is refused.
+    expect((await get({ ...base(), redirect_uri: redirectUri.replace(/:\d+\//, ':1/') })).text).toContain('redirect_uri_mismatch');
+  });
 });
 
 describe('incremental authorization and control API', () => {

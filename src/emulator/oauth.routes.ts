@@ -5,7 +5,7 @@
 
 import type { EmulatorCredentials } from './emulator-credentials.js';
 import type { Answer } from './emulator-faults.js';
-import { CODE_LIFETIME_MS, IDENTITY_SCOPES, newId, type OAuthUsers, type PendingConsent } from './emulator-oauth.js';
+import { CODE_LIFETIME_MS, IDENTITY_SCOPES, newId, type OAuthUsers, type PendingConsent, redirectAllowed } from './emulator-oauth.js';
 import { SCOPES } from './emulator-routing.js';
 
 export const AUTHORIZE_PATH = '/o/oauth2/v2/auth';
@@ -59,7 +59,7 @@ export function handleAuthorize(query: Record<string, string>, ctx: OAuthContext
     return errorPage(401, 'invalid_client', 'The OAuth client was not found.');
   }
   const redirectUri = query.redirect_uri;
-  if (!redirectUri || !client.redirectUris.includes(redirectUri)) {
+  if (!redirectUri || !redirectAllowed(client, redirectUri)) {
     return errorPage(
       400,
       'redirect_uri_mismatch',

@@ -208,7 +208,7 @@ export class AccessTokenVerifier {
   }
 
   private identify(claims: JWTPayload): VerifiedAccessToken {
-    const { principal, principalClaim } = this.principalOf(claims);
+    const { principal, principalClaim } = principalOfClaims(claims, this.settings);
     return {
       principal,
       principalClaim,
@@ -218,26 +218,6 @@ export class AccessTokenVerifier {
       clientId: typeof claims.client_id === 'string' ? claims.client_id : typeof claims.azp === 'string' ? claims.azp : undefined,
       claims: Object.freeze({ ...claims }),
     };
-  }
-
-  private principalOf(claims: JWTPayload): { principal: string; principalClaim: string } {
-    let claim = this.settings.principalClaim ?? 'email';
-    if (this.settings.principalClaim === undefined && claims.email === undefined) {
-      claim = 'sub';
-    }
-    const value = claims[claim];
-    if (value === undefined || value === null || value === '') {
-      throw new AccessTokenError('missing_principal');
-    }
-    const principal = typeof value === 'string' ? canonicalPrincipal(value) : undefined;
-    if (principal === undefined) {
-      throw new AccessTokenError('invalid_principal');
-    }
-    // An address the identity provider says it has not verified could be anyone's.
-    if (claim === 'email' && !emailVerified(claims.email_verified)) {
-      throw new AccessTokenError('unverified_email');
-    }
-    return { principal, principalClaim: claim };
   }
 
   private groupsOf(claims: JWTPayload): string[] {
@@ -252,6 +232,34 @@ export class AccessTokenVerifier {
     }
     return [...new Set(value as string[])];
   }
+}
+
+/**
+ * Who a set of claims names, by the one rule for access tokens and the connect
+ * page's IdP login alike: the configured claim, else `email` (verified), else
+ * `sub`; in the canonical spelling. Throws AccessTokenError.
+ */
+export function principalOfClaims(
+  claims: JWTPayload,
+  settings: Pick<AccessTokenSettings, 'principalClaim'>,
+): { principal: string; principalClaim: string } {
+  let claim = settings.principalClaim ?? 'email';
+  if (settings.principalClaim === undefined && claims.email === undefined) {
+    claim = 'sub';
+  }
+  const value = claims[claim];
+  if (value === undefined || value === null || value === '') {
+    throw new AccessTokenError('missing_principal');
+  }
+  const principal = typeof value === 'string' ? canonicalPrincipal(value) : undefined;
+  if (principal === undefined) {
+    throw new AccessTokenError('invalid_principal');
+  }
+  // An address the identity provider says it has not verified could be anyone's.
+  if (claim === 'email' && !emailVerified(claims.email_verified)) {
+    throw new AccessTokenError('unverified_email');
+  }
+  return { principal, principalClaim: claim };
 }
 
 /**

@@ -21,6 +21,8 @@ import { rendersViews } from './app-visibility.js';
 import { type ResourceCatalog, resourceCatalog, serveResources } from './resource-catalog.js';
 import { ResourceRegistry } from './resource-registry.service.js';
 import type { CallContext } from './tool-call.js';
+import { ConnectedCalls } from './connected-calls.js';
+import { grantCovers } from './granted-scopes.js';
 import { type CatalogEntry, catalogEntry, validate } from './tool-catalog.js';
 import { ToolDispatcher } from './tool-dispatcher.service.js';
 import { ToolRegistry } from './tool-registry.service.js';
@@ -47,12 +49,16 @@ export class McpServerFactory {
     private readonly resources: ResourceRegistry,
     private readonly dispatcher: ToolDispatcher,
     private readonly access: AccessPolicy,
+    private readonly connected: ConnectedCalls,
   ) {}
 
   private catalog?: Map<string, CatalogEntry>;
   private resourceEntries?: ResourceCatalog;
-  /** Keyed by the caller's tool set itself: AccessPolicy hands a remembered caller the same set each time. [model's listing, with app-only tools] */
-  private readonly listings = new WeakMap<ReadonlySet<string>, [ListedTool[]?, ListedTool[]?]>();
+  /**
+   * Keyed by the caller's tool set itself (AccessPolicy hands a remembered caller the same set each time), then by the
+   * scopes the caller's Google grant holds in connected mode ('' without one). [model's listing, with app-only tools]
+   */
+  private readonly listings = new WeakMap<ReadonlySet<string>, Map<string, [ListedTool[]?, ListedTool[]?]>>();
 
   readonly create = (context: McpRequestContext): McpServer => {
     const server = new McpServer(INFO, { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS });
@@ -63,12 +69,15 @@ export class McpServerFactory {
     const serveTool = (request: CallToolRequest, sdk: ServerContext) =>
       this.callTool(request.params, sdk, tools, { era: context.era, server, caller, access });
     // App-only tools are listed only to a client that renders views (it keeps them from its model); every other client gets the model's listing.
-    server.server.setRequestHandler('tools/list', (_request, sdk) => ({
-      tools: this.listingFor(
-        tools,
-        rendersViews(sdk, context.era, () => server.server.getClientCapabilities()),
-      ),
-    }));
+    const withAppOnly = (sdk: ServerContext) => rendersViews(sdk, context.era, () => server.server.getClientCapabilities());
+    if (this.connected.enabled) {
+      // Connected mode: a tool whose scope the caller's grant lacks (unticked at Google's consent) is not listed to them.
+      server.server.setRequestHandler('tools/list', async (_request, sdk) => ({
+        tools: this.listingFor(tools, withAppOnly(sdk), await this.connected.grantedScopes(caller.principal)),
+      }));
+    } else {
+      server.server.setRequestHandler('tools/list', (_request, sdk) => ({ tools: this.listingFor(tools, withAppOnly(sdk)) }));
+    }
     server.server.setRequestHandler('tools/call', serveTool);
     serveResources(server, (this.resourceEntries ??= resourceCatalog(this.resources.resources)), { caller, sites });
     return server;
@@ -111,14 +120,25 @@ export class McpServerFactory {
     return (this.catalog ??= new Map(this.registry.tools.map((tool) => [tool.spec.name, catalogEntry(tool)])));
   }
 
-  private listingFor(allowed: ReadonlySet<string>, withAppOnly: boolean): ListedTool[] {
-    let cached = this.listings.get(allowed);
+  /** `granted`: the scopes of the caller's Google grant (connected mode); undefined lists every allowed tool. */
+  private listingFor(allowed: ReadonlySet<string>, withAppOnly: boolean, granted?: readonly string[]): ListedTool[] {
+    let byScopes = this.listings.get(allowed);
+    if (!byScopes) {
+      this.listings.set(allowed, (byScopes = new Map<string, [ListedTool[]?, ListedTool[]?]>()));
+    }
+    const key = granted ? [...granted].sort().join(' ') || ' ' : '';
+    let cached = byScopes.get(key);
     if (!cached) {
-      this.listings.set(allowed, (cached = []));
+      byScopes.set(key, (cached = []));
     }
     const slot = withAppOnly ? 1 : 0;
     return (cached[slot] ??= [...this.entries().values()]
-      .filter((e) => allowed.has(e.tool.spec.name) && (withAppOnly || !e.tool.spec.appOnlyFor))
+      .filter(
+        (e) =>
+          allowed.has(e.tool.spec.name) &&
+          (withAppOnly || !e.tool.spec.appOnlyFor) &&
+          (granted === undefined || grantCovers(e.tool.spec, granted)),
+      )
       .map((e) => e.listed));
   }
 }

@@ -11,6 +11,7 @@ import { ApprovalInterceptor } from './approval/approval.interceptor.js';
 import { APPROVAL_SECRETS_PROVIDER } from './approval/approval-secrets.service.js';
 import { StoredUsedNonces, UsedNonces } from './approval/approval-tokens.js';
 import { AuditTrail } from './approval/audit-trail.service.js';
+import { ConnectedCalls } from './connected-calls.js';
 import { McpServerFactory } from './mcp-server.factory.js';
 import { ResourceRegistry } from './resource-registry.service.js';
 import { SessionEventStores } from './session-event-store.js';
@@ -33,6 +34,7 @@ import { ToolRegistry } from './tool-registry.service.js';
     { provide: RegisteredTools, useExisting: ToolRegistry },
     AccessPolicy,
     ToolDispatcher,
+    ConnectedCalls,
     McpServerFactory,
     ResourceRegistry,
     AuditTrail,

@@ -3,6 +3,7 @@ import type * as z from 'zod';
 import type { Access } from '../policy/policy-resolution.js';
 import type { VerifiedResource } from '../property/verification-resource.js';
 import type { Caller } from '../identity/caller.js';
+import type { ConnectedGrant } from '../google/connected-accounts.js';
 import type { RegisteredTool } from './tool-registry.service.js';
 
 /**
@@ -61,6 +62,8 @@ export class ToolCall<T = ResolvedTarget> implements CallContext {
   readonly server: McpServer;
   readonly caller: Caller;
   readonly access: Access;
+  /** Connected mode: the principal's grant the call acts with, once the dispatcher admitted it (never a token). */
+  grant?: ConnectedGrant;
   #target?: T;
 
   constructor(

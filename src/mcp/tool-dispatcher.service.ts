@@ -2,6 +2,7 @@ import { HttpException, Inject, Injectable, Logger, Optional } from '@nestjs/com
 import { type CallToolResult, type InputRequiredResult, isInputRequiredResult } from '@modelcontextprotocol/server';
 import { OBSERVER, type Observer } from '../common/observer.js';
 import { UserFacingError } from '../common/user-facing-error.js';
+import { ConnectedCalls } from './connected-calls.js';
 import { type CallContext, ToolCall } from './tool-call.js';
 import { fitWrite, isToolOutput, outputBytes, RESULT_BUDGET_BYTES, type ToolOutput } from './tool-output.js';
 import type { RegisteredTool } from './tool-registry.service.js';
@@ -10,7 +11,9 @@ import { NOTHING_SENT } from '../common/sentences.js';
 /**
  * The one place a tool call turns into an MCP result: it runs the Nest
  * pipeline (guards, interceptors, method) and turns every exception into an
- * isError result with a sentence for the model.
+ * isError result with a sentence for the model. In connected mode the call
+ * runs as its principal, and only once ConnectedCalls admitted it (a usable
+ * grant covering the tool's scope).
  */
 @Injectable()
 export class ToolDispatcher {
@@ -19,15 +22,19 @@ export class ToolDispatcher {
   private inFlight = 0;
   private readonly waiters = new Set<() => void>();
 
-  constructor(@Optional() @Inject(OBSERVER) private readonly observer?: Observer) {}
+  constructor(
+    @Optional() @Inject(OBSERVER) private readonly observer?: Observer,
+    @Optional() private readonly connected?: ConnectedCalls,
+  ) {}
 
   async dispatch(tool: RegisteredTool, args: Record<string, unknown>, context: CallContext): Promise<CallToolResult | InputRequiredResult> {
     const call = new ToolCall(tool, context);
     const started = performance.now();
     this.inFlight++;
     let result: CallToolResult | InputRequiredResult;
+    const invoke = async () => this.render(tool, await tool.invoke(args, call));
     try {
-      result = this.render(tool, await tool.invoke(args, call));
+      result = await (this.connected?.enabled ? this.connected.run(call, invoke) : invoke());
     } catch (error) {
       result = this.fail(tool, error);
     } finally {

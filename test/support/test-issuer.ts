@@ -1,12 +1,16 @@
-import { createHmac, randomUUID } from 'node:crypto';
+import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type CryptoKey, exportJWK, exportSPKI, generateKeyPair, type JWK, SignJWT } from 'jose';
+import { type CryptoKey, exportJWK, exportSPKI, generateKeyPair, type JWK, jwtVerify, SignJWT } from 'jose';
 
 // A real OAuth 2.1 / OpenID Connect issuer for tests: it serves its own
 // metadata and JWKS over HTTP on 127.0.0.1 and signs tokens with keys made at
 // test time (nothing is committed). It can also rotate keys, sign with a key
-// it does not publish, and forge the classic bad tokens.
+// it does not publish, and forge the classic bad tokens. For the connect page
+// (PRODUCT.md §8d) it is also an OpenID provider a browser logs in to: an
+// authorization endpoint with a login form (type a name, Sign in; no password,
+// it is a test IdP) and the authorization_code grant with PKCE S256 at the
+// token endpoint, answering an ID token (aud = the client, the nonce echoed).
 
 export type SigningAlg = 'RS256' | 'ES256' | 'EdDSA';
 
@@ -55,7 +59,18 @@ export class TestIssuer {
   /** Every token request the token endpoint answered: the client and the form it sent (RFC 8707 `resource` included). */
   readonly tokenRequests: { clientId: string; form: Record<string, string> }[] = [];
 
-  private readonly clients = new Map<string, { secret: string; claims: Record<string, unknown> }>();
+  /** Every authorization request the login page was shown for (its query). */
+  readonly authorizeRequests: Record<string, string>[] = [];
+  /** Claims left out of ID tokens (e.g. `email`, as some IdPs do): the client must ask userinfo for them. */
+  readonly idTokenOmits = new Set<string>();
+  /** Extra ID-token claims per person logged in (e.g. `{ email_verified: false }`), by the name typed. */
+  readonly loginClaims = new Map<string, Record<string, unknown>>();
+
+  private readonly clients = new Map<string, { secret: string; claims: Record<string, unknown>; redirectUris?: readonly string[] }>();
+  private readonly codes = new Map<
+    string,
+    { clientId: string; redirectUri: string; challenge: string; nonce?: string; user: string; scope: string; used: boolean }
+  >();
 
   private readonly published: SigningKey[] = [];
   private previousKey: SigningKey | undefined;
@@ -110,6 +125,18 @@ export class TestIssuer {
    */
   registerClient(clientId: string, secret: string, claims: Record<string, unknown>): void {
     this.clients.set(clientId, { secret, claims });
+  }
+
+  /**
+   * A client a browser logs in with (authorization code + PKCE S256), redirected only to these URIs;
+   * its ID tokens name the person typed on the login form (`email`, `email_verified`, `sub` = `sub-<email>`).
+   */
+  registerLoginClient(clientId: string, secret: string, redirectUris: readonly string[]): void {
+    this.clients.set(clientId, { secret, claims: {}, redirectUris: [...redirectUris] });
+  }
+
+  get authorizationEndpoint(): string {
+    return `${this.origin}${this.path}/authorize`;
   }
 
   /** How many requests went to paths starting with `prefix`. */
@@ -217,8 +244,19 @@ export class TestIssuer {
       void this.token(req, res);
       return;
     }
+    if (path === `${this.path}/authorize` && req.method === 'GET') {
+      return this.loginPage(new URL(req.url ?? '/', this.origin).searchParams, res);
+    }
+    if (path === `${this.path}/authorize` && req.method === 'POST') {
+      void this.login(req, res);
+      return;
+    }
     if (req.method !== 'GET') {
       return send(res, 405, { error: 'method not allowed' });
+    }
+    if (path === `${this.path}/userinfo`) {
+      void this.userinfo(req, res);
+      return;
     }
     if (this.metadataPaths().includes(path)) {
       return send(res, 200, {
@@ -226,8 +264,11 @@ export class TestIssuer {
         jwks_uri: this.advertisedJwksUri ?? this.jwksUrl,
         authorization_endpoint: `${this.origin}${this.path}/authorize`,
         token_endpoint: this.tokenEndpoint,
+        userinfo_endpoint: `${this.origin}${this.path}/userinfo`,
         grant_types_supported: ['authorization_code', 'client_credentials'],
-        token_endpoint_auth_methods_supported: ['client_secret_basic'],
+        token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+        scopes_supported: ['openid', 'email'],
+        subject_types_supported: ['public'],
         response_types_supported: ['code'],
         code_challenge_methods_supported: ['S256'],
         id_token_signing_alg_values_supported: [this.alg],
@@ -256,6 +297,10 @@ export class TestIssuer {
     if (!client || client.secret !== secret) {
       return send(res, 401, { error: 'invalid_client' });
     }
+    if (form.grant_type === 'authorization_code') {
+      this.tokenRequests.push({ clientId: id, form });
+      return this.codeGrant(id, form, res);
+    }
     if (form.grant_type !== 'client_credentials') {
       return send(res, 400, { error: 'unsupported_grant_type' });
     }
@@ -269,6 +314,100 @@ export class TestIssuer {
     }
     send(res, 200, { access_token: await this.mint(claims), token_type: 'Bearer', expires_in: 600 });
   }
+
+  /** GET /authorize: the client, redirect URI and PKCE checked, then a login form. */
+  private loginPage(query: URLSearchParams, res: ServerResponse): void {
+    const params = Object.fromEntries(query);
+    this.authorizeRequests.push(params);
+    const client = this.clients.get(params.client_id ?? '');
+    if (!client?.redirectUris?.includes(params.redirect_uri ?? '')) {
+      return sendHtml(res, 400, '<h1>Unknown client or redirect_uri</h1>');
+    }
+    if (params.response_type !== 'code' || params.code_challenge_method !== 'S256' || !params.code_challenge) {
+      return sendHtml(res, 400, '<h1>invalid_request: response_type=code and PKCE S256 are required</h1>');
+    }
+    const hidden = Object.entries(params)
+      .map(([k, v]) => `<input type="hidden" name="${escape(k)}" value="${escape(v)}">`)
+      .join('');
+    sendHtml(
+      res,
+      200,
+      `<h1>Sign in to the company</h1><form method="post" action="${this.path}/authorize">${hidden}` +
+        `<label>Name <input type="text" name="username"></label> <button type="submit">Sign in</button></form>`,
+    );
+  }
+
+  /** POST /authorize: the person typed a name; back to the client with a code. */
+  private async login(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let body = '';
+    for await (const chunk of req) {
+      body += String(chunk);
+    }
+    const form = Object.fromEntries(new URLSearchParams(body));
+    const client = this.clients.get(form.client_id ?? '');
+    if (!client?.redirectUris?.includes(form.redirect_uri ?? '') || !form.username) {
+      return sendHtml(res, 400, '<h1>Sign-in refused</h1>');
+    }
+    const code = randomBytes(24).toString('base64url');
+    this.codes.set(code, {
+      clientId: form.client_id,
+      redirectUri: form.redirect_uri,
+      challenge: form.code_challenge,
+      nonce: form.nonce,
+      user: form.username,
+      scope: form.scope ?? 'openid',
+      used: false,
+    });
+    const back = new URL(form.redirect_uri);
+    back.searchParams.set('code', code);
+    if (form.state) {
+      back.searchParams.set('state', form.state);
+    }
+    back.searchParams.set('iss', this.issuer);
+    res.writeHead(302, { location: back.href, 'content-length': 0 });
+    res.end();
+  }
+
+  /** GET /userinfo: the person's claims for an access token this issuer signed. */
+  private async userinfo(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const token = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
+    try {
+      const { payload } = await jwtVerify(token ?? '', this.current.publicKey, { issuer: this.issuer });
+      const { sub, email, email_verified } = payload;
+      send(res, 200, withoutUndefined({ sub, email, email_verified }));
+    } catch {
+      send(res, 401, { error: 'invalid_token' });
+    }
+  }
+
+  /** authorization_code: single use, same client and redirect URI, SHA-256 of the verifier equals the challenge. */
+  private async codeGrant(clientId: string, form: Record<string, string>, res: ServerResponse): Promise<void> {
+    const grant = this.codes.get(form.code ?? '');
+    if (!grant || grant.used || grant.clientId !== clientId || grant.redirectUri !== form.redirect_uri) {
+      return send(res, 400, { error: 'invalid_grant' });
+    }
+    grant.used = true;
+    if (
+      createHash('sha256')
+        .update(form.code_verifier ?? '')
+        .digest('base64url') !== grant.challenge
+    ) {
+      return send(res, 400, { error: 'invalid_grant', error_description: 'PKCE verification failed' });
+    }
+    const person = { sub: `sub-${grant.user}`, email: grant.user, email_verified: true, ...this.loginClaims.get(grant.user) };
+    const key = this.current;
+    const inIdToken = { ...person, ...Object.fromEntries([...this.idTokenOmits].map((claim) => [claim, undefined])) };
+    const idToken = await new SignJWT(this.defaultClaims({ ...inIdToken, aud: clientId, nonce: grant.nonce, azp: clientId }))
+      .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' })
+      .sign(key.privateKey);
+    send(res, 200, {
+      access_token: await this.mint({ ...person, scope: grant.scope }),
+      id_token: idToken,
+      token_type: 'Bearer',
+      expires_in: 600,
+      scope: grant.scope,
+    });
+  }
 }
 
 async function makeKey(alg: SigningAlg): Promise<SigningKey> {
@@ -281,6 +420,16 @@ function send(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   res.end(text);
+}
+
+function sendHtml(res: ServerResponse, status: number, body: string): void {
+  const text = `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Test IdP</title></head><body>${body}</body></html>`;
+  res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function escape(value: string): string {
+  return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 function b64(text: string): string {

@@ -1,7 +1,5 @@
 import { type CallHandler, type ExecutionContext, Inject, Injectable, type NestInterceptor } from '@nestjs/common';
 import {
-  CLIENT_CAPABILITIES_META_KEY,
-  type ClientCapabilities,
   createRequestStateCodec,
   type InputRequiredResult,
   inputRequired,
@@ -14,10 +12,12 @@ import * as z from 'zod';
 import { Clock } from '../../common/clock.js';
 import { UserFacingError } from '../../common/user-facing-error.js';
 import { CONFIG, type Config } from '../../config/config.js';
+import { actingAs, NotConnectedError } from '../../google/connected-accounts.js';
 import { GoogleApiError } from '../../google/google-error.js';
 import { STATE_STORE } from '../../state/state.module.js';
 import { type StateStore, StateUnavailableError } from '../../state/state-store.js';
 import { callerOf } from '../../identity/caller.js';
+import { clientCapabilities } from '../client-capabilities.js';
 import type { ToolCall } from '../tool-call.js';
 import type { ApprovalDescriber } from '../tool.decorator.js';
 import { type ToolOutput, toolOutput } from '../tool-output.js';
@@ -266,12 +266,20 @@ export class ApprovalInterceptor implements NestInterceptor {
       await ctx.audit('executed');
       return toolOutput({ ...output.structured, executed: true, outcome: 'executed' }, `${output.text} ${how}`);
     } catch (error) {
-      await ctx.audit('google_error', error instanceof GoogleApiError ? String(error.status ?? 'network') : 'internal');
+      const reason =
+        error instanceof GoogleApiError
+          ? String(error.status ?? 'network')
+          : error instanceof NotConnectedError
+            ? 'not_connected' // the grant was revoked when its token was refreshed: nothing was sent
+            : 'internal';
+      await ctx.audit('google_error', reason);
       throw error;
     }
   }
 
   private entry(call: ToolCall, fp: string, path: 'dialog' | 'token', event: AuditEvent, reason?: string): Omit<AuditEntry, 'time'> {
+    // Connected mode: the Google account the call acted as (GoogleService names it once a request went out), else the one it acts with.
+    const googleAccount = actingAs.getStore()?.googleEmail ?? call.grant?.googleEmail;
     return {
       event,
       tool: call.tool.spec.name,
@@ -279,21 +287,10 @@ export class ApprovalInterceptor implements NestInterceptor {
       path,
       era: call.era === 'modern' ? '2026-07-28' : '2025-11-25',
       principal: call.principal,
+      ...(googleAccount ? { google_account: googleAccount } : {}),
       ...(reason ? { reason } : {}),
     };
   }
-}
-
-/**
- * The client's capabilities in the revision actually in use: on 2026-07-28 the
- * request's own envelope, on 2025-11-25 what the client declared when the
- * session began (a per-request envelope there is a gateway's, and the SDK
- * would refuse to push on it).
- */
-function clientCapabilities(call: ToolCall): ClientCapabilities | undefined {
-  return call.era === 'modern'
-    ? (((call.sdk.mcpReq.envelope ?? {}) as Record<string, unknown>)[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined)
-    : call.server.server.getClientCapabilities();
 }
 
 function principalOf(ctx: ServerContext): string {

@@ -19,18 +19,42 @@ export const AUDIT_EVENTS = [
   'executed',
   'google_error',
   'store_unavailable',
+  // Connected accounts (PRODUCT.md §8d): asking a principal to connect a Google account, and every call that reached Google.
+  'connect_asked',
+  'connect_declined',
+  'connect_cancelled',
+  'permission_missing',
+  'google_call',
 ] as const;
 export type AuditEvent = (typeof AUDIT_EVENTS)[number];
+
+/** The events of the approval guard: what the approvals metric counts. */
+const GUARD_EVENTS: ReadonlySet<AuditEvent> = new Set<AuditEvent>([
+  'asked',
+  'approved',
+  'declined',
+  'cancelled',
+  'token_issued',
+  'token_redeemed',
+  'token_refused',
+  'seal_rejected',
+  'executed',
+  'google_error',
+  'store_unavailable',
+]);
 
 export interface AuditEntry {
   readonly time: string;
   readonly event: AuditEvent;
   readonly tool: string;
-  /** sha256 fingerprint of the exact target and arguments; never the arguments themselves. */
-  readonly target_fingerprint: string;
-  readonly path: 'dialog' | 'token';
+  /** Guarded calls: sha256 fingerprint of the exact target and arguments; never the arguments themselves. */
+  readonly target_fingerprint?: string;
+  /** How the person was asked: an approval dialog or the two-call token; a connect link by URL elicitation (`dialog`) or in the answer's text (`link`). */
+  readonly path?: 'dialog' | 'token' | 'link';
   readonly era: '2025-11-25' | '2026-07-28';
   readonly principal: string | null;
+  /** Connected mode: the e-mail of the Google account the call acted as (never a token). */
+  readonly google_account?: string;
   /** A fixed reason code, never caller-supplied text. */
   readonly reason?: string;
 }
@@ -58,7 +82,8 @@ const SCAN_PAGE = 500;
 type Pending = { readonly seq: number; readonly line: string };
 
 /**
- * Every decision about a guarded call, appended to the `audit` stream of the
+ * Every decision about a guarded call (and, in connected mode, every request
+ * to connect a Google account and every call that reached Google), appended to the `audit` stream of the
  * state store (shared by every replica, bounded to its newest
  * AUDIT_MAX_ENTRIES) and, as an export, as JSON lines to GSC_AUDIT_LOG.
  * Entries carry fingerprints and reason codes only — no tokens, seals,
@@ -88,11 +113,17 @@ export class AuditTrail {
   record(entry: Omit<AuditEntry, 'time'>): Promise<void> {
     const full: AuditEntry = { time: this.clock.now().toISOString(), ...entry };
     const line = JSON.stringify(full);
-    this.observer?.approval(full.event);
-    this.logger.log(`${full.event} ${full.tool} via ${full.path}${full.reason ? ` (${full.reason})` : ''}`);
+    const summary = `${full.event} ${full.tool}${full.path ? ` via ${full.path}` : ''}${full.reason ? ` (${full.reason})` : ''}`;
+    if (GUARD_EVENTS.has(full.event)) {
+      this.observer?.approval(full.event);
+      this.logger.log(summary);
+    } else {
+      // Every Google call in connected mode: the trail keeps it, the log would only repeat it.
+      this.logger.debug(summary);
+    }
     if (this.config.auditLog) {
       try {
-        // Synchronous on purpose: guarded calls are rare, and an entry must be on
+        // Synchronous on purpose: an entry must be on
         // disk before the result that it explains reaches the client.
         appendFileSync(this.config.auditLog, `${line}\n`);
       } catch (error) {
