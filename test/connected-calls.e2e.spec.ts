@@ -138,6 +138,8 @@ describe('loopback over HTTP (principal `local`)', () => {
           expect(asked.elicitationId).toEqual(expect.any(String));
           await until(() => client.completed.length > 0, 'notifications/elicitation/complete');
           expect(client.completed).toEqual([asked.elicitationId]);
+          // Its tool list may change with the scopes granted: it is told to list again.
+          await until(() => client.listChanged() > 0, 'notifications/tools/list_changed');
         }
         expect(client.progress.some((m) => WAITING.test(m))).toBe(true);
         // The next call needs no link.

@@ -81,6 +81,7 @@ export class ConnectedCalls {
         return admission.answer;
       }
       call.grant = admission.grant;
+      actingAs.getStore()!.account = admission.grant.googleEmail;
       let result: CallToolResult | InputRequiredResult;
       try {
         result = await invoke();
