@@ -103,11 +103,6 @@ export class AccountResolution {
     );
   }
 
-  /** The accounts a call reached Google as: their last use. */
-  used(principal: string, googleEmails: string): Promise<void> {
-    return this.sites.used(principal, googleEmails);
-  }
-
   /** The call the person chose an account for has its answer (it did not ask for more input): a new call asks again. */
   async settled(choice: string): Promise<void> {
     await this.store.delete(choice);

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { GrantStore } from '../accounts/grant-store.js';
 import { actAs, ConnectedAccounts, type ConnectedGrant } from '../google/connected-accounts.js';
 import { GoogleService } from '../google/google.service.js';
 import { STATE_STORE } from '../state/state.module.js';
@@ -30,6 +31,7 @@ export class AccountSites {
     @Inject(STATE_STORE) private readonly store: StateStore,
     private readonly google: GoogleService,
     private readonly accounts: ConnectedAccounts,
+    private readonly grants: GrantStore,
   ) {}
 
   /** The principal's usable grants, newest first. */
@@ -69,29 +71,15 @@ export class AccountSites {
     return { grant, sites, cached: false };
   }
 
-  /** A tool call reached Google as these accounts (GoogleService named them): their last use, for list_google_accounts. */
-  async used(principal: string, googleEmails: string, at = new Date()): Promise<void> {
-    await Promise.all(
-      googleEmails
-        .split(', ')
-        .filter(Boolean)
-        .map((email) => this.store.put(usedKey(principal, email), at.toISOString())),
-    );
-  }
-
-  /** When a tool call last reached Google as the account (ISO time), or undefined when none has since it was connected here. */
-  lastUse(grant: Pick<ConnectedGrant, 'principal' | 'googleEmail'>): Promise<string | undefined> {
-    return this.store.get(usedKey(grant.principal, grant.googleEmail));
+  /** When the account was last used for a Google call (GrantStore records it, to the minute), or undefined. */
+  lastUse(grant: Pick<ConnectedGrant, 'principal' | 'googleSub'>): Promise<string | undefined> {
+    return this.grants.lastUsed(grant.principal, grant.googleSub);
   }
 
   /** Forgets the account's cached properties (Google answered 403 for a cached match, or the account was disconnected). */
   async forget(grant: Pick<ConnectedGrant, 'principal' | 'googleSub'>): Promise<void> {
     await this.store.delete(sitesKey(grant));
   }
-}
-
-function usedKey(principal: string, googleEmail: string): string {
-  return `grant-used:${encodeURIComponent(principal)}:${encodeURIComponent(googleEmail.toLowerCase())}`;
 }
 
 function sitesKey(grant: Pick<ConnectedGrant, 'principal' | 'googleSub'>): string {

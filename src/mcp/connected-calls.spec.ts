@@ -57,7 +57,6 @@ function subject(accounts: Accounts) {
     {
       resolve: () => Promise.resolve(undefined),
       staleMatch: () => Promise.resolve(),
-      used: () => Promise.resolve(),
     } as unknown as AccountResolution,
   );
   return { calls, audit, links };

@@ -150,7 +150,6 @@ export class ConnectedCalls {
   private async recordGoogleCall(call: ToolCall, failed: boolean): Promise<void> {
     const account = actingAs.getStore()?.googleEmail;
     if (account) {
-      await this.resolution.used(call.principal, account);
       await this.audit(call, 'google_call', { google_account: account, ...(failed ? { reason: 'error' } : {}) });
     }
   }
