@@ -205,6 +205,8 @@ describe('one person, two Google accounts (interactive client)', () => {
       ).accounts;
       expect(listed.map((a) => a.google_account).sort()).toEqual([ALICE, BOB].sort());
       expect(listed.find((a) => a.google_account === BOB)!.sites.map((s) => s.site_url)).toContain(BOB_ONLY);
+      // list_sites above acted as both: each has a last use.
+      expect(listed.every((a) => typeof (a as { last_used?: string }).last_used === 'string')).toBe(true);
       expect(listed.find((a) => a.google_account === BOB)!.sites.map((s) => s.site_url)).not.toContain(ALICE_ONLY);
     } finally {
       await client.close();
