@@ -23,12 +23,18 @@ const CONNECT_LINK = /https?:\/\/[^\s"'<>)]+\/connect\/google\?request=[^\s"'<>)
 interface Site {
   site_url: string;
   permission_level: string;
+  /** Connected mode: list_sites names the Google account each entry is seen through. */
+  google_account: string;
 }
 
 /** What one emulator Google account sees of the seeded world: its own levels on the properties that exist. */
 function seenBy(email: string): Site[] {
   const user = DEFAULT_GOOGLE_USERS.find((u) => u.email === email)!;
-  return SEED_SITES.filter((s) => user.sites[s.siteUrl]).map((s) => ({ site_url: s.siteUrl, permission_level: user.sites[s.siteUrl] }));
+  return SEED_SITES.filter((s) => user.sites[s.siteUrl]).map((s) => ({
+    site_url: s.siteUrl,
+    permission_level: user.sites[s.siteUrl],
+    google_account: email,
+  }));
 }
 
 const sorted = (sites: Site[]) => [...sites].sort((a, b) => a.site_url.localeCompare(b.site_url));
