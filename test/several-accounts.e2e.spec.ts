@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { GrantStore } from '../src/accounts/grant-store.js';
+import { SCOPES } from '../src/emulator/emulator-routing.js';
 import { SEED_PROPERTIES } from '../src/emulator/emulator-seed.js';
 import { text } from './support/clients.js';
 import {
@@ -267,6 +268,38 @@ describe('one person, two Google accounts (interactive client)', () => {
       expect(again.isError).toBe(true);
       expect(text(again)).toMatch(/None of the Google accounts connected for you has/);
       expect(google.emulator.apiRequests().filter((r) => r.route === 'sites.list' && r.principal === carolish)).toHaveLength(1);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('an account that did not grant a permission', () => {
+  let server: InProcessServer;
+  let store: GrantStore;
+  beforeAll(async () => {
+    ({ server, store } = await serverWith());
+  });
+  afterAll(() => server?.close());
+
+  it('list_verified_sites runs over the accounts that granted Site Verification only (the newest did not)', async () => {
+    await saveGrant(store, 'local', await google.mint(ALICE));
+    // Newest: a Google user of this test's own (Google remembers what a user granted before), Site Verification unticked.
+    const erin = `erin-${Date.now()}@example.com`;
+    google.emulator.registerGoogleUser({ email: erin, sub: `44${Date.now()}`.padEnd(21, '0'), sites: { [BOB_ONLY]: 'siteOwner' } });
+    const unticked = await google.mint(erin, undefined, [SCOPES.siteverification]);
+    expect(unticked.scopes).not.toContain(SCOPES.siteverification);
+    await saveGrant(store, 'local', unticked);
+    google.emulator.clearLog();
+    const client = await linkClientHttp(server.url, { revision: '2026-07-28' });
+    try {
+      const result = await client.call('list_verified_sites');
+      expect(text(result)).not.toMatch(/did not grant|did not run/);
+      const resources = (result.structuredContent as { resources: { google_account: string }[] }).resources;
+      expect(result.isError).toBeFalsy();
+      expect(resources.every((r) => r.google_account === ALICE)).toBe(true);
+      // One listing, as alice; none as the account that did not grant Site Verification.
+      expect(google.emulator.apiRequests().map((r) => `${r.route} ${r.principal}`)).toEqual([`webResource.list ${ALICE}`]);
     } finally {
       await client.close();
     }

@@ -74,6 +74,8 @@ export interface ActingAs {
   readonly principal: string;
   /** The Google account (userinfo `sub`) the call resolved to, when the principal has several; GoogleService acts as it. */
   googleSub?: string;
+  /** Whether an account's granted scopes cover the tool being called: perAccount (list_sites) runs over those accounts only. */
+  covers?: (scopes: readonly string[]) => boolean;
   /** Set by GoogleService when a Google request went out with the principal's grant: the audit trail names it. */
   googleEmail?: string;
   /** Set by the MCP dispatcher once the call is admitted: the Google account of the grant it acts with, which the quota ledger counts reservations for (before any request went out). */
@@ -127,11 +129,12 @@ export async function perAccount<T>(
   accounts: ConnectedAccounts | undefined,
   work: () => Promise<T>,
 ): Promise<{ readonly googleEmail?: string; readonly value: T }[]> {
-  const principal = actingAs.getStore()?.principal;
-  if (!accounts || principal === undefined) {
+  const acting = actingAs.getStore();
+  if (!accounts || !acting) {
     return [{ value: await work() }];
   }
-  const grants = await accounts.grantsOf(principal);
+  const { principal, covers } = acting;
+  const grants = (await accounts.grantsOf(principal)).filter((g) => !covers || covers(g.scopes));
   if (grants.length === 0) {
     throw new NotConnectedError(principal, 'none');
   }

@@ -38,7 +38,12 @@ const PROGRESS_EVERY_MS = 5_000;
 
 /** Either the grant the call may act with, or the answer the call gets instead (asked to connect, declined, a permission missing). */
 export type Admission =
-  | { readonly grant: ConnectedGrant; readonly resolved?: boolean; readonly cached?: boolean; readonly choice?: string }
+  | {
+      readonly grant: ConnectedGrant;
+      readonly resolved?: boolean;
+      readonly cached?: boolean;
+      readonly choice?: string;
+    }
   | { readonly answer: CallToolResult | InputRequiredResult };
 
 /**
@@ -100,6 +105,8 @@ export class ConnectedCalls {
       }
       call.grant = admission.grant;
       acting.account = admission.grant.googleEmail;
+      // A tool over every account (list_sites) runs over those that granted its permission.
+      acting.covers = (scopes) => missingScopes(call.tool.spec, scopes).length === 0;
       if (admission.resolved) {
         // The account the property resolved to: GoogleService acts as it, and as no other.
         acting.googleSub = admission.grant.googleSub;
@@ -188,6 +195,7 @@ export class ConnectedCalls {
       if (!covering) {
         return { answer: await this.permissionMissing(call, grant) };
       }
+      grant = covering;
     }
     // Several accounts per person: the one whose properties include the call's (or the one the person names or chooses).
     const resolved = await this.resolution.resolve(call, args, this.scopesOf(call));
