@@ -30,13 +30,16 @@ const SEES: Record<string, AccountSite[]> = {
   ],
 };
 
-function subject(grants: ConnectedGrant[] = [ALICE, BOB]) {
+function subject(grants: ConnectedGrant[] = [ALICE, BOB], failing?: string) {
   const looked: string[] = [];
   const kept = new Map<string, string>();
   const sites = {
     grantsOf: () => Promise.resolve(grants),
     sitesOf: (g: ConnectedGrant) => {
       looked.push(g.googleEmail);
+      if (g.googleSub === failing) {
+        return Promise.reject(new Error(`Google refused the lookup for ${g.googleEmail}`));
+      }
       return Promise.resolve({ grant: g, sites: SEES[g.googleSub], cached: false });
     },
   } as unknown as AccountSites;
@@ -148,5 +151,12 @@ describe('AccountResolution', () => {
     const text = said(await resolution.resolve(callOf({ name: 'get_site', target: ['site'] }), { site_url: 'sc-domain:example.com' }, []));
     expect(text).toMatch(/None of the Google accounts/);
     expect(looked).toEqual([BOB.googleEmail]);
+  });
+
+  it("an account whose properties could not be read: never 'none has it'; the others still resolve what they have", async () => {
+    const { resolution } = subject([ALICE, BOB], BOB.googleSub);
+    const spec = { name: 'get_site', target: ['site'] } as Partial<ToolSpec>;
+    await expect(resolution.resolve(callOf(spec), { site_url: 'https://blog.example.net/' }, [])).rejects.toThrow(/bob@example\.net/);
+    expect(chosen(await resolution.resolve(callOf(spec), { site_url: 'sc-domain:example.com' }, []))).toBe(ALICE.googleEmail);
   });
 });

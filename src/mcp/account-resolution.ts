@@ -85,8 +85,12 @@ export class AccountResolution {
     if (subject.kind === 'new') {
       return grants.length === 1 ? { grant: grants[0], cached: false } : this.ask(call, args, grants, subject.property);
     }
-    const lists = await this.listsOf(grants);
+    const { lists, failure } = await this.listsOf(grants);
     const matches = lists.filter((list) => covers(list, subject));
+    if (matches.length === 0 && failure !== undefined) {
+      // An account whose properties could not be read may be the one: its failure is the answer, not "none has it".
+      throw failure;
+    }
     if (matches.length === 1) {
       return { grant: matches[0].grant, cached: matches[0].cached };
     }
@@ -113,15 +117,13 @@ export class AccountResolution {
     await this.sites.forget(grant);
   }
 
-  /** Every account's list; an account whose lookup failed is left out, unless every one failed (then that failure is the answer). */
-  private async listsOf(grants: readonly ConnectedGrant[]): Promise<AccountSiteList[]> {
+  /** Every account's list, and the first lookup that failed (an account Google refused, or one revoked meanwhile), if any. */
+  private async listsOf(grants: readonly ConnectedGrant[]): Promise<{ lists: AccountSiteList[]; failure?: Error }> {
     const settled = await Promise.allSettled(grants.map((grant) => this.sites.sitesOf(grant)));
     const lists = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
-    const failed = settled.find((s) => s.status === 'rejected');
-    if (lists.length === 0 && failed) {
-      throw failed.reason;
-    }
-    return lists;
+    const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    const reason: unknown = failed?.reason;
+    return failed ? { lists, failure: reason instanceof Error ? reason : new Error(String(reason)) } : { lists };
   }
 
   private async ask(call: ToolCall, args: Record<string, unknown>, grants: readonly ConnectedGrant[], what: string): Promise<Resolution> {

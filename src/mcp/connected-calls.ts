@@ -99,7 +99,16 @@ export class ConnectedCalls {
       if (call.tool.spec.apis.length === 0) {
         return invoke();
       }
-      const admission = await this.admit(call, args);
+      let admission: Admission;
+      try {
+        admission = await this.admit(call, args);
+      } catch (error) {
+        // An account was found revoked while its properties were looked up: ask to connect, as a call without a grant is.
+        if (error instanceof NotConnectedError) {
+          return this.askToConnect(call, error.reason);
+        }
+        throw error;
+      }
       if ('answer' in admission) {
         return admission.answer;
       }
