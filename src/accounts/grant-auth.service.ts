@@ -123,6 +123,8 @@ export class GrantAuth extends ConnectedAccounts {
 
   /** The cached client of this grant, or a new one; a reconnected account (another refresh token) gets a new one. */
   private clientOf(grant: StoredGrant): Promise<OAuth2Client> {
+    // Last use for ops (/admin/accounts): throttled to once a minute per grant, never failing the call.
+    void this.grants.noteUsed(grant.principal, grant.googleSub);
     const id = slotId(grant.principal, grant.googleSub);
     const cached = this.clients.get(id);
     if (cached && cached.refreshToken === grant.refreshToken) {
