@@ -39,7 +39,7 @@ export class QuotaOverviewService {
   async overview(sites?: readonly string[], options: { accounts?: boolean } = {}): Promise<QuotaOverview> {
     const byAccount = async (scope: QuotaScope, remaining: QuotaRemaining) => (options.accounts ? this.byAccount(scope, remaining) : remaining);
     const today = await this.ledger.today();
-    const project = quotaProjectOf(this.config.credential);
+    const project = quotaProjectOf(this.config.credential, this.config.connected?.clientId);
     if (!today) {
       return {
         now: this.clock.now().toISOString(),
