@@ -250,6 +250,28 @@ describe('refreshing a grant', () => {
     expect(refreshesOf('bob@example.net').length - before).toBe(1);
   });
 
+  it('a process that died holding the refresh lock does not fail the others: the waiter outlives the lock, then refreshes once itself', async () => {
+    const quick = loadConfig({
+      CLOUDSDK_CONFIG: mkdtempSync(join(tmpdir(), 'gcloud-')),
+      GSC_STATE_DIR: dir,
+      GSC_GOOGLE_OAUTH_CLIENT_ID: CLIENT.clientId,
+      GSC_GOOGLE_OAUTH_CLIENT_SECRET: CLIENT.clientSecret,
+      GSC_API_ROOT_URL: emulator.url,
+      GSC_OAUTH_TOKEN_URL: emulator.tokenUrl,
+      GSC_GOOGLE_TIMEOUT_MS: '1000',
+    });
+    const one = processOf(quick);
+    const grant = await connect(one.grants, 'quinn@corp.example', 'alice@example.com');
+    // The lock a crashed process left behind (its life: the deadline plus 5 s).
+    expect(await stores[stores.length - 1].claim(`grant-refresh:${encodeURIComponent('quinn@corp.example')}:${grant.sub}`, 6_000)).toBe(
+      true,
+    );
+    const before = refreshesOf('alice@example.com').length;
+    const { token } = await (await one.auth.authClient('quinn@corp.example')).getAccessToken();
+    expect(token).toMatch(/^ya29\./);
+    expect(refreshesOf('alice@example.com').length - before).toBe(1);
+  }, 20_000);
+
   it('a revocation at Google ends the grant: the next refresh is NotConnectedError "revoked", and the grant stays revoked', async () => {
     const one = processOf();
     const grant = await connect(one.grants, 'dave@corp.example', 'alice@example.com');

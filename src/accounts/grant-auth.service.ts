@@ -77,7 +77,10 @@ export class GrantAuth extends ConnectedAccounts {
       throw new NotConnectedError(principal, reasonOf(records));
     }
     // The grant as stored now (its scopes may have changed); the client as cached for its refresh token.
-    return { grant: shown(grant), client: await this.clientOf(grant) };
+    const client = await this.clientOf(grant);
+    // Last use is bookkeeping for /admin/accounts: a store that cannot record it does not fail the call.
+    await this.grants.touch(principal, grant.googleSub).catch(() => undefined);
+    return { grant: shown(grant), client };
   }
 
   /**
@@ -123,8 +126,6 @@ export class GrantAuth extends ConnectedAccounts {
 
   /** The cached client of this grant, or a new one; a reconnected account (another refresh token) gets a new one. */
   private clientOf(grant: StoredGrant): Promise<OAuth2Client> {
-    // Last use for ops (/admin/accounts): throttled to once a minute per grant, never failing the call.
-    void this.grants.noteUsed(grant.principal, grant.googleSub);
     const id = slotId(grant.principal, grant.googleSub);
     const cached = this.clients.get(id);
     if (cached && cached.refreshToken === grant.refreshToken) {

@@ -185,6 +185,24 @@ describe.each(subjects)('GrantStore on %s', (_name, make) => {
     expect((await subject.grants(`new:${key(3)}`).list('rotate@corp.example')).map((g) => g.googleSub)).toEqual(['888']);
   });
 
+  it('lists the principals that saved grants, and records last use to the minute', async () => {
+    const grants = subject.grants(`k1:${key(1)}`);
+    const before = await grants.principals();
+    await grants.save(grant('uma@corp.example', '10'));
+    await grants.save(grant('uma@corp.example', '11'));
+    await grants.save(grant('vic@corp.example', '12'));
+    expect((await subject.grants(`k1:${key(1)}`).principals()).slice(before.length)).toEqual(['uma@corp.example', 'vic@corp.example']);
+    const t0 = Date.parse('2026-12-03T09:00:00Z');
+    await grants.touch('uma@corp.example', '10', t0);
+    await grants.touch('uma@corp.example', '10', t0 + 30_000);
+    expect(await grants.lastUsed('uma@corp.example', '10')).toBe('2026-12-03T09:00:00.000Z');
+    await grants.touch('uma@corp.example', '10', t0 + 61_000);
+    expect(await grants.lastUsed('uma@corp.example', '10')).toBe('2026-12-03T09:01:01.000Z');
+    expect(await grants.lastUsed('uma@corp.example', '11')).toBeUndefined();
+    await grants.remove('uma@corp.example', '10');
+    expect(await grants.lastUsed('uma@corp.example', '10')).toBeUndefined();
+  });
+
   it('marks a grant revoked: its refresh token is dropped, the account kept apart from usable ones; a new save replaces it', async () => {
     const grants = subject.grants(`k1:${key(1)}`);
     await grants.save(grant('revoked@corp.example', '999'));
@@ -228,20 +246,6 @@ describe.each(subjects)('GrantStore on %s', (_name, make) => {
     for (const p of principals) {
       expect([p, listed.has(p)]).toEqual([p, (await a.list(p)).length > 0]);
     }
-  });
-
-  it("notes a grant's last use at most once a minute, and forgets it with the grant", async () => {
-    const grants = subject.grants(`k1:${key(1)}`);
-    await grants.save(grant('used@corp.example', 'u1'));
-    expect(await grants.lastUsed('used@corp.example', 'u1')).toBeUndefined();
-    const t0 = Date.parse('2026-12-03T09:00:00Z');
-    await grants.noteUsed('used@corp.example', 'u1', t0);
-    await grants.noteUsed('used@corp.example', 'u1', t0 + 30_000);
-    expect(await grants.lastUsed('used@corp.example', 'u1')).toBe('2026-12-03T09:00:00.000Z');
-    await grants.noteUsed('used@corp.example', 'u1', t0 + 61_000);
-    expect(await grants.lastUsed('used@corp.example', 'u1')).toBe('2026-12-03T09:01:01.000Z');
-    await grants.remove('used@corp.example', 'u1');
-    expect(await grants.lastUsed('used@corp.example', 'u1')).toBeUndefined();
   });
 });
 

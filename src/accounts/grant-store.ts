@@ -211,8 +211,8 @@ export class GrantStore implements OnModuleInit {
     return [...(await this.principalIndex()).entries()].filter(([, listed]) => listed).map(([principal]) => principal);
   }
 
-  /** Notes that a grant's client was handed out for a call; written at most once a minute per grant (and process), never failing the call. */
-  async noteUsed(principal: string, googleSub: string, now = Date.now()): Promise<void> {
+  /** Records that the grant was used for a Google call now: written at most once a minute per grant (and process), never failing the call. */
+  async touch(principal: string, googleSub: string, now = Date.now()): Promise<void> {
     const id = `${principal}\n${googleSub}`;
     const written = this.usedWritten.get(id);
     if (written !== undefined && now - written < LAST_USE_EVERY_MS) {
