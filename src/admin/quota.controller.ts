@@ -18,12 +18,11 @@ export class QuotaController {
   @Get('quota')
   @AdminRoute({
     summary:
-      'The quota ledger: URL inspections per property per minute and Pacific day, Indexing publishes per project per Pacific day (lower bounds: other clients share the quota); with connected accounts, google_accounts says what each Google account spent today',
+      'The quota ledger: URL inspections per property per minute and Pacific day, Indexing publishes per project per Pacific day (lower bounds: other clients share the quota)',
     responses: { 400: 'property is not one property' },
   })
   async overview(@Query(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true })) { property }: QuotaQueryDto) {
-    // In connected mode each property and project also says which Google accounts spent its day (PRODUCT §8d).
-    const overview = await this.quota.overview(undefined, { accounts: true });
+    const overview = await this.quota.overview();
     return property === undefined ? overview : { ...overview, inspection: overview.inspection.filter((q) => q.property === property) };
   }
 }

@@ -87,9 +87,6 @@ export class IndexingService {
     const reservation = reserved?.ok ? reserved.reservation : undefined;
     try {
       const data = await this.google.call(op, (c) => c.indexing.urlNotifications.publish({ requestBody: { url, type } }));
-      if (scope) {
-        await this.ledger.attribute(scope);
-      }
       const metadata = data.urlNotificationMetadata ?? { url };
       const echoed = (type === 'URL_UPDATED' ? metadata.latestUpdate : metadata.latestRemove)?.notifyTime ?? undefined;
       const record = await this.keep({ url, type, principal, outcome: 'accepted', ...(echoed ? { google_notify_time: echoed } : {}) });
@@ -98,9 +95,6 @@ export class IndexingService {
     } catch (error) {
       if (error instanceof GoogleApiError && error.facts.outcome === 'unknown') {
         // Google may have counted and recorded it: keep the reservation and the record.
-        if (scope) {
-          await this.ledger.attribute(scope);
-        }
         const kept = await this.keep({ url, type, principal, outcome: 'unknown' });
         throw error.rephrased(
           `${unknownOutcome(error)} while sending the ${type} notification for ${url}, so Google may or may not have recorded it. It was sent once and not retried, because a duplicate counts against the ${GOOGLE_QUOTA_LIMITS.publishPerDay}-per-day publish quota. ` +

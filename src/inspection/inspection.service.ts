@@ -74,9 +74,7 @@ export class InspectionService {
       throw new UserFacingError(budgetSentence(reserved.snapshot, reserved.window, `inspect ${url}`));
     }
     try {
-      const result = await this.send(property, url, languageCode, {});
-      await this.ledger.attribute(scope);
-      return result;
+      return await this.send(property, url, languageCode, {});
     } catch (error) {
       await this.ledger.release(reserved.reservation);
       throw isQuota(error) ? await this.ledger.explainRefusal(error, scope, inspectOperation(property, url)) : error;
@@ -168,7 +166,6 @@ export class InspectionService {
 
     // Only what Google answered is kept: a lower bound of what it counted.
     await this.ledger.settle(reserved.reservation, answered);
-    await this.ledger.attribute(scope, answered);
     const stop = gate.reason ?? (options.signal?.aborted ? 'cancelled' : undefined);
     if (stop === 'quota') {
       verdict = (await this.ledger.classify(scope)) ?? verdict;

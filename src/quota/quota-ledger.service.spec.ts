@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { actingAs } from '../google/connected-accounts.js';
 import { createStateStore } from '../state/create-state-store.js';
 import { GOOGLE_QUOTA_LIMITS } from './quota-limits.js';
 import { QuotaLedger, verdictOf } from './quota-ledger.service.js';
@@ -33,30 +32,6 @@ describe('quota windows', () => {
 });
 
 describe('QuotaLedger', () => {
-  it('connected mode: records which Google account spent a scope, the limit staying the scope\'s, per Pacific day', async () => {
-    kit = ledgerKit('2026-03-03T07:59:00Z'); // 23:59 PST
-    const as = (principal: string, googleEmail: string | undefined, run: () => Promise<unknown>) =>
-      actingAs.run({ principal, ...(googleEmail ? { googleEmail } : {}) }, run);
-    for (const [principal, email] of [['ann', 'ann@example.com'], ['ann', 'ann@example.com'], ['ben', 'ben@example.com']] as const) {
-      await as(principal, email, async () => {
-        await kit.ledger.reserve(publish);
-        await kit.ledger.attribute(publish);
-      });
-    }
-    await as('ann', 'ann@example.com', () => kit.ledger.attribute(inspection, 3));
-    // A call that acted as no person's Google account (the default mode) is counted for the scope only.
-    await as('local', undefined, () => kit.ledger.attribute(publish));
-    await kit.ledger.attribute(publish);
-    expect(await kit.ledger.accountsToday(publish)).toEqual([
-      { googleAccount: 'ann@example.com', used: 2 },
-      { googleAccount: 'ben@example.com', used: 1 },
-    ]);
-    expect(await kit.ledger.accountsToday(inspection)).toEqual([{ googleAccount: 'ann@example.com', used: 3 }]);
-    expect((await kit.ledger.snapshot(publish))!.day).toMatchObject({ used: 3, limit: 200 });
-    kit.clock.advance(60_000); // the next Pacific day
-    expect(await kit.ledger.accountsToday(publish)).toEqual([]);
-  });
-
   it('counts reservations per minute and per Pacific day, and gives back what Google did not count', async () => {
     kit = ledgerKit();
     const first = await kit.ledger.reserve(inspection);

@@ -1,6 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../common/clock.js';
-import { actingAs } from '../google/connected-accounts.js';
 import { type GoogleApiError, type GoogleOperation, likelyQuotaLead } from '../google/google-error.js';
 import { STATE_STORE } from '../state/state.module.js';
 import { type StateStore, StateUnavailableError } from '../state/state-store.js';
@@ -23,13 +22,6 @@ import { minuteWindow, pacificDayWindow, type QuotaWindow } from './quota-window
 //   <kind>:<scope>:refused:<Pacific date>  {at, likely_limit} of Google's latest refusal that day
 //   index:<Pacific date>                   stream of the scopes counted that day (for gsc://quota)
 //   indexed:<Pacific date>:<kind>:<scope>  claim: the scope is in that day's index
-//   <kind>:<scope>:account:<Pacific date>:<e-mail>   connected mode: counter of what that Google account spent
-//   <kind>:<scope>:accounts:<Pacific date>           stream of the Google accounts counted that day
-//   account-indexed:<Pacific date>:<kind>:<scope>:<e-mail>  claim: the account is in that stream
-//
-// In connected mode (PRODUCT §8d) the limits stay per property and per project
-// (the project is the server's: 200 publishes a day across all people); what
-// each Google account spent is kept beside them, for ops, never as a limit.
 
 export type QuotaScope =
   { readonly kind: 'inspection'; readonly property: string } | { readonly kind: 'publish'; readonly project: string };
@@ -42,12 +34,6 @@ export interface WindowUse {
   /** limit − used, never below 0; an upper bound of what Google still allows. */
   readonly remaining: number;
   readonly resetsAt: Date;
-}
-
-/** Connected mode: what one Google account spent of a scope's day. */
-export interface AccountUse {
-  readonly googleAccount: string;
-  readonly used: number;
 }
 
 export interface QuotaRefusal {
@@ -281,46 +267,6 @@ export class QuotaLedger {
       await this.store.delete(this.key(scope, 'refused', pacificDayWindow(this.clock.now()).id));
     } catch (error) {
       this.unavailable(error);
-    }
-  }
-
-  /**
-   * Connected mode: `units` of the scope's day (kept by reserve/settle) were
-   * spent acting as the Google account of this call (actingAs, set by
-   * GoogleService); nothing when the call acted as no Google account of a person.
-   */
-  async attribute(scope: QuotaScope, units = 1): Promise<void> {
-    const account = actingAs.getStore()?.googleEmail;
-    if (!account || units <= 0) {
-      return;
-    }
-    const now = this.clock.now();
-    const day = pacificDayWindow(now);
-    const ttlMs = ttl(day, now, DAY_GRACE_MS);
-    try {
-      await this.store.increment(this.key(scope, 'account', `${day.id}:${account}`), units, ttlMs);
-      const memo = `${day.id}:${scope.kind}:${scopeId(scope)}:${account}`;
-      if (!this.indexed.has(memo) && (await this.store.claim(`${PREFIX}account-indexed:${memo}`, ttlMs))) {
-        await this.store.append(this.key(scope, 'accounts', day.id), account, { ttlMs, maxLength: 1_000 });
-      }
-      this.indexed.add(memo);
-    } catch (error) {
-      this.unavailable(error);
-    }
-  }
-
-  /** Connected mode: the Google accounts that spent the scope's current Pacific day, and how much, most first; [] when the store cannot be read. */
-  async accountsToday(scope: QuotaScope): Promise<AccountUse[]> {
-    const day = pacificDayWindow(this.clock.now());
-    try {
-      const accounts = [...new Set((await this.store.read(this.key(scope, 'accounts', day.id))).map((e) => e.value))];
-      const used = await Promise.all(accounts.map((a) => this.store.get(this.key(scope, 'account', `${day.id}:${a}`))));
-      return accounts
-        .map((googleAccount, i) => ({ googleAccount, used: Math.max(0, Number.parseInt(used[i] ?? '0', 10) || 0) }))
-        .sort((a, b) => b.used - a.used || a.googleAccount.localeCompare(b.googleAccount));
-    } catch (error) {
-      this.unavailable(error);
-      return [];
     }
   }
 

@@ -15,13 +15,10 @@ export interface QuotaOverview {
   readonly ledger: 'available' | 'unavailable';
   readonly note: string;
   /** Per property, URL inspections this minute and this Pacific day (600 and 2 000 allowed). */
-  readonly inspection: ScopeQuota[];
+  readonly inspection: QuotaRemaining[];
   /** Per Google Cloud project, Indexing API publishes this Pacific day (200 allowed by default). */
-  readonly indexing_publish: ScopeQuota[];
+  readonly indexing_publish: QuotaRemaining[];
 }
-
-/** One property's or project's quota; in connected mode with what each Google account spent of its day (the limit stays the property's or project's). */
-export type ScopeQuota = QuotaRemaining & { readonly google_accounts?: { google_account: string; used_today: number }[] };
 
 @Injectable()
 export class QuotaOverviewService {
@@ -31,13 +28,8 @@ export class QuotaOverviewService {
     @Inject(CONFIG) private readonly config: Config,
   ) {}
 
-  /**
-   * The current minute and Pacific day; only the properties `sites` allows (all when undefined).
-   * `accounts`: in connected mode, what each Google account spent — the operator's view only
-   * (GET /admin/quota): a person reading gsc://quota is not shown other people's Google accounts.
-   */
-  async overview(sites?: readonly string[], options: { accounts?: boolean } = {}): Promise<QuotaOverview> {
-    const byAccount = async (scope: QuotaScope, remaining: QuotaRemaining) => (options.accounts ? this.byAccount(scope, remaining) : remaining);
+  /** The current minute and Pacific day; only the properties `sites` allows (all when undefined). */
+  async overview(sites?: readonly string[]): Promise<QuotaOverview> {
     const today = await this.ledger.today();
     const project = quotaProjectOf(this.config.credential, this.config.connected?.clientId);
     if (!today) {
@@ -50,13 +42,10 @@ export class QuotaOverviewService {
         indexing_publish: [],
       };
     }
-    const inspection = (
-      await Promise.all(
-        today.scopes
-          .filter((s) => s.scope.kind === 'inspection' && (!sites || isPropertyAllowed(s.scope.property, sites)))
-          .map(async (s) => byAccount(s.scope, quotaRemaining(s))),
-      )
-    ).sort((a, b) => (a.property ?? '').localeCompare(b.property ?? ''));
+    const inspection = today.scopes
+      .filter((s) => s.scope.kind === 'inspection' && (!sites || isPropertyAllowed(s.scope.property, sites)))
+      .map((s) => quotaRemaining(s))
+      .sort((a, b) => (a.property ?? '').localeCompare(b.property ?? ''));
     const publishes = today.scopes.filter((s) => s.scope.kind === 'publish');
     // The server's own project is always shown, even before its first publish of the day.
     if (project && !publishes.some((s) => s.scope.kind === 'publish' && s.scope.project === project.id)) {
@@ -72,18 +61,7 @@ export class QuotaOverviewService {
       ledger: 'available',
       note: LOWER_BOUND,
       inspection,
-      indexing_publish: await Promise.all(
-        publishes.map(async (s) => byAccount(s.scope, quotaRemaining(s, s.scope.kind === 'publish' ? label(s.scope.project) : undefined))),
-      ),
+      indexing_publish: publishes.map((s) => quotaRemaining(s, s.scope.kind === 'publish' ? label(s.scope.project) : undefined)),
     };
-  }
-
-  /** Connected mode (PRODUCT §8d): which Google accounts spent the scope's day. Not read in the default mode, where there is one credential. */
-  private async byAccount(scope: QuotaScope, remaining: QuotaRemaining): Promise<ScopeQuota> {
-    if (!this.config.connected) {
-      return remaining;
-    }
-    const accounts = await this.ledger.accountsToday(scope);
-    return { ...remaining, google_accounts: accounts.map((a) => ({ google_account: a.googleAccount, used_today: a.used })) };
   }
 }
