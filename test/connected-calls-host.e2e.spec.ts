@@ -13,6 +13,7 @@ import { GrantStore } from '../src/accounts/grant-store.js';
 import { SCOPES } from '../src/emulator/emulator-routing.js';
 import { SEED_PROPERTIES } from '../src/emulator/emulator-seed.js';
 import { AuditTrail } from '../src/mcp/approval/audit-trail.service.js';
+import { QuotaOverviewService } from '../src/quota/quota-overview.service.js';
 import { SearchConsoleMcpModule } from '../src/search-console-mcp.module.js';
 import { text } from './support/clients.js';
 import { type ConnectedGoogle, type LinkClient, linkClientHttp, saveGrant, startConnectedGoogle } from './support/connected-kit.js';
@@ -110,6 +111,14 @@ describe('two people in a host app, each with their own Google account', () => {
         sitemap_url: 'https://www.example.com/feed.xml',
       });
       expect(deleted.structuredContent).toMatchObject({ executed: true, outcome: 'executed' });
+      // The quota ledger counts the inspection for the property, and says which Google account made it.
+      const inspected = await ann.call('inspect_url', { site_url: SEED_PROPERTIES.owned, url: 'https://www.example.com/' });
+      expect(inspected.isError).toBeFalsy();
+      const quota = await app.get(QuotaOverviewService, { strict: false }).overview();
+      expect(quota.inspection.find((q) => q.property === SEED_PROPERTIES.owned)).toMatchObject({
+        day: { used: 1 },
+        google_accounts: [{ account: 'alice@example.com', used: 1 }],
+      });
       const { entries } = await trail.query({ limit: 50 });
       const calls = entries.filter((e) => e.event === 'google_call');
       expect(calls.filter((e) => e.principal === ANN).map((e) => e.google_account)).toEqual(expect.arrayContaining(['alice@example.com']));

@@ -134,7 +134,12 @@ describe('loopback over HTTP (principal `local`)', () => {
         expect(asked.message).toMatch(/^Connect your Google account to google-search-console-mcp/);
         expect(asked.message).not.toMatch(/token|secret/i);
         if (revision === '2025-11-25') {
+          // The client hears that the link it opened did its work.
           expect(asked.elicitationId).toEqual(expect.any(String));
+          await until(() => client.completed.length > 0, 'notifications/elicitation/complete');
+          expect(client.completed).toEqual([asked.elicitationId]);
+          // Its tool list may change with the scopes granted: it is told to list again.
+          await until(() => client.listChanged() > 0, 'notifications/tools/list_changed');
         }
         expect(client.progress.some((m) => WAITING.test(m))).toBe(true);
         // The next call needs no link.

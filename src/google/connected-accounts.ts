@@ -53,8 +53,10 @@ export interface GrantConnection {
 /** Who a Google call is made for: entered by the MCP dispatcher around each tool call, read by GoogleService in connected mode. */
 export interface ActingAs {
   readonly principal: string;
-  /** Set by GoogleService when a Google request went out with the principal's grant: the audit trail and the quota ledger name it. */
+  /** Set by GoogleService when a Google request went out with the principal's grant: the audit trail names it. */
   googleEmail?: string;
+  /** Set by the MCP dispatcher once the call is admitted: the Google account of the grant it acts with, which the quota ledger counts reservations for (before any request went out). */
+  account?: string;
 }
 export const actingAs = new AsyncLocalStorage<ActingAs>();
 

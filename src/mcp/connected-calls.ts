@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable } from '@nestjs/common';
-import { type CallToolResult, type InputRequiredResult, inputRequired, inputResponse } from '@modelcontextprotocol/server';
+import { type CallToolResult, type InputRequiredResult, inputRequired, inputResponse, type McpServer } from '@modelcontextprotocol/server';
 import { CONNECT_REQUEST_TTL_MS, type ConnectLink, ConnectRequests } from '../accounts/connect-requests.js';
 import { SERVER_NAME } from '../common/product.js';
 import { CONFIG, type Config } from '../config/config.js';
@@ -48,6 +49,8 @@ export type Admission = { readonly grant: ConnectedGrant } | { readonly answer: 
 export class ConnectedCalls {
   /** The scopes a connect link asks for, per caller tool set (AccessPolicy hands a caller the same set each time). */
   private readonly scopesByTools = new WeakMap<ReadonlySet<string>, string[]>();
+  /** 2025-11-25 sessions: the elicitationId of the connect link a session was last sent. */
+  private readonly pendingLinks = new WeakMap<McpServer, string>();
 
   constructor(
     @Inject(CONFIG) private readonly config: Config,
@@ -78,6 +81,7 @@ export class ConnectedCalls {
         return admission.answer;
       }
       call.grant = admission.grant;
+      actingAs.getStore()!.account = admission.grant.googleEmail;
       let result: CallToolResult | InputRequiredResult;
       try {
         result = await invoke();
@@ -139,6 +143,7 @@ export class ConnectedCalls {
       grant = arrived;
       // A 2025-11-25 session listed the tools before the grant existed; what it may call now follows the scopes granted.
       if (call.era === 'legacy') {
+        await this.linkCompleted(call);
         call.server.sendToolListChanged();
       }
     }
@@ -162,14 +167,34 @@ export class ConnectedCalls {
     const dialog = this.config.elicitation && opensLinks(call);
     await this.audit(call, 'connect_asked', { path: dialog ? 'dialog' : 'link', reason });
     if (dialog) {
-      return inputRequired({
-        inputRequests: { [CONNECT_KEY]: inputRequired.elicitUrl({ message: connectMessage(reason), url: link.url }) },
-      });
+      const request = inputRequired.elicitUrl({ message: connectMessage(reason), url: link.url });
+      if (call.era === 'legacy') {
+        // 2025-11-25 correlates a URL elicitation by elicitationId, and the client may wait for
+        // notifications/elicitation/complete: we choose the id (the SDK's shim keeps one it is given) to send that once connected.
+        const elicitationId = randomUUID();
+        (request.params as { elicitationId?: string }).elicitationId = elicitationId;
+        this.pendingLinks.set(call.server, elicitationId);
+      }
+      return inputRequired({ inputRequests: { [CONNECT_KEY]: request } });
     }
     const why = this.config.elicitation
       ? 'this client cannot open a link for you (it did not declare URL-mode elicitation)'
       : 'ELICITATION=false is set for this server';
     return errorResult(connectLinkText(call.tool.spec.name, reason, link, why));
+  }
+
+  /** 2025-11-25: tells the client the link it opened did its work (notifications/elicitation/complete). Never fails the call. */
+  private async linkCompleted(call: ToolCall): Promise<void> {
+    const elicitationId = this.pendingLinks.get(call.server);
+    if (!elicitationId) {
+      return;
+    }
+    this.pendingLinks.delete(call.server);
+    try {
+      await call.server.server.createElicitationCompletionNotifier(elicitationId, { relatedRequestId: call.sdk.mcpReq.id })();
+    } catch {
+      // The client declared no URL elicitation after all, or the session is gone: the result still answers.
+    }
   }
 
   /** The Google scopes of every tool this caller may use: what a connect link asks for (the connect page adds `openid email`). */
@@ -229,7 +254,8 @@ function errorResult(text: string): CallToolResult {
 
 const WHY: Record<NotConnectedReason, string> = {
   none: 'no Google account is connected for you on this server',
-  revoked: 'the Google account connected for you no longer accepts this server (access was revoked or has expired), so it must be connected again',
+  revoked:
+    'the Google account connected for you no longer accepts this server (access was revoked or has expired), so it must be connected again',
   unreadable: 'the Google account connected for you must be connected again (its record on this server could not be read)',
 };
 

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
+import { actingAs } from '../google/connected-accounts.js';
 import { createStateStore } from '../state/create-state-store.js';
 import { GOOGLE_QUOTA_LIMITS } from './quota-limits.js';
 import { QuotaLedger, verdictOf } from './quota-ledger.service.js';
@@ -169,5 +170,36 @@ describe('verdictOf: which limit a refusal that does not say most likely was', (
     ['small counts: others reaching 600 a minute would spend the day in minutes', snapshot(5, 5), 'day', 'rates'],
   ])('%s → %s (%s)', (_name, s, likely, basis) => {
     expect(verdictOf(s)).toMatchObject({ likely, basis });
+  });
+});
+
+describe('QuotaLedger in connected mode', () => {
+  const as = <T>(account: string, run: () => Promise<T>) => actingAs.run({ principal: `${account}-person`, account }, run);
+
+  it('counts each Google account the calls were made as, beside the scope’s own count, and gives back what it gives back', async () => {
+    kit = ledgerKit();
+    await as('alice@example.com', () => kit.ledger.reserve(inspection));
+    await as('alice@example.com', () => kit.ledger.reserve(inspection));
+    const bobs = await as('bob@example.net', () => kit.ledger.reserve(inspection));
+    if (bobs.ok) {
+      await kit.ledger.release(bobs.reservation); // Google did not count it
+    }
+    const batch = await as('bob@example.net', () => kit.ledger.reserveMany(inspection, 5));
+    await kit.ledger.settle(batch.reservation, 3);
+    await kit.ledger.reserve(inspection); // a call outside connected mode: the scope counts it, no account does
+    const [today] = (await kit.ledger.today())!.scopes;
+    expect(today.day.used).toBe(6);
+    expect(today.accounts).toEqual([
+      { account: 'alice@example.com', used: 2 },
+      { account: 'bob@example.net', used: 3 },
+    ]);
+  });
+
+  it('a reservation refused by the scope’s limit takes nothing from the account', async () => {
+    kit = ledgerKit(undefined, { inspectionPerDay: 1 });
+    await as('alice@example.com', () => kit.ledger.reserve(inspection));
+    const refused = await as('alice@example.com', () => kit.ledger.reserve(inspection));
+    expect(refused.ok).toBe(false);
+    expect((await kit.ledger.today())!.scopes[0].accounts).toEqual([{ account: 'alice@example.com', used: 1 }]);
   });
 });

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../common/clock.js';
+import { actingAs } from '../google/connected-accounts.js';
 import { type GoogleApiError, type GoogleOperation, likelyQuotaLead } from '../google/google-error.js';
 import { STATE_STORE } from '../state/state.module.js';
 import { type StateStore, StateUnavailableError } from '../state/state-store.js';
@@ -22,6 +23,8 @@ import { minuteWindow, pacificDayWindow, type QuotaWindow } from './quota-window
 //   <kind>:<scope>:refused:<Pacific date>  {at, likely_limit} of Google's latest refusal that day
 //   index:<Pacific date>                   stream of the scopes counted that day (for gsc://quota)
 //   indexed:<Pacific date>:<kind>:<scope>  claim: the scope is in that day's index
+//   <kind>:<scope>:account:<Pacific date>:<e-mail>  connected mode: that day's count made as one Google account
+//   <kind>:<scope>:accounts:<Pacific date>          stream of the Google accounts counted for the scope that day
 
 export type QuotaScope =
   { readonly kind: 'inspection'; readonly property: string } | { readonly kind: 'publish'; readonly project: string };
@@ -49,6 +52,13 @@ export interface QuotaSnapshot {
   readonly day: WindowUse;
   /** Google refused this scope earlier today (its answer did not say which limit). */
   readonly refusedToday?: QuotaRefusal;
+  /** Connected mode, in today(): the day's count per Google account the calls were made as (quotas stay per property and project). */
+  readonly accounts?: readonly AccountUse[];
+}
+
+export interface AccountUse {
+  readonly account: string;
+  readonly used: number;
 }
 
 /** Why a refusal is thought to be one limit rather than the other. */
@@ -129,7 +139,7 @@ export class QuotaLedger {
    */
   async reserve(scope: QuotaScope): Promise<ReserveResult> {
     const now = this.clock.now();
-    const counters = this.counters(scope, now);
+    const counters = this.reserving(scope, now);
     const taken: Counter[] = [];
     try {
       for (const counter of counters) {
@@ -162,7 +172,7 @@ export class QuotaLedger {
     const taken: Counter[] = [];
     let granted = units;
     try {
-      for (const counter of this.counters(scope, now)) {
+      for (const counter of this.reserving(scope, now)) {
         const count = await this.store.increment(counter.key, granted, counter.ttlMs);
         taken.push(counter);
         const over = counter.window === 'day' && counter.enforced ? Math.min(granted, Math.max(0, count - counter.limit)) : 0;
@@ -285,7 +295,8 @@ export class QuotaLedger {
         seen.add(entry.value);
         const scope = parseScope(entry.value);
         if (scope) {
-          scopes.push(await this.read(scope, now));
+          const [snapshot, accounts] = await Promise.all([this.read(scope, now), this.accountsOf(scope, now)]);
+          scopes.push(accounts.length ? { ...snapshot, accounts } : snapshot);
         }
       }
       return { now, dayEndsAt: day.endsAt, scopes };
@@ -339,6 +350,43 @@ export class QuotaLedger {
     return counters;
   }
 
+  /**
+   * The counters a reservation takes: the scope's, then, in connected mode,
+   * the day's count of the Google account the call acts as (last, never
+   * enforced, so a refusal or a partial batch gives it back like the others).
+   */
+  private reserving(scope: QuotaScope, now: Date): Counter[] {
+    const counters = this.counters(scope, now);
+    const account = actingAs.getStore()?.account;
+    if (account) {
+      const day = counters[0];
+      counters.push({
+        ...day,
+        key: this.accountKey(scope, pacificDayWindow(now).id, account),
+        limit: Number.MAX_SAFE_INTEGER,
+        enforced: false,
+      });
+    }
+    return counters;
+  }
+
+  private accountKey(scope: QuotaScope, day: string, account: string): string {
+    return this.key(scope, 'account', `${day}:${account}`);
+  }
+
+  /** Connected mode: which Google accounts the scope was counted for today, and how many each. */
+  private async accountsOf(scope: QuotaScope, now: Date): Promise<AccountUse[]> {
+    const day = pacificDayWindow(now).id;
+    const seen = new Set((await this.store.read(this.key(scope, 'accounts', day))).map((e) => e.value));
+    const uses = await Promise.all(
+      [...seen].map(async (account) => ({
+        account,
+        used: Math.max(0, Number.parseInt((await this.store.get(this.accountKey(scope, day, account))) ?? '0', 10) || 0),
+      })),
+    );
+    return uses.filter((u) => u.used > 0).sort((a, b) => (a.account < b.account ? -1 : 1));
+  }
+
   private key(scope: QuotaScope, what: string, id: string): string {
     return `${PREFIX}${scope.kind}:${scopeId(scope)}:${what}:${id}`;
   }
@@ -351,13 +399,24 @@ export class QuotaLedger {
 
   private async index(scope: QuotaScope, now: Date): Promise<void> {
     const day = pacificDayWindow(now);
+    const ttlMs = ttl(day, now, DAY_GRACE_MS);
     const memo = `${day.id}:${scope.kind}:${scopeId(scope)}`;
+    await this.once(memo, ttlMs, () => this.store.append(`${PREFIX}index:${day.id}`, JSON.stringify(scope), { ttlMs, maxLength: 10_000 }));
+    const account = actingAs.getStore()?.account;
+    if (account) {
+      await this.once(`${memo}:${account}`, ttlMs, () =>
+        this.store.append(this.key(scope, 'accounts', day.id), account, { ttlMs, maxLength: 10_000 }),
+      );
+    }
+  }
+
+  /** Appends to a day's index once across processes (a claim in the store), and once per process without asking it again. */
+  private async once(memo: string, ttlMs: number, append: () => Promise<unknown>): Promise<void> {
     if (this.indexed.has(memo)) {
       return;
     }
-    const ttlMs = ttl(day, now, DAY_GRACE_MS);
     if (await this.store.claim(`${PREFIX}indexed:${memo}`, ttlMs)) {
-      await this.store.append(`${PREFIX}index:${day.id}`, JSON.stringify(scope), { ttlMs, maxLength: 10_000 });
+      await append();
     }
     if (this.indexed.size > 10_000) {
       this.indexed.clear();

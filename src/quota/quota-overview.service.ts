@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Clock } from '../common/clock.js';
 import { CONFIG, type Config } from '../config/config.js';
 import { isPropertyAllowed } from '../property/site-allowlist.js';
-import { QuotaLedger, type QuotaScope } from './quota-ledger.service.js';
+import { QuotaLedger, type QuotaScope, type QuotaSnapshot } from './quota-ledger.service.js';
 import { quotaProjectOf } from './quota-project.js';
 import { LOWER_BOUND, type QuotaRemaining, quotaRemaining } from './quota-report.js';
 
@@ -15,9 +15,17 @@ export interface QuotaOverview {
   readonly ledger: 'available' | 'unavailable';
   readonly note: string;
   /** Per property, URL inspections this minute and this Pacific day (600 and 2 000 allowed). */
-  readonly inspection: QuotaRemaining[];
+  readonly inspection: QuotaUse[];
   /** Per Google Cloud project, Indexing API publishes this Pacific day (200 allowed by default). */
-  readonly indexing_publish: QuotaRemaining[];
+  readonly indexing_publish: QuotaUse[];
+}
+
+/** One scope's counts; in connected mode also the day's count per Google account the calls were made as. */
+export type QuotaUse = QuotaRemaining & { readonly google_accounts?: { readonly account: string; readonly used: number }[] };
+
+function quotaUse(snapshot: QuotaSnapshot, projectLabel?: string): QuotaUse {
+  const remaining = quotaRemaining(snapshot, projectLabel);
+  return snapshot.accounts?.length ? { ...remaining, google_accounts: snapshot.accounts.map((a) => ({ ...a })) } : remaining;
 }
 
 @Injectable()
@@ -44,7 +52,7 @@ export class QuotaOverviewService {
     }
     const inspection = today.scopes
       .filter((s) => s.scope.kind === 'inspection' && (!sites || isPropertyAllowed(s.scope.property, sites)))
-      .map((s) => quotaRemaining(s))
+      .map((s) => quotaUse(s))
       .sort((a, b) => (a.property ?? '').localeCompare(b.property ?? ''));
     const publishes = today.scopes.filter((s) => s.scope.kind === 'publish');
     // The server's own project is always shown, even before its first publish of the day.
@@ -61,7 +69,7 @@ export class QuotaOverviewService {
       ledger: 'available',
       note: LOWER_BOUND,
       inspection,
-      indexing_publish: publishes.map((s) => quotaRemaining(s, s.scope.kind === 'publish' ? label(s.scope.project) : undefined)),
+      indexing_publish: publishes.map((s) => quotaUse(s, s.scope.kind === 'publish' ? label(s.scope.project) : undefined)),
     };
   }
 }

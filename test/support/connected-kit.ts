@@ -9,7 +9,12 @@ import { StdioClientTransport as V2StdioTransport } from '@modelcontextprotocol/
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as V1StdioTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolResultSchema,
+  ElicitationCompleteNotificationSchema,
+  ElicitRequestSchema,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { GrantStore } from '../../src/accounts/grant-store.js';
 import { GoogleEmulator } from '../../src/emulator/google-emulator.js';
 import { SCOPES } from '../../src/emulator/emulator-routing.js';
@@ -99,6 +104,10 @@ export interface LinkClient {
   readonly asked: UrlElicitation[];
   /** Progress messages the call received. */
   readonly progress: string[];
+  /** 2025-11-25: the elicitationIds of notifications/elicitation/complete received. */
+  readonly completed: string[];
+  /** 2025-11-25: how many notifications/tools/list_changed arrived. */
+  readonly listChanged: () => number;
   listTools(): Promise<{ name: string }[]>;
   call(name: string, args?: Record<string, unknown>): Promise<ToolResult>;
   close(): Promise<void>;
@@ -130,6 +139,8 @@ export function linkClientStdio(env: Record<string, string>, options: LinkClient
 async function linkClient(transport: any, options: LinkClientOptions): Promise<LinkClient> {
   const asked: UrlElicitation[] = [];
   const progress: string[] = [];
+  const completed: string[] = [];
+  let listChanged = 0;
   const capabilities: any = { elicitation: options.answer ? { form: {}, url: {} } : { form: {} } };
   const info = { name: 'gsc-connect-test-client', version: '1.0.0' };
   const handle = async (params: any): Promise<{ action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> }> => {
@@ -156,6 +167,8 @@ async function linkClient(transport: any, options: LinkClientOptions): Promise<L
   } else {
     client = new V1Client(info, { capabilities });
     client.setRequestHandler(ElicitRequestSchema, async (request: any) => handle(request.params));
+    client.setNotificationHandler(ElicitationCompleteNotificationSchema, (n: any) => void completed.push(n.params.elicitationId));
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => void listChanged++);
     call = async (name, args) =>
       (await client.callTool({ name, arguments: args }, CallToolResultSchema, { onprogress, timeout: 120_000 })) as ToolResult;
   }
@@ -164,6 +177,8 @@ async function linkClient(transport: any, options: LinkClientOptions): Promise<L
     revision: options.revision,
     asked,
     progress,
+    completed,
+    listChanged: () => listChanged,
     listTools: async () => (await client.listTools()).tools as { name: string }[],
     call: (name, args = {}) => call(name, args),
     close: () => client.close(),
