@@ -138,6 +138,8 @@ describe.each(['SQLite', 'Redis'])('connected accounts for ops, state on %s', (k
     try {
       const inspected = await client.call('inspect_url', { site_url: SEED_PROPERTIES.owned, url: `${SEED_PROPERTIES.owned}docs/` });
       expect(inspected.isError).toBeFalsy();
+      const published = await client.call('request_indexing', { url: `${SEED_PROPERTIES.owned}docs/`, type: 'URL_UPDATED' });
+      expect(published.isError).toBeFalsy();
     } finally {
       await client.close();
     }
@@ -165,7 +167,12 @@ describe.each(['SQLite', 'Redis'])('connected accounts for ops, state on %s', (k
 
     const quota = (await (await admin('/quota')).json()) as { inspection: { property: string; google_accounts?: unknown }[] };
     expect(quota.inspection.find((q) => q.property === SEED_PROPERTIES.owned)?.google_accounts).toEqual([
-      { google_account: 'alice@example.com', used_today: 1 },
+      { account: 'alice@example.com', used: 1 },
+    ]);
+    // Indexing counts against the OAuth client's project (the server's, one for everyone), per account beside it.
+    const projects = (await (await admin('/quota')).json()) as { indexing_publish: { project?: string; google_accounts?: unknown }[] };
+    expect(projects.indexing_publish).toEqual([
+      expect.objectContaining({ project: expect.stringMatching(/project number 123456789012/), google_accounts: [{ account: 'alice@example.com', used: 1 }] }),
     ]);
     const audit = (await (await admin(`/audit?principal=${ANN}&outcome=google_call`)).json()) as { entries: { google_account?: string }[] };
     expect(audit.entries.length).toBeGreaterThan(0);
