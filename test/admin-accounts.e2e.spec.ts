@@ -14,7 +14,7 @@ import { Test } from '@nestjs/testing';
 import { GrantStore } from '../src/accounts/grant-store.js';
 import { SEED_PROPERTIES } from '../src/emulator/emulator-seed.js';
 import { SearchConsoleMcpModule } from '../src/search-console-mcp.module.js';
-import { text } from './support/clients.js';
+import { connectHttp, text } from './support/clients.js';
 import { type ConnectedGoogle, linkClientHttp, OAUTH_CLIENT, saveGrant, startConnectedGoogle } from './support/connected-kit.js';
 import { isolatedEnv } from './support/env.js';
 import { startGoogle } from './support/google.js';
@@ -174,6 +174,16 @@ describe.each(['SQLite', 'Redis'])('connected accounts for ops, state on %s', (k
     expect(projects.indexing_publish).toEqual([
       expect.objectContaining({ project: expect.stringMatching(/project number 123456789012/), google_accounts: [{ account: 'alice@example.com', used: 1 }] }),
     ]);
+    // A person reading gsc://quota (Ben, who may read the same property) is not shown other people's Google accounts.
+    const ben = await connectHttp(`${origin}/mcp`, { revision: '2026-07-28' }, { 'x-user': BEN });
+    try {
+      const read = (await ben.raw.readResource({ uri: 'gsc://quota' })) as { contents: { text: string }[] };
+      const seen = JSON.parse(read.contents[0].text) as { inspection: { property: string }[] };
+      expect(seen.inspection.find((q) => q.property === SEED_PROPERTIES.owned)).toMatchObject({ day: { used: 1 } });
+      expect(read.contents[0].text).not.toContain('alice@example.com');
+    } finally {
+      await ben.close();
+    }
     const audit = (await (await admin(`/audit?principal=${ANN}&outcome=google_call`)).json()) as { entries: { google_account?: string }[] };
     expect(audit.entries.length).toBeGreaterThan(0);
     expect(new Set(audit.entries.map((e) => e.google_account))).toEqual(new Set(['alice@example.com']));
