@@ -1,7 +1,8 @@
 // The connect page inside a company's Nest app (PRODUCT.md §8a, §8d): the
 // module mounted at `search-console/mcp` under the host's global prefix `api`,
 // the host naming the person from its own session cookie (`principal(req)`),
-// GSC_PUBLIC_URL naming where the app is reached. Clicked through in headless
+// GSC_PUBLIC_URL naming where the app is reached (the global prefix is added,
+// as for the MCP endpoint's protected-resource URL). Clicked through in headless
 // Chromium against the Google emulator: the person the link was made for
 // connects (also when the host spells them with the Kelvin sign), someone else
 // gets 403 and nothing is stored, nobody signed in gets 401.
@@ -48,7 +49,7 @@ beforeAll(async () => {
         settings: {
           ...connectedEnv(emulator),
           GSC_STATE_DIR: mkdtempSync(join(tmpdir(), 'gsc-connect-nest-')),
-          GSC_PUBLIC_URL: `${origin}/api`,
+          GSC_PUBLIC_URL: origin,
         },
         path: 'search-console/mcp',
         principal: hostPrincipal,
@@ -81,7 +82,7 @@ const link = () => app.get(ConnectRequests).create(KATE, [SCOPES.webmastersReado
 const signedInAs = (who: string) => context.addCookies([{ name: 'who', value: encodeURIComponent(who), url: origin }]);
 
 describe('connect page in a host Nest app (the host names the person)', () => {
-  it('links live beside the MCP endpoint under the public URL, and Kate connects her Google account', async () => {
+  it('links live beside the MCP endpoint under the public URL and the global prefix, and Kate connects her Google account', async () => {
     const { url } = await link();
     expect(url).toMatch(new RegExp(`^${origin}/api/search-console/connect/google\\?request=[A-Za-z0-9_-]{32}$`));
     await signedInAs(KATE);

@@ -1,6 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { Controller, Get, Inject, Logger, Req, Res } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
+import { Controller, Get, Inject, Logger, Optional, Req, Res } from '@nestjs/common';
+import { ApplicationConfig, HttpAdapterHost } from '@nestjs/core';
 import { CONFIG, type Config } from '../config/config.js';
 import { HttpIdentity } from '../http/http-identity.service.js';
 import { HTTP_MOUNT, type HttpMount } from '../http/http-mount.js';
@@ -13,8 +13,7 @@ import { type ConnectPageHost, ConnectRequests } from './connect-requests.js';
 /**
  * Where the connect routes are mounted: beside the MCP endpoint, so `mcp` gives
  * `/connect/google` and a host's `search-console/mcp` gives
- * `/search-console/connect/google` (under the host's global prefix, which
- * GSC_PUBLIC_URL then includes).
+ * `/search-console/connect/google`, under the host's global prefix.
  */
 export function connectRoot(mount: HttpMount): string {
   const parent = mount.mcpPath.split('/').slice(0, -1).join('/');
@@ -38,6 +37,7 @@ export class ConnectController implements ConnectPageHost {
     @Inject(HTTP_MOUNT) private readonly mount: HttpMount,
     private readonly identity: HttpIdentity,
     private readonly adapterHost: HttpAdapterHost,
+    @Optional() private readonly application?: ApplicationConfig,
   ) {
     if (config.connected) {
       requests.servePagesWith(this);
@@ -59,19 +59,27 @@ export class ConnectController implements ConnectPageHost {
     return this.serve(req, res, (site) => this.flow.idpCallback(req, res, site));
   }
 
-  /** GSC_PUBLIC_URL (plus the routes' parent path), else the address this server listens on. */
+  /**
+   * GSC_PUBLIC_URL, else the address this server listens on; then the host's
+   * global prefix and the routes' parent path, as the protected-resource
+   * metadata builds the MCP endpoint's URL.
+   */
   base(): Promise<string> {
     const parent = connectRoot(this.mount).replace(/\/?connect$/, '');
-    const prefix = parent ? `/${parent}` : '';
+    const path = [this.application?.getGlobalPrefix() ?? '', parent]
+      .map((p) => p.replace(/^\/+|\/+$/g, ''))
+      .filter(Boolean)
+      .map((p) => `/${p}`)
+      .join('');
     const publicUrl = this.config.http.publicUrl;
     if (publicUrl) {
-      return Promise.resolve(`${publicUrl.replace(/\/+$/, '')}${prefix}`);
+      return Promise.resolve(`${publicUrl.replace(/\/+$/, '')}${path}`);
     }
     const server = this.adapterHost.httpAdapter?.getHttpServer() as Server | undefined;
     const address = server?.address();
     const port = typeof address === 'object' && address ? address.port : this.config.http.port;
     const bind = ['0.0.0.0', '::', ''].includes(this.config.http.host) ? '127.0.0.1' : this.config.http.host;
-    return Promise.resolve(`http://${bind.includes(':') ? `[${bind}]` : bind}:${port}${prefix}`);
+    return Promise.resolve(`http://${bind.includes(':') ? `[${bind}]` : bind}:${port}${path}`);
   }
 
   private async serve(req: IncomingMessage, res: ServerResponse, run: (site: ConnectSite) => Promise<void>): Promise<void> {
