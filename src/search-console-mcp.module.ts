@@ -97,7 +97,15 @@ function mountedRoutes() {
   class ConnectEndpoints extends ConnectController {}
   const at = (controller: Type, paths: string[]) => Reflect.defineMetadata(PATH_METADATA, paths, controller);
   return {
-    controllers: [McpEndpoint, AdminEndpoints, QuotaEndpoints, AccountsEndpoints, MetricsEndpoint, ProtectedResourceEndpoints, ConnectEndpoints],
+    controllers: [
+      McpEndpoint,
+      AdminEndpoints,
+      QuotaEndpoints,
+      AccountsEndpoints,
+      MetricsEndpoint,
+      ProtectedResourceEndpoints,
+      ConnectEndpoints,
+    ],
     mount(mount: HttpMount, config: Config): HttpMount {
       at(McpEndpoint, [mount.mcpPath]);
       at(AdminEndpoints, mount.adminPath ? [mount.adminPath] : []);

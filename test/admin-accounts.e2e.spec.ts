@@ -30,7 +30,14 @@ const GRANT_KEYS = `k1:${Buffer.alloc(32, 7).toString('base64')}`;
 interface AccountsBody {
   principals: {
     principal: string;
-    accounts: { google_email: string; google_sub: string; status: string; scopes: string[]; connected_at: string; last_used: string | null }[];
+    accounts: {
+      google_email: string;
+      google_sub: string;
+      status: string;
+      scopes: string[];
+      connected_at: string;
+      last_used: string | null;
+    }[];
   }[];
   count: { principals: number; accounts: number };
 }
@@ -46,9 +53,11 @@ async function revocationGate(target: string): Promise<{ url: string; failing: b
         res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":"backend_error"}');
         return;
       }
-      void fetch(target, { method: 'POST', headers: { 'content-type': String(req.headers['content-type']) }, body: Buffer.concat(chunks) }).then(
-        async (answer) => res.writeHead(answer.status, { 'content-type': 'application/json' }).end(await answer.text()),
-      );
+      void fetch(target, {
+        method: 'POST',
+        headers: { 'content-type': String(req.headers['content-type']) },
+        body: Buffer.concat(chunks),
+      }).then(async (answer) => res.writeHead(answer.status, { 'content-type': 'application/json' }).end(await answer.text()));
     });
   });
   await new Promise<void>((resolve) => gate.server.listen(0, '127.0.0.1', resolve));
@@ -172,7 +181,10 @@ describe.each(['SQLite', 'Redis'])('connected accounts for ops, state on %s', (k
     // Indexing counts against the OAuth client's project (the server's, one for everyone), per account beside it.
     const projects = (await (await admin('/quota')).json()) as { indexing_publish: { project?: string; google_accounts?: unknown }[] };
     expect(projects.indexing_publish).toEqual([
-      expect.objectContaining({ project: expect.stringMatching(/project number 123456789012/), google_accounts: [{ account: 'alice@example.com', used: 1 }] }),
+      expect.objectContaining({
+        project: expect.stringMatching(/project number 123456789012/),
+        google_accounts: [{ account: 'alice@example.com', used: 1 }],
+      }),
     ]);
     // A person reading gsc://quota (Ben, who may read the same property) is not shown other people's Google accounts.
     const ben = await connectHttp(`${origin}/mcp`, { revision: '2026-07-28' }, { 'x-user': BEN });
@@ -203,7 +215,9 @@ describe.each(['SQLite', 'Redis'])('connected accounts for ops, state on %s', (k
     try {
       const res = await admin(`/accounts/${BEN}/${carol.sub}`, { method: 'DELETE' });
       expect(res.status).toBe(502);
-      expect(((await res.json()) as { reason: string }).reason).toMatch(/answered HTTP 503, so carol@example\.org was not disconnected and nothing was deleted/);
+      expect(((await res.json()) as { reason: string }).reason).toMatch(
+        /answered HTTP 503, so carol@example\.org was not disconnected and nothing was deleted/,
+      );
     } finally {
       gate.failing = false;
     }

@@ -22,7 +22,14 @@ export class AccountsModule {
     return {
       module: AccountsModule,
       imports: shared,
-      providers: [GrantStore, GrantAuth, { provide: ConnectedAccounts, useExisting: GrantAuth }, ConnectRequests, ConnectFlow, GrantRevocation],
+      providers: [
+        GrantStore,
+        GrantAuth,
+        { provide: ConnectedAccounts, useExisting: GrantAuth },
+        ConnectRequests,
+        ConnectFlow,
+        GrantRevocation,
+      ],
       exports: [GrantStore, ConnectedAccounts, ConnectRequests, ConnectFlow, GrantRevocation],
     };
   }

@@ -236,7 +236,7 @@ describe.each(subjects)('GrantStore on %s', (_name, make) => {
     expect(listed(await grants.principals())).toEqual(['idx-ben@corp.example']);
   });
 
-  it('keeps the index right when a save races the removal of the principal\'s last other grant (two processes)', async () => {
+  it("keeps the index right when a save races the removal of the principal's last other grant (two processes)", async () => {
     const a = subject.grants(`k1:${key(1)}`);
     const b = subject.grants(`k1:${key(1)}`);
     const principals = Array.from({ length: 8 }, (_, i) => `race-${i}@corp.example`);

@@ -132,41 +132,35 @@ export class AccountsController {
     const used = (sub: string) => this.grants.lastUsed(principal, sub).then((t) => t ?? null);
     const views = [
       ...(await Promise.all(
-        records.usable.map(
-          async (g): Promise<AccountView> => ({
-            google_email: g.googleEmail,
-            google_sub: g.googleSub,
-            status: 'connected',
-            scopes: g.scopes,
-            connected_at: g.connectedAt,
-            last_used: await used(g.googleSub),
-          }),
-        ),
+        records.usable.map(async (g): Promise<AccountView> => ({
+          google_email: g.googleEmail,
+          google_sub: g.googleSub,
+          status: 'connected',
+          scopes: g.scopes,
+          connected_at: g.connectedAt,
+          last_used: await used(g.googleSub),
+        })),
       )),
       ...(await Promise.all(
-        records.revoked.map(
-          async (g): Promise<AccountView> => ({
-            google_email: g.googleEmail,
-            google_sub: g.googleSub,
-            status: 'revoked',
-            scopes: g.scopes,
-            connected_at: g.connectedAt,
-            last_used: await used(g.googleSub),
-            revoked_at: g.revokedAt,
-          }),
-        ),
+        records.revoked.map(async (g): Promise<AccountView> => ({
+          google_email: g.googleEmail,
+          google_sub: g.googleSub,
+          status: 'revoked',
+          scopes: g.scopes,
+          connected_at: g.connectedAt,
+          last_used: await used(g.googleSub),
+          revoked_at: g.revokedAt,
+        })),
       )),
-      ...records.unreadable.map(
-        (u): AccountView => ({
-          google_email: null,
-          google_sub: u.googleSub,
-          status: 'unreadable',
-          scopes: [],
-          connected_at: null,
-          last_used: null,
-          reason: u.reason,
-        }),
-      ),
+      ...records.unreadable.map((u): AccountView => ({
+        google_email: null,
+        google_sub: u.googleSub,
+        status: 'unreadable',
+        scopes: [],
+        connected_at: null,
+        last_used: null,
+        reason: u.reason,
+      })),
     ];
     return views;
   }
