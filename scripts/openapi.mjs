@@ -22,6 +22,7 @@ const [
   { AuditQueryDto },
   { QuotaQueryDto },
   { QuotaController },
+  { AccountsController },
   product,
 ] = await Promise.all([
   dist('search-console-mcp.module.js'),
@@ -32,9 +33,10 @@ const [
   dist('admin/audit-query.dto.js'),
   dist('admin/quota-query.dto.js'),
   dist('admin/quota.controller.js'),
+  dist('admin/accounts.controller.js'),
   dist('common/product.js'),
 ]);
-const controllers = [AdminController, QuotaController, MetricsController];
+const controllers = [AdminController, QuotaController, AccountsController, MetricsController];
 /** Routes whose query is one DTO object: its class-validator rules become the documented parameters. */
 const QUERY_DTOS = { recentAudit: AuditQueryDto, overview: QuotaQueryDto };
 
@@ -106,7 +108,7 @@ const document = SwaggerModule.createDocument(
     .setTitle(`${product.SERVER_NAME} operations API`)
     .setVersion(product.serverVersion())
     .setDescription(
-      'Read-only operations endpoints beside the MCP endpoint. They need GSC_ADMIN_TOKEN as a bearer token, or a loopback caller when it is unset.',
+      'Operations endpoints beside the MCP endpoint; all read-only but DELETE on accounts (connected accounts: revokes a Google grant). They need GSC_ADMIN_TOKEN as a bearer token, or a loopback caller when it is unset.',
     )
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'GSC_ADMIN_TOKEN' }, 'adminToken')
     .addSecurityRequirements('adminToken')

@@ -4,6 +4,7 @@ import { type DynamicModule, Module, type Provider, type Type } from '@nestjs/co
 import { PATH_METADATA } from '@nestjs/common/constants.js';
 import { ConnectController, connectRoot } from './accounts/connect.controller.js';
 import { AdminAccessGuard } from './admin/admin-access.guard.js';
+import { AccountsController } from './admin/accounts.controller.js';
 import { AdminController } from './admin/admin.controller.js';
 import { MetricsController } from './admin/metrics.controller.js';
 import { MetricsModule } from './admin/metrics.module.js';
@@ -90,16 +91,26 @@ function mountedRoutes() {
   class McpEndpoint extends McpHttpController {}
   class AdminEndpoints extends AdminController {}
   class QuotaEndpoints extends QuotaController {}
+  class AccountsEndpoints extends AccountsController {}
   class MetricsEndpoint extends MetricsController {}
   class ProtectedResourceEndpoints extends ProtectedResourceController {}
   class ConnectEndpoints extends ConnectController {}
   const at = (controller: Type, paths: string[]) => Reflect.defineMetadata(PATH_METADATA, paths, controller);
   return {
-    controllers: [McpEndpoint, AdminEndpoints, QuotaEndpoints, MetricsEndpoint, ProtectedResourceEndpoints, ConnectEndpoints],
+    controllers: [
+      McpEndpoint,
+      AdminEndpoints,
+      QuotaEndpoints,
+      AccountsEndpoints,
+      MetricsEndpoint,
+      ProtectedResourceEndpoints,
+      ConnectEndpoints,
+    ],
     mount(mount: HttpMount, config: Config): HttpMount {
       at(McpEndpoint, [mount.mcpPath]);
       at(AdminEndpoints, mount.adminPath ? [mount.adminPath] : []);
       at(QuotaEndpoints, mount.adminPath ? [mount.adminPath] : []);
+      at(AccountsEndpoints, mount.adminPath ? [mount.adminPath] : []);
       at(MetricsEndpoint, mount.metricsPath ? [mount.metricsPath] : []);
       at(ProtectedResourceEndpoints, config.auth ? protectedResourcePaths(mount.mcpPath) : []);
       // Connected accounts (§8d): the connect page and its callbacks, beside the MCP endpoint.

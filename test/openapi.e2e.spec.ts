@@ -11,14 +11,24 @@ import { type InProcessServer, startInProcess } from './support/server.js';
 // build time (scripts/openapi.mjs); here it is held against the routes Nest
 // actually mounted, standalone and inside a host app with its own paths.
 
-type Doc = { openapi: string; paths: Record<string, Record<string, { parameters?: { name: string }[]; summary?: string }>> };
+type Operation = { parameters?: { name: string }[]; summary?: string };
+type Doc = { openapi: string; paths: Record<string, Record<string, Operation>> };
 
-/** GET routes Express serves, from Nest's own router (Express 5 keeps them in app.router.stack). */
-function mountedGets(app: INestApplication): string[] {
+/** Routes Express serves as `METHOD path` (OpenAPI's {param} for Express's :param), from Nest's own router (Express 5 keeps them in app.router.stack). */
+function mountedRoutes(app: INestApplication): string[] {
   const express = app.getHttpAdapter().getInstance() as {
     router: { stack: { route?: { path: string; methods: Record<string, boolean> } }[] };
   };
-  return express.router.stack.filter((layer) => layer.route?.methods.get).map((layer) => layer.route!.path);
+  return express.router.stack.flatMap((layer) =>
+    Object.keys(layer.route?.methods ?? {})
+      .filter((m) => m === 'get' || m === 'delete')
+      .map((m) => `${m} ${layer.route!.path.replace(/:(\w+)/g, '{$1}')}`),
+  );
+}
+
+/** The document's operations as `method path`. */
+function documentedRoutes(doc: Doc): string[] {
+  return Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method} ${path}`));
 }
 
 let google: TestGoogle;
@@ -37,13 +47,17 @@ describe('standalone', () => {
   it('documents exactly the operations routes Nest mounted, each with a summary', async () => {
     const doc = (await (await fetch(`${server.origin}/admin/openapi.json`)).json()) as Doc;
     expect(doc.openapi).toMatch(/^3\./);
-    const documented = Object.keys(doc.paths).sort();
-    const mounted = mountedGets(server.app)
-      .filter((p) => /^\/(admin|metrics)(\/|$)/.test(p))
+    const documented = documentedRoutes(doc).sort();
+    const mounted = mountedRoutes(server.app)
+      .filter((p) => /^\w+ \/(admin|metrics)(\/|$)/.test(p))
       .sort();
     expect(documented).toEqual(mounted);
+    // Connected accounts (§8d): listed, and one disconnected, by ops.
+    expect(documented).toEqual(expect.arrayContaining(['get /admin/accounts', 'delete /admin/accounts/{principal}/{account}']));
     for (const item of Object.values(doc.paths)) {
-      expect(item.get?.summary).toBeTruthy();
+      for (const operation of Object.values(item)) {
+        expect(operation.summary).toBeTruthy();
+      }
     }
   });
 
@@ -58,6 +72,7 @@ describe('standalone', () => {
     ]);
     expect(doc.paths['/admin/tools'].get.parameters?.map((p) => p.name).sort()).toEqual(['groups', 'principal']);
     expect(doc.paths['/admin/quota'].get.parameters?.map((p) => p.name)).toEqual(['property']);
+    expect(doc.paths['/admin/accounts/{principal}/{account}'].delete.parameters?.map((p) => p.name)).toEqual(['principal', 'account']);
   });
 });
 
@@ -84,13 +99,14 @@ describe('inside a host app with a global prefix and its own paths', () => {
 
   it('moves every documented path to where the routes are mounted', async () => {
     const doc = (await (await fetch(`${origin}/api/ops/search-console/openapi.json`)).json()) as Doc;
-    const documented = Object.keys(doc.paths).sort();
-    const mounted = mountedGets(app)
-      .filter((p) => p.startsWith('/api/ops/'))
+    const documented = documentedRoutes(doc).sort();
+    const mounted = mountedRoutes(app)
+      .filter((p) => p.includes(' /api/ops/'))
       .sort();
     expect(documented).toEqual(mounted);
-    expect(documented).toContain('/api/ops/search-console/metrics');
-    for (const path of documented) {
+    expect(documented).toContain('get /api/ops/search-console/metrics');
+    expect(documented).toContain('delete /api/ops/search-console/accounts/{principal}/{account}');
+    for (const path of Object.keys(doc.paths).filter((p) => doc.paths[p].get)) {
       expect((await fetch(`${origin}${path}`)).status).not.toBe(404);
     }
   });

@@ -3,6 +3,7 @@ import { ConnectedAccounts } from '../google/connected-accounts.js';
 import { ConnectFlow } from './connect-flow.service.js';
 import { ConnectRequests } from './connect-requests.js';
 import { GrantAuth } from './grant-auth.service.js';
+import { GrantRevocation } from './grant-revocation.js';
 import { GrantStore } from './grant-store.js';
 
 type Imports = NonNullable<DynamicModule['imports']>;
@@ -21,8 +22,15 @@ export class AccountsModule {
     return {
       module: AccountsModule,
       imports: shared,
-      providers: [GrantStore, GrantAuth, { provide: ConnectedAccounts, useExisting: GrantAuth }, ConnectRequests, ConnectFlow],
-      exports: [GrantStore, ConnectedAccounts, ConnectRequests, ConnectFlow],
+      providers: [
+        GrantStore,
+        GrantAuth,
+        { provide: ConnectedAccounts, useExisting: GrantAuth },
+        ConnectRequests,
+        ConnectFlow,
+        GrantRevocation,
+      ],
+      exports: [GrantStore, ConnectedAccounts, ConnectRequests, ConnectFlow, GrantRevocation],
     };
   }
 }

@@ -216,6 +216,37 @@ describe.each(subjects)('GrantStore on %s', (_name, make) => {
     await grants.save(grant('revoked@corp.example', '999'));
     expect((await grants.list('revoked@corp.example')).map((g) => g.googleSub)).toEqual(['999']);
   });
+
+  it('keeps an index of principals with grants for ops: a save lists, a revoke keeps, removing the last grant unlists', async () => {
+    const grants = subject.grants(`k1:${key(1)}`);
+    const other = subject.grants(`k1:${key(1)}`);
+    await grants.save(grant('idx-ann@corp.example', 'a1'));
+    await grants.save(grant('idx-ann@corp.example', 'a2'));
+    await other.save(grant('idx-ben@corp.example', 'b1'));
+    const listed = (p: string[]) => p.filter((x) => x.startsWith('idx-'));
+    expect(listed(await other.principals())).toEqual(['idx-ann@corp.example', 'idx-ben@corp.example']);
+    await grants.markRevoked('idx-ben@corp.example', 'b1');
+    expect(listed(await grants.principals())).toEqual(['idx-ann@corp.example', 'idx-ben@corp.example']);
+    await grants.remove('idx-ann@corp.example', 'a1');
+    expect(listed(await grants.principals())).toEqual(['idx-ann@corp.example', 'idx-ben@corp.example']);
+    await other.remove('idx-ann@corp.example', 'a2');
+    await grants.remove('idx-ben@corp.example', 'b1');
+    expect(listed(await grants.principals())).toEqual([]);
+    await other.save(grant('idx-ben@corp.example', 'b2'));
+    expect(listed(await grants.principals())).toEqual(['idx-ben@corp.example']);
+  });
+
+  it("keeps the index right when a save races the removal of the principal's last other grant (two processes)", async () => {
+    const a = subject.grants(`k1:${key(1)}`);
+    const b = subject.grants(`k1:${key(1)}`);
+    const principals = Array.from({ length: 8 }, (_, i) => `race-${i}@corp.example`);
+    await Promise.all(principals.map((p) => a.save(grant(p, 'old'))));
+    await Promise.all(principals.flatMap((p) => [a.remove(p, 'old'), b.save(grant(p, 'new'))]));
+    const listed = new Set(await a.principals());
+    for (const p of principals) {
+      expect([p, listed.has(p)]).toEqual([p, (await a.list(p)).length > 0]);
+    }
+  });
 });
 
 describe('the generated grant key (SQLite on loopback, no GSC_GRANT_ENCRYPTION_KEYS)', () => {

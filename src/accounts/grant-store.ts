@@ -40,10 +40,10 @@ interface Sealed {
 
 /** Distinct accounts a principal's index remembers; far above what a person connects. */
 const INDEX_MAX = 64;
-/** Every principal that ever saved a grant (for /admin/accounts): an append-only stream, read whole. */
-const PRINCIPALS = 'grant-principals';
-/** Last use is written at most this often per grant and process: a minute's precision, not a write per call. */
-const USE_PRECISION_MS = 60_000;
+/** A grant's last use is written at most this often per grant and process (a Google call is not a store write). */
+export const LAST_USE_EVERY_MS = 60_000;
+/** Last-use times remembered by this process for throttling; the oldest are forgotten first. */
+const LAST_USE_SLOTS_MAX = 4096;
 
 /**
  * The principals' Google grants in the state store (PRODUCT.md §8d "Grants at
@@ -65,8 +65,8 @@ export class GrantStore implements OnModuleInit {
   private keySource?: string;
   /** Unreadable records already reported by this process: one line each, not one per call. */
   private readonly reported = new Set<string>();
-  /** When this process last recorded each grant's use. */
-  private readonly usedAt = new Map<string, number>();
+  /** When this process last wrote each grant's last use (ms). */
+  private readonly usedWritten = new Map<string, number>();
 
   constructor(
     @Inject(STATE_STORE) private readonly store: StateStore,
@@ -185,42 +185,84 @@ export class GrantStore implements OnModuleInit {
     await this.write(principal, googleSub, { ...kept, revokedAt: at.toISOString() });
   }
 
-  /** Removes one Google account's grant of the principal (disconnected). */
+  /** Removes one Google account's grant of the principal (disconnected); the principal leaves the ops index with its last record. */
   async remove(principal: string, googleSub: string): Promise<void> {
     await this.store.delete(recordKey(principal, googleSub));
-    await this.store.delete(usedKey(principal, googleSub));
-    this.usedAt.delete(`${principal}\n${googleSub}`);
-  }
-
-  /** Principals that have saved a grant (some may have none left), in the order they first did. */
-  async principals(): Promise<string[]> {
-    return [...new Set((await this.store.read(PRINCIPALS)).map((e) => e.value))];
-  }
-
-  /** Records that the grant was used for a Google call now (at most once a minute per process). */
-  async touch(principal: string, googleSub: string, now = Date.now()): Promise<void> {
-    const id = `${principal}\n${googleSub}`;
-    if (now - (this.usedAt.get(id) ?? 0) < USE_PRECISION_MS) {
+    await this.store.delete(lastUseKey(principal, googleSub));
+    this.usedWritten.delete(`${principal}\n${googleSub}`);
+    if (await this.hasRecords(principal)) {
       return;
     }
-    this.usedAt.set(id, now);
-    await this.store.put(usedKey(principal, googleSub), new Date(now).toISOString());
+    await this.store.append(PRINCIPALS_INDEX, `-${principal}`);
+    // A save that wrote its record before this line was appended may have seen the principal still listed and not
+    // appended itself: look again. (A save after it sees the removal in the index and lists the principal again.)
+    if (await this.hasRecords(principal)) {
+      await this.store.append(PRINCIPALS_INDEX, `+${principal}`);
+    }
   }
 
-  /** ISO time of the grant's last recorded use (to the minute), or undefined. */
+  /**
+   * Principals with at least one grant record (usable, revoked or unreadable), in the order they
+   * first connected: the ops listing (/admin/accounts) reads this instead of scanning keys.
+   * The index is an append-only stream of "+principal" / "-principal" events (the store has no
+   * sets and no transactions); the last event of a principal decides.
+   */
+  async principals(): Promise<string[]> {
+    return [...(await this.principalIndex()).entries()].filter(([, listed]) => listed).map(([principal]) => principal);
+  }
+
+  /** Records that the grant was used for a Google call now: written at most once a minute per grant (and process), never failing the call. */
+  async touch(principal: string, googleSub: string, now = Date.now()): Promise<void> {
+    const id = `${principal}\n${googleSub}`;
+    const written = this.usedWritten.get(id);
+    if (written !== undefined && now - written < LAST_USE_EVERY_MS) {
+      return;
+    }
+    this.usedWritten.delete(id);
+    this.usedWritten.set(id, now);
+    while (this.usedWritten.size > LAST_USE_SLOTS_MAX) {
+      this.usedWritten.delete(this.usedWritten.keys().next().value!);
+    }
+    try {
+      await this.store.put(lastUseKey(principal, googleSub), new Date(now).toISOString());
+    } catch (error) {
+      this.logger.debug(`last use of a grant not recorded: ${(error as Error).message}`);
+    }
+  }
+
+  /** ISO time a grant's client was last handed out for a call (to the minute), or undefined when never since it was connected. */
   async lastUsed(principal: string, googleSub: string): Promise<string | undefined> {
-    return this.store.get(usedKey(principal, googleSub));
+    return this.store.get(lastUseKey(principal, googleSub));
+  }
+
+  private async principalIndex(): Promise<Map<string, boolean>> {
+    const listed = new Map<string, boolean>();
+    for (const { value } of await this.store.read(PRINCIPALS_INDEX)) {
+      listed.set(value.slice(1), value.startsWith('+'));
+    }
+    return listed;
+  }
+
+  private async hasRecords(principal: string): Promise<boolean> {
+    const subs = new Set((await this.store.read(indexKey(principal))).map((e) => e.value));
+    for (const sub of subs) {
+      if ((await this.store.get(recordKey(principal, sub))) !== undefined) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private async write(principal: string, googleSub: string, body: Sealed): Promise<void> {
     const { keys } = await this.keys();
     await this.store.put(recordKey(principal, googleSub), seal(keys, { kind: 'grant', principal, googleSub }, JSON.stringify(body)));
-    const index = await this.store.read(indexKey(principal));
-    if (!index.some((e) => e.value === googleSub)) {
+    const known = (await this.store.read(indexKey(principal))).some((e) => e.value === googleSub);
+    if (!known) {
       await this.store.append(indexKey(principal), googleSub, { maxLength: INDEX_MAX });
     }
-    if (index.length === 0 && !(await this.principals()).includes(principal)) {
-      await this.store.append(PRINCIPALS, principal);
+    // After the record is written, so that a concurrent remove of the principal's last other grant sees it (see remove).
+    if ((await this.principalIndex()).get(principal) !== true) {
+      await this.store.append(PRINCIPALS_INDEX, `+${principal}`);
     }
     this.reported.delete(`${principal}\n${googleSub}`);
   }
@@ -246,7 +288,11 @@ export function accessTokenKey(principal: string, googleSub: string): string {
   return `grant-token:${encodeURIComponent(principal)}:${encodeURIComponent(googleSub)}`;
 }
 
-function usedKey(principal: string, googleSub: string): string {
+/** The state stream listing principals with grants, for ops (see GrantStore.principals). */
+export const PRINCIPALS_INDEX = 'grant-principals';
+
+/** The state key of a grant's last use (an ISO time; not secret, so not sealed). */
+export function lastUseKey(principal: string, googleSub: string): string {
   return `grant-used:${encodeURIComponent(principal)}:${encodeURIComponent(googleSub)}`;
 }
 

@@ -44,7 +44,7 @@ export class IndexingService {
     private readonly clock: Clock,
     @Inject(CONFIG) config: Config,
   ) {
-    this.project = quotaProjectOf(config.credential);
+    this.project = quotaProjectOf(config.credential, config.connected?.clientId);
   }
 
   /**

@@ -39,7 +39,7 @@ export class QuotaOverviewService {
   /** The current minute and Pacific day; only the properties `sites` allows (all when undefined). */
   async overview(sites?: readonly string[]): Promise<QuotaOverview> {
     const today = await this.ledger.today();
-    const project = quotaProjectOf(this.config.credential);
+    const project = quotaProjectOf(this.config.credential, this.config.connected?.clientId);
     if (!today) {
       return {
         now: this.clock.now().toISOString(),

@@ -15,7 +15,16 @@ export interface QuotaProject {
   readonly label: string;
 }
 
-export function quotaProjectOf(credential: Credential): QuotaProject | undefined {
+/**
+ * `connectedClientId`: connected accounts (PRODUCT §8d), where there is no
+ * shared credential and every person's token spends the quota of the project
+ * owning the server's OAuth client — one project, so Indexing's 200 a day is
+ * shared by everyone.
+ */
+export function quotaProjectOf(credential: Credential, connectedClientId?: string): QuotaProject | undefined {
+  if (credential.kind === 'none' && connectedClientId) {
+    return oauthClientProject(connectedClientId);
+  }
   switch (credential.kind) {
     case 'service_account': {
       const project = credential.key.project_id ?? /@([a-z][a-z0-9-]*)\.iam\.gserviceaccount\.com$/i.exec(credential.key.client_email)?.[1];
@@ -23,13 +32,16 @@ export function quotaProjectOf(credential: Credential): QuotaProject | undefined
         ? { id: project, label: `Google Cloud project ${project}` }
         : { id: `account:${credential.key.client_email}`, label: `the Google Cloud project of ${credential.key.client_email}` };
     }
-    case 'oauth': {
-      const number = /^(\d+)-/.exec(credential.clientId)?.[1];
-      return number
-        ? { id: `number:${number}`, label: `Google Cloud project number ${number} (the project of OAuth client ${credential.clientId})` }
-        : { id: `client:${credential.clientId}`, label: `the Google Cloud project of OAuth client ${credential.clientId}` };
-    }
+    case 'oauth':
+      return oauthClientProject(credential.clientId);
     case 'none':
       return undefined;
   }
+}
+
+function oauthClientProject(clientId: string): QuotaProject {
+  const number = /^(\d+)-/.exec(clientId)?.[1];
+  return number
+    ? { id: `number:${number}`, label: `Google Cloud project number ${number} (the project of OAuth client ${clientId})` }
+    : { id: `client:${clientId}`, label: `the Google Cloud project of OAuth client ${clientId}` };
 }

@@ -20,7 +20,15 @@ export class QuotaResource {
     mimeType: 'application/json',
   })
   async read(uri: URL, _variables: Record<string, string>, context: ResourceContext): Promise<ReadResourceResult> {
-    const overview = await this.quota.overview(context.sites);
+    const { inspection, indexing_publish, ...rest } = await this.quota.overview(context.sites);
+    // Connected mode: which Google accounts spent a property's day is the operator's view (GET /admin/quota);
+    // a person reading this is not shown other people's Google e-mails.
+    const overview = { ...rest, inspection: inspection.map(withoutAccounts), indexing_publish: indexing_publish.map(withoutAccounts) };
     return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(overview, null, 2) }] };
   }
+}
+
+function withoutAccounts<T extends { google_accounts?: unknown }>(use: T): Omit<T, 'google_accounts'> {
+  const { google_accounts: _omitted, ...rest } = use;
+  return rest;
 }

@@ -25,6 +25,8 @@ export const AUDIT_EVENTS = [
   'connect_cancelled',
   'permission_missing',
   'google_call',
+  // A Google account's grant revoked at Google and deleted: by ops (DELETE /admin/accounts/…) or by the person (disconnect_google_account).
+  'account_disconnected',
 ] as const;
 export type AuditEvent = (typeof AUDIT_EVENTS)[number];
 
@@ -51,8 +53,12 @@ export interface AuditEntry {
   readonly target_fingerprint?: string;
   /** How the person was asked: an approval dialog or the two-call token; a connect link by URL elicitation (`dialog`) or in the answer's text (`link`). */
   readonly path?: 'dialog' | 'token' | 'link';
-  readonly era: '2025-11-25' | '2026-07-28';
+  /** The MCP revision of the call; absent for an operations route (e.g. DELETE /admin/accounts/…), which is no MCP call. */
+  readonly era?: '2025-11-25' | '2026-07-28';
+  /** Who acted: the caller's principal, or "admin" for the operations API. */
   readonly principal: string | null;
+  /** The principal acted upon when it is not the one who acted (ops disconnecting someone's Google account). */
+  readonly target_principal?: string;
   /** Connected mode: the e-mail of the Google account the call acted as (never a token). */
   readonly google_account?: string;
   /** A fixed reason code, never caller-supplied text. */
@@ -116,6 +122,9 @@ export class AuditTrail {
     const summary = `${full.event} ${full.tool}${full.path ? ` via ${full.path}` : ''}${full.reason ? ` (${full.reason})` : ''}`;
     if (GUARD_EVENTS.has(full.event)) {
       this.observer?.approval(full.event);
+      this.logger.log(summary);
+    } else if (full.event === 'account_disconnected') {
+      // Rare and consequential (the person must connect again): worth a line of its own.
       this.logger.log(summary);
     } else {
       // Every Google call in connected mode: the trail keeps it, the log would only repeat it.
@@ -227,6 +236,7 @@ function matches(entry: AuditEntry, query: AuditQuery): boolean {
     (query.tool === undefined || entry.tool === query.tool) &&
     (query.outcome === undefined || entry.event === query.outcome) &&
     // Entries hold canonical principals; ?principal=Alice@Corp.example finds alice@corp.example's.
-    (query.principal === undefined || entry.principal === (canonicalPrincipal(query.principal) ?? query.principal))
+    (query.principal === undefined ||
+      [entry.principal, entry.target_principal].includes(canonicalPrincipal(query.principal) ?? query.principal))
   );
 }
