@@ -38,7 +38,7 @@ const LAYERS = {
   // setup_site builds on verification.
   sites: ['common', 'config', 'property', 'identity', 'state', 'google', 'mcp', 'quota', 'verification'],
   // The person's own connected Google accounts as tools (list_google_accounts, disconnect_google_account).
-  connections: ['common', 'config', 'property', 'identity', 'state', 'google', 'mcp'],
+  connections: ['common', 'config', 'property', 'identity', 'state', 'google', 'accounts', 'mcp'],
   admin: ['common', 'config', 'property', 'identity', 'state', 'google', 'policy', 'http', 'mcp', 'quota', 'accounts'],
   // The ui:// resources of MCP Apps; their browser code (views/app/) has its own block below.
   views: ['common', 'mcp'],

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { GrantRevocation, type RevocationOutcome } from '../accounts/grant-revocation.js';
 import { ConnectedAccounts, type ConnectedGrant } from '../google/connected-accounts.js';
 
 /**
@@ -8,7 +9,10 @@ import { ConnectedAccounts, type ConnectedGrant } from '../google/connected-acco
  */
 @Injectable()
 export class ConnectionsService {
-  constructor(private readonly accounts: ConnectedAccounts) {}
+  constructor(
+    private readonly accounts: ConnectedAccounts,
+    private readonly revocation: GrantRevocation,
+  ) {}
 
   /** The principal's usable accounts, newest first. */
   list(principal: string): Promise<ConnectedGrant[]> {
@@ -21,8 +25,11 @@ export class ConnectionsService {
     return (await this.list(principal)).find((g) => g.googleEmail.toLowerCase() === wanted);
   }
 
-  /** Revokes the account's grant at Google, then deletes it here; nothing is deleted when Google cannot be reached (UserFacingError). */
-  disconnect(grant: ConnectedGrant): Promise<{ grant: ConnectedGrant; revokedAtGoogle: boolean } | undefined> {
-    return this.accounts.disconnect(grant.principal, grant.googleSub);
+  /**
+   * Revokes the account's grant at Google, then deletes it here; nothing is deleted when Google cannot be reached
+   * (UserFacingError). The same path as ops' DELETE /admin/accounts/{principal}/{account} (GrantRevocation).
+   */
+  disconnect(grant: ConnectedGrant): Promise<RevocationOutcome | undefined> {
+    return this.revocation.revokeAndDelete(grant.principal, grant.googleSub);
   }
 }
