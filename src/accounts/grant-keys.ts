@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { createSecretFileOnce } from '../common/secret-file.js';
 import { ConfigError } from '../config/config-error.js';
 import type { Config } from '../config/config.js';
 import type { GrantKey } from '../config/connected-config.js';
@@ -36,20 +37,8 @@ export async function loadGrantKeys(config: Config): Promise<GrantKeys> {
   const dir = config.state.dir;
   const file = join(dir, GRANT_KEY_FILE);
   const fresh = `${`f${randomBytes(4).toString('hex')}`}:${randomBytes(32).toString('base64')}`;
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  try {
-    const fd = openSync(file, 'wx', 0o600);
-    try {
-      writeSync(fd, `${fresh}\n`);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
+  if (createSecretFileOnce(dir, file, fresh)) {
     return { keys: parse(fresh, file), source: `grant key created in ${file}` };
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
-      throw error;
-    }
   }
   // A process that won a moment ago may still be writing its one line.
   for (let attempt = 0; ; attempt++) {

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { createSecretFileOnce } from '../common/secret-file.js';
 import { createStateStore } from './create-state-store.js';
 import { SqliteStateStore } from './sqlite-state-store.js';
 import type { StateConfig } from '../config/server-settings.js';
@@ -73,20 +74,14 @@ async function fromStore(store: StateStore, prefer?: string): Promise<ApprovalSe
 async function fromFile(dir: string, description: string, prefer?: string): Promise<ApprovalSecret> {
   const file = join(dir, APPROVAL_SECRET_FILE);
   const fresh = prefer ?? generate();
+  let created: boolean;
   try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const fd = openSync(file, 'wx', 0o600);
-    try {
-      writeSync(fd, `${fresh}\n`);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    return { secret: fresh, created: true, location: file };
+    created = createSecretFileOnce(dir, file, fresh);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
-      throw new StateUnavailableError(description, reasonOf(error), 'cannot be used');
-    }
+    throw new StateUnavailableError(description, reasonOf(error), 'cannot be used');
+  }
+  if (created) {
+    return { secret: fresh, created: true, location: file };
   }
   // Someone else created it; a process that won a moment ago may still be writing its one line.
   for (let attempt = 0; ; attempt++) {

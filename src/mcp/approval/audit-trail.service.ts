@@ -7,7 +7,8 @@ import { STATE_STORE } from '../../state/state.module.js';
 import { type StateStore, StateUnavailableError } from '../../state/state-store.js';
 import { canonicalPrincipal } from '../../common/principal-name.js';
 
-export const AUDIT_EVENTS = [
+/** The events of the approval guard: what the approvals metric counts. */
+const GUARD_EVENT_NAMES = [
   'asked',
   'approved',
   'declined',
@@ -19,6 +20,10 @@ export const AUDIT_EVENTS = [
   'executed',
   'google_error',
   'store_unavailable',
+] as const;
+
+export const AUDIT_EVENTS = [
+  ...GUARD_EVENT_NAMES,
   // Connected accounts (PRODUCT.md §8d): asking a principal to connect a Google account, and every call that reached Google.
   'connect_asked',
   'connect_declined',
@@ -30,20 +35,7 @@ export const AUDIT_EVENTS = [
 ] as const;
 export type AuditEvent = (typeof AUDIT_EVENTS)[number];
 
-/** The events of the approval guard: what the approvals metric counts. */
-const GUARD_EVENTS: ReadonlySet<AuditEvent> = new Set<AuditEvent>([
-  'asked',
-  'approved',
-  'declined',
-  'cancelled',
-  'token_issued',
-  'token_redeemed',
-  'token_refused',
-  'seal_rejected',
-  'executed',
-  'google_error',
-  'store_unavailable',
-]);
+const GUARD_EVENTS: ReadonlySet<AuditEvent> = new Set<AuditEvent>(GUARD_EVENT_NAMES);
 
 export interface AuditEntry {
   readonly time: string;
