@@ -4,7 +4,7 @@ import { type INestApplicationContext, Logger } from '@nestjs/common';
 import type { Config } from '../config/config.js';
 import { LOCAL_PRINCIPAL } from '../identity/caller.js';
 import { CONNECT_PATHS, ConnectFlow, type ConnectSite } from './connect-flow.service.js';
-import { sendPage } from './connect-pages.js';
+import { sendFailurePage, sendPage } from './connect-pages.js';
 import { type ConnectPageHost, type ConnectRequest, ConnectRequests } from './connect-requests.js';
 
 /** stdio with connected accounts: connect links are served by a loopback page server (undefined otherwise). */
@@ -112,13 +112,7 @@ export class ConnectLoopbackServer implements ConnectPageHost {
         sendPage(res, 404, { title: 'Not found', lines: ['This server serves the connect page only.'] });
       }
     } catch (error) {
-      this.logger.error(`connect page failed: ${(error as Error).message}`);
-      if (!res.headersSent) {
-        sendPage(res, 500, {
-          title: 'Something went wrong',
-          lines: ['The connect page failed, so nothing was stored. Open the link again.'],
-        });
-      }
+      sendFailurePage(res, error, (line) => this.logger.error(line));
     }
   }
 }

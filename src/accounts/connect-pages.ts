@@ -79,3 +79,14 @@ export function readCookie(req: IncomingMessage, name: string): string | undefin
   }
   return undefined;
 }
+
+/** A page request that threw: logged for the operator, and a 500 page when nothing was sent yet (nothing is stored by a failed page). */
+export function sendFailurePage(res: ServerResponse, error: unknown, log: (line: string) => void): void {
+  log(`connect page failed: ${(error as Error).message}`);
+  if (!res.headersSent) {
+    sendPage(res, 500, {
+      title: 'Something went wrong',
+      lines: ['The connect page failed, so nothing was stored. Open the link again.'],
+    });
+  }
+}

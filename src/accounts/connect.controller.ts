@@ -7,7 +7,7 @@ import { HTTP_MOUNT, type HttpMount } from '../http/http-mount.js';
 import { checkSurface } from '../http/http-surface.js';
 import { LOCAL_PRINCIPAL } from '../identity/caller.js';
 import { type BrowserProof, ConnectFlow, type ConnectSite } from './connect-flow.service.js';
-import { sendPage } from './connect-pages.js';
+import { sendFailurePage, sendPage } from './connect-pages.js';
 import { type ConnectPageHost, ConnectRequests } from './connect-requests.js';
 
 /**
@@ -90,13 +90,7 @@ export class ConnectController implements ConnectPageHost {
     try {
       await run({ base: await this.base(), proof: this.proof() });
     } catch (error) {
-      this.logger.error(`connect page failed: ${(error as Error).message}`);
-      if (!res.headersSent) {
-        sendPage(res, 500, {
-          title: 'Something went wrong',
-          lines: ['The connect page failed, so nothing was stored. Open the link again.'],
-        });
-      }
+      sendFailurePage(res, error, (line) => this.logger.error(line));
     }
   }
 

@@ -130,28 +130,19 @@ export class AccountsController {
   private async accountsOf(principal: string): Promise<AccountView[]> {
     const records = await this.grants.read(principal);
     const used = (sub: string) => this.grants.lastUsed(principal, sub).then((t) => t ?? null);
+    type Grant = (typeof records.usable)[number] | (typeof records.revoked)[number];
+    const view = async (g: Grant, status: 'connected' | 'revoked'): Promise<AccountView> => ({
+      google_email: g.googleEmail,
+      google_sub: g.googleSub,
+      status,
+      scopes: g.scopes,
+      connected_at: g.connectedAt,
+      last_used: await used(g.googleSub),
+      ...('revokedAt' in g ? { revoked_at: g.revokedAt } : {}),
+    });
     const views = [
-      ...(await Promise.all(
-        records.usable.map(async (g): Promise<AccountView> => ({
-          google_email: g.googleEmail,
-          google_sub: g.googleSub,
-          status: 'connected',
-          scopes: g.scopes,
-          connected_at: g.connectedAt,
-          last_used: await used(g.googleSub),
-        })),
-      )),
-      ...(await Promise.all(
-        records.revoked.map(async (g): Promise<AccountView> => ({
-          google_email: g.googleEmail,
-          google_sub: g.googleSub,
-          status: 'revoked',
-          scopes: g.scopes,
-          connected_at: g.connectedAt,
-          last_used: await used(g.googleSub),
-          revoked_at: g.revokedAt,
-        })),
-      )),
+      ...(await Promise.all(records.usable.map((g) => view(g, 'connected')))),
+      ...(await Promise.all(records.revoked.map((g) => view(g, 'revoked')))),
       ...records.unreadable.map((u): AccountView => ({
         google_email: null,
         google_sub: u.googleSub,
