@@ -1,7 +1,7 @@
 import { ConfigError } from './config-error.js';
 import { parseToolPatterns, type ToolPattern } from './tool-patterns.js';
 import { hasInvisible, inert } from '../common/inert-text.js';
-import { canonicalPrincipal } from '../common/principal-name.js';
+import { canonicalPrincipal, checkPrincipal, escapedPrincipal } from '../common/principal-name.js';
 import { normalizeProperty, PropertyError } from '../property/property.js';
 import { isPropertyAllowed } from '../property/site-allowlist.js';
 
@@ -111,11 +111,19 @@ function parseRule(raw: unknown, number: number, source: string): PolicyRule {
     return (entries as string[]).map((entry) => entry.trim());
   };
 
-  const principals = list('principals')?.map(
-    (text) =>
+  const principals = list('principals')?.map((text) => {
+    const checked = checkPrincipal(text);
+    if (!checked.ok && checked.problem === 'not_normalized') {
+      // Shown escaped: the Kelvin-sign Kate must not read as kate in the very line that refuses her.
+      fail(
+        `"principals" entry "${escapedPrincipal(text, 80)}" contains characters that Unicode normalisation (NFC or NFKC) would change, such as the Kelvin sign or a full-width letter; such a principal is refused at sign-in, so write the address in plain characters, as the identity provider sends it`,
+      );
+    }
+    return (
       parsePrincipalPattern(text) ??
-      fail(`"principals" entry ${quote(text)} is neither an e-mail address (alice@corp.example) nor *@ and a domain (*@corp.example)`),
-  );
+      fail(`"principals" entry ${quote(text)} is neither an e-mail address (alice@corp.example) nor *@ and a domain (*@corp.example)`)
+    );
+  });
   const groups = list('groups')?.map((name) => {
     if (hasInvisible(name) || name.length > 256) {
       fail(`"groups" entry ${quote(name)} is not a group name`);
@@ -170,8 +178,9 @@ function parseRule(raw: unknown, number: number, source: string): PolicyRule {
 /**
  * An exact address, or `*@domain`; undefined for anything else. Both in the
  * canonical spelling every principal is compared in (common/principal-name.ts:
- * NFC, then ASCII lower-case), so a rule matches exactly the callers that are
- * the same principal for sessions, approvals and exports too.
+ * as written, ASCII lower-case; a look-alike spelling is no pattern), so a rule
+ * matches exactly the callers that are the same principal for sessions,
+ * approvals and exports too.
  */
 export function parsePrincipalPattern(text: string): PrincipalPattern | undefined {
   const lowered = canonicalPrincipal(text);
@@ -214,7 +223,10 @@ function labelOf(raw: unknown, number: number): string {
     const value = raw[key];
     if (Array.isArray(value) && value.length > 0 && typeof value[0] === 'string') {
       const more = value.length > 1 ? ', …' : '';
-      return `rule ${number} ("${key}": [${inert(JSON.stringify(value[0]), 60)}${more}])`;
+      const first = value[0];
+      const lookAlike = first.normalize('NFC') !== first || first.normalize('NFKC') !== first;
+      const shown = lookAlike ? `"${escapedPrincipal(first, 58)}"` : inert(JSON.stringify(first), 60);
+      return `rule ${number} ("${key}": [${shown}${more}])`;
     }
   }
   return `rule ${number}`;

@@ -10,6 +10,7 @@ import { HTTP_MOUNT, type HttpMount } from '../http/http-mount.js';
 import { checkSurface } from '../http/http-surface.js';
 import { readJsonBody } from '../http/json-body.js';
 import { rpcError, send } from './json-rpc-reply.js';
+import { AuditTrail } from './approval/audit-trail.service.js';
 import { LegacySessions } from './legacy-sessions.service.js';
 import { McpServerFactory } from './mcp-server.factory.js';
 
@@ -39,6 +40,7 @@ export class McpHttpController implements OnModuleDestroy {
     private readonly traffic: HttpTraffic,
     @Inject(CONFIG) private readonly config: Config,
     @Inject(HTTP_MOUNT) private readonly mount: HttpMount,
+    private readonly audit: AuditTrail,
   ) {
     this.modern = createMcpHandler(factory.create, { legacy: 'reject', onerror: (e) => this.logger.warn(e.message) });
     this.modernNode = toNodeHandler(this.modern);
@@ -52,6 +54,16 @@ export class McpHttpController implements OnModuleDestroy {
     }
     const auth = await this.identity.identify(req, pathOf(req));
     if ('status' in auth) {
+      if (auth.refusedPrincipal) {
+        // Two spellings are never one person (PRODUCT.md §8b): the operator sees who was turned away, and why.
+        await this.audit.record({
+          event: 'principal_refused',
+          tool: `${req.method ?? 'POST'} ${pathOf(req)}`,
+          principal: null,
+          reason: auth.refusedPrincipal.reason,
+          refused_principal: auth.refusedPrincipal.principal,
+        });
+      }
       return send(res, { ...rpcError(auth.status, auth.message), headers: auth.headers });
     }
     req.auth = auth;
