@@ -6,7 +6,7 @@ import { StderrLogger } from './common/stderr-logger.js';
 import type { Config } from './config/config.js';
 import { HttpIdentity } from './http/http-identity.service.js';
 import { HttpTraffic } from './http/http-traffic.service.js';
-import { MCP_BODY_LIMIT } from './http/json-body.js';
+import { answerOversized, MCP_BODY_LIMIT, tooLargeMessage } from './http/json-body.js';
 import { rpcError } from './mcp/json-rpc-reply.js';
 import { SearchConsoleMcpModule } from './search-console-mcp.module.js';
 import { ToolDispatcher } from './mcp/tool-dispatcher.service.js';
@@ -72,9 +72,9 @@ function limitBodies(req: IncomingMessage, res: ServerResponse, next: () => void
     declared > (mcp ? MCP_BODY_LIMIT : OTHER_BODY_LIMIT) ||
     (!mcp && req.headers['transfer-encoding'] !== undefined && req.method !== 'GET')
   ) {
-    const message = `Request body too large (limit ${mcp ? '4 MiB' : '64 KiB'})`;
-    res.writeHead(413, { 'content-type': 'application/json', connection: 'close' });
-    res.end(JSON.stringify(mcp ? rpcError(413, message, -32600).body : { statusCode: 413, message }));
+    const message = tooLargeMessage(mcp ? MCP_BODY_LIMIT : OTHER_BODY_LIMIT);
+    // Answered, then the body drained (bounded) before the close, so the client reads this rather than a reset.
+    answerOversized(req, res, 413, JSON.stringify(mcp ? rpcError(413, message, -32600).body : { statusCode: 413, message }));
     return;
   }
   next();

@@ -8,7 +8,7 @@ import { HttpIdentity } from '../http/http-identity.service.js';
 import { HttpTraffic } from '../http/http-traffic.service.js';
 import { HTTP_MOUNT, type HttpMount } from '../http/http-mount.js';
 import { checkSurface } from '../http/http-surface.js';
-import { readJsonBody } from '../http/json-body.js';
+import { answerOversized, readJsonBody } from '../http/json-body.js';
 import { rpcError, send } from './json-rpc-reply.js';
 import { AuditTrail } from './approval/audit-trail.service.js';
 import { LegacySessions } from './legacy-sessions.service.js';
@@ -78,7 +78,11 @@ export class McpHttpController implements OnModuleDestroy {
     if (req.method === 'POST') {
       const parsed = await readJsonBody(req);
       if (!parsed.ok) {
-        return send(res, rpcError(parsed.status, parsed.message, parsed.code));
+        const refusal = rpcError(parsed.status, parsed.message, parsed.code);
+        if (parsed.oversized) {
+          return answerOversized(req, res, refusal.status, JSON.stringify(refusal.body));
+        }
+        return send(res, refusal);
       }
       // JSON-RPC batching was removed from MCP in 2025-06-18; neither revision served here has it.
       if (Array.isArray(parsed.body)) {
