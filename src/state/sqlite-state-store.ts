@@ -59,6 +59,8 @@ function prepareStatements(db: DatabaseSync) {
       `INSERT INTO records (key, value, expires_at) VALUES (?, ?, ?)
        ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at`,
     ),
+    // One statement, so the database decides: another process's write between a read and this one makes it change nothing.
+    replaceIf: db.prepare(`UPDATE records SET value = ?, expires_at = ? WHERE key = ? AND value = ? AND ${live}`),
     deleteRecord: db.prepare('DELETE FROM records WHERE key = ?'),
     deleteEntries: db.prepare('DELETE FROM entries WHERE stream = ?'),
     deleteStream: db.prepare('DELETE FROM streams WHERE name = ?'),
@@ -147,6 +149,12 @@ export class SqliteStateStore implements StateStore {
       s.put.run(key, value, ttl === undefined ? null : now + ttl);
       return value;
     });
+  }
+
+  async replaceIf(key: string, expected: string, value: string, ttlMs?: number): Promise<boolean> {
+    checkName(key);
+    const ttl = ttlMs === undefined ? undefined : checkTtl(ttlMs);
+    return this.run(true, (s, now) => s.replaceIf.run(value, ttl === undefined ? null : now + ttl, key, expected, now).changes === 1);
   }
 
   async delete(key: string): Promise<void> {

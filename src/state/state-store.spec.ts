@@ -146,6 +146,32 @@ describe.each(subjects)('StateStore contract on %s', (_name, make) => {
       expect(await store.get(key)).toBe(results[0]);
     });
 
+    it('replaceIf replaces only the value it expects, and nothing absent or expired', async () => {
+      const key = fresh('cas');
+      expect(await store.replaceIf(key, 'a', 'b')).toBe(false);
+      expect(await store.get(key)).toBeUndefined();
+      await store.put(key, 'a');
+      expect(await sibling.replaceIf(key, 'not a', 'b')).toBe(false);
+      expect(await store.get(key)).toBe('a');
+      expect(await sibling.replaceIf(key, 'a', 'b')).toBe(true);
+      expect(await store.get(key)).toBe('b');
+      expect(await store.replaceIf(key, 'a', 'c')).toBe(false); // the value it expected is gone
+      expect(await store.get(key)).toBe('b');
+      expect(await store.replaceIf(key, 'b', 'short', 150)).toBe(true);
+      await sleep(300);
+      expect(await store.get(key)).toBeUndefined();
+      expect(await sibling.replaceIf(key, 'short', 'revived')).toBe(false);
+      expect(await store.get(key)).toBeUndefined();
+    });
+
+    it('replaceIf lets exactly one of many racing writers replace a value', async () => {
+      const key = fresh('cas-race');
+      await store.put(key, 'start');
+      const won = await Promise.all(Array.from({ length: 30 }, (_, i) => (i % 2 ? store : sibling).replaceIf(key, 'start', `v${i}`)));
+      expect(won.filter(Boolean)).toHaveLength(1);
+      expect(await store.get(key)).toBe(`v${won.indexOf(true)}`);
+    });
+
     it.each([
       ['unicode', 'Grüße, 東京, عربى, emoji 👩‍💻🇩🇪, combining é, 𝄞 and "quotes"\n\ttabs'],
       ['the empty string', ''],
@@ -320,6 +346,7 @@ describe.each(subjects)('StateStore contract on %s', (_name, make) => {
       () => other.store.get('k'),
       () => other.store.put('k', 'w'),
       () => other.store.putIfAbsent('k', 'w'),
+      () => other.store.replaceIf('k', 'v', 'w'),
       () => other.store.delete('k'),
       () => other.store.increment('n', 1, 1000),
       () => other.store.append('s', 'x'),

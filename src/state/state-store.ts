@@ -37,6 +37,12 @@ export interface StateStore {
   put(key: string, value: string, ttlMs?: number): Promise<void>;
   /** Stores value only when key is absent; returns the value now stored (the existing one when present). */
   putIfAbsent(key: string, value: string, ttlMs?: number): Promise<string>;
+  /**
+   * Atomic compare-and-set: replaces the record only while it holds exactly `expected` (and has not expired);
+   * true when it did. Without ttlMs the new record never expires, as with put. Nothing is written otherwise,
+   * also when the key is absent.
+   */
+  replaceIf(key: string, expected: string, value: string, ttlMs?: number): Promise<boolean>;
   /** Removes the record or the stream of that name (Redis keeps both in one key space; so does this contract). */
   delete(key: string): Promise<void>;
   /** Atomic add to an integer counter, created with ttl when absent (the window does not slide); returns the new value. */
