@@ -58,7 +58,8 @@ export class AdminController {
       try {
         await (await this.auth.authClient()).getAccessToken();
       } catch (error) {
-        problems.push(`token request failed: ${(error as Error).message}`);
+        // The token endpoint's own text, without any secret it echoed (the refresh token, the client secret).
+        problems.push(`token request failed: ${this.auth.redact((error as Error).message, error)}`);
       }
     }
     try {

@@ -32,9 +32,10 @@ export interface GoogleClients {
   readonly siteVerification: SiteVerificationClient;
 }
 
-/** The clients of one call, and in connected mode the grant they act with. */
+/** The clients of one call, the OAuth client they authenticate with, and in connected mode the grant they act with. */
 interface Loaded {
   readonly clients: GoogleClients;
+  readonly auth: OAuth2Client;
   readonly grant?: ConnectedGrant;
 }
 
@@ -91,7 +92,7 @@ export class GoogleService {
     if (signal?.aborted) {
       throw new CallCancelledError(op);
     }
-    const { clients, grant } = await this.load();
+    const { clients, auth, grant } = await this.load();
     // The first load imports the clients (~100 ms); the caller may have cancelled meanwhile.
     if (signal?.aborted) {
       throw new CallCancelledError(op);
@@ -112,6 +113,8 @@ export class GoogleService {
           throw error;
         }
         failure = readFailure(error, {
+          // The acting credential's own tokens too (a grant's refresh and access token): Google's text never carries them on.
+          secrets: [...this.auth.secrets, ...credentialSecrets(auth)],
           api: methodSpec(op.method).api,
           isTokenUrl: (url) => this.auth.isTokenUrl(url),
           now: this.clock.now(),
@@ -243,7 +246,8 @@ export class GoogleService {
       return this.loadConnected();
     }
     this.clients ??= this.build();
-    return { clients: await this.clients };
+    const clients = await this.clients;
+    return { clients, auth: await this.auth.authClient() };
   }
 
   /** Connected mode: the clients acting as the calling principal's grant; NotConnectedError when there is none. */
@@ -264,7 +268,7 @@ export class GoogleService {
       clients = this.build(client);
       this.connectedClients.set(client, clients);
     }
-    const loaded = { clients: await clients, grant };
+    const loaded = { clients: await clients, auth: client, grant };
     acting.googleEmail = grant.googleEmail;
     return loaded;
   }
@@ -333,6 +337,12 @@ function retryable(spec: MethodSpec, failure: Failure): boolean {
     default:
       return false;
   }
+}
+
+/** The tokens an OAuth client holds right now (never shown; only taken out of Google's text). */
+function credentialSecrets(client: OAuth2Client): string[] {
+  const { access_token, refresh_token, id_token } = client.credentials ?? {};
+  return [access_token, refresh_token, id_token].filter((t): t is string => typeof t === 'string');
 }
 
 /** A GaxiosError (it carries the request config) or a body that is not an answer; anything else is a bug, not Google. */
