@@ -24,6 +24,7 @@ import type { CallContext } from './tool-call.js';
 import { ConnectedCalls } from './connected-calls.js';
 import { grantCovers } from './granted-scopes.js';
 import { type CatalogEntry, catalogEntry, validate } from './tool-catalog.js';
+import { describeUnknown, unknownArguments } from './unknown-arguments.js';
 import { ToolDispatcher } from './tool-dispatcher.service.js';
 import { ToolRegistry } from './tool-registry.service.js';
 
@@ -99,6 +100,13 @@ export class McpServerFactory {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${params.name} not found`);
     }
     const { tool, outputJson } = entry;
+    // The advertised schema is what is applied: an argument it does not list is refused, not dropped (zod strips unknown keys).
+    const unknown = unknownArguments(entry.listed.inputSchema, params.arguments ?? {});
+    if (unknown.length > 0) {
+      return toolError(
+        `Input validation error: Invalid arguments for tool ${params.name}: ${describeUnknown(unknown)}. Nothing was sent to Google and nothing was changed.`,
+      );
+    }
     const args = await validate(tool.wire.input, params.arguments ?? {});
     if (!args.ok) {
       return toolError(`Input validation error: Invalid arguments for tool ${params.name}: ${args.error}`);

@@ -26,6 +26,8 @@ export interface RegisteredTool {
   readonly invoke: (args: Record<string, unknown>, call: ToolCall) => Promise<unknown>;
   /** GSC_SITE_URL, when it was made the default of this tool's site_url (the schemas then differ; see tool-catalog.ts). */
   readonly defaultSite?: string;
+  /** Served in connected mode: google_account and the connected output schema added where the tool has them (the schemas then differ; see tool-catalog.ts). */
+  readonly connected?: true;
 }
 
 /**
@@ -119,6 +121,7 @@ export class ToolRegistry implements OnApplicationBootstrap {
           wire: { input: wireSchema(spec.input), output: wireSchema(spec.output) },
           invoke,
           ...(defaultSite ? { defaultSite } : {}),
+          ...(this.config.connected ? { connected: true as const } : {}),
         });
       }
     }
