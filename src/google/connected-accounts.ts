@@ -83,6 +83,31 @@ export interface ActingAs {
 }
 export const actingAs = new AsyncLocalStorage<ActingAs>();
 
+/**
+ * The Google account(s) the call being served acts as, as an answer names
+ * them ("the Google account alice@example.com"), or undefined outside
+ * connected mode — where a sentence says "this credential", the server's one
+ * identity. In connected mode an answer never says "this credential" or "the
+ * service account": it names the account that acted (the one a Google request
+ * went out as, else the one the call was admitted with).
+ */
+export function actingAccountName(): string | undefined {
+  const acting = actingAs.getStore();
+  const named = acting?.googleEmail ?? acting?.account;
+  if (!named) {
+    return undefined;
+  }
+  const accounts = named.split(', ');
+  return accounts.length === 1
+    ? `the Google account ${accounts[0]}`
+    : `the Google accounts ${accounts.slice(0, -1).join(', ')} and ${accounts.at(-1)}`;
+}
+
+/** Who acts at Google for this call: the connected Google account(s), else `fallback` (the shared credential). */
+export function actingIdentity(fallback = 'this credential'): string {
+  return actingAccountName() ?? fallback;
+}
+
 export type NotConnectedReason = 'none' | 'revoked' | 'unreadable';
 
 /** The principal has no usable Google grant; nothing was sent to Google. The dispatcher turns it into a request to connect. */
@@ -105,9 +130,17 @@ export class NotConnectedError extends UserFacingError {
  * call's actingAs, so the audit trail of the tool call names every account
  * it acted as (comma-separated).
  */
-export async function actAs<T>(grant: Pick<ConnectedGrant, 'principal' | 'googleSub'>, work: () => Promise<T>): Promise<T> {
+export async function actAs<T>(
+  grant: Pick<ConnectedGrant, 'principal' | 'googleSub'> & { readonly googleEmail?: string },
+  work: () => Promise<T>,
+): Promise<T> {
   const outer = actingAs.getStore();
-  const inner: ActingAs = { principal: grant.principal, googleSub: grant.googleSub };
+  // The account's e-mail, when known, names it in sentences written before a request goes out (actingAccountName).
+  const inner: ActingAs = {
+    principal: grant.principal,
+    googleSub: grant.googleSub,
+    ...(grant.googleEmail ? { account: grant.googleEmail } : {}),
+  };
   try {
     return await actingAs.run(inner, work);
   } finally {

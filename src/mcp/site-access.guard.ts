@@ -1,9 +1,10 @@
 import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { inert } from '../common/inert-text.js';
-import { NOTHING_CHANGED, NOTHING_SENT } from '../common/sentences.js';
+import { capitalised, NOTHING_CHANGED, NOTHING_SENT } from '../common/sentences.js';
 import { UserFacingError } from '../common/user-facing-error.js';
 import { CONFIG, type Config } from '../config/config.js';
 import { GoogleApiError } from '../google/google-error.js';
+import { actingIdentity } from '../google/connected-accounts.js';
 import { GoogleService } from '../google/google.service.js';
 import { normalizeProperty, pageInProperty, parsePageUrl, PropertyError } from '../property/property.js';
 import { decodeResourceId } from '../property/resource-id.js';
@@ -114,7 +115,7 @@ export class SiteAccessGuard implements CanActivate {
     } catch (error) {
       if (error instanceof GoogleApiError && error.status === 404) {
         throw new UserFacingError(
-          `This credential owns no Site Verification resource with id "${inert(decoded, 120)}", so ${call.tool.spec.name} has nothing to act on. ${NOTHING_CHANGED} list_verified_sites shows the ids it owns (e.g. dns%3A%2F%2Fexample.com).`,
+          `${capitalised(actingIdentity())} owns no Site Verification resource with id "${inert(decoded, 120)}", so ${call.tool.spec.name} has nothing to act on. ${NOTHING_CHANGED} list_verified_sites shows the ids it owns (e.g. dns%3A%2F%2Fexample.com).`,
         );
       }
       throw error;

@@ -10,6 +10,7 @@ import { MethodOut, RecordOut } from '../verification/verification.schemas.js';
 import { SETUP_STEPS, setupNextStep, setupSteps } from './setup-status.js';
 import { describePermission, type SiteEntry, SitesService } from './sites.service.js';
 import { plural } from '../common/sentences.js';
+import { actingIdentity } from '../google/connected-accounts.js';
 
 const PermissionLevel = z.string().describe('siteOwner, siteFullUser, siteRestrictedUser or siteUnverifiedUser.');
 const SiteOut = z.object({ site_url: z.string(), permission_level: PermissionLevel });
@@ -46,13 +47,13 @@ export class SitesTools {
       );
       const head =
         kept.length === 0
-          ? 'No Search Console properties are available to this credential.'
+          ? `No Search Console properties are available to ${actingIdentity()}.`
           : `${plural(kept.length, 'property', 'properties')}:`;
       const notes = [
         withheld ? withheldNote(withheld) : '',
         dropped ? `${dropped} not shown to stay within the size limit.` : '',
         kept.length === 0 && !withheld
-          ? 'Add this credential as a user of a property in Search Console (Settings → Users and permissions), or add one with add_site.'
+          ? `Add ${actingIdentity()} as a user of a property in Search Console (Settings → Users and permissions), or add one with add_site.`
           : '',
       ].filter(Boolean);
       const sites = shown.map((s) => ({ ...siteOut(s), ...(s.googleAccount ? { google_account: s.googleAccount } : {}) }));
