@@ -707,19 +707,17 @@ describe("describeFailure for a person's connected Google account (PRODUCT.md §
   });
 
   // Issue 29: answers in connected mode name the Google account, never "this credential" or "the service account".
+  const DISABLED = gaxios(
+    API_URL,
+    403,
+    rpc(403, 'Search Console API has not been used in project 123456789012 before or it is disabled.', 'PERMISSION_DENIED', [
+      errorInfo('SERVICE_DISABLED', { service: 'searchconsole.googleapis.com', consumer: 'projects/123456789012' }),
+    ]),
+  );
   it.each([
     ['a 401', gaxios(API_URL, 401, classic(401, 'authError', 'Invalid Credentials'))],
     ['a 403', gaxios(API_URL, 403, classic(403, 'forbidden', 'User does not have sufficient permission.'))],
-    [
-      'a disabled API',
-      gaxios(
-        API_URL,
-        403,
-        rpc(403, 'Search Console API has not been used in project 123456789012 before or it is disabled.', 'PERMISSION_DENIED', [
-          errorInfo('SERVICE_DISABLED', { service: 'searchconsole.googleapis.com', consumer: 'projects/123456789012' }),
-        ]),
-      ),
-    ],
+    ['a disabled API', DISABLED],
     ['a per-user rate limit', gaxios(API_URL, 403, classic(403, 'userRateLimitExceeded', 'User Rate Limit Exceeded', 'usageLimits'))],
     ['a daily quota', gaxios(API_URL, 403, classic(403, 'dailyLimitExceeded', 'Daily Limit Exceeded', 'usageLimits'))],
     ['a 400', gaxios(API_URL, 400, classic(400, 'invalid', 'Invalid value'))],
@@ -739,15 +737,7 @@ describe("describeFailure for a person's connected Google account (PRODUCT.md §
   });
 
   it("a disabled API is enabled in the project of the OAuth client the accounts act through, and a per-user limit is the account's", () => {
-    const disabled = sentence(
-      gaxios(
-        API_URL,
-        403,
-        rpc(403, 'Search Console API has not been used in project 123456789012 before or it is disabled.', 'PERMISSION_DENIED', [
-          errorInfo('SERVICE_DISABLED', { service: 'searchconsole.googleapis.com', consumer: 'projects/123456789012' }),
-        ]),
-      ),
-    );
+    const disabled = sentence(DISABLED);
     expect(disabled).toContain(
       "is not enabled in the Google Cloud project 123456789012 of this server's OAuth client (GSC_GOOGLE_OAUTH_CLIENT_ID), through which the Google account alice@example.com acts",
     );
