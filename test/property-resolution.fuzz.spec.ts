@@ -12,51 +12,16 @@ import { describe, expect, it } from '@jest/globals';
 import { normalizeProperty } from '../src/property/property.js';
 import { resolveProperty } from '../src/property/property-match.js';
 import { intersectSites } from '../src/policy/policy-resolution.js';
-import {
-  type Actual,
-  type Call,
-  describeFailure,
-  figuresLine,
-  fuzzSeed,
-  generateLayout,
-  type Layout,
-  runFuzz,
-} from './support/resolution-fuzz.js';
+import { describeFailure, figuresLine, fuzzSeed, generateLayout, resolverAnswer, runFuzz } from './support/resolution-fuzz.js';
 
 const SEED = fuzzSeed();
 const LAYOUTS = Number(process.env.FUZZ_LAYOUTS ?? 2000);
 
-/** The caller's properties as AccessPolicy hands them to a call: each list normalised (config), the rule intersected with the server's. */
-function allowedOf(layout: Layout): readonly string[] | undefined {
-  const server = layout.server?.map((e) => normalizeProperty(e.spelled));
-  const rule = layout.rule?.map((e) => normalizeProperty(e.spelled));
-  return intersectSites(rule, server);
-}
-
-/** The resolver's answer to one call, in the oracle's terms. */
-export function resolverAnswer(layout: Layout, call: Call): Actual {
-  const accounts = layout.accounts.map((a) => ({
-    account: a.email,
-    email: a.email,
-    sites: a.holdings.map((h) => ({ siteUrl: h.listed, permissionLevel: h.level })),
-  }));
-  const query = call.site ? { siteUrl: call.site.text } : { pageUrl: call.pages![0].text };
-  const result = resolveProperty(query, accounts, { allowed: allowedOf(layout), ...(call.named ? { googleAccount: call.named } : {}) });
-  switch (result.kind) {
-    case 'match':
-      return { kind: 'match', email: result.email, property: result.property };
-    case 'ambiguous':
-      return { kind: 'ask', property: result.property, emails: result.candidates.map((c) => c.email) };
-    case 'none':
-      return { kind: 'none', named: result.accounts.flatMap((a) => a.properties) };
-    default:
-      return { kind: 'refused', why: result.kind };
-  }
-}
+const answer = resolverAnswer({ resolveProperty, intersectSites, normalizeProperty });
 
 describe(`property resolution fuzz, the resolver alone (FUZZ_SEED=${SEED})`, () => {
   it(`${LAYOUTS} layouts: 0 silent wrong picks, every tie asked, refusals name only allowed properties`, () => {
-    const { figures, failures } = runFuzz(SEED, LAYOUTS, resolverAnswer, { oddListings: true });
+    const { figures, failures } = runFuzz(SEED, LAYOUTS, answer, { oddListings: true });
     process.stdout.write(`property resolution fuzz (resolver): ${figuresLine(figures)}\n`);
     expect(failures.map(describeFailure)).toEqual([]);
     expect(figures.wrongPicks).toBe(0);

@@ -232,8 +232,17 @@ const DEFAULT_EMAILS = ['acct1@fuzz.example', 'acct2@fuzz.example', 'acct3@fuzz.
 /** One layout, the same for the same (seed, index) on every machine. */
 export function generateLayout(seed: number, index: number, options: LayoutOptions = {}): Layout {
   const rng = makeRng((seed ^ Math.imul(index + 1, 0x9e3779b9)) >>> 0);
-  const domains = sample(rng, DOMAINS, between(rng, 1, 3));
+  const fixed = options.fixed;
+  const server = fixed ? fixed.server?.map((s) => entryOf(s)) : undefined;
+  const rule = fixed ? fixed.rule?.map((s) => entryOf(s)) : undefined;
+  // With lists fixed by a server, most layouts live where the person may act (else nearly every call is refused as outside).
+  const inside = (rule ?? server)?.map((e) => e.prop);
+  const near = inside && chance(rng, 0.7) ? DOMAINS.filter((d) => inside.some((p) => within(p.host.ascii, d.ascii))) : DOMAINS;
+  const domains = sample(rng, near, between(rng, 1, 3));
   const candidates = candidateProps(rng, domains);
+  if (inside && near !== DOMAINS) {
+    candidates.push(...sample(rng, inside, 2).flatMap((prop) => [prop, child(rng, prop)]));
+  }
   const emails = sample(rng, options.emails ?? DEFAULT_EMAILS, between(rng, 1, 5));
   const accounts = emails.map((email) => ({
     email,
@@ -251,12 +260,12 @@ export function generateLayout(seed: number, index: number, options: LayoutOptio
       to.holdings.push({ ...holding(rng, shared.prop, options.oddListings === true), level });
     }
   }
-  const fixed = options.fixed;
-  const server = fixed ? fixed.server?.map((s) => entryOf(s)) : drawList(rng, candidates, domains, 0.4);
-  const rule = fixed ? fixed.rule?.map((s) => entryOf(s)) : drawList(rng, candidates, domains, 0.3);
+  const lists = fixed
+    ? { server, rule }
+    : { server: drawList(rng, candidates, domains, 0.4), rule: drawList(rng, candidates, domains, 0.3) };
   const held = accounts.flatMap((a) => a.holdings.map((h) => h.prop));
   const calls = Array.from({ length: options.callsPerLayout ?? 6 }, () => drawCall(rng, candidates, held, accounts));
-  return { seed, index, accounts, ...(server ? { server } : {}), ...(rule ? { rule } : {}), calls };
+  return { seed, index, accounts, ...(lists.server ? { server: lists.server } : {}), ...(lists.rule ? { rule: lists.rule } : {}), calls };
 }
 
 function candidateProps(rng: Rng, domains: readonly (typeof DOMAINS)[number][]): Prop[] {
@@ -277,6 +286,15 @@ function candidateProps(rng: Rng, domains: readonly (typeof DOMAINS)[number][]):
     }
   }
   return [...props.values()];
+}
+
+/** A property inside another: a deeper folder, or on the domain's host or a subdomain. */
+function child(rng: Rng, prop: Prop): Prop {
+  if (prop.type === 'prefix') {
+    return { ...prop, folders: [...prop.folders, pick(rng, ['fr', 'blog', '2024'])] };
+  }
+  const host = chance(rng, 0.5) ? prop.host : { ascii: `www.${prop.host.ascii}`, unicode: `www.${prop.host.unicode}` };
+  return chance(rng, 0.8) ? { type: 'prefix', scheme: 'https', host, folders: pick(rng, FOLDERS) } : { type: 'domain', host };
 }
 
 function holding(rng: Rng, prop: Prop, odd: boolean): Holding {
@@ -619,7 +637,14 @@ export type Actual =
   | { readonly kind: 'none'; readonly named: readonly string[] };
 
 export type Fault =
-  'wrong pick' | 'missed ask' | 'asked without a tie' | 'wrong candidates' | 'refusal names a withheld property' | 'wrong refusal';
+  | 'wrong pick'
+  | 'missed ask'
+  | 'asked without a tie'
+  | 'wrong candidates'
+  | 'refusal names a withheld property'
+  | 'wrong refusal'
+  /** google_account named an account without the property and the call went to Google anyway (Google refuses it: not silent, but not the rule either). */
+  | 'sent as a named account that lacks it';
 
 /** Undefined when the answer is what the oracle expects; otherwise which kind of fault. A match on another account or property is a silent wrong pick. */
 export function judge(want: Expected, got: Actual): Fault | undefined {
@@ -630,6 +655,9 @@ export function judge(want: Expected, got: Actual): Fault | undefined {
       (got.property ?? want.property) === want.property
     ) {
       return undefined;
+    }
+    if (want.kind === 'none' && want.named) {
+      return 'sent as a named account that lacks it';
     }
     return want.kind === 'ask' ? 'missed ask' : 'wrong pick';
   }
@@ -722,4 +750,55 @@ export function describeFailure(f: FuzzFailure): string {
 export function figuresLine(f: FuzzFigures): string {
   const perSecond = f.ms > 0 ? Math.round((f.layouts / f.ms) * 1000) : 0;
   return `seed ${f.seed}: ${f.layouts} layouts, ${f.calls} calls — ${f.matches} resolved, ${f.asks} asked, ${f.refusals} refused; ${f.wrongPicks} wrong picks, ${f.faults} faults; ${perSecond} layouts/s`;
+}
+
+// ---------------------------------------------------------------- the resolver under test
+
+/** What src/property/property-match.ts's resolveProperty answers, as far as the judge reads it (typed here so this file imports nothing of the product). */
+type ResolverResult =
+  | { readonly kind: 'match'; readonly email: string; readonly property: string }
+  | { readonly kind: 'ambiguous'; readonly property: string; readonly candidates: readonly { readonly email: string }[] }
+  | { readonly kind: 'none'; readonly accounts: readonly { readonly properties: readonly string[] }[] }
+  | { readonly kind: 'invalid' | 'outside' | 'unknown-account' };
+
+/** The product's functions the resolver depth calls: handed in by the spec (from src/) and the bench (from dist/). */
+export interface ResolverUnderTest {
+  resolveProperty(
+    query: { siteUrl: string } | { pageUrl: string },
+    accounts: readonly { account: string; email: string; sites: readonly { siteUrl: string; permissionLevel: string }[] }[],
+    options: { allowed?: readonly string[]; googleAccount?: string },
+  ): ResolverResult;
+  /** policy-resolution.ts: the person's rule narrowed by GSC_ALLOWED_SITES. */
+  intersectSites(rule: readonly string[] | undefined, server: readonly string[] | undefined): readonly string[] | undefined;
+  /** property.ts: how config.ts reads each list entry. */
+  normalizeProperty(input: string): string;
+}
+
+/** The resolver's answer to one call, given the caller's properties as AccessPolicy hands them over (each list normalised, the rule intersected with the server's). */
+export function resolverAnswer(product: ResolverUnderTest): (layout: Layout, call: Call) => Actual {
+  return (layout, call) => {
+    const server = layout.server?.map((e) => product.normalizeProperty(e.spelled));
+    const rule = layout.rule?.map((e) => product.normalizeProperty(e.spelled));
+    const accounts = layout.accounts.map((a) => ({
+      account: a.email,
+      email: a.email,
+      sites: a.holdings.map((h) => ({ siteUrl: h.listed, permissionLevel: h.level })),
+    }));
+    const query = call.site ? { siteUrl: call.site.text } : { pageUrl: call.pages![0].text };
+    const allowed = product.intersectSites(rule, server);
+    const result = product.resolveProperty(query, accounts, {
+      ...(allowed ? { allowed } : {}),
+      ...(call.named ? { googleAccount: call.named } : {}),
+    });
+    switch (result.kind) {
+      case 'match':
+        return { kind: 'match', email: result.email, property: result.property };
+      case 'ambiguous':
+        return { kind: 'ask', property: result.property, emails: result.candidates.map((c) => c.email) };
+      case 'none':
+        return { kind: 'none', named: result.accounts.flatMap((a) => a.properties) };
+      default:
+        return { kind: 'refused', why: result.kind };
+    }
+  };
 }
