@@ -19,7 +19,8 @@ import { GrantStore } from '../src/accounts/grant-store.js';
 import { GoogleEmulator } from '../src/emulator/google-emulator.js';
 import { AccountSites } from '../src/mcp/account-sites.js';
 import { connectHttp, type TestClient, text, type ToolResult } from './support/clients.js';
-import { ALL_TOOL_SCOPES, type LinkClient, linkClientHttp, OAUTH_CLIENT, saveGrant } from './support/connected-kit.js';
+import { connectedEnv, GOOGLE_CLIENT } from './support/connect-kit.js';
+import { ALL_TOOL_SCOPES, type LinkClient, linkClientHttp, saveGrant } from './support/connected-kit.js';
 import { mintGrant, type MintedGrant } from './support/google-grant.js';
 import {
   allowed,
@@ -95,10 +96,10 @@ beforeAll(async () => {
       indexingPerMinute: unlimited,
     },
   });
-  emulator.registerOAuthClient({ ...OAUTH_CLIENT, redirectUris: [REDIRECT] });
+  emulator.registerOAuthClient({ ...GOOGLE_CLIENT, redirectUris: [REDIRECT] });
   for (const email of USERS) {
     emulator.registerGoogleUser({ email, sub: subOf(email), name: email, sites: {} });
-    minted.set(email, await mintGrant(emulator, { ...OAUTH_CLIENT, user: email, scopes: ALL_TOOL_SCOPES, redirectUri: REDIRECT }));
+    minted.set(email, await mintGrant(emulator, { ...GOOGLE_CLIENT, user: email, scopes: ALL_TOOL_SCOPES, redirectUri: REDIRECT }));
   }
   issuer = await TestIssuer.start({ audience: AUDIENCE });
   const policy = join(mkdtempSync(join(tmpdir(), 'gsc-fuzz-policy-')), 'policy.json');
@@ -109,12 +110,7 @@ beforeAll(async () => {
     }),
   );
   server = await startInProcess({
-    GSC_API_ROOT_URL: emulator.url,
-    GSC_OAUTH_TOKEN_URL: emulator.tokenUrl,
-    GSC_OAUTH_AUTHORIZE_URL: `${emulator.url}/o/oauth2/v2/auth`,
-    GSC_OAUTH_REVOKE_URL: `${emulator.url}/revoke`,
-    GSC_GOOGLE_OAUTH_CLIENT_ID: OAUTH_CLIENT.clientId,
-    GSC_GOOGLE_OAUTH_CLIENT_SECRET: OAUTH_CLIENT.clientSecret,
+    ...connectedEnv(emulator),
     GSC_AUTH_ISSUER: issuer.issuer,
     GSC_AUTH_AUDIENCE: AUDIENCE,
     GSC_AUTH_CLIENT_ID: IDP_CLIENT.id,

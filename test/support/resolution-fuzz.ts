@@ -388,7 +388,7 @@ function nameAccount(rng: Rng, accounts: readonly Account[]): string {
   return chance(rng, 0.3) ? email.toUpperCase() : email;
 }
 
-/** A property a site_url names: one an account holds, one none does, or a neighbour of a held one (parent or child folder, other scheme, www or apex). */
+/** A property a site_url names: one an account holds, one none does, or a neighbour of a held one (parent or child folder, other scheme, www or apex, another port). */
 function pickSubject(rng: Rng, candidates: readonly Prop[], held: readonly Prop[]): Prop {
   const roll = rng();
   if (held.length && roll < 0.6) {
@@ -408,9 +408,12 @@ function neighbour(rng: Rng, prop: Prop): Prop {
       ? { type: 'prefix', scheme: 'https', host: prop.host, folders: [] }
       : { type: 'domain', host: hostOf('', domain) };
   }
-  switch (between(rng, 0, 4)) {
+  switch (between(rng, 0, 5)) {
     case 0:
       return { ...prop, folders: prop.folders.slice(0, -1) };
+    case 5:
+      // Another port is another property.
+      return { ...prop, port: 8443 };
     case 1:
       return { ...prop, folders: [...prop.folders, pick(rng, ['fr', 'blog', '2024', 'jobs'])] };
     case 2:
@@ -446,8 +449,9 @@ function pageUnder(rng: Rng, prop: Prop): Page {
     host: prop.host,
     ...(prop.port ? { port: prop.port } : chance(rng, 0.04) ? { port: 8443 } : {}),
     segments: [...prop.folders, ...more],
-    // No segment added: the page is the property's own URL (its exact property).
-    slash: more.length === 0 || slash,
+    // No segment added: the page is the property's own URL (its exact property); now and then without
+    // its trailing slash, which is not inside that property ("/fr" is not under "/fr/").
+    slash: more.length === 0 ? prop.folders.length === 0 || chance(rng, 0.9) : slash,
     ...tail,
   };
 }
