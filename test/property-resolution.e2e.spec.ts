@@ -221,6 +221,8 @@ interface Observed {
   readonly result: ToolResult;
   readonly asked: readonly string[][];
   readonly chosen?: string;
+  /** What the person was asked (the form's message), or told on the token path. */
+  readonly question?: string;
   readonly sent: ReturnType<typeof sentToGoogle>;
 }
 
@@ -253,7 +255,9 @@ beforeAll(async () => {
         return chosen;
       };
       emulator.clearLog();
+      const before = form.asked.length;
       const result = await (path === 'form' ? form : token).call(call.tool, argumentsOf(call));
+      const question = path === 'form' ? form.asked.slice(before).find((q) => q.mode !== 'url')?.message : text(result);
       observed.push({
         layout,
         call,
@@ -264,6 +268,7 @@ beforeAll(async () => {
         result,
         asked,
         chosen,
+        ...(question !== undefined ? { question } : {}),
         sent: sentToGoogle(),
       });
     }
@@ -351,6 +356,23 @@ describe(`property resolution fuzz through the server (FUZZ_SEED=${SEED})`, () =
     expect(observed.some((o) => o.want.kind === 'none')).toBe(true);
     expect(observed.some((o) => o.want.kind === 'refused' && o.want.why === 'outside')).toBe(true);
     expect(failuresOf(['wrong refusal', 'sent as a named account that lacks it'])).toEqual([]);
+  });
+
+  it('a question about accounts names only properties the person may use (a page let through by a narrower entry is named as the page)', () => {
+    const leaks = observed
+      .filter((o) => o.want.kind === 'ask' && !o.pageRefused && o.question)
+      .flatMap((o) => {
+        const withheld = new Set(
+          o.layout.accounts.flatMap((a) => a.holdings.filter((h) => !allowed(o.layout, h.prop)).map((h) => canonical(h.prop))),
+        );
+        const named = propertiesIn(o.question!).filter((p) => withheld.has(p));
+        return named.length
+          ? [
+              `${o.call.tool} ${JSON.stringify(argumentsOf(o.call))} as ${o.person}: "${o.question!.slice(0, 300)}" names ${named.join(', ')}`,
+            ]
+          : [];
+      });
+    expect(leaks.slice(0, 5)).toEqual([]);
   });
 
   // Depends on i29b (account texts count what the allowlist and the person's rule withhold, as list_sites does).

@@ -14,6 +14,7 @@ import {
   type PropertySubject,
 } from '../property/property-match.js';
 import { decodeResourceId } from '../property/resource-id.js';
+import { isPropertyAllowed } from '../property/site-allowlist.js';
 import { type AccountSiteList, AccountSites } from './account-sites.js';
 import { whyNoDialog } from './approval/approval-flow.js';
 import { clientCapabilities } from './client-capabilities.js';
@@ -112,13 +113,14 @@ export class AccountResolution {
       return { grant: match.account, cached, property: match.property, permissionLevel: match.permissionLevel };
     }
     if (match.kind === 'ambiguous') {
-      const what = match.property;
+      // A page let through by a narrower allowlist entry may belong to a wider property the person may not see: name the page then.
+      const shown = !call.sites || isPropertyAllowed(match.property, call.sites) ? match.property : match.subject;
       return this.ask(
         call,
         args,
         match.candidates.map((c) => c.account),
-        what,
-        what,
+        shown,
+        match.property,
       );
     }
     if (match.named) {

@@ -54,6 +54,7 @@ describe('resolveProperty', () => {
     const tie = resolveProperty({ siteUrl: 'https://www.example.com/fr' }, both);
     expect(tie).toEqual({
       kind: 'ambiguous',
+      subject: 'https://www.example.com/fr/',
       property: 'https://www.example.com/fr/',
       candidates: [
         { account: ANN.email, email: ANN.email, property: 'https://www.example.com/fr/', permissionLevel: 'siteRestrictedUser' },

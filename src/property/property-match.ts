@@ -53,8 +53,8 @@ export interface AccountView<A> {
 
 export type PropertyMatch<A> =
   | ({ readonly kind: 'match' } & Holding<A>)
-  /** Several accounts hold the one property the call resolved to: ask which acts. */
-  | { readonly kind: 'ambiguous'; readonly property: string; readonly candidates: readonly Holding<A>[] }
+  /** Several accounts hold the one property the call resolved to: ask which acts. `subject`: the property or page URL the call named. */
+  | { readonly kind: 'ambiguous'; readonly subject: string; readonly property: string; readonly candidates: readonly Holding<A>[] }
   /**
    * No account (or not the named one) holds it. `accounts` names only allowed
    * properties; `elsewhere`: with an account named, the other accounts that do hold it.
@@ -118,7 +118,7 @@ export function matchProperty<A>(
     return { kind: 'match', ...holders[0] };
   }
   if (holders.length > 1) {
-    return { kind: 'ambiguous', property: holders[0].property, candidates: holders };
+    return { kind: 'ambiguous', subject: what, property: holders[0].property, candidates: holders };
   }
   return { kind: 'none', subject: what, accounts: views(lists, options.allowed), elsewhere: [] };
 }
