@@ -5,9 +5,16 @@ import * as z from 'zod';
 import { ConnectRequests } from '../accounts/connect-requests.js';
 import { CONFIG, type Config } from '../config/config.js';
 import type { ConnectedGrant } from '../google/connected-accounts.js';
-import { normalizeProperty, pageInProperty, parsePageUrl, verificationSiteToProperty } from '../property/property.js';
+import { normalizeProperty, verificationSiteToProperty } from '../property/property.js';
+import {
+  matchProperty,
+  parsePropertyQuery,
+  type PropertyMatch,
+  type PropertyQuery,
+  type PropertySubject,
+} from '../property/property-match.js';
 import { decodeResourceId } from '../property/resource-id.js';
-import { isPageAllowed, isPropertyAllowed } from '../property/site-allowlist.js';
+import { isPropertyAllowed } from '../property/site-allowlist.js';
 import { type AccountSiteList, AccountSites } from './account-sites.js';
 import { whyNoDialog } from './approval/approval-flow.js';
 import { clientCapabilities } from './client-capabilities.js';
@@ -21,15 +28,23 @@ const CHOICE_TTL_MS = 10 * 60_000;
 /** The inputRequests key of the form elicitation that asks which Google account a call should use. */
 export const ACCOUNT_KEY = 'google_account';
 
-/** The account a call acts as, and whether it was matched from a cached sites.list (a 403 then refreshes it); or the answer instead. */
+/**
+ * The account a call acts as, and whether it was matched from a cached sites.list (a 403 then refreshes it); or the answer instead.
+ * `property`: the property the call resolved to in that account (for a page, the one it belongs to: property-match.ts), and the account's level on it.
+ */
 export type Resolution =
-  | { readonly grant: ConnectedGrant; readonly cached: boolean; readonly choice?: string }
+  | {
+      readonly grant: ConnectedGrant;
+      readonly cached: boolean;
+      readonly choice?: string;
+      readonly property?: string;
+      readonly permissionLevel?: string;
+    }
   | { readonly answer: CallToolResult | InputRequiredResult };
 
 /** What a call's arguments name at Google, for matching against each account's sites.list. */
 type Subject =
-  | { readonly kind: 'property'; readonly property: string }
-  | { readonly kind: 'pages'; readonly pages: readonly URL[] }
+  | { readonly kind: 'query'; readonly query: PropertyQuery }
   | { readonly kind: 'new'; readonly property: string }
   | { readonly kind: 'unparsed' };
 
@@ -65,46 +80,86 @@ export class AccountResolution {
 
   /** undefined: the tool takes no property, so no one account is chosen (it runs over every account). */
   async resolve(call: ToolCall, args: Record<string, unknown>, connectScopes: string[]): Promise<Resolution | undefined> {
-    const subject = outsideAllowed(this.subjectOf(call, args), call.sites);
+    const subject = this.subjectOf(call, args);
     if (!subject) {
       return undefined;
     }
     const grants = await this.sites.grantsOf(call.principal);
     const named = typeof args.google_account === 'string' ? args.google_account.trim() : '';
-    if (named) {
-      const grant = grants.find((g) => g.googleEmail.toLowerCase() === named.toLowerCase());
-      if (!grant) {
-        return { answer: errorResult(unknownAccountText(call.tool.spec.name, named, grants)) };
-      }
-      return { grant, cached: false };
+    const namedGrant = named ? grants.find((g) => g.googleEmail.toLowerCase() === named.toLowerCase()) : undefined;
+    if (named && !namedGrant) {
+      return { answer: errorResult(unknownAccountText(call.tool.spec.name, named, grants)) };
     }
-    if (subject.kind === 'unparsed') {
-      // SiteAccessGuard refuses the argument with its own sentence before anything is sent.
-      return { grant: grants[0], cached: false };
+    // A property or page that does not parse, or that the caller may not touch, is refused by SiteAccessGuard with its own sentence: no account is looked up, nothing is sent.
+    const parsed = subject.kind === 'query' ? parsePropertyQuery(subject.query, call.sites) : undefined;
+    if (subject.kind === 'unparsed' || parsed?.kind === 'invalid' || parsed?.kind === 'outside') {
+      return { grant: namedGrant ?? grants[0], cached: false };
     }
     if (subject.kind === 'new') {
-      return grants.length === 1 ? { grant: grants[0], cached: false } : this.ask(call, args, grants, subject.property);
+      if (namedGrant) {
+        return { grant: namedGrant, cached: false, property: subject.property };
+      }
+      return grants.length === 1
+        ? { grant: grants[0], cached: false, property: subject.property }
+        : this.ask(call, args, grants, subject.property);
     }
-    const { lists, failure } = await this.listsOf(grants);
-    const matches = lists.filter((list) => covers(list, subject));
-    if (matches.length === 0 && failure !== undefined) {
+    const { match, lists, failure } = await this.match(parsed as PropertySubject, grants, named, call.sites);
+    if (match.kind === 'unknown-account' || (match.kind === 'none' && failure !== undefined && !named)) {
       // An account whose properties could not be read may be the one: its failure is the answer, not "none has it".
-      throw failure;
+      throw failure ?? new Error(`the properties of ${named} could not be read`);
     }
-    if (matches.length === 1) {
-      return { grant: matches[0].grant, cached: matches[0].cached };
+    if (match.kind === 'match') {
+      const cached = lists.find((l) => l.grant === match.account)?.cached ?? false;
+      return { grant: match.account, cached, property: match.property, permissionLevel: match.permissionLevel };
     }
-    const what = subject.kind === 'property' ? subject.property : subject.pages.map((p) => p.href).join(', ');
-    if (matches.length === 0) {
-      const link = await this.requests.create(call.principal, connectScopes);
-      return { answer: errorResult(noAccountText(call.tool.spec.name, what, lists, link)) };
+    if (match.kind === 'ambiguous') {
+      // A page let through by a narrower allowlist entry may belong to a wider property the person may not see: name the page then.
+      const shown = !call.sites || isPropertyAllowed(match.property, call.sites) ? match.property : match.subject;
+      return this.ask(
+        call,
+        args,
+        match.candidates.map((c) => c.account),
+        shown,
+        match.property,
+      );
     }
-    return this.ask(
-      call,
-      args,
-      matches.map((m) => m.grant),
-      what,
-    );
+    if (match.named) {
+      return {
+        answer: errorResult(
+          namedLacksText(
+            call.tool.spec.name,
+            match.named,
+            match.subject,
+            match.elsewhere.map((h) => h.email),
+          ),
+        ),
+      };
+    }
+    const link = await this.requests.create(call.principal, connectScopes);
+    return { answer: errorResult(noAccountText(call.tool.spec.name, match.subject, lists, link)) };
+  }
+
+  /**
+   * The subject matched over every account's properties (property-match.ts).
+   * A "none" from lists up to 10 minutes old is looked up again first: the
+   * property may have been added at Google since.
+   */
+  private async match(subject: PropertySubject, grants: readonly ConnectedGrant[], named: string, allowed: readonly string[] | undefined) {
+    const matchOver = (lists: readonly AccountSiteList[]): PropertyMatch<ConnectedGrant> =>
+      matchProperty(
+        subject,
+        lists.map((l) => ({ account: l.grant, email: l.grant.googleEmail, sites: l.sites })),
+        { allowed, ...(named ? { googleAccount: named } : {}) },
+      );
+    let { lists, failure } = await this.listsOf(grants);
+    let match = matchOver(lists);
+    const stale = lists.filter((l) => l.cached);
+    if (match.kind === 'none' && stale.length > 0) {
+      await Promise.all(stale.map((l) => this.sites.forget(l.grant)));
+      ({ lists, failure } = await this.listsOf(grants));
+      match = matchOver(lists);
+    }
+    return { match, lists, failure };
   }
 
   /** The call the person chose an account for has its answer (it did not ask for more input): a new call asks again. */
@@ -126,7 +181,13 @@ export class AccountResolution {
     return failed ? { lists, failure: reason instanceof Error ? reason : new Error(String(reason)) } : { lists };
   }
 
-  private async ask(call: ToolCall, args: Record<string, unknown>, grants: readonly ConnectedGrant[], what: string): Promise<Resolution> {
+  private async ask(
+    call: ToolCall,
+    args: Record<string, unknown>,
+    grants: readonly ConnectedGrant[],
+    what: string,
+    property?: string,
+  ): Promise<Resolution> {
     const tool = call.tool.spec.name;
     const emails = grants.map((g) => g.googleEmail);
     const noDialog = whyNoDialog(this.config.elicitation, clientCapabilities(call));
@@ -138,7 +199,7 @@ export class AccountResolution {
     const before = await this.store.get(choiceKey);
     const remembered = before === undefined ? undefined : grants.find((g) => g.googleSub === before);
     if (remembered && inputResponse(call.sdk.mcpReq.inputResponses, ACCOUNT_KEY).kind !== 'elicit') {
-      return { grant: remembered, cached: false, choice: choiceKey };
+      return { grant: remembered, cached: false, choice: choiceKey, property };
     }
     const answer = inputResponse(call.sdk.mcpReq.inputResponses, ACCOUNT_KEY);
     if (answer.kind === 'elicit') {
@@ -148,7 +209,7 @@ export class AccountResolution {
       if (grant) {
         // Later rounds of this same call (an approval dialog follows on a guarded tool) carry only their own answer.
         await this.store.put(choiceKey, grant.googleSub, CHOICE_TTL_MS);
-        return { grant, cached: false, choice: choiceKey };
+        return { grant, cached: false, choice: choiceKey, property };
       }
       if (answer.action !== 'accept') {
         return {
@@ -179,30 +240,24 @@ export class AccountResolution {
   private subjectOf(call: ToolCall, args: Record<string, unknown>): Subject | undefined {
     const kinds = new Set(call.tool.spec.target ?? []);
     const site = typeof args.site_url === 'string' && args.site_url.trim() ? args.site_url : undefined;
-    // An argument that does not parse is refused by SiteAccessGuard before anything is sent; here it names no account.
-    const parsed = <T>(parse: () => T): T | undefined => {
-      try {
-        return parse();
-      } catch {
-        return undefined;
-      }
-    };
     if (kinds.has('site')) {
+      // inspect_url(s): the site_url names the property; its pages are checked against it by SiteAccessGuard.
       const raw = site ?? (call.tool.spec.newProperty ? undefined : this.config.siteUrl);
-      const property = raw ? parsed(() => normalizeProperty(raw)) : undefined;
-      if (property) {
-        return { kind: call.tool.spec.newProperty ? 'new' : 'property', property };
+      if (!raw) {
+        return { kind: 'unparsed' };
+      }
+      if (!call.tool.spec.newProperty) {
+        return { kind: 'query', query: { siteUrl: raw } };
+      }
+      try {
+        return { kind: 'new', property: normalizeProperty(raw) };
+      } catch {
+        // SiteAccessGuard refuses the argument with its own sentence before anything is sent.
+        return { kind: 'unparsed' };
       }
     }
-    if (kinds.has('page') || kinds.has('pages')) {
-      const raw = kinds.has('page') ? [args.url] : Array.isArray(args.urls) ? args.urls : [];
-      const pages = raw.flatMap((u) => {
-        const page = typeof u === 'string' ? parsed(() => parsePageUrl(u)) : undefined;
-        return page ? [page] : [];
-      });
-      if (pages.length > 0) {
-        return { kind: 'pages', pages };
-      }
+    if (kinds.has('page') && typeof args.url === 'string') {
+      return { kind: 'query', query: { pageUrl: args.url } };
     }
     if (kinds.has('resource') && typeof args.id === 'string') {
       const id = decodeResourceId(args.id);
@@ -211,23 +266,11 @@ export class AccountResolution {
         dns ? { type: 'INET_DOMAIN', identifier: id.slice(dns[0].length) } : { type: 'SITE', identifier: id },
       );
       if (property) {
-        return { kind: 'property', property };
+        return { kind: 'query', query: { siteUrl: property } };
       }
     }
     return kinds.size > 0 ? { kind: 'unparsed' } : undefined;
   }
-}
-
-/** A property or page the caller may not touch is refused by SiteAccessGuard with its own sentence: no account is looked up for it, so nothing at all is sent. */
-function outsideAllowed(subject: Subject | undefined, allowed: readonly string[] | undefined): Subject | undefined {
-  if (!subject || !allowed) {
-    return subject;
-  }
-  const refused =
-    subject.kind === 'pages'
-      ? subject.pages.some((page) => !isPageAllowed(page, allowed))
-      : (subject.kind === 'property' || subject.kind === 'new') && !isPropertyAllowed(subject.property, allowed);
-  return refused ? { kind: 'unparsed' } : subject;
 }
 
 /** The person's choice of account for one call: principal, tool and its arguments (confirm_token aside, which changes between rounds). */
@@ -251,16 +294,6 @@ function sortedKeys(value: unknown): unknown {
     );
   }
   return value;
-}
-
-function covers(list: AccountSiteList, subject: Subject): boolean {
-  if (subject.kind === 'property') {
-    return list.sites.some((s) => s.siteUrl === subject.property);
-  }
-  if (subject.kind === 'pages') {
-    return subject.pages.every((page) => list.sites.some((s) => pageInProperty(page, s.siteUrl)));
-  }
-  return false;
 }
 
 function errorResult(text: string): CallToolResult {
@@ -290,6 +323,13 @@ function noAccountText(tool: string, what: string, lists: readonly AccountSiteLi
     `None of the Google accounts connected for you has ${what} in Search Console (${seen}), so ${tool} did not run and nothing was sent to Google. ` +
     `Use a property one of them has, or connect the Google account that has it: open ${link.url} in a browser before ${link.expiresAt.toISOString()}, then call ${tool} again.`
   );
+}
+
+function namedLacksText(tool: string, named: string, what: string, elsewhere: readonly string[]): string {
+  const others = elsewhere.length
+    ? `${elsewhere.join(', ')} ${elsewhere.length === 1 ? 'has' : 'have'} it: call ${tool} again with google_account set to ${elsewhere.length === 1 ? 'it' : 'one of them'}.`
+    : 'None of the Google accounts connected for you has it.';
+  return `${named} has no property for ${what} in Search Console, so ${tool} did not run and nothing was sent to Google. ${others}`;
 }
 
 function severalText(tool: string, what: string, emails: readonly string[]): string {
