@@ -72,6 +72,8 @@ export interface GrantConnection {
 /** Who a Google call is made for: entered by the MCP dispatcher around each tool call, read by GoogleService in connected mode. */
 export interface ActingAs {
   readonly principal: string;
+  /** The properties the principal may use (GSC_ALLOWED_SITES narrowed by its policy rule); undefined means all. Sentences about an account's properties name only these. */
+  readonly sites?: readonly string[];
   /** The Google account (userinfo `sub`) the call resolved to, when the principal has several; GoogleService acts as it. */
   googleSub?: string;
   /** Whether an account's granted scopes cover the tool being called: perAccount (list_sites) runs over those accounts only. */
@@ -107,7 +109,7 @@ export class NotConnectedError extends UserFacingError {
  */
 export async function actAs<T>(grant: Pick<ConnectedGrant, 'principal' | 'googleSub'>, work: () => Promise<T>): Promise<T> {
   const outer = actingAs.getStore();
-  const inner: ActingAs = { principal: grant.principal, googleSub: grant.googleSub };
+  const inner: ActingAs = { principal: grant.principal, googleSub: grant.googleSub, ...(outer?.sites ? { sites: outer.sites } : {}) };
   try {
     return await actingAs.run(inner, work);
   } finally {
