@@ -98,7 +98,7 @@ export class CallRounds {
     extra: Omit<Round, 'asked'> = {},
   ): Promise<InputRequiredResult> {
     const own = typeof result.requestState === 'string' ? undefined : `${ROUND_STATE_PREFIX}${randomUUID()}`;
-    const state = own ?? (result.requestState as string);
+    const state = own ?? String(result.requestState);
     const stored: Stored = {
       principal: call.principal,
       tool: call.tool.spec.name,
