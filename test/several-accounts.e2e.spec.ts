@@ -29,6 +29,7 @@ import { clickThrough } from './support/connect-kit.js';
 import type { MintedGrant } from './support/google-grant.js';
 import { TestIssuer } from './support/test-issuer.js';
 import { launchChromium } from './support/views-browser.js';
+import { modernToolCall } from './support/modern-wire.js';
 import { type InProcessServer, startInProcess } from './support/server.js';
 
 const REVISIONS = ['2026-07-28', '2025-11-25'] as const;
@@ -151,6 +152,24 @@ describe('one person, two Google accounts (interactive client)', () => {
       }
     });
   }
+
+  it('2026-07-28 on the wire: a choice of account nobody asked for is no answer; the question is asked, nothing sent', async () => {
+    const pick = { google_account: { action: 'accept', content: { google_account: BOB } } };
+    const unasked = (await modernToolCall(server.url, 'get_site', { site_url: BOTH }, { inputResponses: pick })).body.result;
+    expect(unasked.resultType).toBe('input_required');
+    expect(unasked.inputRequests.google_account.params.requestedSchema.properties.google_account.oneOf).toHaveLength(2);
+    expect(actedAs()).toEqual([]);
+    // Answered in the round it was asked: it counts, once.
+    const answered = (
+      await modernToolCall(server.url, 'get_site', { site_url: BOTH }, { inputResponses: pick, requestState: unasked.requestState })
+    ).body.result;
+    expect(answered.structuredContent).toMatchObject({ site_url: BOTH, google_account: BOB });
+    const replayed = (
+      await modernToolCall(server.url, 'get_site', { site_url: BOTH }, { inputResponses: pick, requestState: unasked.requestState })
+    ).body.result;
+    expect(replayed.resultType).toBe('input_required');
+    expect(actedAs()).toEqual([{ route: 'sites.get', user: BOB }]);
+  });
 
   it('google_account that is not one of the person’s accounts: refused, nothing sent', async () => {
     const client = await linkClientHttp(server.url, { revision: '2026-07-28' });
@@ -434,6 +453,23 @@ describe('the allowlist still bounds every account', () => {
       expect(refused.isError).toBe(true);
       expect(text(refused)).toMatch(/outside this server's allowed properties/);
       expect(google.emulator.apiRequests()).toEqual([]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("Google's refusal for a named account lists only the allowed properties it has", async () => {
+    const client = await linkClientHttp(server.url, { revision: '2026-07-28' });
+    try {
+      const refused = await client.call('get_site', { site_url: BOB_ONLY, google_account: ALICE });
+      expect(refused.isError).toBe(true);
+      expect(text(refused).split('\n')[0]).toBe(`As ${ALICE} on ${BOB_ONLY}:`);
+      expect(text(refused)).toContain(
+        `is not among the properties of ${ALICE}, which has: ${SEED_PROPERTIES.fullUser} (siteFullUser) and 3 more you may not use here.`,
+      );
+      for (const hidden of [ALICE_ONLY, BOTH, SEED_PROPERTIES.subPath]) {
+        expect(text(refused)).not.toContain(hidden);
+      }
     } finally {
       await client.close();
     }

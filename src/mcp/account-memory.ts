@@ -1,7 +1,7 @@
 import type { ConnectedGrant } from '../google/connected-accounts.js';
 import type { StateStore } from '../state/state-store.js';
 
-/** How long the account a property's calls acted as is remembered after its last call. */
+/** How long the account a property's calls acted as is remembered after it was last set. */
 export const ACCOUNT_MEMORY_TTL_MS = 180 * 24 * 60 * 60_000;
 
 /** The account calls for one property (or pages of one host) acted as last. */
@@ -42,9 +42,17 @@ export class AccountMemory {
     return undefined;
   }
 
+  /** Remembers the account for each key; a key that already names it is left as it is (a read, not a write, on every call). */
   async remember(grant: ConnectedGrant, keys: readonly string[]): Promise<void> {
     const value = JSON.stringify({ sub: grant.googleSub, email: grant.googleEmail } satisfies UsedAccount);
-    await Promise.all(keys.map((key) => this.store.put(storeKey(grant.principal, key), value, ACCOUNT_MEMORY_TTL_MS)));
+    await Promise.all(
+      keys.map(async (key) => {
+        const stored = storeKey(grant.principal, key);
+        if ((await this.store.get(stored)) !== value) {
+          await this.store.put(stored, value, ACCOUNT_MEMORY_TTL_MS);
+        }
+      }),
+    );
   }
 }
 

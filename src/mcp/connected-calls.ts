@@ -70,9 +70,11 @@ const NO_ACCOUNT = '\u0000no-account';
  * open links gets a URL elicitation to a single-use connect link (2025-11-25:
  * the SDK's shim pushes `elicitation/create` mode `url`; 2026-07-28:
  * `input_required`); when the person accepts, the call waits for the grant
- * and goes on. Any other client gets an isError sentence with the link. The
- * answer never needs requestState: whether a grant exists is asked of the
- * store each time, so the approval guard's seal is left alone.
+ * and goes on. Any other client gets an isError sentence with the link. An
+ * answer counts only when the previous round of this call asked the question
+ * (CallRounds: a requestState naming a single-use record in the state store;
+ * a round whose requestState is the approval guard's seal is recorded under
+ * its hash, which the guard's own check never sees).
  */
 @Injectable()
 export class ConnectedCalls {
