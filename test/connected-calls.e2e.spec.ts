@@ -32,6 +32,7 @@ import { declaredTools } from './support/declared-tools.js';
 import { isolatedEnv } from './support/env.js';
 import type { MintedGrant } from './support/google-grant.js';
 import { launchChromium } from './support/views-browser.js';
+import { modernToolCall } from './support/modern-wire.js';
 import { type InProcessServer, startInProcess } from './support/server.js';
 
 const REVISIONS = ['2026-07-28', '2025-11-25'] as const;
@@ -228,6 +229,35 @@ describe('loopback over HTTP (principal `local`)', () => {
       }
     });
   }
+
+  it('2026-07-28: an "accept" for a link nobody asked for is no answer: the call answers at once with the question', async () => {
+    const accept = { connect_google: { action: 'accept' } };
+    const ask = (options: Parameters<typeof modernToolCall>[3]) =>
+      modernToolCall(server.url, 'list_sites', {}, { urlElicitation: true, ...options });
+    // An unasked accept: no waiting for a grant, the question itself.
+    const unasked = (await ask({ inputResponses: accept })).body.result;
+    expect(unasked.resultType).toBe('input_required');
+    expect(unasked.inputRequests.connect_google.params.mode).toBe('url');
+    expect(unasked.requestState).toMatch(/^gsc-round\./);
+    // A made-up state, or the state the server sent brought to another tool, is no round of this call either.
+    for (const requestState of ['gsc-round.00000000-0000-4000-8000-000000000000', 'made-up']) {
+      expect((await ask({ inputResponses: accept, requestState })).body.result.resultType).toBe('input_required');
+    }
+    const other = await modernToolCall(
+      server.url,
+      'list_verified_sites',
+      {},
+      { urlElicitation: true, inputResponses: accept, requestState: unasked.requestState },
+    );
+    expect(other.body.result.resultType).toBe('input_required');
+    // The round the question went out in counts once: declined, then the same round again is no answer.
+    const fresh = (await ask({})).body.result;
+    const declined = (await ask({ inputResponses: { connect_google: { action: 'decline' } }, requestState: fresh.requestState })).body
+      .result;
+    expect(declined.content[0].text).toMatch(/^You declined to connect a Google account/);
+    expect((await ask({ inputResponses: accept, requestState: fresh.requestState })).body.result.resultType).toBe('input_required');
+    expect(google.emulator.requests).toHaveLength(0);
+  });
 
   it('an unticked scope: the write tools it covers are hidden, and one called anyway names the permission and a link to grant it', async () => {
     // Bob (Google remembers what a user granted before, include_granted_scopes): he unticks the full Search Console scope.

@@ -325,6 +325,9 @@ describe('delete_sitemap', () => {
     expect(typeof token).toBe('string');
     expect(text(first)).toContain(`This will delete a sitemap submission from ${OWNED}.`);
     expect(text(first)).toMatch(/submit_sitemap puts the submission back/);
+    // No dialog shows the quoted data, so the token's text quotes the sitemap it deletes and the account that acts.
+    expect(text(first)).toContain(`Sitemap URL: "${NEWS}".`);
+    expect(text(first)).toMatch(/Google account making the change: "[^"]+@[^"]+"\./);
     expect(requests('sitemaps.delete')).toHaveLength(0);
 
     const second = await client.call('delete_sitemap', { site_url: OWNED, sitemap_url: NEWS, confirm_token: token });

@@ -72,6 +72,8 @@ export interface GrantConnection {
 /** Who a Google call is made for: entered by the MCP dispatcher around each tool call, read by GoogleService in connected mode. */
 export interface ActingAs {
   readonly principal: string;
+  /** The properties the principal may use (GSC_ALLOWED_SITES narrowed by its policy rule); undefined means all. Sentences about an account's properties name only these. */
+  readonly sites?: readonly string[];
   /** The Google account (userinfo `sub`) the call resolved to, when the principal has several; GoogleService acts as it. */
   googleSub?: string;
   /** Whether an account's granted scopes cover the tool being called: perAccount (list_sites) runs over those accounts only. */
@@ -140,6 +142,7 @@ export async function actAs<T>(
     principal: grant.principal,
     googleSub: grant.googleSub,
     ...(grant.googleEmail ? { account: grant.googleEmail } : {}),
+    ...(outer?.sites ? { sites: outer.sites } : {}),
   };
   try {
     return await actingAs.run(inner, work);

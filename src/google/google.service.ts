@@ -8,6 +8,7 @@ import { OBSERVER, type Observer } from '../common/observer.js';
 import { UserFacingError } from '../common/user-facing-error.js';
 import { CONFIG, type Config } from '../config/config.js';
 import { propertyHost } from '../property/property.js';
+import { isPropertyAllowed } from '../property/site-allowlist.js';
 import { actingAs, ConnectedAccounts, type ConnectedGrant } from './connected-accounts.js';
 import { CallCancelledError, describeFailure, GoogleApiError, type GoogleOperation, outcomeOf } from './google-error.js';
 import { type Failure, MalformedAnswerError, neverSent, readFailure } from './google-failure.js';
@@ -234,8 +235,17 @@ export class GoogleService {
       if (sites.length === 0) {
         return ` ${grant.googleEmail} has no Search Console properties at all; connect a Google account that has ${property}.`;
       }
-      const shown = sites.slice(0, 10).map((s) => `${s.siteUrl} (${s.permissionLevel})`);
-      return ` ${property} is not among the properties of ${grant.googleEmail}, which has: ${shown.join(', ')}${sites.length > 10 ? ` and ${sites.length - 10} more` : ''}.`;
+      // Only properties the caller may use are named; the rest are counted (PRODUCT.md §8d).
+      const allowed = actingAs.getStore()?.sites;
+      const usable = allowed ? sites.filter((s) => isPropertyAllowed(s.siteUrl!, allowed)) : sites;
+      const withheld = sites.length - usable.length;
+      const shown = usable.slice(0, 10).map((s) => `${s.siteUrl} (${s.permissionLevel})`);
+      const more = [usable.length > 10 ? `${usable.length - 10} more` : '', withheld ? `${withheld} more you may not use here` : ''].filter(
+        Boolean,
+      );
+      return usable.length
+        ? ` ${property} is not among the properties of ${grant.googleEmail}, which has: ${shown.join(', ')}${more.length ? ` and ${more.join(' and ')}` : ''}.`
+        : ` ${property} is not among the properties of ${grant.googleEmail}, which has none you may use here (${withheld} withheld).`;
     } catch {
       return '';
     }

@@ -5,6 +5,7 @@ import type { Config } from '../config/config.js';
 import { actingAs, type ConnectedAccounts, type ConnectedGrant, NotConnectedError } from '../google/connected-accounts.js';
 import type { AuditEntry, AuditTrail } from './approval/audit-trail.service.js';
 import type { AccountResolution } from './account-resolution.js';
+import { CallRounds } from './call-rounds.js';
 import { ConnectedCalls } from './connected-calls.js';
 import { ToolCall } from './tool-call.js';
 import type { RegisteredTool, ToolRegistry } from './tool-registry.service.js';
@@ -57,15 +58,27 @@ function subject(accounts: Accounts) {
     {
       resolve: () => Promise.resolve(undefined),
       staleMatch: () => Promise.resolve(),
+      rounds: new CallRounds(memoryStore()),
     } as unknown as AccountResolution,
   );
   return { calls, audit, links };
 }
 
-function callWith(inputResponses: Record<string, unknown> | undefined, signal = new AbortController().signal) {
+/** The state store as CallRounds uses it. */
+function memoryStore() {
+  const kept = new Map<string, string>();
+  return {
+    get: (k: string) => Promise.resolve(kept.get(k)),
+    put: (k: string, v: string) => Promise.resolve(void kept.set(k, v)),
+    claim: (k: string) => Promise.resolve(kept.has(k) ? false : (kept.set(k, '1'), true)),
+  };
+}
+
+function callWith(inputResponses: Record<string, unknown> | undefined, signal = new AbortController().signal, state?: string) {
   const sdk = {
     mcpReq: {
       inputResponses,
+      requestState: () => state,
       envelope: { [CLIENT_CAPABILITIES_META_KEY]: { elicitation: { url: {} } } },
       signal,
       _meta: {},
@@ -123,19 +136,37 @@ describe('ConnectedCalls', () => {
   it('after an accepted link, waits for the grant and then runs the call', async () => {
     const accounts = new Accounts();
     const { calls } = subject(accounts);
+    const asked = await calls.run(callWith(undefined), () => Promise.resolve(ok));
+    const state = (asked as { requestState?: string }).requestState;
+    expect(state).toMatch(/^gsc-round\./);
     setTimeout(() => (accounts.grant = GRANT), 700);
-    const result = await calls.run(callWith({ connect_google: { action: 'accept' } }), () => Promise.resolve(ok));
+    const result = await calls.run(callWith({ connect_google: { action: 'accept' } }, undefined, state), () => Promise.resolve(ok));
     expect(result).toBe(ok);
-    expect(accounts.asked).toBeGreaterThan(2); // it looked more than once
+    expect(accounts.asked).toBeGreaterThan(3); // it looked more than once
+  });
+
+  it('an "accept" to a link that was never asked in this call is no answer: asked afresh at once, without waiting', async () => {
+    const accounts = new Accounts();
+    const { calls, audit } = subject(accounts);
+    const forged = await calls.run(callWith({ connect_google: { action: 'accept' } }), () => Promise.resolve(ok));
+    expect(forged).toMatchObject({ resultType: 'input_required', inputRequests: { connect_google: { params: { mode: 'url' } } } });
+    expect(accounts.asked).toBe(1); // looked once, never polled
+    // A round brought a second time (replayed) is no answer either.
+    const state = (forged as { requestState?: string }).requestState;
+    await calls.run(callWith({ connect_google: { action: 'decline' } }, undefined, state), () => Promise.resolve(ok));
+    const replayed = await calls.run(callWith({ connect_google: { action: 'accept' } }, undefined, state), () => Promise.resolve(ok));
+    expect(replayed).toMatchObject({ resultType: 'input_required' });
+    expect(audit.map((e) => e.event)).toEqual(['connect_asked', 'connect_declined', 'connect_asked']);
   });
 
   it('stops waiting when the call is cancelled, and runs nothing', async () => {
     const accounts = new Accounts();
     const { calls } = subject(accounts);
+    const state = ((await calls.run(callWith(undefined), () => Promise.resolve(ok))) as { requestState?: string }).requestState;
     const abort = new AbortController();
     setTimeout(() => abort.abort(), 300);
     let ran = false;
-    const result = await calls.run(callWith({ connect_google: { action: 'accept' } }, abort.signal), () => {
+    const result = await calls.run(callWith({ connect_google: { action: 'accept' } }, abort.signal, state), () => {
       ran = true;
       return Promise.resolve(ok);
     });

@@ -11,6 +11,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { CONNECT_REQUEST_TTL_MS, type ConnectLink, ConnectRequests } from '../accounts/connect-requests.js';
 import { SERVER_NAME } from '../common/product.js';
+import { UserFacingError } from '../common/user-facing-error.js';
 import { CONFIG, type Config } from '../config/config.js';
 import {
   type ActingAs,
@@ -23,6 +24,8 @@ import {
 import { GoogleApiError } from '../google/google-error.js';
 import { scopesFor } from '../policy/tool-selection.js';
 import { AccountResolution } from './account-resolution.js';
+import { namingAccount, namingAccountIn } from './acting-account.js';
+import type { Round } from './call-rounds.js';
 import { type AuditEvent, AuditTrail } from './approval/audit-trail.service.js';
 import { opensLinks } from './client-capabilities.js';
 import { missingScopes, permissionName } from './granted-scopes.js';
@@ -40,11 +43,20 @@ const PROGRESS_EVERY_MS = 5_000;
 export type Admission =
   | {
       readonly grant: ConnectedGrant;
+      readonly refused?: undefined;
+      /** The account the call's property resolved to (GoogleService acts as it and no other), and that property. */
       readonly resolved?: boolean;
+      readonly property?: string;
       readonly cached?: boolean;
-      readonly choice?: string;
+      /** The person chose the account in this round: a later round of the call keeps it. */
+      readonly chosen?: string;
     }
-  | { readonly answer: CallToolResult | InputRequiredResult };
+  /** The guard refuses the call's arguments before anything is sent: no account is chosen. */
+  | { readonly refused: true }
+  | { readonly answer: CallToolResult | InputRequiredResult; readonly offered?: readonly string[] };
+
+/** The googleSub of a call that may act as no account: GoogleService finds no grant for it. */
+const NO_ACCOUNT = '\u0000no-account';
 
 /**
  * Connected accounts at call time (PRODUCT.md §8d "Asking to connect",
@@ -58,9 +70,11 @@ export type Admission =
  * open links gets a URL elicitation to a single-use connect link (2025-11-25:
  * the SDK's shim pushes `elicitation/create` mode `url`; 2026-07-28:
  * `input_required`); when the person accepts, the call waits for the grant
- * and goes on. Any other client gets an isError sentence with the link. The
- * answer never needs requestState: whether a grant exists is asked of the
- * store each time, so the approval guard's seal is left alone.
+ * and goes on. Any other client gets an isError sentence with the link. An
+ * answer counts only when the previous round of this call asked the question
+ * (CallRounds: a requestState naming a single-use record in the state store;
+ * a round whose requestState is the approval guard's seal is recorded under
+ * its hash, which the guard's own check never sees).
  */
 @Injectable()
 export class ConnectedCalls {
@@ -94,23 +108,39 @@ export class ConnectedCalls {
     invoke: () => Promise<CallToolResult | InputRequiredResult>,
     args: Record<string, unknown> = {},
   ): Promise<CallToolResult | InputRequiredResult> {
-    const acting: ActingAs = { principal: call.principal };
+    const acting: ActingAs = { principal: call.principal, sites: call.sites };
     return actingAs.run(acting, async () => {
       if (call.tool.spec.apis.length === 0) {
         return invoke();
       }
+      // What the previous round of this call asked (connect, which account): only answers to it count.
+      const round = await this.resolution.rounds.open(call, args);
       let admission: Admission;
       try {
-        admission = await this.admit(call, args);
+        admission = await this.admit(call, args, round);
       } catch (error) {
         // An account was found revoked while its properties were looked up: ask to connect, as a call without a grant is.
         if (error instanceof NotConnectedError) {
-          return this.askToConnect(call, error.reason);
+          return this.asked(call, args, await this.askToConnect(call, error.reason));
         }
         throw error;
       }
       if ('answer' in admission) {
-        return admission.answer;
+        return this.asked(call, args, admission.answer, { offered: admission.offered });
+      }
+      if (admission.refused) {
+        // The guard refuses the arguments before Google hears of them: no account is chosen, and none may be used.
+        acting.googleSub = NO_ACCOUNT;
+        try {
+          return await invoke();
+        } catch (error) {
+          if (error instanceof NotConnectedError) {
+            throw new Error(`${call.tool.spec.name} reached Google although no Google account was resolved for its arguments`, {
+              cause: error,
+            });
+          }
+          throw error;
+        }
       }
       call.grant = admission.grant;
       acting.account = admission.grant.googleEmail;
@@ -123,27 +153,39 @@ export class ConnectedCalls {
       let result: CallToolResult | InputRequiredResult;
       try {
         result = await invoke();
-        if (admission.choice && !isInputRequiredResult(result)) {
-          await this.resolution.settled(admission.choice);
-        }
       } catch (error) {
-        if (admission.choice) {
-          await this.resolution.settled(admission.choice);
-        }
         // Requests that went out before the grant failed (a tool of several requests) are on the trail too.
         await this.recordGoogleCall(call, true);
         if (error instanceof NotConnectedError) {
-          return this.askToConnect(call, error.reason);
+          return this.asked(call, args, await this.askToConnect(call, error.reason));
         }
         if (admission.cached && error instanceof GoogleApiError && error.status === 403) {
           // Matched from a cached sites.list that may be out of date (access removed at Google): look it up again next call.
           await this.resolution.staleMatch(admission.grant);
         }
+        // A failure Google answered for names the account the call acted as, as every other answer does.
+        if (admission.resolved && error instanceof UserFacingError && actingAs.getStore()?.googleEmail) {
+          throw namingAccountIn(error, admission.grant.googleEmail, admission.property);
+        }
         throw error;
       }
-      await this.recordGoogleCall(call, 'isError' in result && result.isError === true);
-      return result;
+      if (isInputRequiredResult(result)) {
+        // The approval dialog of a guarded tool: its answer comes back in the next round, which acts as the account chosen in this one.
+        return admission.chosen ? this.asked(call, args, result, { chosen: admission.chosen }) : result;
+      }
+      await this.recordGoogleCall(call, result.isError === true);
+      return admission.resolved ? namingAccount(result, admission.grant.googleEmail, admission.property) : result;
     });
+  }
+
+  /** An answer that asks the person something: the round is remembered, so that the answers of the next one count (CallRounds). */
+  private async asked(
+    call: ToolCall,
+    args: Record<string, unknown>,
+    result: CallToolResult | InputRequiredResult,
+    extra: Omit<Round, 'asked'> = {},
+  ): Promise<CallToolResult | InputRequiredResult> {
+    return isInputRequiredResult(result) ? this.resolution.rounds.remember(call, args, result, extra) : result;
   }
 
   /**
@@ -170,7 +212,7 @@ export class ConnectedCalls {
     }
   }
 
-  async admit(call: ToolCall, args: Record<string, unknown> = {}): Promise<Admission> {
+  async admit(call: ToolCall, args: Record<string, unknown> = {}, round?: Round): Promise<Admission> {
     let grant: ConnectedGrant;
     try {
       grant = await this.accounts.requireGrant(call.principal);
@@ -179,7 +221,8 @@ export class ConnectedCalls {
         throw error;
       }
       const answer = inputResponse(call.sdk.mcpReq.inputResponses, CONNECT_KEY);
-      if (answer.kind !== 'elicit') {
+      // An answer counts only to the link the previous round of this call sent: an unasked "accept" is no answer.
+      if (answer.kind !== 'elicit' || !round?.asked.includes(CONNECT_KEY)) {
         return { answer: await this.askToConnect(call, error.reason) };
       }
       if (answer.action !== 'accept') {
@@ -207,17 +250,20 @@ export class ConnectedCalls {
       grant = covering;
     }
     // Several accounts per person: the one whose properties include the call's (or the one the person names or chooses).
-    const resolved = await this.resolution.resolve(call, args, this.scopesOf(call));
-    if (resolved && 'answer' in resolved) {
-      return { answer: resolved.answer };
+    const resolved = await this.resolution.resolve(call, args, this.scopesOf(call), round);
+    if (resolved === undefined) {
+      return { grant };
     }
-    if (resolved) {
-      grant = resolved.grant;
+    if ('answer' in resolved) {
+      return resolved;
     }
-    if (missingScopes(call.tool.spec, grant.scopes).length > 0) {
-      return { answer: await this.permissionMissing(call, grant) };
+    if ('refused' in resolved) {
+      return { refused: true };
     }
-    return { grant, resolved: resolved !== undefined, cached: resolved?.cached ?? false, choice: resolved?.choice };
+    if (missingScopes(call.tool.spec, resolved.grant.scopes).length > 0) {
+      return { answer: await this.permissionMissing(call, resolved.grant) };
+    }
+    return { grant: resolved.grant, resolved: true, cached: resolved.cached, property: resolved.property, chosen: resolved.chosen };
   }
 
   private async permissionMissing(call: ToolCall, grant: ConnectedGrant): Promise<CallToolResult> {

@@ -10,7 +10,7 @@ import { withAppOnly } from '../policy/tool-declaration.js';
 import { ApprovalInterceptor } from './approval/approval.interceptor.js';
 import { GUARDED_OUTPUT } from './approval/guarded-output.js';
 import { SiteAccessGuard } from './site-access.guard.js';
-import { ConfirmTokenArg, GoogleAccountArg } from './tool-args.js';
+import { ActingAccountOut, ConfirmTokenArg, GoogleAccountArg, ResolvedPropertyOut } from './tool-args.js';
 import { TARGET_ARGS, type TargetKind, type ToolCall } from './tool-call.js';
 import { TOOL_METADATA, ToolProvider, type ToolSpec } from './tool.decorator.js';
 import { toolPipeline } from './tool-pipeline.js';
@@ -145,7 +145,9 @@ export class ToolRegistry implements OnApplicationBootstrap {
     if (this.config.connected) {
       // Several Google accounts per person: a tool that takes a property, page or resource may name the account; the default listing is untouched.
       if ((spec.target ?? []).length > 0) {
-        spec = { ...spec, input: spec.input.extend({ google_account: GoogleAccountArg }) };
+        // Its answer names the account it acted as and the property it resolved to (PRODUCT.md §8d), for a page-URL tool too.
+        const acted = { google_account: ActingAccountOut, ...('site_url' in spec.output.shape ? {} : { site_url: ResolvedPropertyOut }) };
+        spec = { ...spec, input: spec.input.extend({ google_account: GoogleAccountArg }), output: spec.output.extend(acted) };
       }
       if (spec.connectedOutput) {
         spec = { ...spec, output: spec.connectedOutput };

@@ -6,8 +6,15 @@ import type { TargetKindsOf, TargetOf, ToolCall } from './tool-call.js';
 import type { ToolOutput } from './tool-output.js';
 import type { ToolDeclaration } from '../policy/tool-declaration.js';
 
-/** What a destructive tool shows the person before it runs, computed from the same arguments and target it runs with. */
-export type ApprovalDescriber<I extends z.ZodObject = z.ZodObject> = (args: z.infer<I>, target: TargetOf<I>) => ApprovalPlan;
+/**
+ * What a destructive tool shows the person before it runs, computed from the same arguments and target it runs with,
+ * and the Google identity that will act (the connected account, or the service account), when the server knows it.
+ */
+export type ApprovalDescriber<I extends z.ZodObject = z.ZodObject> = (
+  args: z.infer<I>,
+  target: TargetOf<I>,
+  actor?: string,
+) => ApprovalPlan;
 
 export interface ToolSpec<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> extends ToolDeclaration {
   readonly title: string;

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import * as z from 'zod';
-import type { ApprovalPlan } from '../mcp/approval/approval-plan.js';
+import { actingPart, type ApprovalPlan } from '../mcp/approval/approval-plan.js';
 import { NoArgs, SiteUrlArg } from '../mcp/tool-args.js';
 import type { TargetOf, ToolCall } from '../mcp/tool-call.js';
 import { Tool, ToolProvider } from '../mcp/tool.decorator.js';
@@ -152,12 +152,14 @@ export class SitesTools {
   }
 }
 
-function describeDeleteSite(_args: unknown, { site }: TargetOf<typeof SiteInput>): ApprovalPlan {
+function describeDeleteSite(_args: unknown, { site }: TargetOf<typeof SiteInput>, actor?: string): ApprovalPlan {
+  const acting = actingPart(actor);
   return {
     target: site,
+    ...(acting.effect.length ? { effect: acting.effect.join('\n') } : {}),
     summary: `This will remove ${site} from Search Console for this account.`,
     cost: 'Roughly 16 months of performance history stop being available here, and re-adding the property starts empty.',
-    supplied: [],
+    supplied: acting.supplied,
     action: `remove ${site} from Search Console`,
   };
 }

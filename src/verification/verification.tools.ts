@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { inert } from '../common/inert-text.js';
 import { actingAccountName, actingIdentity } from '../google/connected-accounts.js';
 import { capitalised, NOTHING_SENT, plural } from '../common/sentences.js';
-import type { ApprovalPlan } from '../mcp/approval/approval-plan.js';
+import { actingPart, type ApprovalPlan } from '../mcp/approval/approval-plan.js';
 import { NoArgs, SiteUrlArg } from '../mcp/tool-args.js';
 import type { TargetOf, ToolCall } from '../mcp/tool-call.js';
 import { Tool, ToolProvider } from '../mcp/tool.decorator.js';
@@ -243,21 +243,34 @@ export class VerificationTools {
   }
 }
 
-function describeUnverifySite(args: z.infer<typeof IdInput>, { resource }: TargetOf<typeof IdInput>): ApprovalPlan {
+function describeUnverifySite(args: z.infer<typeof IdInput>, { resource }: TargetOf<typeof IdInput>, actor?: string): ApprovalPlan {
   const subject = resource.property ?? 'the Site Verification resource quoted below';
+  const acting = actingPart(actor);
   return {
     target: resource.id,
+    ...(acting.effect.length ? { effect: acting.effect.join('\n') } : {}),
     summary: `This will give up ownership of ${subject}.`,
     cost: 'Every property for that site drops to 403, and the Indexing API stops working. Re-verifying means placing the token again.',
-    supplied: [{ label: 'Resource id', values: [args.id] }],
+    // The ownership given up is the acting account's own: the token path quotes whose, and which resource.
+    supplied: [{ label: 'Resource id', values: [args.id], effect: true }, ...acting.supplied],
     action: `give up ownership of ${subject}`,
   };
 }
 
-/** Bound to the effect, not only the arguments: who gains and who loses ownership, from the owners just read. */
-function describeUpdateSiteOwners(args: z.infer<typeof OwnersInput>, { resource }: TargetOf<typeof OwnersInput>): ApprovalPlan {
+/**
+ * Bound to the effect, not only the arguments: who gains and who loses
+ * ownership, from the owners just read, and who acts. When the acting
+ * account is among those who lose ownership, the dialog says so.
+ */
+function describeUpdateSiteOwners(
+  args: z.infer<typeof OwnersInput>,
+  { resource }: TargetOf<typeof OwnersInput>,
+  actor?: string,
+): ApprovalPlan {
   const { gained, lost } = ownerDiff(resource.owners, args.owners);
   const subject = resource.property ?? 'the Site Verification resource quoted below';
+  const acting = actingPart(actor);
+  const losesItself = actor !== undefined && lost.some((o) => o.toLowerCase() === actor.toLowerCase());
   return {
     target: [resource.id, ...args.owners].join('\n'),
     effect: [
@@ -269,13 +282,20 @@ function describeUpdateSiteOwners(args: z.infer<typeof OwnersInput>, { resource 
         .map((o) => o.toLowerCase())
         .sort()
         .join(',')}`,
+      ...acting.effect,
     ].join('\n'),
     summary: `This will replace the owner list of ${subject}.`,
-    cost: 'Everyone not in the new list loses ownership, and nothing here can put them back.',
+    cost: losesItself
+      ? 'Everyone not in the new list loses ownership — the Google account making the change among them, so it cannot undo this — and nothing here can put them back.'
+      : 'Everyone not in the new list loses ownership, and nothing here can put them back.',
     supplied: [
       { label: 'Owners after the change', values: args.owners },
       { label: 'Gaining ownership', values: gained, effect: true },
       { label: 'Losing ownership', values: lost, effect: true },
+      ...acting.supplied,
+      ...(losesItself
+        ? [{ label: 'Losing its own ownership: the Google account making the change', values: [actor], effect: true as const }]
+        : []),
       { label: 'Resource id', values: [args.id] },
     ],
     action: `replace the owner list of ${subject}`,
