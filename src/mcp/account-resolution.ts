@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { type CallToolResult, type InputRequiredResult, inputRequired, inputResponse } from '@modelcontextprotocol/server';
 import * as z from 'zod';
@@ -10,6 +9,7 @@ import { decodeResourceId } from '../property/resource-id.js';
 import { isPageAllowed, isPropertyAllowed } from '../property/site-allowlist.js';
 import { type AccountSiteList, AccountSites } from './account-sites.js';
 import { whyNoDialog } from './approval/approval-flow.js';
+import { callFingerprint } from './call-fingerprint.js';
 import { clientCapabilities } from './client-capabilities.js';
 import { STATE_STORE } from '../state/state.module.js';
 import type { StateStore } from '../state/state-store.js';
@@ -232,25 +232,7 @@ function outsideAllowed(subject: Subject | undefined, allowed: readonly string[]
 
 /** The person's choice of account for one call: principal, tool and its arguments (confirm_token aside, which changes between rounds). */
 function choiceKeyOf(call: ToolCall, args: Record<string, unknown>): string {
-  const { confirm_token: _token, ...rest } = args;
-  const canonical = JSON.stringify(sortedKeys(rest));
-  const digest = createHash('sha256').update(`${call.principal}\n${call.tool.spec.name}\n${canonical}`).digest('base64url');
-  return `account-choice:${digest}`;
-}
-
-function sortedKeys(value: unknown): unknown {
-  if (Array.isArray(value)) {
-    return value.map(sortedKeys);
-  }
-  if (value && typeof value === 'object') {
-    const record = value as Record<string, unknown>;
-    return Object.fromEntries(
-      Object.keys(record)
-        .sort()
-        .map((k) => [k, sortedKeys(record[k])]),
-    );
-  }
-  return value;
+  return `account-choice:${callFingerprint(call, args)}`;
 }
 
 function covers(list: AccountSiteList, subject: Subject): boolean {

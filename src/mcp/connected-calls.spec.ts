@@ -1,17 +1,28 @@
-import { describe, expect, it } from '@jest/globals';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from '@jest/globals';
 import { CLIENT_CAPABILITIES_META_KEY, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
-import type { ConnectRequests } from '../accounts/connect-requests.js';
+import { type ConnectLinkOptions, ConnectRequests, MAX_WAITING_CALLS } from '../accounts/connect-requests.js';
+import { Clock } from '../common/clock.js';
 import type { Config } from '../config/config.js';
 import { actingAs, type ConnectedAccounts, type ConnectedGrant, NotConnectedError } from '../google/connected-accounts.js';
 import type { AuditEntry, AuditTrail } from './approval/audit-trail.service.js';
 import type { AccountResolution } from './account-resolution.js';
 import { ConnectedCalls } from './connected-calls.js';
+import { ConnectWaits } from './connect-waits.js';
+import { SqliteStateStore } from '../state/sqlite-state-store.js';
 import { ToolCall } from './tool-call.js';
 import type { RegisteredTool, ToolRegistry } from './tool-registry.service.js';
 import type { ToolSpec } from './tool.decorator.js';
 
 // ConnectedCalls without a transport: a grant that arrives (or never does),
-// answers a client sends back, and what reaches the tool and the trail.
+// answers a client sends back, a no at Google, and what reaches the tool and
+// the trail. Connect requests and waits are the real ones, over SQLite.
+
+const store = new SqliteStateStore(mkdtempSync(join(tmpdir(), 'gsc-connected-calls-')));
+afterAll(() => store.close());
+const config = { elicitation: true, connected: {}, http: { host: '127.0.0.1', port: 9, publicUrl: undefined } } as unknown as Config;
 
 const WEBMASTERS = 'https://www.googleapis.com/auth/webmasters';
 const spec = { name: 'list_sites', access: 'read', apis: ['searchconsole'] } as unknown as ToolSpec;
@@ -39,18 +50,22 @@ class Accounts {
   }
 }
 
+/** The real requests, remembering the scopes each link asked for (without `openid email`, which it adds). */
+class Requests extends ConnectRequests {
+  readonly links: string[][] = [];
+  override create(principal: string, scopes: readonly string[], options?: ConnectLinkOptions) {
+    this.links.push([...scopes]);
+    return super.create(principal, scopes, options);
+  }
+}
+
 function subject(accounts: Accounts) {
   const audit: Omit<AuditEntry, 'time'>[] = [];
-  const links: string[][] = [];
+  const requests = new Requests(config, store, new Clock());
   const calls = new ConnectedCalls(
-    { elicitation: true, connected: {} } as unknown as Config,
+    config,
     accounts as unknown as ConnectedAccounts,
-    {
-      create: (_principal: string, scopes: readonly string[]) => {
-        links.push([...scopes]);
-        return Promise.resolve({ url: 'http://127.0.0.1:9/connect/google?request=abc', expiresAt: new Date('2026-12-03T10:00:00Z') });
-      },
-    } as unknown as ConnectRequests,
+    requests,
     { tools: [tool] } as unknown as ToolRegistry,
     { record: (entry: Omit<AuditEntry, 'time'>) => Promise.resolve(void audit.push(entry)) } as unknown as AuditTrail,
     // One account: the tool here takes no property, so nothing is resolved (account-resolution covers several).
@@ -58,11 +73,16 @@ function subject(accounts: Accounts) {
       resolve: () => Promise.resolve(undefined),
       staleMatch: () => Promise.resolve(),
     } as unknown as AccountResolution,
+    new ConnectWaits(accounts as unknown as ConnectedAccounts, requests, store),
   );
-  return { calls, audit, links };
+  return { calls, audit, links: requests.links, requests };
 }
 
-function callWith(inputResponses: Record<string, unknown> | undefined, signal = new AbortController().signal) {
+function callWith(
+  inputResponses: Record<string, unknown> | undefined,
+  signal = new AbortController().signal,
+  principal = 'ann@corp.example',
+) {
   const sdk = {
     mcpReq: {
       inputResponses,
@@ -76,7 +96,7 @@ function callWith(inputResponses: Record<string, unknown> | undefined, signal = 
     era: 'modern',
     sdk,
     server: {} as McpServer,
-    caller: { principal: 'ann@corp.example', groups: [] },
+    caller: { principal, groups: [] },
     access: { rule: undefined, decidedBy: 'server', tools: new Set(['list_sites']) },
   });
 }
@@ -113,7 +133,10 @@ describe('ConnectedCalls', () => {
     expect(result).toMatchObject({
       resultType: 'input_required',
       inputRequests: {
-        connect_google: { method: 'elicitation/create', params: { mode: 'url', url: 'http://127.0.0.1:9/connect/google?request=abc' } },
+        connect_google: {
+          method: 'elicitation/create',
+          params: { mode: 'url', url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:9\/connect\/google\?request=[\w-]{32}$/) },
+        },
       },
     });
     expect(links).toEqual([['https://www.googleapis.com/auth/webmasters.readonly']]);
@@ -142,6 +165,81 @@ describe('ConnectedCalls', () => {
     expect(ran).toBe(false);
     expect(result).toMatchObject({ isError: true });
     expect(JSON.stringify(result)).toMatch(/The call was cancelled while it waited for a Google account to be connected/);
+  });
+
+  it('a no at Google ends the waiting call at once: the link it was given ended, so it answers declined and runs nothing', async () => {
+    const accounts = new Accounts();
+    const { calls, requests } = subject(accounts);
+    const asked = await calls.run(callWith(undefined, undefined, 'dee@corp.example'), () => Promise.resolve(ok), {
+      site_url: 'sc-domain:a.example',
+    });
+    const url = (asked as unknown as { inputRequests: { connect_google: { params: { url: string } } } }).inputRequests.connect_google.params
+      .url;
+    const request = (await requests.find(new URL(url).searchParams.get('request')!))!;
+    setTimeout(() => void requests.markEnded(request, 'denied'), 300);
+    let ran = false;
+    const result = await calls.run(
+      callWith({ connect_google: { action: 'accept' } }, undefined, 'dee@corp.example'),
+      () => {
+        ran = true;
+        return Promise.resolve(ok);
+      },
+      { site_url: 'sc-domain:a.example' },
+    );
+    expect(ran).toBe(false);
+    expect(result).toEqual({
+      isError: true,
+      content: [
+        {
+          type: 'text',
+          text: 'You declined at Google, so no Google account was connected: nothing was stored, list_sites did not run and nothing was sent to Google. Call list_sites again when you want to connect one.',
+        },
+      ],
+    });
+    // The link's no belongs to that call: another call of the same person (other arguments) still waits for a grant.
+    const other = new AbortController();
+    setTimeout(() => other.abort(), 1_200);
+    const waiting = await calls.run(
+      callWith({ connect_google: { action: 'accept' } }, other.signal, 'dee@corp.example'),
+      () => Promise.resolve(ok),
+      {
+        site_url: 'sc-domain:b.example',
+      },
+    );
+    expect(JSON.stringify(waiting)).toMatch(/The call was cancelled while it waited/);
+  });
+
+  it(`lets at most ${MAX_WAITING_CALLS} calls of one person wait at once; one more gets a sentence instead of waiting`, async () => {
+    const accounts = new Accounts();
+    const { calls } = subject(accounts);
+    const stop = new AbortController();
+    const waiting = Array.from({ length: MAX_WAITING_CALLS }, (_, i) =>
+      calls.run(callWith({ connect_google: { action: 'accept' } }, stop.signal, 'max@corp.example'), () => Promise.resolve(ok), { n: i }),
+    );
+    // Each of those holds its place once it polls; give them a moment to take them.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const extra = await calls.run(callWith({ connect_google: { action: 'accept' } }, undefined, 'max@corp.example'), () =>
+      Promise.resolve(ok),
+    );
+    expect(JSON.stringify(extra)).toMatch(
+      new RegExp(`list_sites did not run and nothing was sent to Google: ${MAX_WAITING_CALLS} of your calls are already waiting`),
+    );
+    // Another person is not held back by max's.
+    accounts.grant = GRANT;
+    expect(
+      await calls.run(callWith({ connect_google: { action: 'accept' } }, undefined, 'ann@corp.example'), () => Promise.resolve(ok)),
+    ).toBe(ok);
+    stop.abort();
+    await Promise.all(waiting);
+    // The places are given back when the calls end.
+    accounts.grant = undefined;
+    const again = new AbortController();
+    setTimeout(() => again.abort(), 200);
+    expect(
+      JSON.stringify(
+        await calls.run(callWith({ connect_google: { action: 'accept' } }, again.signal, 'max@corp.example'), () => Promise.resolve(ok)),
+      ),
+    ).toMatch(/cancelled while it waited/);
   });
 
   it('a NotConnectedError raised inside the call (revoked at refresh) asks to connect again', async () => {

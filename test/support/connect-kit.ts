@@ -31,8 +31,10 @@ export interface ClickThrough {
   readonly googleUser?: string;
   /** Scopes to untick on the consent page. */
   readonly untick?: readonly string[];
-  /** Cancel instead of Allow. */
+  /** Cancel instead of Allow on Google's consent page (Google's one button that says no). */
   readonly deny?: boolean;
+  /** Cancel instead of Sign in on the company IdP's login form. */
+  readonly cancelSignIn?: boolean;
   /** Stop on the consent page without answering it. */
   readonly stopAtConsent?: boolean;
 }
@@ -52,6 +54,10 @@ export async function clickThrough(page: Page, url: string, options: ClickThroug
   let response = await page.goto(url);
   for (let step = 0; step < 4; step++) {
     if (await page.locator(LOGIN_FIELD).count()) {
+      if (options.cancelSignIn) {
+        response = await landing(page, () => page.getByRole('button', { name: 'Cancel' }).click());
+        continue;
+      }
       if (options.idpUser === undefined) {
         throw new Error(`a login form appeared at ${page.url()} but no idpUser was given`);
       }

@@ -6,6 +6,7 @@ import { CONFIG, type Config } from '../../config/config.js';
 import { STATE_STORE } from '../../state/state.module.js';
 import { type StateStore, StateUnavailableError } from '../../state/state-store.js';
 import { canonicalPrincipal } from '../../common/principal-name.js';
+import { CONNECT_PAGE_EVENTS } from '../../accounts/connect-events.js';
 
 /** The events of the approval guard: what the approvals metric counts. */
 const GUARD_EVENT_NAMES = [
@@ -32,6 +33,8 @@ export const AUDIT_EVENTS = [
   'google_call',
   // A Google account's grant revoked at Google and deleted: by ops (DELETE /admin/accounts/…) or by the person (disconnect_google_account).
   'account_disconnected',
+  // The connect pages (started, completed, denied at Google, sign-in cancelled, wrong browser, wrong person): accounts/connect-events.ts.
+  ...CONNECT_PAGE_EVENTS,
 ] as const;
 export type AuditEvent = (typeof AUDIT_EVENTS)[number];
 
@@ -119,7 +122,7 @@ export class AuditTrail {
       // Rare and consequential (the person must connect again): worth a line of its own.
       this.logger.log(summary);
     } else {
-      // Every Google call in connected mode: the trail keeps it, the log would only repeat it.
+      // Every Google call in connected mode: the trail keeps it, the log would only repeat it (the connect pages log their own lines).
       this.logger.debug(summary);
     }
     if (this.config.auditLog) {
