@@ -12,7 +12,6 @@
 //   Inspector waits for it), also when another replica stored the grant.
 // - Only a principal's newest links work, and only so many calls wait at once.
 // - The pages' events are in /admin/audit.
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import type { Browser } from 'playwright-core';
 import { MAX_LIVE_LINKS, MAX_WAITING_CALLS } from '../src/accounts/connect-requests.js';
@@ -21,9 +20,17 @@ import { SEED_PROPERTIES } from '../src/emulator/emulator-seed.js';
 import { GoogleEmulator } from '../src/emulator/google-emulator.js';
 import { compareEntryIds } from '../src/state/state-store.js';
 import { text, type ToolResult } from './support/clients.js';
-import { type ClickThrough, clickThrough, connectedEnv, GOOGLE_CLIENT, type Landed } from './support/connect-kit.js';
+import {
+  type ClickThrough,
+  clickThrough,
+  clickThroughIn,
+  connectedEnv,
+  GOOGLE_CLIENT,
+  type Landed,
+  replicasSharingRedis,
+  until,
+} from './support/connect-kit.js';
 import { type LinkClient, linkClientHttp, type UrlElicitation } from './support/connected-kit.js';
-import { startRedisServer } from './support/redis-server.js';
 import { type InProcessServer, startInProcess } from './support/server.js';
 import { launchChromium } from './support/views-browser.js';
 
@@ -62,26 +69,7 @@ const apiCalls = () =>
 const auditOf = async (query: string) =>
   ((await (await fetch(`${server.origin}/admin/audit?${query}`)).json()) as { entries: Record<string, unknown>[] }).entries;
 
-/** A person opening a link in a browser of their own (a fresh context), clicking as told. */
-async function inBrowser(url: string, options: ClickThrough = {}): Promise<Landed> {
-  const context = await browser.newContext();
-  try {
-    return await clickThrough(await context.newPage(), url, options);
-  } finally {
-    await context.close();
-  }
-}
-
-/** Resolves once `check` holds, polling briefly; fails the test after a while. */
-async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    if (check()) {
-      return;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`gave up waiting for ${what}`);
-}
+const inBrowser = (url: string, options: ClickThrough = {}) => clickThroughIn(browser, url, options);
 
 /** A client whose person accepts the link and opens it in Chromium, clicking as told; `landed` holds the pages they ended on. */
 async function personWith(revision: (typeof REVISIONS)[number], options: ClickThrough, url = server.url) {
@@ -183,16 +171,8 @@ describe('2025-11-25: notifications/elicitation/complete before the client answe
   });
 
   it('two replicas sharing Redis: the page on one stores the grant, and the session on the other tells its client', async () => {
-    const redis = await startRedisServer();
-    const shared = {
-      ...connectedEnv(emulator),
-      GSC_REDIS_URL: redis.url,
-      GSC_GRANT_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
-    };
-    const pages = await startInProcess(shared);
-    // The session's replica makes links that name the other (as both would name their load balancer).
-    const session = await startInProcess({ ...shared, GSC_PUBLIC_URL: pages.origin });
-    emulator.registerOAuthClient({ ...GOOGLE_CLIENT, redirectUris: [`${pages.origin}/connect/google/callback`] });
+    // The session's replica makes links that name the other, which serves the pages and stores the grant.
+    const { serving: pages, asking: session, close } = await replicasSharingRedis(emulator, server.origin);
     const { client, answeredAfter } = await waitingForCompletion({ googleUser: BOB }, session.url);
     try {
       const result = await client.call('list_sites');
@@ -202,10 +182,7 @@ describe('2025-11-25: notifications/elicitation/complete before the client answe
       expect((await session.app.get(GrantStore).list('local')).map((g) => g.googleEmail)).toEqual([BOB]);
     } finally {
       await client.close();
-      emulator.registerOAuthClient({ ...GOOGLE_CLIENT, redirectUris: [`${server.origin}/connect/google/callback`] });
-      await session.close();
-      await pages.close();
-      await redis.stop();
+      await close();
     }
   });
 });
