@@ -126,8 +126,9 @@ export class ConnectWaits {
       }
       return { answer: errorResult(noGrantInTimeText(tool, true)) };
     } finally {
-      await release();
-      await this.store.delete(key);
+      // Never in the way of the answer: a place not given back (the store is down) expires with the longest wait.
+      await release().catch(() => undefined);
+      await this.store.delete(key).catch(() => undefined);
     }
   }
 
