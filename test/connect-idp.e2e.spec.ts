@@ -10,13 +10,12 @@ import { ConnectRequests } from '../src/accounts/connect-requests.js';
 import { GrantStore } from '../src/accounts/grant-store.js';
 import { SCOPES } from '../src/emulator/emulator-routing.js';
 import { GoogleEmulator } from '../src/emulator/google-emulator.js';
-import { clickThrough, connectedEnv, GOOGLE_CLIENT, open } from './support/connect-kit.js';
-import { type InProcessServer, startInProcess } from './support/server.js';
+import { clickThrough, IDP_CLIENT, open, startIdpConnected } from './support/connect-kit.js';
+import type { InProcessServer } from './support/server.js';
 import { TestIssuer } from './support/test-issuer.js';
 import { launchChromium } from './support/views-browser.js';
 
 const KATE = 'kate@corp.example';
-const IDP_CLIENT = { id: 'gsc-connect-page', secret: 'idp-client-secret-for-tests' };
 
 let emulator: GoogleEmulator;
 let issuer: TestIssuer;
@@ -27,15 +26,7 @@ let context: BrowserContext;
 beforeAll(async () => {
   emulator = await GoogleEmulator.start();
   issuer = await TestIssuer.start({ audience: 'https://mcp.test.example/mcp' });
-  server = await startInProcess({
-    ...connectedEnv(emulator),
-    GSC_AUTH_ISSUER: issuer.issuer,
-    GSC_AUTH_AUDIENCE: 'https://mcp.test.example/mcp',
-    GSC_AUTH_CLIENT_ID: IDP_CLIENT.id,
-    GSC_AUTH_CLIENT_SECRET: IDP_CLIENT.secret,
-  });
-  issuer.registerLoginClient(IDP_CLIENT.id, IDP_CLIENT.secret, [`${server.origin}/connect/idp/callback`]);
-  emulator.registerOAuthClient({ ...GOOGLE_CLIENT, redirectUris: [`${server.origin}/connect/google/callback`] });
+  server = await startIdpConnected(emulator, issuer, 'https://mcp.test.example/mcp');
   browser = await launchChromium();
 });
 afterAll(async () => {

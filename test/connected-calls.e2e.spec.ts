@@ -27,7 +27,7 @@ import {
   startConnectedGoogle,
 } from './support/connected-kit.js';
 import type { Browser } from 'playwright-core';
-import { clickThrough, type Landed } from './support/connect-kit.js';
+import { clickThrough, type Landed, until } from './support/connect-kit.js';
 import { declaredTools } from './support/declared-tools.js';
 import { isolatedEnv } from './support/env.js';
 import type { MintedGrant } from './support/google-grant.js';
@@ -49,17 +49,6 @@ beforeAll(async () => {
   google = await startConnectedGoogle();
 });
 afterAll(() => google?.close());
-
-/** Resolves once `check` holds, polling briefly; fails the test after a while. */
-async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    if (check()) {
-      return;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`gave up waiting for ${what}`);
-}
 
 /**
  * A person who accepts the link, and whose grant is stored only once the

@@ -154,7 +154,7 @@ export class AdminController {
   @AdminRoute({
     summary: 'Recent guarded decisions from the audit trail, newest first',
     description:
-      'In connected mode the trail also holds requests to connect a Google account (connect_asked, connect_declined, connect_cancelled, permission_missing) and every tool call that reached Google (google_call); those entries and guarded ones name the Google account used in google_account. A caller refused for the spelling of its principal (a look-alike that Unicode normalisation would change, or text that is not plain) is recorded as principal_refused, with that spelling escaped to ASCII in refused_principal.',
+      'In connected mode the trail also holds requests to connect a Google account (connect_asked, connect_declined, connect_cancelled, permission_missing), what happened on the connect pages (connect_started, connect_completed, connect_denied, connect_sign_in_cancelled, connect_wrong_browser, connect_wrong_person; tool is the tool whose call made the link, or connect_page) and every tool call that reached Google (google_call); those entries and guarded ones name the Google account used in google_account. A caller refused for the spelling of its principal (a look-alike that Unicode normalisation would change, or text that is not plain) is recorded as principal_refused, with that spelling escaped to ASCII in refused_principal.',
     responses: { 400: 'A query parameter is not valid', 503: 'The state store cannot be reached' },
   })
   async recentAudit(

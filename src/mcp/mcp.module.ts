@@ -14,6 +14,8 @@ import { APPROVAL_SECRETS_PROVIDER } from './approval/approval-secrets.service.j
 import { StoredUsedNonces, UsedNonces } from './approval/approval-tokens.js';
 import { AuditTrail } from './approval/audit-trail.service.js';
 import { ConnectedCalls } from './connected-calls.js';
+import { ConnectPageAudit } from './connect-page-audit.js';
+import { ConnectWaits } from './connect-waits.js';
 import { McpServerFactory } from './mcp-server.factory.js';
 import { ResourceRegistry } from './resource-registry.service.js';
 import { SessionEventStores } from './session-event-store.js';
@@ -37,6 +39,8 @@ import { ToolRegistry } from './tool-registry.service.js';
     AccessPolicy,
     ToolDispatcher,
     ConnectedCalls,
+    ConnectWaits,
+    ConnectPageAudit,
     AccountSites,
     AccountResolution,
     McpServerFactory,

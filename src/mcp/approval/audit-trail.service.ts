@@ -6,6 +6,7 @@ import { CONFIG, type Config } from '../../config/config.js';
 import { STATE_STORE } from '../../state/state.module.js';
 import { type StateStore, StateUnavailableError } from '../../state/state-store.js';
 import { canonicalPrincipal } from '../../common/principal-name.js';
+import { CONNECT_PAGE_EVENTS } from '../../accounts/connect-events.js';
 
 /** The events of the approval guard: what the approvals metric counts. */
 const GUARD_EVENT_NAMES = [
@@ -34,6 +35,8 @@ export const AUDIT_EVENTS = [
   'account_disconnected',
   // A caller refused for the spelling of its principal (PRODUCT.md §8b): a look-alike (Unicode normalisation would change it) or not plain text.
   'principal_refused',
+  // The connect pages (started, completed, denied at Google, sign-in cancelled, wrong browser, wrong person): accounts/connect-events.ts.
+  ...CONNECT_PAGE_EVENTS,
 ] as const;
 export type AuditEvent = (typeof AUDIT_EVENTS)[number];
 
@@ -123,7 +126,7 @@ export class AuditTrail {
       // Rare and consequential (the person must connect again; an identity was turned away): worth a line of its own.
       this.logger.log(summary);
     } else {
-      // Every Google call in connected mode: the trail keeps it, the log would only repeat it.
+      // Every Google call in connected mode: the trail keeps it, the log would only repeat it (the connect pages log their own lines).
       this.logger.debug(summary);
     }
     if (this.config.auditLog) {
