@@ -56,7 +56,7 @@ describe('connect page in resource-server mode (the browser logs in at the compa
   it('Kate logs in at the IdP (code + PKCE S256 + nonce), allows at Google, and her grant is stored', async () => {
     const end = await clickThrough(await context.newPage(), (await link(KATE)).url, { idpUser: KATE, googleUser: 'alice@example.com' });
     expect(end.status).toBe(200);
-    expect(end.text).toContain(`Connected alice@example.com for ${KATE}.`);
+    expect(end.text).toContain(`Connected alice@example.com to the Search Console server at ${server.origin} for ${KATE}.`);
     const [grant] = await grants(KATE);
     expect(grant).toMatchObject({ principal: KATE, googleEmail: 'alice@example.com' });
     const login = issuer.authorizeRequests.at(-1)!;
@@ -86,7 +86,7 @@ describe('connect page in resource-server mode (the browser logs in at the compa
       idpUser: 'ana@corp.example',
       googleUser: 'carol@example.org',
     });
-    expect(end.text).toContain('Connected carol@example.org for ana@corp.example.');
+    expect(end.text).toContain(`Connected carol@example.org to the Search Console server at ${server.origin} for ana@corp.example.`);
     expect(answers).toHaveLength(1);
     const replay = await open(page, answers[0]);
     expect(replay.status).toBe(400);
@@ -108,7 +108,7 @@ describe('connect page in resource-server mode (the browser logs in at the compa
       idpUser: '\u212Aim@corp.example',
       googleUser: 'bob@example.net',
     });
-    expect(kelvin.text).toContain('Connected bob@example.net for kim@corp.example.');
+    expect(kelvin.text).toContain(`Connected bob@example.net to the Search Console server at ${server.origin} for kim@corp.example.`);
     issuer.loginClaims.set('eve@corp.example', { email_verified: false });
     const eve = await clickThrough(await (await browser.newContext()).newPage(), (await link('eve@corp.example')).url, {
       idpUser: 'eve@corp.example',
@@ -126,7 +126,7 @@ describe('connect page in resource-server mode (the browser logs in at the compa
         googleUser: 'alice@example.com',
       });
       expect(end.status).toBe(200);
-      expect(end.text).toContain('Connected alice@example.com for lee@corp.example.');
+      expect(end.text).toContain(`Connected alice@example.com to the Search Console server at ${server.origin} for lee@corp.example.`);
       expect(issuer.requests).toContain('/userinfo');
     } finally {
       issuer.idTokenOmits.clear();

@@ -114,6 +114,8 @@ describe('npm run demo -- --connected, a client without URL elicitation, alice c
       }
     }
     expect(out).toMatch(/carol@example\.org +no properties/);
+    expect(out).toContain('"Search Console MCP (demo)" asks');
+    expect(out).toContain(`The page says "Connected <account> to the Search Console server at ${demo.origin} for you, the local user".`);
   });
 
   it('answers the first Google call with a link and nothing from Google; after alice connects, the same call lists her properties only', async () => {
@@ -142,7 +144,7 @@ describe('npm run demo -- --connected, a client without URL elicitation, alice c
       ].sort(),
     );
     expect(page.status).toBe(200);
-    expect(page.text).toContain('Connected alice@example.com for local');
+    expect(page.text).toContain(`Connected alice@example.com to the Search Console server at ${demo.origin} for you, the local user.`);
 
     const again = await listSites(client);
     expect(again.isError).toBeFalsy();
@@ -170,7 +172,7 @@ describe('npm run demo -- --connected, a client with URL elicitation, bob connec
         return { action: 'decline' };
       }
       const page = await connectInBrowser(params.url, { googleUser: 'bob@example.net', browser, screenshot: 'demo-connected-bob' });
-      return { action: page.text.includes('Connected bob@example.net for local') ? 'accept' : 'cancel' };
+      return { action: page.text.includes('Connected bob@example.net to the Search Console server at') ? 'accept' : 'cancel' };
     });
   });
   afterAll(async () => {
@@ -200,6 +202,80 @@ describe('npm run demo -- --connected, a client with URL elicitation, bob connec
     } finally {
       await v1.close();
     }
+  });
+});
+
+// What a person reads on the way (PRODUCT.md §3a): the consent page names the app and each permission in words,
+// with the scope URL as small print, and the account chosen; the pages after it say which server the account
+// was connected to and for whom, and that a permission left unticked is that account's only. Screenshots go to
+// test-artifacts/connect/ (demo-consent, demo-denied, demo-connected-unticked, demo-connected).
+describe('npm run demo -- --connected, the pages a person reads on the way', () => {
+  let demo: HttpBinary;
+  let client: Client;
+  const link = async () => CONNECT_LINK.exec(textOf(await listSites(client)))![0];
+  beforeAll(async () => {
+    demo = await startConnectedDemo();
+    client = await connectClient(demo.url);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await demo?.stop();
+  });
+
+  it("the consent page: the app's display name, each permission in words over its scope URL, and the account chosen", async () => {
+    const page = await connectInBrowser(await link(), {
+      googleUser: 'bob@example.net',
+      deny: true,
+      browser,
+      consentScreenshot: 'demo-consent',
+      screenshot: 'demo-denied',
+    });
+    const consent = page.consentText.replace(/\s+/g, ' ');
+    expect(consent).toContain('Choose an account to continue to Search Console MCP (demo)');
+    expect(consent).toContain('Search Console MCP (demo) wants to access your Google Account');
+    expect(consent).toContain('Signing in as bob@example.net');
+    expect(consent).not.toContain('Signing in as alice@example.com');
+    for (const [words, scope] of [
+      ['View and manage Search Console data for your verified sites', 'https://www.googleapis.com/auth/webmasters'],
+      ['Submit data to Google for indexing', 'https://www.googleapis.com/auth/indexing'],
+      ['Manage the list of sites and domains you control', 'https://www.googleapis.com/auth/siteverification'],
+      ['See your primary Google Account email address', 'email'],
+      ['Associate you with your personal info on Google', 'openid'],
+    ]) {
+      expect(consent).toContain(`${words} ${scope}`);
+    }
+    // The client id is small print, never the app's name.
+    expect(consent).not.toMatch(/continue to \d{12}-/);
+    expect(consent).toMatch(/OAuth client 000000000000-\S+\.apps\.googleusercontent\.com/);
+    // Cancel: nothing connected, and the page says so.
+    expect(page.text).toContain('Nothing was connected');
+    expect(page.text).toContain('You declined at Google, so nothing was stored and no Google account is connected.');
+  });
+
+  it('a permission left unticked: the page says that account did not grant it, and that another connected account that did still serves its tools', async () => {
+    const page = await connectInBrowser(await link(), {
+      googleUser: 'carol@example.org',
+      untick: ['https://www.googleapis.com/auth/webmasters'],
+      browser,
+      screenshot: 'demo-connected-unticked',
+    });
+    expect(page.text).toContain(`Connected carol@example.org to the Search Console server at ${demo.origin} for you, the local user.`);
+    expect(page.text).toContain(
+      'carol@example.org did not grant “View and manage Search Console data for your verified sites” (https://www.googleapis.com/auth/webmasters). ' +
+        'The tools that need it run only through another Google account you connected that granted it, and leave your tool list when none did; ' +
+        'to use them as carol@example.org, connect it again and allow it.',
+    );
+    expect(page.text).toContain(
+      'carol@example.org granted: “Submit data to Google for indexing”, “Manage the list of sites and domains you control”.',
+    );
+  });
+
+  it('allowed: the page names the account, the server and the person, and what was granted', async () => {
+    const page = await connectInBrowser(await link(), { googleUser: 'alice@example.com', browser, screenshot: 'demo-connected' });
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(`Connected alice@example.com to the Search Console server at ${demo.origin} for you, the local user.`);
+    expect(page.text).toContain('alice@example.com granted: “View and manage Search Console data for your verified sites”');
+    expect(page.text).not.toContain('did not grant');
   });
 });
 
