@@ -34,6 +34,11 @@ import { exitOnSignals } from './server-lifecycle.js';
  * carol, no password) in a browser and sees each account's own properties.
  */
 const DEMO_ARGS = ['--connected'];
+/**
+ * The MCP Inspector's own minimum (`engines` of @modelcontextprotocol/inspector 2.12.0): npm gives an older Node the
+ * newest release whose engines it meets (1.0.3 on 22.13–22.18, 0.15.0 on 20), without views or URL elicitation.
+ */
+const INSPECTOR_NODE = '22.19';
 /** The emulator's stand-in for the operator's Google OAuth client ("Web application"). */
 const DEMO_WEB_CLIENT_ID = '000000000000-gscdemoconnectedaccountsemulator.apps.googleusercontent.com';
 /** Its app name on the consent screen (Google Auth Platform → Branding), as an operator would set one. */
@@ -138,6 +143,8 @@ async function demo(): Promise<void> {
       'Connect a client:',
       `  Claude Code:      claude mcp add --transport http gsc-demo ${url}${auth}`,
       `  MCP Inspector:    npx @modelcontextprotocol/inspector, then Streamable HTTP → ${url}`,
+      `                    (it runs on your shell's Node: 2.x, with views and URL elicitation, needs Node.js ${INSPECTOR_NODE}+;`,
+      '                    an older Node quietly gets an old Inspector without them — see the README)',
       '  Any client:       point its Streamable HTTP / "remote MCP server" setting at the URL above',
       '',
       ...(connected ? connectedLines(origin, tools, emulator) : []),
