@@ -48,6 +48,20 @@ async function startConnectedDemo(): Promise<HttpBinary> {
   return demo;
 }
 
+/** A connected demo and a 2026-07-28 client without URL elicitation, for one describe block. */
+function useConnectedDemo(): { demo: HttpBinary; client: Client } {
+  const on = {} as { demo: HttpBinary; client: Client };
+  beforeAll(async () => {
+    on.demo = await startConnectedDemo();
+    on.client = await connectClient(on.demo.url);
+  });
+  afterAll(async () => {
+    await on.client?.close();
+    await on.demo?.stop();
+  });
+  return on;
+}
+
 type ElicitParams = { mode?: string; url?: string; message?: string };
 
 async function connectClient(
@@ -90,22 +104,13 @@ afterAll(async () => {
 });
 
 describe('npm run demo -- --connected, a client without URL elicitation, alice clicking the link', () => {
-  let demo: HttpBinary;
-  let client: Client;
-  beforeAll(async () => {
-    demo = await startConnectedDemo();
-    client = await connectClient(demo.url);
-  });
-  afterAll(async () => {
-    await client?.close();
-    await demo?.stop();
-  });
+  const on = useConnectedDemo();
 
   it('prints the MCP URL, the claude line, the connect steps and what each emulator account sees', () => {
-    const out = demo.stderr();
-    expect(out).toContain(`MCP endpoint (Streamable HTTP, 2025-11-25 and 2026-07-28):  ${demo.url}`);
-    expect(out).toContain(`claude mcp add --transport http gsc-demo ${demo.url}`);
-    expect(out).toContain(`${demo.origin}/connect/google?request=`);
+    const out = on.demo.stderr();
+    expect(out).toContain(`MCP endpoint (Streamable HTTP, 2025-11-25 and 2026-07-28):  ${on.demo.url}`);
+    expect(out).toContain(`claude mcp add --transport http gsc-demo ${on.demo.url}`);
+    expect(out).toContain(`${on.demo.origin}/connect/google?request=`);
     for (const user of DEFAULT_GOOGLE_USERS) {
       const line = out.split('\n').find((l) => l.trimStart().startsWith(user.email));
       expect(line).toBeDefined();
@@ -115,18 +120,18 @@ describe('npm run demo -- --connected, a client without URL elicitation, alice c
     }
     expect(out).toMatch(/carol@example\.org +no properties/);
     expect(out).toContain('"Search Console MCP (demo)" asks');
-    expect(out).toContain(`The page says "Connected <account> to the Search Console server at ${demo.origin} for you, the local user".`);
+    expect(out).toContain(`The page says "Connected <account> to the Search Console server at ${on.demo.origin} for you, the local user".`);
   });
 
   it('answers the first Google call with a link and nothing from Google; after alice connects, the same call lists her properties only', async () => {
-    const first = await listSites(client);
+    const first = await listSites(on.client);
     expect(first.isError).toBe(true);
-    expect(await googleCalls(demo)).toEqual([]);
+    expect(await googleCalls(on.demo)).toEqual([]);
     expect(first.structuredContent?.sites).toBeUndefined();
     const link = CONNECT_LINK.exec(textOf(first))?.[0];
     expect(link).toBeDefined();
     const parsed = new URL(link!);
-    expect(parsed.origin).toBe(demo.origin);
+    expect(parsed.origin).toBe(on.demo.origin);
     // The link names a request, never the principal, an e-mail or a token.
     expect([...parsed.searchParams.keys()]).toEqual(['request']);
     expect(link).not.toMatch(/local(?!host)|alice|example\.com|token|secret/i);
@@ -144,12 +149,12 @@ describe('npm run demo -- --connected, a client without URL elicitation, alice c
       ].sort(),
     );
     expect(page.status).toBe(200);
-    expect(page.text).toContain(`Connected alice@example.com to the Search Console server at ${demo.origin} for you, the local user.`);
+    expect(page.text).toContain(`Connected alice@example.com to the Search Console server at ${on.demo.origin} for you, the local user.`);
 
-    const again = await listSites(client);
+    const again = await listSites(on.client);
     expect(again.isError).toBeFalsy();
     // The one Search Console call went out as alice's Google account.
-    expect((await googleCalls(demo)).filter((c) => c.route === 'sites.list').map((c) => c.principal)).toEqual(['alice@example.com']);
+    expect((await googleCalls(on.demo)).filter((c) => c.route === 'sites.list').map((c) => c.principal)).toEqual(['alice@example.com']);
     expect(sorted(again.structuredContent?.sites ?? [])).toEqual(sorted(seenBy('alice@example.com')));
     const bobsOwn = seenBy('bob@example.net').filter((b) => !seenBy('alice@example.com').some((a) => a.site_url === b.site_url));
     expect(bobsOwn.length).toBeGreaterThan(0);
@@ -210,17 +215,8 @@ describe('npm run demo -- --connected, a client with URL elicitation, bob connec
 // was connected to and for whom, and that a permission left unticked is that account's only. Screenshots go to
 // test-artifacts/connect/ (demo-consent, demo-denied, demo-connected-unticked, demo-connected).
 describe('npm run demo -- --connected, the pages a person reads on the way', () => {
-  let demo: HttpBinary;
-  let client: Client;
-  const link = async () => CONNECT_LINK.exec(textOf(await listSites(client)))![0];
-  beforeAll(async () => {
-    demo = await startConnectedDemo();
-    client = await connectClient(demo.url);
-  });
-  afterAll(async () => {
-    await client?.close();
-    await demo?.stop();
-  });
+  const on = useConnectedDemo();
+  const link = async () => CONNECT_LINK.exec(textOf(await listSites(on.client)))![0];
 
   it("the consent page: the app's display name, each permission in words over its scope URL, and the account chosen", async () => {
     const page = await connectInBrowser(await link(), {
@@ -259,7 +255,7 @@ describe('npm run demo -- --connected, the pages a person reads on the way', () 
       browser,
       screenshot: 'demo-connected-unticked',
     });
-    expect(page.text).toContain(`Connected carol@example.org to the Search Console server at ${demo.origin} for you, the local user.`);
+    expect(page.text).toContain(`Connected carol@example.org to the Search Console server at ${on.demo.origin} for you, the local user.`);
     expect(page.text).toContain(
       'carol@example.org did not grant “View and manage Search Console data for your verified sites” (https://www.googleapis.com/auth/webmasters). ' +
         'The tools that need it run only through another Google account you connected that granted it, and leave your tool list when none did; ' +
@@ -273,7 +269,7 @@ describe('npm run demo -- --connected, the pages a person reads on the way', () 
   it('allowed: the page names the account, the server and the person, and what was granted', async () => {
     const page = await connectInBrowser(await link(), { googleUser: 'alice@example.com', browser, screenshot: 'demo-connected' });
     expect(page.status).toBe(200);
-    expect(page.text).toContain(`Connected alice@example.com to the Search Console server at ${demo.origin} for you, the local user.`);
+    expect(page.text).toContain(`Connected alice@example.com to the Search Console server at ${on.demo.origin} for you, the local user.`);
     expect(page.text).toContain('alice@example.com granted: “View and manage Search Console data for your verified sites”');
     expect(page.text).not.toContain('did not grant');
   });
