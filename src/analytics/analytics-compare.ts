@@ -14,6 +14,7 @@ import { buildDataTruth, type Freshness, type PropertyFigures } from './data-tru
 import { requestFacts } from './analytics-report.js';
 import { type LeftOut, type WindowPair } from './compare-windows.js';
 import { addDays, daysInRange } from './pacific-period.js';
+import type { KnownAnomaly } from '../config/anomalies-file.js';
 
 /** Rows a window is fetched with: one request, Google's maximum, so that absence means absence as often as possible. */
 export const COMPARE_FETCH_ROWS = PAGE_ROWS;
@@ -53,6 +54,8 @@ export interface CompareInput {
   readonly freshness: Freshness;
   readonly current: WindowAnswer;
   readonly previous: WindowAnswer;
+  /** The known anomalies in force (KnownAnomalies). */
+  readonly anomalies?: readonly KnownAnomaly[];
 }
 
 const metricsOf = (r: AnalyticsRow): Metrics => ({ clicks: r.clicks, impressions: r.impressions, ctr: r.ctr, position: r.position });
@@ -149,6 +152,8 @@ export function buildComparison(input: CompareInput): ToolOutput {
       aggregationType: current.rows.aggregationType,
     },
     property,
+    anomalies: input.anomalies,
+    previousRange: pair.previous,
   });
   const counts = {
     total: joined.length,

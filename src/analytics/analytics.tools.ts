@@ -11,6 +11,7 @@ import type { ReportRequest } from './analytics-request.js';
 import { AnalyticsExports } from './analytics-export.service.js';
 import { AnalyticsReports } from './analytics-reports.service.js';
 import { buildExportReport } from './export-report.js';
+import { KnownAnomalies } from './known-anomalies.js';
 import { type AnalyticsArgs, AnalyticsInput, AnalyticsOutput } from './analytics.schemas.js';
 import { PERFORMANCE_VIEW } from '../mcp/view-uris.js';
 import { type DateRange, isCalendarDate, pacificDate, type Period, resolvePeriod } from './pacific-period.js';
@@ -22,6 +23,7 @@ export class AnalyticsTools {
     private readonly reports: AnalyticsReports,
     private readonly exports: AnalyticsExports,
     private readonly clock: Clock,
+    private readonly known: KnownAnomalies,
   ) {}
 
   @Tool({
@@ -40,15 +42,16 @@ export class AnalyticsTools {
   async querySearchAnalytics(args: AnalyticsArgs, call: ToolCall<TargetOf<typeof AnalyticsInput>>): Promise<ToolOutput> {
     const now = this.clock.now();
     const request = reportRequest(args, call.target.site, now);
+    const { anomalies } = this.known.catalog;
     if (args.all_rows) {
       refuseWithAllRows(args);
-      return buildExportReport(request, await this.exports.create(request, call, now));
+      return buildExportReport(request, await this.exports.create(request, call, now), anomalies);
     }
     if (args.compare !== undefined) {
-      return buildComparison(await this.reports.compare(request, args.compare, call.signal));
+      return buildComparison({ ...(await this.reports.compare(request, args.compare, call.signal)), anomalies });
     }
     const { result, context } = await this.reports.report(request, call.signal);
-    return buildReport(request, result, context);
+    return buildReport(request, result, { ...context, anomalies });
   }
 }
 
