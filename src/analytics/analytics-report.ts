@@ -31,6 +31,7 @@ export function requestFacts(request: ReportRequest) {
     dimensions: [...request.dimensions],
     type: request.type,
     ...(request.filters.length ? { filters: request.filters.map((f) => ({ ...f })) } : {}),
+    ...(request.brand ? { brand: { ...request.brand, terms: [...request.brand.terms], classifier: 'caller_terms' as const } } : {}),
   };
 }
 

@@ -33,6 +33,7 @@ export const DataTruthSchema = z.object({
   time_zone: z.literal(TIME_ZONE),
   data_state: z.string(),
   data_state_note: z.string().optional(),
+  window_note: z.string().optional().describe('Why the server chose this window (the hour dimension without dates).'),
   freshness: z.enum(['final', 'fresh', 'unknown']).describe('final: every day shown is final; fresh: some are still being collected.'),
   first_incomplete_date: z
     .string()
@@ -198,6 +199,9 @@ export function buildDataTruth(input: TruthInput): { structured: DataTruth; line
     row_sum_caveats: [],
   };
 
+  if (request.windowNote) {
+    structured.window_note = request.windowNote;
+  }
   if (request.dataStateNote) {
     structured.data_state_note = request.dataStateNote;
     lines.push(`- Data state: ${request.dataStateNote}`);
