@@ -100,7 +100,9 @@ export function reportRequest(args: AnalyticsArgs, site: string, now: Date): Rep
   const brand = brandSplit(args.brand_terms, args.brand);
   const type = args.type ?? 'web';
   if (brand && (type === 'discover' || type === 'googleNews')) {
-    throw new UserFacingError(`${type} reports no queries, so a branded split has nothing to split: leave out brand_terms and brand. ${NOTHING_SENT}`);
+    throw new UserFacingError(
+      `${type} reports no queries, so a branded split has nothing to split: leave out brand_terms and brand. ${NOTHING_SENT}`,
+    );
   }
   if (new Set(dimensions).size !== dimensions.length) {
     throw new UserFacingError(
@@ -128,7 +130,8 @@ export function reportRequest(args: AnalyticsArgs, site: string, now: Date): Rep
   };
 }
 
-const HOURLY_DEFAULT_NOTE = "no period or dates with the hour dimension: yesterday and today, which hold Search Console's own last 24 hours";
+const HOURLY_DEFAULT_NOTE =
+  "no period or dates with the hour dimension: yesterday and today, which hold Search Console's own last 24 hours";
 
 /** The window of an hourly call: as asked, or — asked for none — yesterday and today (the default last28days reaches past Google's hourly data). */
 function hourlyRange(args: AnalyticsArgs, now: Date): { range: DateRange; period?: Period; hourlyDefault: boolean } {

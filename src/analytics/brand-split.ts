@@ -43,7 +43,9 @@ export function brandSplit(terms: readonly string[] | undefined, side: BrandSide
     throw new UserFacingError(`brand_terms[${empty}] is empty; give a word or an RE2 pattern. ${NOTHING_SENT}`);
   }
   if (cleaned.length > TERMS_MAX) {
-    throw new UserFacingError(`brand_terms has ${cleaned.length} terms; at most ${TERMS_MAX} (combine them into patterns). ${NOTHING_SENT}`);
+    throw new UserFacingError(
+      `brand_terms has ${cleaned.length} terms; at most ${TERMS_MAX} (combine them into patterns). ${NOTHING_SENT}`,
+    );
   }
   const expression = `(?i)${cleaned.join('|')}`;
   if (expression.length > EXPRESSION_MAX) {
@@ -64,7 +66,11 @@ let compileRe2: Promise<Compile> | undefined;
 
 /** re2js is ~260 kB of code: loaded on the first regular expression, never at start-up. */
 function re2(): Promise<Compile> {
-  compileRe2 ??= import('re2js').then(({ RE2JS }) => (pattern: string) => RE2JS.compile(pattern));
+  compileRe2 ??= import('re2js').then(
+    ({ RE2JS }) =>
+      (pattern: string) =>
+        RE2JS.compile(pattern),
+  );
   return compileRe2;
 }
 
@@ -102,7 +108,8 @@ export async function checkExpressions(filters: readonly AnalyticsFilter[], spli
     }
     const why = problem(filter.expression);
     if (why) {
-      const what = split && filter.expression === split.expression ? 'brand_terms joined' : `the ${filter.operator} filter on ${filter.dimension}`;
+      const what =
+        split && filter.expression === split.expression ? 'brand_terms joined' : `the ${filter.operator} filter on ${filter.dimension}`;
       throw refusal(`${what} ${JSON.stringify(filter.expression)}`, why);
     }
   }

@@ -11,6 +11,7 @@ import { computeTotals, type Totals } from './analytics-metrics.js';
 import { type AnalyticsService, FRESHNESS_DAYS } from './analytics.service.js';
 import type { KnownAnomaly } from '../config/anomalies-file.js';
 import { AnomalyFactSchema, anomalyFacts } from './known-anomalies.js';
+import { windowOffsets } from './hour-keys.js';
 import { addDays, type DateRange, daysInRange } from './pacific-period.js';
 
 export const TIME_ZONE = 'America/Los_Angeles';
@@ -34,6 +35,10 @@ export const DataTruthSchema = z.object({
   data_state: z.string(),
   data_state_note: z.string().optional(),
   window_note: z.string().optional().describe('Why the server chose this window (the hour dimension without dates).'),
+  hour_offsets: z
+    .array(z.string())
+    .optional()
+    .describe('The hour dimension: the UTC offsets its keys use in this window, e.g. "-08:00 PST" (America/Los_Angeles).'),
   freshness: z.enum(['final', 'fresh', 'unknown']).describe('final: every day shown is final; fresh: some are still being collected.'),
   first_incomplete_date: z
     .string()
@@ -201,6 +206,9 @@ export function buildDataTruth(input: TruthInput): { structured: DataTruth; line
 
   if (request.windowNote) {
     structured.window_note = request.windowNote;
+  }
+  if (request.dimensions.includes('hour')) {
+    structured.hour_offsets = windowOffsets(range);
   }
   if (request.dataStateNote) {
     structured.data_state_note = request.dataStateNote;

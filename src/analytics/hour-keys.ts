@@ -75,14 +75,18 @@ export function hourIndex(window: DateRange, key: string): number | undefined {
   return parsed ? (daysInRange({ start: window.start, end: parsed.date }) - 1) * 24 + parsed.hour : undefined;
 }
 
-/** The time-zone words for an hourly window: which offsets its days use. */
-export function zoneWords(range: DateRange): string {
+/** The offsets an hourly window's keys use, in order: "-08:00 PST", "-07:00 PDT". */
+export function windowOffsets(range: DateRange): string[] {
   const offsets = new Set<string>();
   for (let d = range.start; d <= range.end; d = addDays(d, 1)) {
     offsets.add(pacificHourKey(d, 0).slice(-6));
     offsets.add(pacificHourKey(d, 23).slice(-6));
   }
-  const name = (o: string) => `${o} ${o === '-07:00' ? 'PDT' : 'PST'}`;
-  const said = [...offsets].map(name);
+  return [...offsets].map((o) => `${o} ${o === '-07:00' ? 'PDT' : 'PST'}`);
+}
+
+/** The time-zone words for an hourly window: which offsets its days use. */
+export function zoneWords(range: DateRange): string {
+  const said = windowOffsets(range);
   return `hours in America/Los_Angeles, keys with Google's UTC offset (${said.join(', ')}${said.length > 1 ? '; the clocks change in this window' : ''})`;
 }
