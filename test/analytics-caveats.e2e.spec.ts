@@ -52,7 +52,7 @@ describe('hourly data', () => {
       freshness: 'fresh',
     });
     expect(out.data_truth.window_note).toMatch(/yesterday and today/);
-    expect(text(result)).toMatch(/hours in America\/Los_Angeles, keys with Google's UTC offset \(-08:00 PST\)/);
+    expect(text(result)).toMatch(/\(Pacific Time; hours in America\/Los_Angeles, keyed with Google's UTC offset -08:00 PST;/);
     expect(text(result)).toContain('hours from 2026-12-05T10:00:00-08:00 on are incomplete');
   });
 

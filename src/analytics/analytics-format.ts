@@ -76,7 +76,7 @@ export function describeRequest(request: ReportRequest, what = dates(request.ran
 
 /** "Pacific Time", or for hours the zone and the offsets their keys carry. */
 export function zoneOf(request: Pick<ReportRequest, 'dimensions' | 'range'>): string {
-  return request.dimensions.includes('hour') ? `Pacific Time: ${zoneWords(request.range)}` : 'Pacific Time';
+  return request.dimensions.includes('hour') ? `Pacific Time; ${zoneWords(request.range)}` : 'Pacific Time';
 }
 
 function periodMeaning(period: Period, range: DateRange): string {

@@ -85,8 +85,8 @@ export function windowOffsets(range: DateRange): string[] {
   return [...offsets].map((o) => `${o} ${o === '-07:00' ? 'PDT' : 'PST'}`);
 }
 
-/** The time-zone words for an hourly window: which offsets its days use. */
+/** The time-zone words for an hourly window: which offsets its keys carry. */
 export function zoneWords(range: DateRange): string {
   const said = windowOffsets(range);
-  return `hours in America/Los_Angeles, keys with Google's UTC offset (${said.join(', ')}${said.length > 1 ? '; the clocks change in this window' : ''})`;
+  return `hours in America/Los_Angeles, keyed with Google's UTC offset ${said.join(' then ')}${said.length > 1 ? ' (the clocks change in this window)' : ''}`;
 }
