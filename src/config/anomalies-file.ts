@@ -136,7 +136,7 @@ function parseEntry(raw: unknown, number: number, source: string): KnownAnomaly 
     if (typeof value !== 'string' || !isCalendarDate(value)) {
       fail(`"${key}" must be a Pacific date, YYYY-MM-DD${key === 'end_date' ? ' (leave it out while Google has announced no fix)' : ''}`);
     }
-    return value as string;
+    return value;
   };
   const start = date('start_date');
   const end = raw.end_date === undefined ? undefined : date('end_date');
@@ -147,7 +147,7 @@ function parseEntry(raw: unknown, number: number, source: string): KnownAnomaly 
     if (raw[key] !== undefined && typeof raw[key] !== 'boolean') {
       fail(`"${key}" must be true or false`);
     }
-    return raw[key] as boolean | undefined;
+    return raw[key];
   };
   const endApproximate = flag('end_approximate') ?? false;
   if (endApproximate && end === undefined) {
@@ -190,7 +190,7 @@ function parseEntry(raw: unknown, number: number, source: string): KnownAnomaly 
     if (typeof value !== 'string' || value.length > 2048 || hasInvisible(value) || !/^https:\/\/[^\s/]+\.[^\s/]+(\/\S*)?$/.test(value)) {
       fail(`${key} must be an https:// link to the announcement or a report of it`);
     }
-    return value as string;
+    return value;
   };
   const primary = url(raw.source, '"source"');
   let more: string[] | undefined;
@@ -205,7 +205,7 @@ function parseEntry(raw: unknown, number: number, source: string): KnownAnomaly 
     fail(`"sentence" must be one line of plain text, at most ${SENTENCE_MAX} characters, saying what happened`);
   }
   return Object.freeze({
-    id: raw.id as string,
+    id: raw.id,
     start_date: start,
     ...(end !== undefined ? { end_date: end } : {}),
     end_approximate: endApproximate,
@@ -215,7 +215,7 @@ function parseEntry(raw: unknown, number: number, source: string): KnownAnomaly 
     ...(backfilled !== undefined ? { backfilled } : {}),
     source: primary,
     ...(more ? { more_sources: more } : {}),
-    sentence: (sentence as string).trim(),
+    sentence: sentence.trim(),
   });
 }
 
