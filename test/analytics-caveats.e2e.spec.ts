@@ -9,6 +9,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
+import { seededRandom } from './support/seeded-random.js';
 import { Clock } from '../src/common/clock.js';
 import { SEED_PROPERTIES } from '../src/emulator/emulator-seed.js';
 import { addDays } from '../src/analytics/pacific-period.js';
@@ -124,18 +125,6 @@ describe('hourly data', () => {
   });
 });
 
-/** mulberry32, seeded: a failing sample is repeated with ANOMALY_SEED. */
-function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Day by day: how many days of a window fall inside the impressions logging error. */
 function loggingErrorDays(start: string, end: string): number {
   let n = 0;
@@ -147,9 +136,7 @@ function loggingErrorDays(start: string, end: string): number {
 
 describe('known anomalies on the real tool', () => {
   it('every sampled answer whose window overlaps the logging error carries it, and no other does (seeded)', async () => {
-    const seed = Number(process.env.ANOMALY_SEED ?? Math.floor(Math.random() * 2 ** 31));
-    process.stderr.write(`analytics-caveats anomaly sample: seed ${seed} (ANOMALY_SEED=${seed} repeats it)\n`);
-    const random = generator(seed);
+    const { seed, random } = seededRandom('ANOMALY_SEED', 'analytics-caveats anomaly sample');
     const pick = (n: number) => Math.floor(random() * n);
     let carried = 0;
     let clean = 0;

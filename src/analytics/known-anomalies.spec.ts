@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { seededRandom } from '../../test/support/seeded-random.js';
 import { type KnownAnomaly, parseAnomalies } from '../config/anomalies-file.js';
 import { anomalyFacts, builtInAnomalies } from './known-anomalies.js';
 import { addDays } from './pacific-period.js';
@@ -61,18 +62,6 @@ describe('anomalyFacts', () => {
   });
 });
 
-/** mulberry32: a small seeded generator, so a failing run can be repeated with ANOMALY_SEED. */
-function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Day by day, with no interval arithmetic: the days of a window inside [start, end]. */
 function daysInside(window: { start: string; end: string }, anomaly: { start_date: string; end_date?: string }): number {
   let n = 0;
@@ -86,9 +75,7 @@ function daysInside(window: { start: string; end: string }, anomaly: { start_dat
 
 describe('property: every answer whose window overlaps an anomaly carries it, and no other does', () => {
   it('holds over random windows and comparisons (seeded; ANOMALY_SEED repeats a run)', () => {
-    const seed = Number(process.env.ANOMALY_SEED ?? Math.floor(Math.random() * 2 ** 31));
-    process.stderr.write(`known-anomalies property test: seed ${seed} (ANOMALY_SEED=${seed} repeats it)\n`);
-    const random = generator(seed);
+    const { seed, random } = seededRandom('ANOMALY_SEED', 'known-anomalies property test');
     const pick = (n: number) => Math.floor(random() * n);
     const catalog = parseAnomalies(
       {
