@@ -176,7 +176,7 @@ export const AnalyticsOutput = z.object({
     ),
   rows: z.array(Row).describe('compare: the biggest movers, by clicks gained; all_rows: the first rows of the export.'),
   totals: Totals.optional().describe(
-    "The property's totals (same filters): from the one row without dimensions, or from a whole-property query (grouped by query; compare). Absent when not queried.",
+    "The property's totals (same filters): from the one row without dimensions, or from a whole-property query (grouped by query; compare, by hour summed over the hours compared). Absent when not queried, and for compare grouped by page, whose by-page figures are rows_sum.",
   ),
   rows_sum: Totals.optional().describe(
     'Σ of the rows Google returned (all_rows: exported; compare grouped by page: every page row of the window, from a query by page): ctr = Σclicks/Σimpressions, position impression-weighted; 0 when there are no impressions.',
