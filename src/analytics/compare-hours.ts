@@ -16,6 +16,7 @@ import { computeTotals } from './analytics-metrics.js';
 import { ANALYTICS_CONCURRENCY, type ReportRequest } from './analytics-request.js';
 import type { AnalyticsResult, AnalyticsRow, AnalyticsService } from './analytics.service.js';
 import { type CompareArg, type LeftOut, pairWindows } from './compare-windows.js';
+import { probeFreshness } from './data-truth.js';
 import { HOURLY_DAYS, hourIndex, hourlyStart, pacificHourKey } from './hour-keys.js';
 import { addDays, type DateRange, daysInRange } from './pacific-period.js';
 
@@ -56,7 +57,10 @@ export async function compareHours(
       () => analytics.query(byHour(previous)),
     );
   }
-  const answers = await allOrNothing(jobs, signal);
+  // Which days are final is asked beside the rows (one date-grouped query over the last week), as for a plain answer:
+  // hourly data is partial by nature, so it changes no window, but the data truth says it.
+  const span = { start: [pair.current.start, pair.previous.start].sort()[0], end: [pair.current.end, pair.previous.end].sort()[1] };
+  const [answers, days] = await Promise.all([allOrNothing(jobs, signal), probeFreshness(analytics, { ...request, range: span }, signal)]);
   const [cur, prev] = answers;
   const [curTotals, prevTotals] = rowsAreTotals ? [cur, prev] : answers.slice(2);
 
@@ -78,7 +82,7 @@ export async function compareHours(
     request: { ...request, range: pair.current },
     pair,
     leftOut: cutAt < hours ? leftOutHours(pair, cutAt, cut!) : [],
-    freshness: { known: true, ...(cut ? { firstIncompleteHour: cut } : {}), source: 'answer' },
+    freshness: days.known ? { ...days, ...(cut ? { firstIncompleteHour: cut } : {}) } : days,
     current: { rows: kept(cur, pair.current, hourAt), totals: computeTotals(kept(curTotals, pair.current, 0).rows) },
     previous: { rows: kept(prev, pair.previous, hourAt), totals: computeTotals(kept(prevTotals, pair.previous, 0).rows) },
   };
