@@ -129,6 +129,13 @@ describe.each([
       ],
       ['get_verified_site', { id: '' }, /id: id is empty: give an id from list_verified_sites/],
       ['query_search_analytics', { site_url: 'https://www.example.com/', start_row: -1 }, /start_row: start_row is 0 or more/],
+      ['query_search_analytics', { site_url: 'https://www.example.com/', row_limit: 0 }, /row_limit: row_limit is at least 1/],
+      ['query_search_analytics', { site_url: 'https://www.example.com/', row_limit: 30000 }, /row_limit: row_limit is at most 25000/],
+      [
+        'query_search_analytics',
+        { site_url: 'https://www.example.com/', brand_terms: ['acme(?=x)'], brand: 'branded' },
+        /brand_terms\[0\] "acme\(\?=x\)" is not a regular expression Google accepts/,
+      ],
       [
         'query_search_analytics',
         { site_url: 'https://www.example.com/', compare: { end_date: '2026-01-01' } },

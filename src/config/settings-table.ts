@@ -57,6 +57,7 @@ export type ParsedBy =
   | 'parsePublicUrl'
   | 'parseState'
   | 'readPolicyFile'
+  | 'readAnomaliesFile'
   | 'assertAppendable'
   | 'parseHttpUrl'
   | 'connectedClient'
@@ -348,6 +349,23 @@ export const SETTINGS = [
             })),
           }
         : null,
+    ),
+  },
+  {
+    name: 'GSC_ANOMALIES_FILE',
+    kind: 'path',
+    help: "JSON list of Google's known data anomalies, replacing the one shipped with the package",
+    more: 'Checked strictly at start-up. See "Search performance you can trust".',
+    parse: 'readAnomaliesFile',
+    show: at('known_anomalies', (c) =>
+      c.knownAnomalies
+        ? {
+            source: c.knownAnomalies.source,
+            version: c.knownAnomalies.version,
+            updated: c.knownAnomalies.updated,
+            ids: c.knownAnomalies.anomalies.map((a) => a.id),
+          }
+        : 'built-in',
     ),
   },
   {

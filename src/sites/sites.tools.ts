@@ -30,7 +30,7 @@ export class SitesTools {
   @Tool({
     name: 'list_sites',
     title: 'List properties',
-    description: 'The Search Console properties this server can use, with permission levels.',
+    description: 'Search Console properties this server can use, with permission levels.',
     input: NoArgs,
     output: ListSitesOut,
     // Connected mode: the union over the person's Google accounts, each entry naming its account.
