@@ -77,7 +77,7 @@ function callWith(inputResponses: Record<string, unknown> | undefined, signal = 
     sdk,
     server: {} as McpServer,
     caller: { principal: 'ann@corp.example', groups: [] },
-    access: { rule: undefined, decidedBy: 'server', tools: new Set(['list_sites']) },
+    access: { rule: undefined, decidedBy: 'server', annotations: 'shared', tools: new Set(['list_sites']) },
   });
 }
 

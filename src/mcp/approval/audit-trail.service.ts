@@ -32,6 +32,8 @@ export const AUDIT_EVENTS = [
   'google_call',
   // A Google account's grant revoked at Google and deleted: by ops (DELETE /admin/accounts/…) or by the person (disconnect_google_account).
   'account_disconnected',
+  // An annotation (PRODUCT.md §5e) deleted through delete_annotation or DELETE /admin/annotations; target_principal is its author when someone else deleted it.
+  'annotation_deleted',
 ] as const;
 export type AuditEvent = (typeof AUDIT_EVENTS)[number];
 
