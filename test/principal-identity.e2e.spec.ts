@@ -71,7 +71,7 @@ describe('OAuth principals: NFC, then ASCII lower-case, one spelling everywhere'
     const kelvinLegacy = await connect(KELVIN_KATE, '2025-11-25');
     try {
       expect(await toolNames(kelvin)).toEqual(await toolNames(kate));
-      expect((await toolNames(kelvin)).length).toBe(21);
+      expect((await toolNames(kelvin)).length).toBe(24);
       expect(await toolNames(kelvinLegacy)).toEqual(await toolNames(kate));
       // An export made by kate is hers under either spelling: the same principal, not a stranger with her rule.
       const made = await kate.call('query_search_analytics', { site_url: WWW, dimensions: ['query'], all_rows: true });
@@ -202,7 +202,7 @@ describe("a host application's principal", () => {
   it('is compared in the same spelling: the Kelvin-sign Kate is kate, with kate’s rule', async () => {
     const kelvin = await connectHttp(url, { revision: '2026-07-28' }, { 'x-user': encodeURIComponent(KELVIN_KATE) });
     try {
-      expect((await kelvin.listTools()).length).toBe(21);
+      expect((await kelvin.listTools()).length).toBe(24);
     } finally {
       await kelvin.close();
     }

@@ -43,7 +43,7 @@ export class AnnotationsController {
   @Get('annotations')
   @AdminRoute({
     summary:
-      'Team annotations (this server\'s own notes on properties\' days; private ones included), by property, then date; filters: property, start_date, end_date (inclusive)',
+      "Team annotations (this server's own notes on properties' days; private ones included), by property, then date; filters: property, start_date, end_date (inclusive)",
     responses: { 400: 'A query parameter is not valid', 503: 'The state store cannot be reached' },
   })
   async list(

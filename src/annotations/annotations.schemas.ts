@@ -12,7 +12,9 @@ const DATE = 'YYYY-MM-DD';
 export const AddInput = z.object({
   site_url: SiteUrlArg,
   date: z.string().describe(DATE),
-  text: z.string().max(TEXT_MAX, `text holds at most ${TEXT_MAX} characters, as in Search Console. Nothing was stored.`),
+  // The bound is said, not given as maxLength: that keyword is outside Gemini's schema subset (strict-converters
+  // spec). The service refuses a longer text with a sentence.
+  text: z.string().describe(`At most ${TEXT_MAX} characters.`),
   // Its bound (TAG_MAX) is checked by the service with a sentence; not advertised, to keep tools/list small.
   tag: z.string().optional(),
 });
