@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { SEED_PROPERTIES } from '../src/emulator/emulator-seed.js';
 import { connectHttp, connectStdio, type TestClient, text, type ToolResult } from './support/clients.js';
 import { startGoogle, type TestGoogle } from './support/google.js';
+import { startConnectedGoogle } from './support/connected-kit.js';
 import { connectAs } from './support/principals.js';
 import { type RedisServer, startRedisServer } from './support/redis-server.js';
 import { type InProcessServer, startInProcess } from './support/server.js';
@@ -243,6 +244,30 @@ describe('read-only mode', () => {
       }
     } finally {
       await readOnly.close();
+    }
+  });
+});
+
+describe('connected accounts', () => {
+  it('the annotation tools act as no Google account: no google_account argument, no connect link, nothing sent', async () => {
+    const connected = await startConnectedGoogle();
+    const local = await startInProcess(connected.env);
+    const client = await connectHttp(local.url, { revision: '2026-07-28' });
+    try {
+      const tools = new Map((await client.listTools()).map((t) => [t.name, t]));
+      expect(tools.get('get_site').inputSchema.properties.google_account).toBeDefined();
+      for (const name of TOOLS) {
+        expect([name, tools.get(name).inputSchema.properties.google_account]).toEqual([name, undefined]);
+      }
+      // No grant exists: a Google tool would ask to connect; a note needs none.
+      const added = await client.call('add_annotation', { site_url: WWW, date: '2026-11-02', text: 'No Google account needed' });
+      expect(added.isError).toBeFalsy();
+      expect((await client.call('list_annotations', { site_url: WWW })).structuredContent!.annotations).toHaveLength(1);
+      expect(connected.emulator.apiRequests()).toEqual([]);
+    } finally {
+      await client.close();
+      await local.close();
+      await connected.close();
     }
   });
 });
