@@ -466,6 +466,7 @@ describe('the admin API shows the policy as the callers meet it', () => {
       tools: POLICY.rules[1].tools,
       deny_tools: [],
       sites: [BLOG],
+      annotations: 'shared',
     });
     expect(config.policy.rules[2]).toMatchObject({ groups: ['seo'], deny_tools: ['get_indexing_status'] });
     const raw = JSON.stringify(config);
