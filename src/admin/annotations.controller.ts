@@ -5,9 +5,9 @@ import { escapeInvisible } from '../common/inert-text.js';
 import { AuditTrail } from '../mcp/approval/audit-trail.service.js';
 import { parseAnnotationId } from '../property/annotation-id.js';
 import { normalizeProperty, PropertyError } from '../property/property.js';
-import { StateUnavailableError } from '../state/state-store.js';
 import { ADMIN_ACTOR } from './accounts.controller.js';
 import { AdminAccessGuard } from './admin-access.guard.js';
+import { refuse, unavailable } from './admin-replies.js';
 import { AdminRoute } from './admin-route.decorator.js';
 import { AnnotationsQueryDto } from './annotations-query.dto.js';
 
@@ -117,16 +117,4 @@ export class AnnotationsController {
       return unavailable(res, error);
     }
   }
-}
-
-function refuse(res: ServerResponse, status: HttpStatus, reason: string) {
-  res.statusCode = status;
-  return { status: 'error', reason };
-}
-
-function unavailable(res: ServerResponse, error: unknown) {
-  if (!(error instanceof StateUnavailableError)) {
-    throw error;
-  }
-  return refuse(res, HttpStatus.SERVICE_UNAVAILABLE, error.message);
 }

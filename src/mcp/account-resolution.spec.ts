@@ -69,7 +69,13 @@ function callOf(spec: Partial<ToolSpec>, options: { responses?: Record<string, u
     sdk,
     server: {} as McpServer,
     caller: { principal: 'ann@corp.example', groups: [] },
-    access: { rule: undefined, decidedBy: 'server', annotations: 'shared', tools: new Set([spec.name!]), ...(options.sites ? { sites: options.sites } : {}) },
+    access: {
+      rule: undefined,
+      decidedBy: 'server',
+      annotations: 'shared',
+      tools: new Set([spec.name!]),
+      ...(options.sites ? { sites: options.sites } : {}),
+    },
   });
 }
 

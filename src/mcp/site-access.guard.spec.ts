@@ -172,9 +172,9 @@ describe('checkTarget (start-up)', () => {
     expect(() => checkTarget({ name: 'probe', input, target: ['resource', 'annotation', 'site'] })).toThrow(
       `Tool probe declares targets 'resource' and 'annotation', but its "id" is one of them.`,
     );
-    expect(() => checkTarget({ name: 'probe', input: z.object({ site_url: SiteUrlArg }), target: ['site', 'annotation'] as never })).toThrow(
-      `Tool probe declares target 'annotation' but has no "id" argument for it.`,
-    );
+    expect(() =>
+      checkTarget({ name: 'probe', input: z.object({ site_url: SiteUrlArg }), target: ['site', 'annotation'] as never }),
+    ).toThrow(`Tool probe declares target 'annotation' but has no "id" argument for it.`);
   });
 
   it('declared and present agree: start-up goes on', () => {

@@ -144,7 +144,9 @@ function canonicalCell(r: Condensed): (HTMLElement | string)[] {
   if (r.google_canonical) {
     return [el('span', { class: 'badge warn' }, 'mismatch'), el('span', { class: 'small' }, ` Google chose ${r.google_canonical}`)];
   }
-  return r.verdict === 'PASS' ? ['same'] : [el('span', { class: 'muted', title: 'Google selects a canonical only for URLs it indexes' }, 'none')];
+  return r.verdict === 'PASS'
+    ? ['same']
+    : [el('span', { class: 'muted', title: 'Google selects a canonical only for URLs it indexes' }, 'none')];
 }
 
 /**
