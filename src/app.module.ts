@@ -1,5 +1,6 @@
 import { type DynamicModule, Module, type Type } from '@nestjs/common';
 import { AccountsModule } from './accounts/accounts.module.js';
+import { AnnotationsModule } from './annotations/annotations.module.js';
 import { ModuleGraph } from './common/module-graph.js';
 import { ConfigModule } from './config/config.module.js';
 import { CONFIG, type Config } from './config/config.js';
@@ -17,7 +18,16 @@ import { ViewsModule } from './views/views.module.js';
 
 type Imports = (DynamicModule | Type)[];
 
-const DOMAINS = [ConnectionsModule, SitesModule, SitemapsModule, AnalyticsModule, InspectionModule, IndexingModule, VerificationModule];
+const DOMAINS = [
+  ConnectionsModule,
+  SitesModule,
+  SitemapsModule,
+  AnalyticsModule,
+  InspectionModule,
+  IndexingModule,
+  VerificationModule,
+  AnnotationsModule,
+];
 
 /** Everything but the HTTP surface: configuration, the state store, Google clients, tools and policy. The stdio server runs this. */
 @Module({})

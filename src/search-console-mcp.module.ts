@@ -5,6 +5,8 @@ import { PATH_METADATA } from '@nestjs/common/constants.js';
 import { ConnectController, connectRoot } from './accounts/connect.controller.js';
 import { AdminAccessGuard } from './admin/admin-access.guard.js';
 import { AccountsController } from './admin/accounts.controller.js';
+import { AnnotationsController } from './admin/annotations.controller.js';
+import { AnnotationsModule } from './annotations/annotations.module.js';
 import { AdminController } from './admin/admin.controller.js';
 import { MetricsController } from './admin/metrics.controller.js';
 import { MetricsModule } from './admin/metrics.module.js';
@@ -73,7 +75,7 @@ function mounted(graph: ModuleGraph, mountProvider: (routes: MountedRoutes) => P
   const routes = mountedRoutes();
   return {
     module: SearchConsoleMcpModule,
-    imports: [graph.shared, AppModule.in(graph), GoogleAuthModule.in(graph), QuotaModule.in(graph)],
+    imports: [graph.shared, AppModule.in(graph), GoogleAuthModule.in(graph), QuotaModule.in(graph), AnnotationsModule.in(graph)],
     providers: [mountProvider(routes), HttpIdentity, HttpTraffic, LegacySessions, AdminAccessGuard],
     controllers: routes.controllers,
   };
@@ -92,6 +94,7 @@ function mountedRoutes() {
   class AdminEndpoints extends AdminController {}
   class QuotaEndpoints extends QuotaController {}
   class AccountsEndpoints extends AccountsController {}
+  class AnnotationsEndpoints extends AnnotationsController {}
   class MetricsEndpoint extends MetricsController {}
   class ProtectedResourceEndpoints extends ProtectedResourceController {}
   class ConnectEndpoints extends ConnectController {}
@@ -102,6 +105,7 @@ function mountedRoutes() {
       AdminEndpoints,
       QuotaEndpoints,
       AccountsEndpoints,
+      AnnotationsEndpoints,
       MetricsEndpoint,
       ProtectedResourceEndpoints,
       ConnectEndpoints,
@@ -111,6 +115,7 @@ function mountedRoutes() {
       at(AdminEndpoints, mount.adminPath ? [mount.adminPath] : []);
       at(QuotaEndpoints, mount.adminPath ? [mount.adminPath] : []);
       at(AccountsEndpoints, mount.adminPath ? [mount.adminPath] : []);
+      at(AnnotationsEndpoints, mount.adminPath ? [mount.adminPath] : []);
       at(MetricsEndpoint, mount.metricsPath ? [mount.metricsPath] : []);
       at(ProtectedResourceEndpoints, config.auth ? protectedResourcePaths(mount.mcpPath) : []);
       // Connected accounts (§8d): the connect page and its callbacks, beside the MCP endpoint.

@@ -1,4 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import { AnnotationsModule } from '../annotations/annotations.module.js';
 import type { ModuleGraph } from '../common/module-graph.js';
 import { GoogleModule } from '../google/google.module.js';
 import { AnalyticsExports } from './analytics-export.service.js';
@@ -23,6 +24,6 @@ import { KnownAnomalies } from './known-anomalies.js';
 })
 export class AnalyticsModule {
   static in(graph: ModuleGraph): DynamicModule {
-    return graph.module(AnalyticsModule, () => [GoogleModule.in(graph)]);
+    return graph.module(AnalyticsModule, () => [GoogleModule.in(graph), AnnotationsModule.in(graph)]);
   }
 }

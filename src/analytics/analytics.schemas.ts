@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { AnnotationsOut } from '../annotations/annotations.schemas.js';
 import { NOTHING_SENT } from '../common/sentences.js';
 import { SiteUrlArg } from '../mcp/tool-args.js';
 import { DataTruthSchema } from './data-truth.js';
@@ -192,5 +193,6 @@ export const AnalyticsOutput = z.object({
   compare: Compare.optional(),
   export: Export.optional(),
   data_truth: DataTruthSchema,
+  annotations: AnnotationsOut.optional(),
   untrusted: z.literal(true),
 });

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { WindowAnnotations } from '../annotations/window-annotations.js';
 import { Clock } from '../common/clock.js';
 import { NOTHING_SENT } from '../common/sentences.js';
 import { UserFacingError } from '../common/user-facing-error.js';
@@ -26,6 +27,7 @@ export class AnalyticsTools {
     private readonly exports: AnalyticsExports,
     private readonly clock: Clock,
     private readonly known: KnownAnomalies,
+    private readonly notes: WindowAnnotations,
   ) {}
 
   @Tool({
@@ -42,6 +44,11 @@ export class AnalyticsTools {
     view: PERFORMANCE_VIEW,
   })
   async querySearchAnalytics(args: AnalyticsArgs, call: ToolCall<TargetOf<typeof AnalyticsInput>>): Promise<ToolOutput> {
+    // The team's annotations inside the answer's window(s) join it (PRODUCT.md §5e).
+    return this.notes.attach(await this.answer(args, call), call);
+  }
+
+  private async answer(args: AnalyticsArgs, call: ToolCall<TargetOf<typeof AnalyticsInput>>): Promise<ToolOutput> {
     const now = this.clock.now();
     const request = reportRequest(args, call.target.site, now);
     await checkExpressions(request.filters, request.brand);

@@ -346,6 +346,7 @@ export const SETTINGS = [
               tools: r.tools.map((p) => p.text),
               deny_tools: r.denyTools.map((p) => p.text),
               sites: r.sites ?? null,
+              annotations: r.annotations ?? 'shared',
             })),
           }
         : null,

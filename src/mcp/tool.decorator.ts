@@ -24,7 +24,7 @@ export interface ToolSpec<I extends z.ZodObject = z.ZodObject, O extends z.ZodOb
   /**
    * What SiteAccessGuard checks before the call and hands the method as
    * `call.target`: `site` (the site_url argument, a property), `page` (url),
-   * `pages` (urls), `resource` (id, a Site Verification resource). Only kinds
+   * `pages` (urls), `resource` (id, a Site Verification resource), `annotation` (id, an annotation). Only kinds
    * whose argument the input has type-check; a tool that has one of those
    * arguments and leaves its kind out fails at start-up.
    */
@@ -41,6 +41,11 @@ export interface ToolSpec<I extends z.ZodObject = z.ZodObject, O extends z.ZodOb
   readonly connectedOutput?: z.ZodObject;
   /** MCP Apps: the ui:// view a client that renders views shows this tool's result in (`_meta.ui.resourceUri`). */
   readonly view?: string;
+  /**
+   * Works on this server's own state store only (annotations): nothing reaches Google, so openWorldHint is
+   * false, and in connected mode it takes no google_account (it acts as no Google account).
+   */
+  readonly closedWorld?: true;
 }
 
 /** A tool method: arguments typed by the input schema, the target resolved by SiteAccessGuard. */
@@ -71,6 +76,6 @@ export function annotationsFor(spec: ToolSpec) {
     readOnlyHint: spec.access === 'read',
     destructiveHint: spec.access === 'destructive',
     idempotentHint: spec.access === 'read' ? true : (spec.idempotent ?? false),
-    openWorldHint: true,
+    openWorldHint: !spec.closedWorld,
   };
 }
