@@ -9,7 +9,7 @@ import { AdminController } from './admin/admin.controller.js';
 import { MetricsController } from './admin/metrics.controller.js';
 import { MetricsModule } from './admin/metrics.module.js';
 import { QuotaController } from './admin/quota.controller.js';
-import { AppModule } from './app.module.js';
+import { AppModule, type OptionalModule } from './app.module.js';
 import type { ModuleGraph } from './common/module-graph.js';
 import { protectedResourcePaths } from './identity/protected-resource.js';
 import { GoogleAuthModule } from './google/google-auth.module.js';
@@ -57,11 +57,15 @@ export class SearchConsoleMcpModule {
    * The standalone server: configuration parsed before Nest booted, everything at the root.
    * @internal not part of the public entry (its types are the server's own)
    */
-  static forConfig(config: Config): DynamicModule {
-    return mounted(AppModule.graph(config, [MetricsModule]), (routes) => ({
-      provide: HTTP_MOUNT,
-      useFactory: () => routes.mount(STANDALONE_MOUNT, config),
-    }));
+  static forConfig(config: Config, optional: readonly OptionalModule[] = []): DynamicModule {
+    return mounted(
+      AppModule.graph(config, [MetricsModule]),
+      (routes) => ({
+        provide: HTTP_MOUNT,
+        useFactory: () => routes.mount(STANDALONE_MOUNT, config),
+      }),
+      optional,
+    );
   }
 }
 
@@ -69,11 +73,15 @@ export class SearchConsoleMcpModule {
  * One module instance around the app, with its own routes, mounted where the HTTP_MOUNT provider says.
  * Nothing in it is @Global: the host's modules see none of its providers (ModuleGraph).
  */
-function mounted(graph: ModuleGraph, mountProvider: (routes: MountedRoutes) => Provider): DynamicModule {
+function mounted(
+  graph: ModuleGraph,
+  mountProvider: (routes: MountedRoutes) => Provider,
+  optional: readonly OptionalModule[] = [],
+): DynamicModule {
   const routes = mountedRoutes();
   return {
     module: SearchConsoleMcpModule,
-    imports: [graph.shared, AppModule.in(graph), GoogleAuthModule.in(graph), QuotaModule.in(graph)],
+    imports: [graph.shared, AppModule.in(graph, optional), GoogleAuthModule.in(graph), QuotaModule.in(graph)],
     providers: [mountProvider(routes), HttpIdentity, HttpTraffic, LegacySessions, AdminAccessGuard],
     controllers: routes.controllers,
   };

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import {
   type CallToolResult,
   type InputRequiredResult,
@@ -8,6 +8,7 @@ import {
   inputResponse,
   isInputRequiredResult,
   type McpServer,
+  type ServerEventBus,
 } from '@modelcontextprotocol/server';
 import { CONNECT_REQUEST_TTL_MS, type ConnectLink, ConnectRequests } from '../accounts/connect-requests.js';
 import { SERVER_NAME } from '../common/product.js';
@@ -26,6 +27,7 @@ import { AccountResolution } from './account-resolution.js';
 import { type AuditEvent, AuditTrail } from './approval/audit-trail.service.js';
 import { opensLinks } from './client-capabilities.js';
 import { missingScopes, permissionName } from './granted-scopes.js';
+import { SERVER_EVENTS } from './server-features.js';
 import type { ToolCall } from './tool-call.js';
 import { ToolRegistry } from './tool-registry.service.js';
 
@@ -76,6 +78,7 @@ export class ConnectedCalls {
     private readonly registry: ToolRegistry,
     private readonly trail: AuditTrail,
     private readonly resolution: AccountResolution,
+    @Optional() @Inject(SERVER_EVENTS) private readonly events?: ServerEventBus,
   ) {}
 
   /** Whether this server runs in connected mode (GSC_GOOGLE_OAUTH_CLIENT_ID and _SECRET). */
@@ -195,6 +198,9 @@ export class ConnectedCalls {
       if (call.era === 'legacy') {
         await this.linkCompleted(call);
         call.server.sendToolListChanged();
+      } else {
+        // 2026-07-28: the listing follows the grant's scopes too; its clients hear of it on subscriptions/listen.
+        this.events?.publish({ kind: 'tools_list_changed' });
       }
     }
     // No account holds the permission: say so before any lookup at Google (one account: the usual case).

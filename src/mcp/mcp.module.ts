@@ -16,6 +16,7 @@ import { AuditTrail } from './approval/audit-trail.service.js';
 import { ConnectedCalls } from './connected-calls.js';
 import { McpServerFactory } from './mcp-server.factory.js';
 import { ResourceRegistry } from './resource-registry.service.js';
+import { SERVER_EVENTS, SERVER_EVENTS_PROVIDER, ServerFeatures } from './server-features.js';
 import { SessionEventStores } from './session-event-store.js';
 import { SiteAccessGuard } from './site-access.guard.js';
 import { ToolDispatcher } from './tool-dispatcher.service.js';
@@ -46,6 +47,8 @@ import { ToolRegistry } from './tool-registry.service.js';
     ApprovalInterceptor,
     APPROVAL_SECRETS_PROVIDER,
     SessionEventStores,
+    ServerFeatures,
+    SERVER_EVENTS_PROVIDER,
     { provide: UsedNonces, useFactory: (store: StateStore) => new StoredUsedNonces(store), inject: [STATE_STORE] },
   ],
   exports: [
@@ -58,6 +61,7 @@ import { ToolRegistry } from './tool-registry.service.js';
     AccountSites,
     ConnectedCalls,
     SessionEventStores,
+    SERVER_EVENTS,
     APPROVAL_SECRETS_PROVIDER.provide,
   ],
 })
