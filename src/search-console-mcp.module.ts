@@ -19,6 +19,8 @@ import { HttpIdentity } from './http/http-identity.service.js';
 import { HttpTraffic } from './http/http-traffic.service.js';
 import { HTTP_MOUNT, type HttpMount, mountOf, STANDALONE_MOUNT } from './http/http-mount.js';
 import { ProtectedResourceController } from './http/protected-resource.controller.js';
+import { AiCatalogController, ServerCardController } from './http/server-card.controller.js';
+import { AI_CATALOG_PATH, SERVER_CARD_SUFFIX } from './http/server-card.js';
 import { McpHttpController } from './mcp/mcp-http.controller.js';
 import { LegacySessions } from './mcp/legacy-sessions.service.js';
 import { QuotaModule } from './quota/quota.module.js';
@@ -103,6 +105,8 @@ function mountedRoutes() {
   class MetricsEndpoint extends MetricsController {}
   class ProtectedResourceEndpoints extends ProtectedResourceController {}
   class ConnectEndpoints extends ConnectController {}
+  class ServerCardEndpoint extends ServerCardController {}
+  class AiCatalogEndpoint extends AiCatalogController {}
   const at = (controller: Type, paths: string[]) => Reflect.defineMetadata(PATH_METADATA, paths, controller);
   return {
     controllers: [
@@ -113,6 +117,8 @@ function mountedRoutes() {
       MetricsEndpoint,
       ProtectedResourceEndpoints,
       ConnectEndpoints,
+      ServerCardEndpoint,
+      AiCatalogEndpoint,
     ],
     mount(mount: HttpMount, config: Config): HttpMount {
       at(McpEndpoint, [mount.mcpPath]);
@@ -123,6 +129,9 @@ function mountedRoutes() {
       at(ProtectedResourceEndpoints, config.auth ? protectedResourcePaths(mount.mcpPath) : []);
       // Connected accounts (§8d): the connect page and its callbacks, beside the MCP endpoint.
       at(ConnectEndpoints, config.connected ? [connectRoot(mount)] : []);
+      // Discovery (SEP-2127, experimental): the card beside the MCP endpoint; the site's AI Catalog where this module owns the site.
+      at(ServerCardEndpoint, [`${mount.mcpPath}/${SERVER_CARD_SUFFIX}`]);
+      at(AiCatalogEndpoint, mount.aiCatalog ? [AI_CATALOG_PATH] : []);
       return mount;
     },
   };
