@@ -44,6 +44,8 @@ const LAYERS = {
   admin: ['common', 'config', 'property', 'identity', 'state', 'google', 'policy', 'http', 'mcp', 'quota', 'accounts', 'annotations'],
   // The ui:// resources of MCP Apps; their browser code (views/app/) has its own block below.
   views: ['common', 'mcp'],
+  // The conformance suite's fixtures (GSC_CONFORMANCE_FIXTURES): tools, resources and prompts declared like ours.
+  conformance: ['common', 'mcp'],
   // The emulator stands in for Google and shares no code with the product it tests.
   emulator: [],
 };

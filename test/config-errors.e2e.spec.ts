@@ -39,6 +39,11 @@ const cases: Case[] = [
   { name: 'ELICITATION=1 is not accepted either', env: { ELICITATION: '1' }, says: [/ELICITATION/, /true or false/] },
   { name: 'GSC_READ_ONLY typo', env: { GSC_READ_ONLY: 'yes' }, says: [/GSC_READ_ONLY must be true or false/] },
   {
+    name: 'conformance fixtures with a real credential against Google',
+    env: { GSC_SERVICE_ACCOUNT_KEY: goodKey, GSC_CONFORMANCE_FIXTURES: 'true' },
+    says: [/GSC_CONFORMANCE_FIXTURES=true is honoured only against the Google emulator/, /unset GSC_CONFORMANCE_FIXTURES/],
+  },
+  {
     name: 'partial OAuth triple',
     env: { GSC_CLIENT_ID: CLIENT_ID, GSC_CLIENT_SECRET: SECRET },
     says: [/GSC_CLIENT_ID, GSC_CLIENT_SECRET and GSC_REFRESH_TOKEN must be set together/, /missing: GSC_REFRESH_TOKEN/],

@@ -62,6 +62,7 @@ describe('the packed tarball, installed into an empty folder', () => {
         'LICENSE',
         'CHANGELOG.md',
         'SECURITY.md',
+        'server.json',
         'dist/main.js',
         'dist/cli.bundle.mjs',
         'dist/healthcheck.js',

@@ -2,6 +2,7 @@ import { closeSync, openSync } from 'node:fs';
 import { normalizeProperty, PropertyError } from '../property/property.js';
 import { isPropertyAllowed } from '../property/site-allowlist.js';
 import { ConfigError, rememberSecrets } from './config-error.js';
+import { conformanceFixtures } from './conformance-fixtures.js';
 import type { ConnectedConfig } from './connected-config.js';
 import { connectedClient, parseConnected } from './connected-settings.js';
 import { type Credential, resolveCredential } from './credentials.js';
@@ -78,6 +79,8 @@ export interface Config {
     /** Deadline for one Google or token request. */
     readonly timeoutMs: number;
   };
+  /** GSC_CONFORMANCE_FIXTURES: the conformance suite's fixtures are served too (emulator only; src/conformance/). */
+  readonly conformanceFixtures: boolean;
 }
 
 export interface LoadOptions {
@@ -225,6 +228,7 @@ function buildConfig(source: SettingSource, options: LoadOptions | SettingsOptio
       maxBytesPerPrincipal: vars.GSC_EXPORT_MAX_BYTES_PER_PRINCIPAL ?? EXPORT_MAX_BYTES_PER_PRINCIPAL.default,
     },
     google,
+    conformanceFixtures: conformanceFixtures(vars.GSC_CONFORMANCE_FIXTURES, google),
   } satisfies Config);
 }
 

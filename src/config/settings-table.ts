@@ -403,6 +403,14 @@ export const SETTINGS = [
     show: at('exports.max_bytes_per_principal', (c) => c.exports.maxBytesPerPrincipal),
   },
   ...CONNECTED_SETTINGS,
+  {
+    name: 'GSC_CONFORMANCE_FIXTURES',
+    kind: 'boolean',
+    help: "true: also serve the official MCP conformance suite's fixture tools, resources and prompts (emulator only; default false)",
+    more: 'For `npm run conformance`. Honoured only against the Google emulator (`npm run demo`, or GSC_API_ROOT_URL and GSC_OAUTH_TOKEN_URL on a loopback address) and only by the standalone server; anywhere else start-up stops naming it.',
+    parse: bool('GSC_CONFORMANCE_FIXTURES'),
+    show: at('conformance_fixtures', (c) => c.conformanceFixtures),
+  },
 ] as const satisfies readonly SettingSpec[];
 
 export type SettingName = (typeof SETTINGS)[number]['name'];

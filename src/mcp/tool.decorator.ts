@@ -1,5 +1,6 @@
 import { SetMetadata } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
+import type { InputRequiredResult } from '@modelcontextprotocol/server';
 import type * as z from 'zod';
 import type { ApprovalPlan } from './approval/approval-plan.js';
 import type { TargetKindsOf, TargetOf, ToolCall } from './tool-call.js';
@@ -48,8 +49,14 @@ export interface ToolSpec<I extends z.ZodObject = z.ZodObject, O extends z.ZodOb
   readonly closedWorld?: true;
 }
 
-/** A tool method: arguments typed by the input schema, the target resolved by SiteAccessGuard. */
-export type ToolMethod<I extends z.ZodObject> = (args: z.infer<I>, call: ToolCall<TargetOf<I>>) => Promise<ToolOutput>;
+/**
+ * A tool method: arguments typed by the input schema, the target resolved by SiteAccessGuard. It answers, or
+ * (2026-07-28 multi-round requests; the SDK's legacy shim pushes them on 2025-11-25) asks the client for input first.
+ */
+export type ToolMethod<I extends z.ZodObject> = (
+  args: z.infer<I>,
+  call: ToolCall<TargetOf<I>>,
+) => Promise<ToolOutput | InputRequiredResult>;
 
 /** Marks a provider class whose methods carry @Tool declarations. */
 export const ToolProvider = DiscoveryService.createDecorator<void>();
