@@ -229,7 +229,8 @@ describe('refreshing a grant', () => {
       child.stdout.on('data', (chunk: string) => (out += chunk));
       return {
         ready: new Promise<void>((resolve) => child.stdout.on('data', () => out.includes('ready\n') && resolve())),
-        done: new Promise<string>((resolve) => child.on('exit', () => resolve(out))),
+        // 'close' waits for stdout to end; 'exit' can come before its last chunk.
+        done: new Promise<string>((resolve) => child.on('close', () => resolve(out))),
       };
     });
     await Promise.all(outputs.map((o) => o.ready));

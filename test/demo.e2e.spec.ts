@@ -28,7 +28,8 @@ function run(command: string[], env: Record<string, string>): Promise<{ status: 
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    child.on('exit', (status) => {
+    // 'close' waits for stderr to end; 'exit' can come before its last chunk.
+    child.on('close', (status) => {
       clearTimeout(timer);
       done({ status, stderr });
     });

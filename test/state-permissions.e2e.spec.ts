@@ -31,7 +31,8 @@ async function startsAndStops(env: Record<string, string>): Promise<string> {
   const child = spawn(process.execPath, [MAIN], { env });
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  // 'close', not 'exit': stderr's last chunk can arrive after the exit event.
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
   const started = Date.now();
   while (!/serving stdio/.test(stderr)) {
     if (Date.now() - started > 15000 || child.exitCode !== null) {

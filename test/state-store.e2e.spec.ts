@@ -39,7 +39,8 @@ async function race<T>(n: number, options: StateConfig, task: string, ...args: s
     );
     answers.push(
       new Promise((res, rej) => {
-        child.once('exit', (code) => {
+        // 'close', not 'exit': the exit event can come before the last stdout chunk is read.
+        child.once('close', (code) => {
           const line = out.split('\n')[1];
           if (code === 0 && line) {
             res(JSON.parse(line) as T);
