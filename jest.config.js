@@ -20,4 +20,5 @@ export default {
     ],
   },
   testTimeout: 30000,
+  reporters: ['default', '<rootDir>/test/support/slowest-suites-reporter.mjs'],
 };
