@@ -244,7 +244,9 @@ describe('npm run demo -- --connected, the pages a person reads on the way', () 
     expect(consent).not.toMatch(/continue to \d{12}-/);
     expect(consent).toMatch(/OAuth client 000000000000-\S+\.apps\.googleusercontent\.com/);
     // Cancel: nothing connected, and the page says so.
-    expect(page.text).toContain('You declined at Google, so nothing was stored and nothing was sent to Google: no Google account is connected.');
+    expect(page.text).toContain(
+      'You declined at Google, so nothing was stored and nothing was sent to Google: no Google account is connected.',
+    );
     expect(page.text).toContain('This link is used up');
   });
 
