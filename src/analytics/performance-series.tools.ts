@@ -16,6 +16,8 @@ import { checkExpressions } from './brand-split.js';
 // query_search_analytics asks for it with the window(s) the tool answered
 // for. App-only: never in the model's tools/list, yet it runs through the same
 // guard (allowlist, per-principal policy), Google account and quota as every tool.
+// hourly (PRODUCT.md §5e): the same series per hour (dimension hour, data_state
+// hourly_all), keys exactly as Google gives them, for an answer grouped by hour.
 
 const SeriesInput = z.object({
   site_url: SiteUrlArg,
@@ -27,15 +29,19 @@ const SeriesInput = z.object({
     .object({ start_date: z.string(), end_date: z.string() })
     .optional()
     .describe('The comparison window, drawn over the current one.'),
+  hourly: z.boolean().optional().describe('Per hour (Google keeps about 10 days of hourly data); date then holds the hour key.'),
 });
 
 const Day = z.object({
-  date: z.string(),
+  date: z.string().describe('YYYY-MM-DD; hourly: the hour key as Google gives it, e.g. 2026-12-01T14:00:00-08:00.'),
   clicks: z.number(),
   impressions: z.number(),
   ctr: z.number(),
   position: z.number(),
-  incomplete: z.literal(true).optional().describe('On or after first_incomplete_date: Google is still collecting this day.'),
+  incomplete: z
+    .literal(true)
+    .optional()
+    .describe('On or after first_incomplete_date (hourly: first_incomplete_hour): Google is still collecting it.'),
 });
 const Series = z.object({
   start_date: z.string(),
@@ -49,6 +55,8 @@ const SeriesOutput = z.object({
   current: Series,
   previous: Series.optional(),
   first_incomplete_date: z.string().optional(),
+  first_incomplete_hour: z.string().optional(),
+  hourly: z.literal(true).optional(),
   untrusted: z.literal(true),
 });
 
@@ -66,7 +74,7 @@ export class PerformanceSeriesTools {
     name: 'performance_daily_series',
     title: 'Daily performance series',
     description:
-      'For the Performance view: clicks, impressions, CTR and position per day (data_state all; days still being collected are marked).',
+      'For the Performance view: clicks, impressions, CTR and position per day (data_state all) or per hour (hourly_all); what Google is still collecting is marked.',
     input: SeriesInput,
     output: SeriesOutput,
     access: 'read',
@@ -78,10 +86,19 @@ export class PerformanceSeriesTools {
     const site = call.target.site;
     const now = this.clock.now();
     const windows = [{ start_date: args.start_date, end_date: args.end_date }, ...(args.previous ? [args.previous] : [])];
-    // Grouped by date with data_state all: Google's answer itself says from which day data is incomplete.
+    const hourly = args.hourly === true;
+    // Grouped by date with data_state all (by hour: hourly_all): Google's answer itself says from when data is incomplete.
     const requests = windows.map((w) =>
       reportRequest(
-        { site_url: site, ...w, type: args.type, filters: args.filters, dimensions: ['date'], data_state: 'all', row_limit: 25_000 },
+        {
+          site_url: site,
+          ...w,
+          type: args.type,
+          filters: args.filters,
+          dimensions: [hourly ? 'hour' : 'date'],
+          data_state: hourly ? 'hourly_all' : 'all',
+          row_limit: 25_000,
+        },
         site,
         now,
       ),
@@ -89,6 +106,12 @@ export class PerformanceSeriesTools {
     await checkExpressions(requests[0].filters);
     const results = await Promise.all(requests.map((request) => this.analytics.query(request)));
     const firstIncomplete = results.map((r) => r.firstIncompleteDate).find((d) => d !== undefined);
+    const firstIncompleteHour = results.map((r) => r.firstIncompleteHour).find((h) => h !== undefined && !Number.isNaN(Date.parse(h)));
+    // Hour keys carry their offset, so they compare as instants; dates compare as strings.
+    const incomplete = hourly
+      ? (key: string) => firstIncompleteHour !== undefined && Date.parse(key) >= Date.parse(firstIncompleteHour)
+      : (key: string) => firstIncomplete !== undefined && key >= firstIncomplete;
+    const order = hourly ? (a: string, b: string) => Date.parse(a) - Date.parse(b) : (a: string, b: string) => (a < b ? -1 : 1);
     const series = (i: number) => ({
       start_date: requests[i].range.start,
       end_date: requests[i].range.end,
@@ -99,17 +122,19 @@ export class PerformanceSeriesTools {
           impressions: row.impressions,
           ctr: round(row.ctr, 4),
           position: round(row.position, 1),
-          ...(firstIncomplete !== undefined && row.keys[0] >= firstIncomplete ? { incomplete: true as const } : {}),
+          ...(incomplete(row.keys[0]) ? { incomplete: true as const } : {}),
         }))
-        .sort((a, b) => (a.date < b.date ? -1 : 1)),
+        .sort((a, b) => order(a.date, b.date)),
     });
     const current = series(0);
     const previous = args.previous ? series(1) : undefined;
-    const incompleteDays = current.days.filter((d) => d.incomplete).length;
+    const unit = hourly ? 'hour' : 'day';
+    const incompleteCount = current.days.filter((d) => d.incomplete).length;
+    const from = hourly ? firstIncompleteHour : firstIncomplete;
     const text =
-      `Daily series of ${site}, ${current.start_date} to ${current.end_date}: ${plural(current.days.length, 'day')} with data` +
-      (previous ? `; comparison window ${previous.start_date} to ${previous.end_date}: ${plural(previous.days.length, 'day')}` : '') +
-      (incompleteDays ? `; ${plural(incompleteDays, 'day')} from ${firstIncomplete} still being collected by Google.` : '.');
+      `${hourly ? 'Hourly' : 'Daily'} series of ${site}, ${current.start_date} to ${current.end_date}${hourly ? ' (hours in America/Los_Angeles, keyed with their UTC offset)' : ''}: ${plural(current.days.length, unit)} with data` +
+      (previous ? `; comparison window ${previous.start_date} to ${previous.end_date}: ${plural(previous.days.length, unit)}` : '') +
+      (incompleteCount ? `; ${plural(incompleteCount, unit)} from ${from} still being collected by Google.` : '.');
     return toolOutput(
       {
         site_url: site,
@@ -117,6 +142,8 @@ export class PerformanceSeriesTools {
         current,
         ...(previous ? { previous } : {}),
         ...(firstIncomplete ? { first_incomplete_date: firstIncomplete } : {}),
+        ...(hourly && firstIncompleteHour ? { first_incomplete_hour: firstIncompleteHour } : {}),
+        ...(hourly ? { hourly: true as const } : {}),
         untrusted: true as const,
       },
       text,

@@ -74,6 +74,8 @@ export async function renderView(
     toolResult: unknown;
     theme?: 'light' | 'dark';
     ready: string;
+    /** false: the host declares no updateModelContext capability. */
+    acceptsModelContext?: boolean;
   },
 ): Promise<RenderedView> {
   const page = await browser.newPage({ viewport: { width: 900, height: 1800 } });
@@ -110,6 +112,7 @@ export async function renderView(
     viewUrl: `${SANDBOX_ORIGIN}/view.html`,
     toolArguments: options.toolArguments,
     toolResult: options.toolResult,
+    acceptsModelContext: options.acceptsModelContext ?? true,
     hostContext: {
       theme: options.theme ?? 'light',
       displayMode: 'inline',

@@ -1,10 +1,16 @@
-// A daily line chart in hand-written SVG: one point per day, days Google is
-// still collecting drawn hollow on a dashed segment, a second window overlaid
-// as a dashed line aligned day by day.
+// A line chart in hand-written SVG: one point per day (or hour), what Google is
+// still collecting drawn hollow on a dotted segment, a second window overlaid
+// as a dashed line aligned slot by slot, Google's known anomalies as shaded
+// bands (marked by whether this chart's metric is affected), the team's notes
+// as numbered markers, and the person's selection as a highlighted range.
+// Every text that came from elsewhere goes into <title>/<text> as a text node.
 import { svg } from './dom.js';
 
 export interface Point {
-  readonly date: string;
+  /** Its slot on the x axis (day or hour of its window). */
+  readonly at: number;
+  /** The date or hour key, as the series has it. */
+  readonly key: string;
   readonly value: number;
   readonly incomplete?: boolean;
 }
@@ -15,86 +21,186 @@ export interface ChartSeries {
   readonly points: readonly Point[];
 }
 
-const W = 640;
-const H = 220;
-const PAD = { left: 48, right: 12, top: 12, bottom: 28 };
+export interface Band {
+  readonly from: number;
+  readonly to: number;
+  /** Whether this chart's metric is unreliable inside the band. */
+  readonly affected: boolean;
+  /** The comparison window's days inside an anomaly (drawn over the aligned current slots). */
+  readonly previous?: boolean;
+  readonly id: string;
+  readonly title: string;
+}
 
-/** Draws the series; x is the day's index within its own window, so day i of the comparison sits over day i of the current one. */
-export function lineChart(series: readonly ChartSeries[], metric: string, invert = false): SVGSVGElement {
+export interface Marker {
+  readonly at: number;
+  readonly n: number;
+  readonly id: string;
+  readonly title: string;
+  readonly previous?: boolean;
+}
+
+export interface ChartSpec {
+  readonly series: readonly ChartSeries[];
+  readonly metric: string;
+  readonly unit: 'day' | 'hour';
+  /** Slots on the x axis (days, or days × 24). */
+  readonly slots: number;
+  readonly ticks: ReadonlyArray<{ at: number; label: string }>;
+  /** Under the axis: e.g. the hours' time zone. */
+  readonly axisNote?: string;
+  readonly bands?: readonly Band[];
+  readonly markers?: readonly Marker[];
+  readonly invert?: boolean;
+}
+
+export const W = 640;
+const H = 236;
+export const PAD = { left: 48, right: 12, top: 16, bottom: 44 };
+
+/** The x of a slot. */
+export function xOf(slot: number, slots: number): number {
+  return PAD.left + (slot * (W - PAD.left - PAD.right)) / Math.max(slots - 1, 1);
+}
+
+/** The slot nearest an x in viewBox units. */
+export function slotAt(x: number, slots: number): number {
+  const slot = Math.round(((x - PAD.left) * Math.max(slots - 1, 1)) / (W - PAD.left - PAD.right));
+  return Math.max(0, Math.min(slots - 1, slot));
+}
+
+/** The left and right edges of a run of slots: half a step either side, inside the plot. */
+export function slotEdges(from: number, to: number, slots: number): { x: number; width: number } {
+  const half = (W - PAD.left - PAD.right) / Math.max(slots - 1, 1) / 2;
+  const left = Math.max(PAD.left, xOf(from, slots) - half);
+  const right = Math.min(W - PAD.right, xOf(to, slots) + half);
+  return { x: left, width: Math.max(right - left, 1) };
+}
+
+export const PLOT = { top: PAD.top, height: H - PAD.top - PAD.bottom };
+
+export function lineChart(spec: ChartSpec): SVGSVGElement {
+  const { series, metric, invert = false, slots } = spec;
   const all = series.flatMap((s) => s.points.map((p) => p.value));
   // Counts get a round top (971 → 1 000), so the middle grid line reads 500, not 485.5.
   const max = invert ? Math.max(...all, 0) : niceCeil(Math.max(...all, 0));
   const min = invert ? Math.min(...all, max) : 0;
   const span = max - min || 1;
-  const days = Math.max(...series.map((s) => s.points.length), 2);
-  const x = (i: number) => PAD.left + (i * (W - PAD.left - PAD.right)) / (days - 1);
+  const x = (slot: number) => xOf(slot, slots);
   // Position: lower is better, so the axis runs downwards (1 at the top), as in Search Console.
-  const y = (v: number) =>
-    invert ? PAD.top + ((v - min) / span) * (H - PAD.top - PAD.bottom) : H - PAD.bottom - ((v - min) / span) * (H - PAD.top - PAD.bottom);
+  const y = (v: number) => (invert ? PAD.top + ((v - min) / span) * PLOT.height : H - PAD.bottom - ((v - min) / span) * PLOT.height);
 
   const chart = svg('svg', {
     viewBox: `0 0 ${W} ${H}`,
     class: 'chart',
     role: 'img',
-    'aria-label': `${metric} per day`,
+    'aria-label': `${metric} per ${spec.unit}`,
     'data-metric': metric,
+    'data-unit': spec.unit,
+    'data-slots': slots,
   });
+  for (const band of spec.bands ?? []) {
+    const { x: bx, width } = slotEdges(band.from, band.to, slots);
+    chart.appendChild(
+      svg(
+        'g',
+        {
+          class: `band anomaly ${band.affected ? 'affected' : 'fine'}${band.previous ? ' previous' : ''}`,
+          'data-anomaly': band.id,
+          'data-affected': String(band.affected),
+        },
+        svg('rect', { x: bx, y: PAD.top, width, height: PLOT.height }),
+        svg(
+          'text',
+          { class: 'band-label', x: bx + 4, y: PAD.top + 11 },
+          `${band.previous ? 'previous: ' : ''}${band.affected ? `${metric} unreliable` : `${metric} not affected`}`,
+        ),
+        svg('title', {}, band.title),
+      ),
+    );
+  }
   for (const tick of [0, 0.5, 1]) {
     const v = min + span * tick;
     chart.appendChild(svg('line', { class: 'grid', x1: PAD.left, x2: W - PAD.right, y1: y(v), y2: y(v) }));
     chart.appendChild(svg('text', { class: 'axis', x: PAD.left - 6, y: y(v) + 4, 'text-anchor': 'end' }, formatTick(v)));
   }
-  const current = series.find((s) => s.name === 'current');
-  if (current?.points.length) {
-    const first = current.points[0];
-    const last = current.points[current.points.length - 1];
-    chart.appendChild(svg('text', { class: 'axis', x: x(0), y: H - 8 }, first.date));
-    chart.appendChild(svg('text', { class: 'axis', x: x(current.points.length - 1), y: H - 8, 'text-anchor': 'end' }, last.date));
+  for (const tick of spec.ticks) {
+    const anchor = tick.at === 0 ? 'start' : tick.at === slots - 1 ? 'end' : 'middle';
+    chart.appendChild(svg('line', { class: 'tick', x1: x(tick.at), x2: x(tick.at), y1: H - PAD.bottom, y2: H - PAD.bottom + 4 }));
+    chart.appendChild(svg('text', { class: 'axis', x: x(tick.at), y: H - PAD.bottom + 16, 'text-anchor': anchor }, tick.label));
+  }
+  if (spec.axisNote) {
+    chart.appendChild(svg('text', { class: 'axis axis-note', x: W / 2, y: H - 6, 'text-anchor': 'middle' }, spec.axisNote));
   }
   // The comparison first, so the current window is drawn on top.
   for (const s of [...series.filter((s) => s.name === 'previous'), ...series.filter((s) => s.name === 'current')]) {
     const group = svg('g', { class: `series ${s.name}`, 'data-series': s.name });
     const complete = s.points.filter((p) => !p.incomplete);
-    group.appendChild(svg('polyline', { class: 'line', points: path(s.points, complete.length, x, y) }));
-    const tail = s.points.slice(Math.max(complete.length - 1, 0));
-    if (complete.length < s.points.length) {
-      group.appendChild(
-        svg('polyline', { class: 'line incomplete', points: path(tail, tail.length, x, y, Math.max(complete.length - 1, 0)) }),
-      );
+    // A day or hour Google has no row for breaks the line: nothing is drawn where there is no data.
+    for (const run of runs(complete)) {
+      group.appendChild(svg('polyline', { class: 'line', points: path(run, x, y) }));
     }
-    s.points.forEach((p, i) => {
+    if (complete.length < s.points.length) {
+      const tail = s.points.slice(Math.max(complete.length - 1, 0));
+      group.appendChild(svg('polyline', { class: 'line incomplete', points: path(tail, x, y) }));
+    }
+    for (const p of s.points) {
+      const still = spec.unit === 'hour' ? 'this hour' : 'this day';
       group.appendChild(
         svg(
           'circle',
           {
             class: p.incomplete ? 'point incomplete' : 'point',
-            cx: x(i),
+            cx: x(p.at),
             cy: y(p.value),
-            r: 3,
-            'data-date': p.date,
+            r: spec.unit === 'hour' && slots > 72 ? 1.5 : 3,
+            'data-date': p.key,
+            'data-slot': p.at,
             'data-value': p.value,
           },
           svg(
             'title',
             {},
-            `${s.label} ${p.date}: ${formatTick(p.value)}${p.incomplete ? ' (incomplete: Google is still collecting this day)' : ''}`,
+            `${s.label} ${p.key}: ${formatTick(p.value)}${p.incomplete ? ` (incomplete: Google is still collecting ${still})` : ''}`,
           ),
         ),
       );
-    });
+    }
     chart.appendChild(group);
+  }
+  for (const marker of spec.markers ?? []) {
+    chart.appendChild(
+      svg(
+        'g',
+        { class: `marker${marker.previous ? ' previous' : ''}`, 'data-annotation': marker.id },
+        svg('line', { x1: x(marker.at), x2: x(marker.at), y1: PAD.top, y2: H - PAD.bottom }),
+        svg('circle', { cx: x(marker.at), cy: PAD.top, r: 7 }),
+        svg('text', { x: x(marker.at), y: PAD.top + 3.5, 'text-anchor': 'middle' }, String(marker.n)),
+        svg('title', {}, marker.title),
+      ),
+    );
   }
   return chart;
 }
 
-function path(points: readonly Point[], n: number, x: (i: number) => number, y: (v: number) => number, offset = 0): string {
-  return points
-    .slice(0, n)
-    .map((p, i) => `${x(i + offset).toFixed(1)},${y(p.value).toFixed(1)}`)
-    .join(' ');
+function runs(points: readonly Point[]): Point[][] {
+  const out: Point[][] = [];
+  for (const p of points) {
+    const run = out[out.length - 1];
+    if (run && p.at - run[run.length - 1].at <= 1) {
+      run.push(p);
+    } else {
+      out.push([p]);
+    }
+  }
+  return out;
 }
 
-function formatTick(v: number): string {
+function path(points: readonly Point[], x: (slot: number) => number, y: (v: number) => number): string {
+  return points.map((p) => `${x(p.at).toFixed(1)},${y(p.value).toFixed(1)}`).join(' ');
+}
+
+export function formatTick(v: number): string {
   if (Math.abs(v) >= 1000) {
     return `${(v / 1000).toFixed(v >= 10_000 ? 0 : 1)}k`;
   }

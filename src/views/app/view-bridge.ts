@@ -4,11 +4,13 @@
 // zod (about 400 KB minified), twice the 200 KB a view may weigh. The tests run
 // this against the extension's AppBridge, the host side real clients use.
 import type {
+  McpUiHostCapabilities,
   McpUiHostContext,
   McpUiInitializeResult,
   McpUiToolInputNotification,
   McpUiToolResultNotification,
   McpUiSizeChangedNotification,
+  McpUiUpdateModelContextRequest,
 } from '@modelcontextprotocol/ext-apps';
 
 const PROTOCOL_VERSION = '2026-01-26';
@@ -40,6 +42,7 @@ export class ViewBridge {
   private nextId = 1;
   private readonly pending = new Map<number | string, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   private context: McpUiHostContext = {};
+  private capabilities: McpUiHostCapabilities = {};
 
   constructor(private readonly handlers: ViewHandlers) {}
 
@@ -56,6 +59,7 @@ export class ViewBridge {
       appInfo: { name: appName, version: '1' },
       appCapabilities: {},
     })) as McpUiInitializeResult;
+    this.capabilities = result.hostCapabilities ?? {};
     this.applyContext(result.hostContext ?? {});
     this.post({ jsonrpc: '2.0', method: 'ui/notifications/initialized', params: {} });
     this.reportSize();
@@ -68,6 +72,32 @@ export class ViewBridge {
 
   async readResource(uri: string): Promise<{ contents: ReadonlyArray<{ readonly text?: string }> }> {
     return (await this.request('resources/read', { uri })) as { contents: ReadonlyArray<{ readonly text?: string }> };
+  }
+
+  /**
+   * ui/update-model-context: what the person is looking at, for the model's next turn. Each update replaces
+   * the previous one; the host adds it to the model's context without starting a turn. Sent only to a host
+   * that declared updateModelContext, text and structuredContent only where it declared that modality
+   * (text also when it named none); false when the host takes no context.
+   */
+  async updateModelContext(params: McpUiUpdateModelContextRequest['params']): Promise<boolean> {
+    const accepts = this.capabilities.updateModelContext;
+    if (!accepts) {
+      return false;
+    }
+    const sent: McpUiUpdateModelContextRequest['params'] = {};
+    // A host that names no modality is taken to accept text, the one every model reads.
+    if (params.content && (accepts.text || Object.keys(accepts).length === 0)) {
+      sent.content = params.content;
+    }
+    if (params.structuredContent && accepts.structuredContent) {
+      sent.structuredContent = params.structuredContent;
+    }
+    if (!sent.content && !sent.structuredContent) {
+      return false;
+    }
+    await this.request('ui/update-model-context', sent);
+    return true;
   }
 
   get hostContext(): McpUiHostContext {

@@ -4,15 +4,19 @@
 // origin, the tool's input and result sent once the view has initialised, and the
 // view's tools/call and resources/read forwarded to the MCP server through the
 // test's real MCP client (window.host*, bound by Playwright's exposeFunction).
+// It accepts ui/update-model-context (text and structured content), as Claude
+// and VS Code do, and keeps every update in window.modelContext for the test.
 // Bundled by esbuild in test/support/views-browser.ts; never part of the product.
 import { AppBridge, PostMessageTransport } from '@modelcontextprotocol/ext-apps/app-bridge';
-import type { McpUiHostContext } from '@modelcontextprotocol/ext-apps';
+import type { McpUiHostContext, McpUiUpdateModelContextRequest } from '@modelcontextprotocol/ext-apps';
 
 interface Mount {
   readonly viewUrl: string;
   readonly toolArguments: Record<string, unknown>;
   readonly toolResult: Record<string, unknown>;
   readonly hostContext: McpUiHostContext;
+  /** false: a host that declares no updateModelContext (the view must not send it). */
+  readonly acceptsModelContext?: boolean;
 }
 
 declare global {
@@ -24,12 +28,15 @@ declare global {
     hostListTools(): Promise<Array<{ name: string; _meta?: { ui?: { visibility?: string[] } } }>>;
     /** Every tools/call the view made, with whether the host let it through. */
     viewCalls: Array<{ name: string; forwarded: boolean }>;
+    /** Every ui/update-model-context the view sent, in order (a host keeps only the last for the model). */
+    modelContext: Array<McpUiUpdateModelContextRequest['params']>;
   }
 }
 
 window.viewCalls = [];
+window.modelContext = [];
 
-window.mountView = async ({ viewUrl, toolArguments, toolResult, hostContext }) => {
+window.mountView = async ({ viewUrl, toolArguments, toolResult, hostContext, acceptsModelContext = true }) => {
   const frame = document.createElement('iframe');
   frame.setAttribute('sandbox', 'allow-scripts');
   frame.title = 'MCP App view';
@@ -38,7 +45,11 @@ window.mountView = async ({ viewUrl, toolArguments, toolResult, hostContext }) =
   const bridge = new AppBridge(
     null,
     { name: 'gsc-test-host', version: '1.0.0' },
-    { serverTools: {}, serverResources: {} },
+    {
+      serverTools: {},
+      serverResources: {},
+      ...(acceptsModelContext ? { updateModelContext: { text: {}, structuredContent: {} } } : {}),
+    },
     { hostContext },
   );
   bridge.oncalltool = async (params) => {
@@ -50,6 +61,10 @@ window.mountView = async ({ viewUrl, toolArguments, toolResult, hostContext }) =
       throw new Error(`Tool ${params.name} is not available to this view`);
     }
     return (await window.hostCallTool(params)) as never;
+  };
+  bridge.onupdatemodelcontext = async (params) => {
+    window.modelContext.push(params);
+    return {};
   };
   bridge.onreadresource = async (params) => (await window.hostReadResource(params)) as never;
   bridge.onsizechange = ({ height }) => {

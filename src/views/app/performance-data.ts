@@ -1,0 +1,153 @@
+// What the Performance view reads: the answer of query_search_analytics (its
+// structuredContent, PRODUCT.md §7a and §5e) and the series of the app-only
+// performance_daily_series, plus the arithmetic that places a day or an hour
+// on the chart's x axis ("slots": day i of a window, or hour i = day × 24 + h).
+
+export interface Metrics {
+  clicks: number;
+  impressions: number;
+  ctr: number;
+  position: number;
+}
+export interface Day extends Metrics {
+  /** YYYY-MM-DD; hourly: Google's hour key, e.g. 2026-12-01T14:00:00-08:00. */
+  date: string;
+  incomplete?: true;
+}
+export interface Window {
+  start_date: string;
+  end_date: string;
+}
+export interface Row extends Partial<Metrics> {
+  keys: string[];
+  previous?: Metrics;
+  delta?: { clicks: number; impressions: number; ctr_points: number; position: number };
+  only_in?: 'current' | 'previous';
+}
+export type Metric = keyof Metrics;
+export interface Overlap extends Window {
+  days: number;
+  window_days: number;
+}
+/** One of Google's announced data anomalies overlapping the answer (data_truth.anomalies). */
+export interface Anomaly {
+  id: string;
+  start_date: string;
+  end_date?: string;
+  end_approximate: boolean;
+  affected: Metric[];
+  not_affected: Metric[];
+  overlap?: Overlap;
+  previous_overlap?: Overlap;
+  summary: string;
+  sentence: string;
+  source: string;
+}
+/** A team note (annotations[]): text as a person wrote it, never markup. */
+export interface Annotation {
+  id: string;
+  date: string;
+  text: string;
+  tag?: string;
+  author?: string;
+}
+export interface Analytics extends Window {
+  site_url: string;
+  type: string;
+  dimensions: string[];
+  filters?: { dimension: string; operator: string; expression: string }[];
+  rows: Row[];
+  /** The property's totals (absent when not queried); rows_sum is the rows' own sum. */
+  totals?: Metrics;
+  rows_sum?: Metrics;
+  compare?: {
+    with: string;
+    current: Window;
+    previous: Window;
+    left_out?: { window: string; start_date: string; end_date: string; from_hour?: string; reason: string }[];
+    previous_totals?: Metrics;
+    change: NonNullable<Row['delta']>;
+  };
+  annotations?: Annotation[];
+  data_truth: {
+    start_date: string;
+    end_date: string;
+    time_zone: string;
+    data_state: string;
+    data_state_note?: string;
+    window_note?: string;
+    hour_offsets?: string[];
+    freshness: string;
+    first_incomplete_date?: string;
+    first_incomplete_hour?: string;
+    freshness_unknown?: string;
+    row_cap: number;
+    row_cap_reached: boolean;
+    row_sum_caveats: string[];
+    unattributed?: { click_share?: number; impression_share?: number; not_measured?: string };
+    anomalies?: Anomaly[];
+  };
+}
+export interface Series {
+  current: Window & { days: Day[] };
+  previous?: Window & { days: Day[] };
+  first_incomplete_date?: string;
+  first_incomplete_hour?: string;
+  hourly?: true;
+}
+
+const DAY_MS = 86_400_000;
+const utc = (date: string) => Date.parse(`${date}T00:00:00Z`);
+
+/** Whole days from a to b (b − a). */
+export const daysBetween = (a: string, b: string) => Math.round((utc(b) - utc(a)) / DAY_MS);
+export const addDays = (date: string, n: number) => new Date(utc(date) + n * DAY_MS).toISOString().slice(0, 10);
+
+/** How a window is laid out on the x axis: one slot per day, or per wall-clock hour. */
+export class Slots {
+  readonly count: number;
+  constructor(
+    readonly window: Window,
+    readonly hourly: boolean,
+  ) {
+    this.count = (daysBetween(window.start_date, window.end_date) + 1) * (hourly ? 24 : 1);
+  }
+
+  /** The slot of a date (hourly: its first hour) or of an hour key (Pacific wall clock: the two 01:00 of the night clocks go back share one). */
+  of(key: string): number {
+    const day = daysBetween(this.window.start_date, key.slice(0, 10));
+    return this.hourly ? day * 24 + (key.length > 10 ? Number(key.slice(11, 13)) : 0) : day;
+  }
+
+  /** The Pacific date of a slot. */
+  dateOf(slot: number): string {
+    return addDays(this.window.start_date, this.hourly ? Math.floor(slot / 24) : slot);
+  }
+
+  /** "2026-12-04" or "2026-12-04 14:00". */
+  label(slot: number): string {
+    return this.hourly ? `${this.dateOf(slot)} ${String(slot % 24).padStart(2, '0')}:00` : this.dateOf(slot);
+  }
+
+  /** The slots a date range covers, clipped to the window; undefined when none. */
+  span(start: string, end: string): { from: number; to: number } | undefined {
+    const from = Math.max(0, this.of(start));
+    const to = Math.min(this.count - 1, this.of(end) + (this.hourly ? 23 : 0));
+    return from <= to ? { from, to } : undefined;
+  }
+}
+
+/** Σ clicks and impressions; CTR = Σclicks / Σimpressions; position weighted by impressions (as Google averages it). */
+export function sumMetrics(days: readonly Metrics[]): Metrics {
+  const clicks = days.reduce((n, d) => n + d.clicks, 0);
+  const impressions = days.reduce((n, d) => n + d.impressions, 0);
+  const weighted = days.reduce((n, d) => n + d.position * d.impressions, 0);
+  return {
+    clicks,
+    impressions,
+    ctr: impressions ? Math.round((clicks / impressions) * 10_000) / 10_000 : 0,
+    position: impressions ? Math.round((weighted / impressions) * 10) / 10 : 0,
+  };
+}
+
+export const METRIC_LABEL: Record<Metric, string> = { clicks: 'clicks', impressions: 'impressions', ctr: 'CTR', position: 'position' };
