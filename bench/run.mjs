@@ -18,6 +18,7 @@ import { sessionMemory } from './session-memory.mjs';
 import { stateStore } from './state-store.mjs';
 import { exportBench } from './export.mjs';
 import { replicas } from './replicas.mjs';
+import { resolution } from './resolution.mjs';
 
 const only = process.argv.slice(2);
 const rows = [];
@@ -43,6 +44,7 @@ await run('export', exportBench);
 await run('load', httpLoad);
 await run('sessions', sessionMemory);
 await run('replicas', replicas);
+await run('resolution', resolution);
 
 const widths = ['bar', 'target', 'measured', 'verdict'].map((k) => Math.max(k.length, ...rows.map((r) => String(r[k]).length)));
 const line = (cells) => `| ${cells.map((c, i) => String(c).padEnd(widths[i])).join(' | ')} |`;

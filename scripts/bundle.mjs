@@ -42,9 +42,9 @@ const nestAdapterFallback = {
 
 /**
  * Every tool's JSON Schemas as tools/list serves them, converted from the zod
- * schemas of the dist being bundled (src/mcp/tool-catalog.ts): two contexts are
- * booted, from a clean environment, without GSC_SITE_URL and with a placeholder
- * for it.
+ * schemas of the dist being bundled (src/mcp/tool-catalog.ts): one context is
+ * booted, from a clean environment, per variant of the schemas — the default
+ * mode, GSC_SITE_URL set (a placeholder), connected accounts, and both.
  */
 async function toolSchemas() {
   await import('reflect-metadata');
@@ -54,9 +54,10 @@ async function toolSchemas() {
   const { ToolRegistry } = await import('../dist/mcp/tool-registry.service.js');
   const { builtToolSchemas, DEFAULT_SITE_PLACEHOLDER } = await import('../dist/mcp/tool-catalog.js');
   const scratch = mkdtempSync(join(tmpdir(), 'gsc-build-'));
+  let boots = 0;
   const boot = async (env) => {
     const clean = {
-      GSC_STATE_DIR: join(scratch, 'state'),
+      GSC_STATE_DIR: join(scratch, `state-${++boots}`),
       CLOUDSDK_CONFIG: join(scratch, 'gcloud'),
       METADATA_SERVER_DETECTION: 'none',
       ...env,
@@ -68,8 +69,19 @@ async function toolSchemas() {
       await app.close();
     }
   };
+  // Connected mode as a deployment turns it on; the values only have to pass the configuration's checks.
+  const connected = {
+    GSC_GOOGLE_OAUTH_CLIENT_ID: '000000000000-buildbuildbuildbuildbuildbuild00.apps.googleusercontent.com',
+    GSC_GOOGLE_OAUTH_CLIENT_SECRET: 'build-time-placeholder',
+  };
+  const site = { GSC_SITE_URL: DEFAULT_SITE_PLACEHOLDER };
   try {
-    return builtToolSchemas(await boot({}), await boot({ GSC_SITE_URL: DEFAULT_SITE_PLACEHOLDER }));
+    return builtToolSchemas({
+      plain: await boot({}),
+      site: await boot(site),
+      connected: await boot(connected),
+      'connected+site': await boot({ ...connected, ...site }),
+    });
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

@@ -3,10 +3,11 @@ import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import { StderrLogger } from './common/stderr-logger.js';
+import { optionalModules } from './app.module.js';
 import type { Config } from './config/config.js';
 import { HttpIdentity } from './http/http-identity.service.js';
 import { HttpTraffic } from './http/http-traffic.service.js';
-import { MCP_BODY_LIMIT } from './http/json-body.js';
+import { answerOversized, MCP_BODY_LIMIT, tooLargeMessage } from './http/json-body.js';
 import { rpcError } from './mcp/json-rpc-reply.js';
 import { SearchConsoleMcpModule } from './search-console-mcp.module.js';
 import { ToolDispatcher } from './mcp/tool-dispatcher.service.js';
@@ -24,7 +25,8 @@ export interface RunningHttpServer {
 export async function startHttpServer(config: Config, logger = new StderrLogger()): Promise<RunningHttpServer> {
   // The adapter is handed over rather than left for Nest to require(): that keeps
   // Express out of what the stdio server loads (scripts/bundle.mjs).
-  const app = await NestFactory.create<NestExpressApplication>(SearchConsoleMcpModule.forConfig(config), new ExpressAdapter(), {
+  const module = SearchConsoleMcpModule.forConfig(config, await optionalModules(config));
+  const app = await NestFactory.create<NestExpressApplication>(module, new ExpressAdapter(), {
     logger,
     bufferLogs: true,
     // Flushed once listening: a port in use is then one line from the CLI, not a log dump.
@@ -72,9 +74,9 @@ function limitBodies(req: IncomingMessage, res: ServerResponse, next: () => void
     declared > (mcp ? MCP_BODY_LIMIT : OTHER_BODY_LIMIT) ||
     (!mcp && req.headers['transfer-encoding'] !== undefined && req.method !== 'GET')
   ) {
-    const message = `Request body too large (limit ${mcp ? '4 MiB' : '64 KiB'})`;
-    res.writeHead(413, { 'content-type': 'application/json', connection: 'close' });
-    res.end(JSON.stringify(mcp ? rpcError(413, message, -32600).body : { statusCode: 413, message }));
+    const message = tooLargeMessage(mcp ? MCP_BODY_LIMIT : OTHER_BODY_LIMIT);
+    // Answered, then the body drained (bounded) before the close, so the client reads this rather than a reset.
+    answerOversized(req, res, 413, JSON.stringify(mcp ? rpcError(413, message, -32600).body : { statusCode: 413, message }));
     return;
   }
   next();

@@ -210,6 +210,15 @@ describe.each(['SQLite', 'Redis'])('connected accounts for ops, state on %s', (k
     expect((await accounts()).body.count).toEqual({ principals: 2, accounts: 3 });
   });
 
+  it('answers 400 for a look-alike principal (a full-width A: NFKC makes it ann), never folding it onto ann', async () => {
+    const res = await admin(`/accounts/${encodeURIComponent('\uFF21nn@corp.example')}/alice@example.com`, { method: 'DELETE' });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { reason: string }).reason).toBe(
+      'The principal "\\u{FF21}nn@corp.example" contains characters that Unicode normalisation (NFC or NFKC) would change, such as the Kelvin sign or a full-width letter; a look-alike spelling is refused, never taken for another principal; such a principal is refused at sign-in, so no caller is named so. Nothing was looked up or changed.',
+    );
+    expect((await accounts()).body.count).toEqual({ principals: 2, accounts: 3 });
+  });
+
   it('keeps the grant when Google cannot revoke it (503), and says so', async () => {
     gate.failing = true;
     try {

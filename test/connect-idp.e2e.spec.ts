@@ -10,13 +10,12 @@ import { ConnectRequests } from '../src/accounts/connect-requests.js';
 import { GrantStore } from '../src/accounts/grant-store.js';
 import { SCOPES } from '../src/emulator/emulator-routing.js';
 import { GoogleEmulator } from '../src/emulator/google-emulator.js';
-import { clickThrough, connectedEnv, GOOGLE_CLIENT, open } from './support/connect-kit.js';
-import { type InProcessServer, startInProcess } from './support/server.js';
+import { clickThrough, IDP_CLIENT, open, startIdpConnected } from './support/connect-kit.js';
+import type { InProcessServer } from './support/server.js';
 import { TestIssuer } from './support/test-issuer.js';
 import { launchChromium } from './support/views-browser.js';
 
 const KATE = 'kate@corp.example';
-const IDP_CLIENT = { id: 'gsc-connect-page', secret: 'idp-client-secret-for-tests' };
 
 let emulator: GoogleEmulator;
 let issuer: TestIssuer;
@@ -27,15 +26,7 @@ let context: BrowserContext;
 beforeAll(async () => {
   emulator = await GoogleEmulator.start();
   issuer = await TestIssuer.start({ audience: 'https://mcp.test.example/mcp' });
-  server = await startInProcess({
-    ...connectedEnv(emulator),
-    GSC_AUTH_ISSUER: issuer.issuer,
-    GSC_AUTH_AUDIENCE: 'https://mcp.test.example/mcp',
-    GSC_AUTH_CLIENT_ID: IDP_CLIENT.id,
-    GSC_AUTH_CLIENT_SECRET: IDP_CLIENT.secret,
-  });
-  issuer.registerLoginClient(IDP_CLIENT.id, IDP_CLIENT.secret, [`${server.origin}/connect/idp/callback`]);
-  emulator.registerOAuthClient({ ...GOOGLE_CLIENT, redirectUris: [`${server.origin}/connect/google/callback`] });
+  server = await startIdpConnected(emulator, issuer, 'https://mcp.test.example/mcp');
   browser = await launchChromium();
 });
 afterAll(async () => {
@@ -56,7 +47,7 @@ describe('connect page in resource-server mode (the browser logs in at the compa
   it('Kate logs in at the IdP (code + PKCE S256 + nonce), allows at Google, and her grant is stored', async () => {
     const end = await clickThrough(await context.newPage(), (await link(KATE)).url, { idpUser: KATE, googleUser: 'alice@example.com' });
     expect(end.status).toBe(200);
-    expect(end.text).toContain(`Connected alice@example.com for ${KATE}.`);
+    expect(end.text).toContain(`Connected alice@example.com to the Search Console server at ${server.origin} for ${KATE}.`);
     const [grant] = await grants(KATE);
     expect(grant).toMatchObject({ principal: KATE, googleEmail: 'alice@example.com' });
     const login = issuer.authorizeRequests.at(-1)!;
@@ -86,7 +77,7 @@ describe('connect page in resource-server mode (the browser logs in at the compa
       idpUser: 'ana@corp.example',
       googleUser: 'carol@example.org',
     });
-    expect(end.text).toContain('Connected carol@example.org for ana@corp.example.');
+    expect(end.text).toContain(`Connected carol@example.org to the Search Console server at ${server.origin} for ana@corp.example.`);
     expect(answers).toHaveLength(1);
     const replay = await open(page, answers[0]);
     expect(replay.status).toBe(400);
@@ -103,12 +94,14 @@ describe('connect page in resource-server mode (the browser logs in at the compa
     expect(await grants('mallory@corp.example')).toEqual([]);
   });
 
-  it('the ID token is read by the access tokens’ rule: the Kelvin-sign Kate is Kate, an unverified address is nobody', async () => {
+  it('the ID token is read by the access tokens’ rule: the Kelvin-sign Kim is nobody (a look-alike), an unverified address is nobody', async () => {
     const kelvin = await clickThrough(await context.newPage(), (await link('kim@corp.example')).url, {
       idpUser: '\u212Aim@corp.example',
       googleUser: 'bob@example.net',
     });
-    expect(kelvin.text).toContain('Connected bob@example.net for kim@corp.example.');
+    expect(kelvin.status).toBe(502);
+    expect(kelvin.text).toContain('Unicode normalisation (NFC or NFKC) would change');
+    expect(await grants('kim@corp.example')).toEqual([]);
     issuer.loginClaims.set('eve@corp.example', { email_verified: false });
     const eve = await clickThrough(await (await browser.newContext()).newPage(), (await link('eve@corp.example')).url, {
       idpUser: 'eve@corp.example',
@@ -126,7 +119,7 @@ describe('connect page in resource-server mode (the browser logs in at the compa
         googleUser: 'alice@example.com',
       });
       expect(end.status).toBe(200);
-      expect(end.text).toContain('Connected alice@example.com for lee@corp.example.');
+      expect(end.text).toContain(`Connected alice@example.com to the Search Console server at ${server.origin} for lee@corp.example.`);
       expect(issuer.requests).toContain('/userinfo');
     } finally {
       issuer.idTokenOmits.clear();

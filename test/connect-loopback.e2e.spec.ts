@@ -3,7 +3,6 @@
 // Google emulator (PRODUCT.md §8d): the happy path, a link used twice, an
 // expired link, a replayed `state`, an answer reaching another browser, a
 // denied consent and an unticked scope — each checked in the grant store.
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { ConnectRequests } from '../src/accounts/connect-requests.js';
@@ -11,11 +10,10 @@ import { GrantStore } from '../src/accounts/grant-store.js';
 import { Clock } from '../src/common/clock.js';
 import { SCOPES } from '../src/emulator/emulator-routing.js';
 import { GoogleEmulator } from '../src/emulator/google-emulator.js';
-import { clickThrough, connectedEnv, GOOGLE_CLIENT, open } from './support/connect-kit.js';
+import { clickThrough, connectedEnv, GOOGLE_CLIENT, open, replicasSharingRedis } from './support/connect-kit.js';
 import { ManualClock } from './support/manual-clock.js';
 import { rawRequest } from './support/raw-http.js';
 import { type InProcessServer, startInProcess } from './support/server.js';
-import { startRedisServer } from './support/redis-server.js';
 import { launchChromium } from './support/views-browser.js';
 
 let emulator: GoogleEmulator;
@@ -78,7 +76,7 @@ describe('connect page on loopback HTTP (principal local)', () => {
     const page = await context.newPage();
     const end = await clickThrough(page, (await link()).url, { googleUser: 'alice@example.com' });
     expect(end.status).toBe(200);
-    expect(end.text).toContain('Connected alice@example.com for local.');
+    expect(end.text).toContain(`Connected alice@example.com to the Search Console server at ${server.origin} for you, the local user.`);
     expect(end.headers['content-security-policy']).toMatch(/default-src 'none'.*frame-ancestors 'none'/);
     expect(end.headers['cache-control']).toBe('no-store');
     expect(end.headers['content-type']).toBe('text/html; charset=utf-8');
@@ -143,8 +141,11 @@ describe('connect page on loopback HTTP (principal local)', () => {
       untick: [SCOPES.webmasters],
     });
     expect(end.status).toBe(200);
-    expect(end.text).toContain('Connected bob@example.net for local.');
-    expect(end.text).toContain(`Not granted: ${SCOPES.webmasters}`);
+    expect(end.text).toContain(`Connected bob@example.net to the Search Console server at ${server.origin} for you, the local user.`);
+    expect(end.text).toContain(
+      `bob@example.net did not grant “View and manage Search Console data for your verified sites” (${SCOPES.webmasters}).`,
+    );
+    expect(end.text).toContain('run only through another Google account you connected that granted it');
     const [grant] = await grants();
     expect(grant.scopes).toContain(SCOPES.webmastersReadonly);
     expect(grant.scopes).not.toContain(SCOPES.webmasters);
@@ -208,29 +209,17 @@ describe('connect page behind https (GSC_PUBLIC_URL)', () => {
 
 describe('two replicas sharing Redis', () => {
   it('a link made by one replica is served, answered and stored by the other: requests, states and grants live in the store', async () => {
-    const redis = await startRedisServer();
-    const shared = {
-      ...connectedEnv(emulator),
-      GSC_REDIS_URL: redis.url,
-      GSC_GRANT_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
-    };
-    const serving = await startInProcess(shared);
-    // The replica that makes the link names the other as its public URL, as both would name their load balancer.
-    const asking = await startInProcess({ ...shared, GSC_PUBLIC_URL: serving.origin });
+    const { serving, asking, close } = await replicasSharingRedis(emulator, server.origin);
     try {
-      emulator.registerOAuthClient({ ...GOOGLE_CLIENT, redirectUris: [`${serving.origin}/connect/google/callback`] });
       const { url } = await asking.app.get(ConnectRequests).create('local', [SCOPES.webmastersReadonly]);
       expect(url.startsWith(`${serving.origin}/connect/google?request=`)).toBe(true);
       const page = await (await browser.newContext()).newPage();
       const end = await clickThrough(page, url, { googleUser: 'bob@example.net' });
-      expect(end.text).toContain('Connected bob@example.net for local.');
+      expect(end.text).toContain('Connected bob@example.net to the Search Console server at');
       expect((await asking.app.get(GrantStore).list('local')).map((g) => g.googleEmail)).toEqual(['bob@example.net']);
       expect((await open(page, url)).status).toBe(410);
     } finally {
-      emulator.registerOAuthClient({ ...GOOGLE_CLIENT, redirectUris: [`${server.origin}/connect/google/callback`] });
-      await asking.close();
-      await serving.close();
-      await redis.stop();
+      await close();
     }
   });
 });

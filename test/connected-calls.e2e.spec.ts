@@ -27,11 +27,12 @@ import {
   startConnectedGoogle,
 } from './support/connected-kit.js';
 import type { Browser } from 'playwright-core';
-import { clickThrough, type Landed } from './support/connect-kit.js';
+import { clickThrough, type Landed, until } from './support/connect-kit.js';
 import { declaredTools } from './support/declared-tools.js';
 import { isolatedEnv } from './support/env.js';
 import type { MintedGrant } from './support/google-grant.js';
 import { launchChromium } from './support/views-browser.js';
+import { modernToolCall } from './support/modern-wire.js';
 import { type InProcessServer, startInProcess } from './support/server.js';
 
 const REVISIONS = ['2026-07-28', '2025-11-25'] as const;
@@ -48,17 +49,6 @@ beforeAll(async () => {
   google = await startConnectedGoogle();
 });
 afterAll(() => google?.close());
-
-/** Resolves once `check` holds, polling briefly; fails the test after a while. */
-async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    if (check()) {
-      return;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`gave up waiting for ${what}`);
-}
 
 /**
  * A person who accepts the link, and whose grant is stored only once the
@@ -228,6 +218,35 @@ describe('loopback over HTTP (principal `local`)', () => {
       }
     });
   }
+
+  it('2026-07-28: an "accept" for a link nobody asked for is no answer: the call answers at once with the question', async () => {
+    const accept = { connect_google: { action: 'accept' } };
+    const ask = (options: Parameters<typeof modernToolCall>[3]) =>
+      modernToolCall(server.url, 'list_sites', {}, { urlElicitation: true, ...options });
+    // An unasked accept: no waiting for a grant, the question itself.
+    const unasked = (await ask({ inputResponses: accept })).body.result;
+    expect(unasked.resultType).toBe('input_required');
+    expect(unasked.inputRequests.connect_google.params.mode).toBe('url');
+    expect(unasked.requestState).toMatch(/^gsc-round\./);
+    // A made-up state, or the state the server sent brought to another tool, is no round of this call either.
+    for (const requestState of ['gsc-round.00000000-0000-4000-8000-000000000000', 'made-up']) {
+      expect((await ask({ inputResponses: accept, requestState })).body.result.resultType).toBe('input_required');
+    }
+    const other = await modernToolCall(
+      server.url,
+      'list_verified_sites',
+      {},
+      { urlElicitation: true, inputResponses: accept, requestState: unasked.requestState },
+    );
+    expect(other.body.result.resultType).toBe('input_required');
+    // The round the question went out in counts once: declined, then the same round again is no answer.
+    const fresh = (await ask({})).body.result;
+    const declined = (await ask({ inputResponses: { connect_google: { action: 'decline' } }, requestState: fresh.requestState })).body
+      .result;
+    expect(declined.content[0].text).toMatch(/^You declined to connect a Google account/);
+    expect((await ask({ inputResponses: accept, requestState: fresh.requestState })).body.result.resultType).toBe('input_required');
+    expect(google.emulator.requests).toHaveLength(0);
+  });
 
   it('an unticked scope: the write tools it covers are hidden, and one called anyway names the permission and a link to grant it', async () => {
     // Bob (Google remembers what a user granted before, include_granted_scopes): he unticks the full Search Console scope.
@@ -421,7 +440,9 @@ describe('stdio, the whole flow: the person opens the link in a browser (headles
         expect(client.asked).toHaveLength(1);
         const page = await landed[0];
         expect(page.status).toBe(200);
-        expect(page.text).toMatch(/Connected bob@example\.net for local/);
+        expect(page.text).toMatch(
+          /Connected bob@example\.net to the Search Console server your MCP client runs over stdio on this machine for you, the local user\./,
+        );
         expect((await grantStoreFor(env).list('local')).map((g) => g.googleEmail)).toEqual(['bob@example.net']);
       } finally {
         await client.close();

@@ -317,6 +317,111 @@ describe('refreshing a grant', () => {
     expect(emulator.requests.map((r) => `${r.route} ${r.status}`)).toEqual(['token 200', 'sites.list 200']);
   });
 
+  // Issue 29 break 5: an answer about a refresh token the person has replaced while it was on its way.
+  describe('an answer that arrives after the person connected the account again', () => {
+    const lockOf = (principal: string, sub: string) => `grant-refresh:${encodeURIComponent(principal)}:${encodeURIComponent(sub)}`;
+    /** Resolves once a process holds the refresh lock of the grant: its request to the token endpoint is on its way. */
+    async function refreshUnderWay(store: StateStore, principal: string, sub: string): Promise<void> {
+      while ((await store.get(lockOf(principal, sub))) === undefined) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    }
+    const saveAgain = (grants: GrantStore, principal: string, grant: MintedGrant, scopes = grant.scopes) =>
+      grants.save({
+        principal,
+        googleSub: grant.sub,
+        googleEmail: grant.email,
+        scopes,
+        connectedAt: new Date().toISOString(),
+        refreshToken: grant.refreshToken,
+      });
+
+    it('a late invalid_grant for the old refresh token leaves the new grant alone, and the call goes on with it', async () => {
+      const one = processOf();
+      const old = await connect(one.grants, 'lena@corp.example', 'carol@example.org');
+      const fresh = await mintGrant(emulator, {
+        ...CLIENT,
+        user: 'carol@example.org',
+        scopes: [SCOPES.webmastersReadonly],
+        redirectUri: REDIRECT,
+      });
+      minted.push(fresh.refreshToken);
+      // Access removed at Google: the old token now answers invalid_grant — slowly.
+      await fetch(`${emulator.url}/revoke`, { method: 'POST', body: new URLSearchParams({ token: old.refreshToken }) });
+      emulator.setLatency('token', 600);
+      emulator.clearLog();
+      const call = actingAs.run({ principal: 'lena@corp.example' }, () => listSites(one.google));
+      await refreshUnderWay(stores.at(-1)!, 'lena@corp.example', old.sub);
+      // Meanwhile the person connects the account again (the connect page of another replica saves the grant).
+      await saveAgain(processOf().grants, 'lena@corp.example', fresh);
+      await expect(call).resolves.toBeDefined();
+      emulator.setLatency('token', 0);
+      expect(emulator.requests.map((r) => `${r.route} ${r.status}`)).toEqual(['token 400', 'token 200', 'sites.list 200']);
+      const kept = await processOf().grants.list('lena@corp.example');
+      expect(kept.map((g) => g.refreshToken === fresh.refreshToken)).toEqual([true]);
+      expect(
+        logged.some((l) => /refused for a refresh token that has since been replaced; the new one is used and the grant kept/.test(l)),
+      ).toBe(true);
+      expect(logged.some((l) => /Google ended the grant of principal "lena@corp.example"/.test(l))).toBe(false);
+    });
+
+    it('a late rotation of the old refresh token does not overwrite the new grant, nor share its access token', async () => {
+      const one = processOf();
+      const old = await connect(one.grants, 'rita@corp.example', 'bob@example.net');
+      const fresh = await mintGrant(emulator, {
+        ...CLIENT,
+        user: 'bob@example.net',
+        scopes: [SCOPES.webmastersReadonly],
+        redirectUri: REDIRECT,
+      });
+      minted.push(fresh.refreshToken);
+      // Google rotates the old token in its answer (RFC 6749 §6 allows it), after the person reconnected.
+      emulator.injectFault({
+        route: 'token',
+        status: 200,
+        body: {
+          access_token: 'ya29.rotated-old-grant',
+          expires_in: 3599,
+          token_type: 'Bearer',
+          scope: SCOPES.webmastersReadonly,
+          refresh_token: '1//rotated-old',
+        },
+        bodyMatches: { grant_type: 'refresh_token', refresh_token: old.refreshToken },
+      });
+      emulator.setLatency('token', 600);
+      const token = (async () => (await one.auth.authClient('rita@corp.example')).getAccessToken())();
+      await refreshUnderWay(stores.at(-1)!, 'rita@corp.example', old.sub);
+      await saveAgain(processOf().grants, 'rita@corp.example', fresh, [SCOPES.webmastersReadonly, 'openid']);
+      expect((await token).token).toBe('ya29.rotated-old-grant');
+      emulator.setLatency('token', 0);
+      const kept = await processOf().grants.list('rita@corp.example');
+      expect(kept.map((g) => [g.refreshToken === fresh.refreshToken, g.scopes])).toEqual([[true, [SCOPES.webmastersReadonly, 'openid']]]);
+      // The old grant's access token was not shared: another process refreshes with the new grant.
+      emulator.clearLog();
+      expect((await (await processOf().auth.authClient('rita@corp.example')).getAccessToken()).token).not.toBe('ya29.rotated-old-grant');
+      expect(emulator.tokenGrants.map((g) => g.grantType)).toEqual(['refresh_token']);
+    });
+
+    it('a rotation with nothing replaced meanwhile stores the new refresh token for every process', async () => {
+      const one = processOf();
+      const old = await connect(one.grants, 'rosa@corp.example', 'alice@example.com');
+      emulator.injectFault({
+        route: 'token',
+        status: 200,
+        body: {
+          access_token: 'ya29.rotated',
+          expires_in: 3599,
+          token_type: 'Bearer',
+          scope: SCOPES.webmastersReadonly,
+          refresh_token: '1//rotated-rosa',
+        },
+        bodyMatches: { grant_type: 'refresh_token', refresh_token: old.refreshToken },
+      });
+      expect((await (await one.auth.authClient('rosa@corp.example')).getAccessToken()).token).toBe('ya29.rotated');
+      expect(await processOf().grants.holds('rosa@corp.example', old.sub, '1//rotated-rosa')).toBe(true);
+    });
+  });
+
   it('a 5xx on refresh keeps the grant and fails the call with the token sentence; the next call works', async () => {
     const one = processOf();
     await connect(one.grants, 'erin@corp.example', 'bob@example.net');
@@ -447,7 +552,7 @@ describe('disconnecting a Google account', () => {
   it('deletes a grant Google already ended without asking Google again', async () => {
     const one = processOf();
     const grant = await connect(one.grants, 'ned@corp.example', 'bob@example.net');
-    await one.grants.markRevoked('ned@corp.example', grant.sub);
+    await one.grants.revokeIfHolds('ned@corp.example', grant.sub, grant.refreshToken);
     emulator.clearLog();
     expect(await one.auth.disconnect('ned@corp.example', grant.sub)).toMatchObject({ revokedAtGoogle: false });
     expect(emulator.requests).toEqual([]);

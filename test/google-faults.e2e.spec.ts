@@ -15,6 +15,8 @@ import { isolatedEnv } from './support/env.js';
 import { startGoogle, type TestGoogle } from './support/google.js';
 import { type InProcessServer, startInProcess } from './support/server.js';
 import { useStack } from './support/stack.js';
+import { type ConnectedGoogle, OAUTH_CLIENT, saveGrant, startConnectedGoogle } from './support/connected-kit.js';
+import { GrantStore } from '../src/accounts/grant-store.js';
 
 const OWNED = SEED_PROPERTIES.owned; // https://www.example.com/
 const JOB = 'https://www.example.com/jobs/staff-engineer';
@@ -387,5 +389,124 @@ describe('a Google that does not answer (GSC_GOOGLE_TIMEOUT_MS)', () => {
     expect(result.isError).toBe(true);
     expect(text(result)).toMatch(/did not answer within 0\.3 s/);
     await caller.close().catch(() => undefined);
+  });
+});
+
+// Issue 29 break 6: the token endpoint's error_description (or an API error) that echoes a secret was copied into tool results.
+describe('an answer that echoes a secret (the emulator quoting what it was sent)', () => {
+  const ECHO = 'Token has been expired or revoked. (refresh_token={form.refresh_token} client_secret={form.client_secret})';
+  const leaked = (seen: string, secrets: readonly string[]) =>
+    secrets.filter((s) => seen.includes(s) || seen.includes(encodeURIComponent(s)));
+
+  describe('an OAuth user credential (GSC_CLIENT_SECRET, GSC_REFRESH_TOKEN)', () => {
+    let google: TestGoogle;
+    let server: InProcessServer;
+    const CLIENT_ID = '123456789012-abcdefghijklmnopqrstuvwxyz012345.apps.googleusercontent.com';
+    const SECRET = 'GOCSPX-echoed-secret-0123';
+    const REFRESH = '1//0echoed-refresh-token-0123';
+    beforeAll(async () => {
+      google = await startGoogle();
+      google.emulator.registerRefreshToken({
+        clientId: CLIENT_ID,
+        clientSecret: SECRET,
+        refreshToken: REFRESH,
+        user: 'owner@example.com',
+        scopes: ['https://www.googleapis.com/auth/webmasters'],
+      });
+      server = await startInProcess({
+        GSC_API_ROOT_URL: google.emulator.url,
+        GSC_OAUTH_TOKEN_URL: google.emulator.tokenUrl,
+        GSC_CLIENT_ID: CLIENT_ID,
+        GSC_CLIENT_SECRET: SECRET,
+        GSC_REFRESH_TOKEN: REFRESH,
+      });
+    });
+    afterAll(async () => {
+      await server?.close();
+      await google?.emulator.close();
+    });
+
+    it('the tool result keeps the error code and says [redacted] where the refresh token and client secret were', async () => {
+      google.emulator.injectFault({ route: 'token', status: 400, reason: 'invalid_grant', message: ECHO, times: Infinity });
+      const client = await connectHttp(server.url, { revision: '2026-07-28' });
+      try {
+        const result = await client.call('list_sites');
+        expect(result.isError).toBe(true);
+        expect(text(result)).toContain(
+          '"invalid_grant: Token has been expired or revoked. (refresh_token=[redacted] client_secret=[redacted])"',
+        );
+        expect(text(result)).toMatch(/The refresh token was revoked/); // still read as invalid_grant "expired or revoked"
+        expect(leaked(JSON.stringify(result), [SECRET, REFRESH])).toEqual([]);
+        // /admin/ready asks the token endpoint too; an answer that is bare text (gaxios makes it the message) is redacted the same way.
+        google.emulator.clearFaults();
+        google.emulator.injectFault({ route: 'token', status: 400, body: `Bad request for ${REFRESH} of ${SECRET}` });
+        const ready = await (await fetch(`${server.origin}/admin/ready`)).text();
+        expect(ready).toContain('Bad request for [redacted] of [redacted]');
+        expect(leaked(ready, [SECRET, REFRESH])).toEqual([]);
+      } finally {
+        google.emulator.clearFaults();
+        await client.close();
+      }
+    });
+
+    it('an API error quoting the access token the request carried says [redacted] instead', async () => {
+      google.emulator.injectFault({
+        route: 'sites.get',
+        status: 403,
+        reason: 'forbidden',
+        message: 'The token {bearer} cannot read this site',
+      });
+      const client = await connectHttp(server.url, { revision: '2026-07-28' });
+      try {
+        const result = await client.call('get_site', { site_url: OWNED });
+        expect(text(result)).toContain('The token [redacted] cannot read this site');
+        expect(text(result)).not.toMatch(/ya29\./);
+      } finally {
+        await client.close();
+      }
+    });
+  });
+
+  describe("a person's connected grant (GSC_GOOGLE_OAUTH_CLIENT_SECRET, the grant's refresh token)", () => {
+    let google: ConnectedGoogle;
+    let server: InProcessServer;
+    beforeAll(async () => {
+      google = await startConnectedGoogle();
+      server = await startInProcess(google.env);
+    });
+    afterAll(async () => {
+      await server?.close();
+      await google?.close();
+    });
+
+    it('the refresh that fails puts neither the refresh token nor the client secret in the answer, the audit trail or /admin', async () => {
+      const grant = await google.mint('alice@example.com');
+      await saveGrant(server.app.get(GrantStore, { strict: false }), 'local', grant);
+      google.emulator.injectFault({
+        route: 'token',
+        status: 400,
+        reason: 'invalid_request',
+        message: ECHO,
+        times: Infinity,
+        bodyMatches: { grant_type: 'refresh_token' },
+      });
+      const client = await connectHttp(server.url, { revision: '2026-07-28' });
+      try {
+        const result = await client.call('list_sites');
+        expect(result.isError).toBe(true);
+        expect(text(result)).toContain(
+          '"invalid_request: Token has been expired or revoked. (refresh_token=[redacted] client_secret=[redacted])"',
+        );
+        const seen = [
+          JSON.stringify(result),
+          await (await fetch(`${server.origin}/admin/audit`)).text(),
+          await (await fetch(`${server.origin}/admin/accounts`)).text(),
+        ].join('\n');
+        expect(leaked(seen, [grant.refreshToken, OAUTH_CLIENT.clientSecret])).toEqual([]);
+      } finally {
+        google.emulator.clearFaults();
+        await client.close();
+      }
+    });
   });
 });

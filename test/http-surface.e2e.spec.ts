@@ -101,28 +101,70 @@ describe('Host and Origin on every route of a loopback server without tokens', (
 });
 
 describe('bodies: limits before parsing, JSON-RPC errors on the MCP path', () => {
-  it('a 4 MiB+ body announced by Content-Length is refused with 413 before it is read', async () => {
-    const res = await raw(open.origin, '/mcp', {
-      method: 'POST',
-      headers: { ...MCP_HEADERS, 'content-length': String(5 * 1024 * 1024) },
-      body: '',
-    }).catch(() => undefined);
-    // The server answers and closes without waiting for 5 MiB that never come.
-    expect(res?.status).toBe(413);
-    expect(rpcError(res!).error.code).toBe(-32600);
+  // Issue 29 break 8: the 413 used to be written and the socket destroyed with the body unread, so clients read ECONNRESET.
+  const oversized = Buffer.alloc(5 * 1024 * 1024, 0x20);
+  const expect413 = (res: Raw) => {
+    expect(res.status).toBe(413);
+    expect(res.headers.connection).toBe('close');
+    expect(rpcError(res)).toEqual({ jsonrpc: '2.0', error: { code: -32600, message: 'Request too large: the limit is 4 MiB' }, id: null });
+  };
+
+  it('a 5 MiB body announced by Content-Length: the client reads the JSON-RPC 413, not a reset', async () => {
+    for (let i = 0; i < 3; i++) {
+      expect413(
+        await raw(open.origin, '/mcp', {
+          method: 'POST',
+          headers: { ...MCP_HEADERS, 'content-length': String(oversized.length) },
+          body: oversized,
+        }),
+      );
+    }
   });
 
-  it('a streamed body past 4 MiB is cut off with 413', async () => {
-    const res = await raw(open.origin, '/mcp', {
+  it('a 5 MiB chunked body, cut off while it streams: the client reads the JSON-RPC 413, not a reset', async () => {
+    for (let i = 0; i < 3; i++) {
+      expect413(
+        await raw(open.origin, '/mcp', { method: 'POST', headers: { ...MCP_HEADERS, 'transfer-encoding': 'chunked' }, body: oversized }),
+      );
+    }
+  });
+
+  it('fetch (undici, what the MCP clients use) reads the 413 for a streamed body too, and the server still answers afterwards', async () => {
+    const chunks = async function* () {
+      for (let sent = 0; sent < oversized.length; sent += 256 * 1024) {
+        yield oversized.subarray(sent, sent + 256 * 1024);
+      }
+    };
+    const res = await fetch(`${open.origin}/mcp`, {
       method: 'POST',
-      headers: { ...MCP_HEADERS, 'transfer-encoding': 'chunked' },
-      body: Buffer.alloc(4 * 1024 * 1024 + 10, 0x20),
-    }).catch((error: NodeJS.ErrnoException) => ({
-      status: error.code === 'EPIPE' || error.code === 'ECONNRESET' ? 413 : 0,
-      headers: {},
-      body: '{"error":{"code":-32600}}',
-    }));
+      headers: MCP_HEADERS,
+      body: ReadableStream.from(chunks()),
+      duplex: 'half',
+    });
     expect(res.status).toBe(413);
+    expect(((await res.json()) as { error: { code: number } }).error.code).toBe(-32600);
+    expect((await raw(open.origin, '/mcp', { method: 'POST', headers: MCP_HEADERS, body: INIT })).status).toBe(200);
+  });
+
+  it('a declared length far past what is drained is still answered first, then the connection is closed', async () => {
+    // 1 GiB announced, 12 MiB sent: the server drains at most 8 MiB past the limit, then closes.
+    const res = await new Promise<Raw | NodeJS.ErrnoException>((resolve) => {
+      const req = request(
+        `${open.origin}/mcp`,
+        { method: 'POST', headers: { ...MCP_HEADERS, 'content-length': String(1024 ** 3) } },
+        (r) => {
+          let body = '';
+          r.setEncoding('utf8');
+          r.on('data', (chunk: string) => (body += chunk));
+          r.on('end', () => resolve({ status: r.statusCode ?? 0, headers: r.headers, body }));
+          r.on('error', resolve);
+        },
+      );
+      req.on('error', () => undefined); // the close while still sending; the answer came first
+      req.write(Buffer.alloc(12 * 1024 * 1024, 0x20));
+    });
+    expect(res).toMatchObject({ status: 413 });
+    expect413(res as Raw);
   });
 
   it('a body of 3 MiB is accepted (the limit is 4 MiB, not Express’s 100 kB)', async () => {
@@ -164,17 +206,15 @@ describe('bodies: limits before parsing, JSON-RPC errors on the MCP path', () =>
     expect(rpcError(res).error.code).toBe(-32600);
   });
 
-  it('a body of more than 64 KiB anywhere but /mcp is refused before it is parsed', async () => {
+  it('a body of more than 64 KiB anywhere but /mcp is refused before it is parsed, and the client reads the 413', async () => {
     const res = await raw(open.origin, '/admin/health', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ x: 'y'.repeat(70_000) }),
-    }).catch((error: NodeJS.ErrnoException) => ({
-      status: error.code === 'EPIPE' || error.code === 'ECONNRESET' ? 413 : 0,
-      headers: {},
-      body: '',
-    }));
+    });
     expect(res.status).toBe(413);
+    expect(res.headers.connection).toBe('close');
+    expect(JSON.parse(res.body)).toEqual({ statusCode: 413, message: 'Request too large: the limit is 64 KiB' });
   });
 });
 

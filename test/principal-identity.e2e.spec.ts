@@ -1,10 +1,12 @@
-// Issue 21 items 1 and 8: one way to compare who someone is, everywhere.
-// Item 1, over real HTTP with OAuth tokens from a test issuer and the official
-// clients: "Kate" spelt with the Kelvin sign (U+212A) is NFC's plain K, so she
-// is kate@corp.example for her rule *and* for her sessions and exports; a
-// Cyrillic look-alike is someone else everywhere (never kate's rule); a
-// principal with invisible or direction-changing characters is refused with
-// 401 and one sentence, from a token and from a host application alike.
+// Issue 21 items 1 and 8, issue 29 break 1: one way to compare who someone is,
+// everywhere. Over real HTTP with OAuth tokens from a test issuer and the
+// official clients: "Kate" spelt with the Kelvin sign (U+212A), which NFC makes
+// a plain K, is not kate — she is refused with 401 and one sentence, and the
+// refusal is on the audit trail (escaped, so the operator never reads "Kate");
+// kate herself keeps her rule, sessions and exports. A Cyrillic look-alike,
+// which no normalisation changes, is someone else everywhere (never kate's
+// rule); a principal with invisible or direction-changing characters is
+// refused too, from a token and from a host application alike.
 // Item 8: a GSC_HTTP_TOKEN server's principal is bound to its token, so two
 // servers sharing a state store and approval secret refuse each other's
 // approvals.
@@ -17,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
 import { SEED_PROPERTIES } from '../src/emulator/emulator-seed.js';
+import { AuditTrail } from '../src/mcp/approval/audit-trail.service.js';
 import { SearchConsoleMcpModule } from '../src/search-console-mcp.module.js';
 import { connectHttp, type TestClient } from './support/clients.js';
 import { isolatedEnv } from './support/env.js';
@@ -43,7 +46,7 @@ beforeAll(async () => {
 });
 afterAll(() => google?.emulator.close());
 
-describe('OAuth principals: NFC, then ASCII lower-case, one spelling everywhere', () => {
+describe('OAuth principals: as written, ASCII lower-case, look-alikes refused', () => {
   let issuer: TestIssuer;
   let server: InProcessServer;
   beforeAll(async () => {
@@ -64,33 +67,73 @@ describe('OAuth principals: NFC, then ASCII lower-case, one spelling everywhere'
   const connect = async (email: string, revision: '2026-07-28' | '2025-11-25' = '2026-07-28') =>
     connectHttp(server.url, { revision }, await headers(email));
   const toolNames = async (c: TestClient) => (await c.listTools()).map((t) => t.name).sort();
+  const refusals = async () => {
+    const res = await fetch(`${server.origin}/admin/audit?outcome=principal_refused&limit=500`);
+    return ((await res.json()) as { entries: Record<string, unknown>[] }).entries;
+  };
 
-  it('the Kelvin-sign Kate is kate: her rule, her exports and her session, and the same on both revisions', async () => {
-    const kate = await connect('kate@corp.example');
-    const kelvin = await connect(KELVIN_KATE);
-    const kelvinLegacy = await connect(KELVIN_KATE, '2025-11-25');
-    try {
-      expect(await toolNames(kelvin)).toEqual(await toolNames(kate));
-      expect((await toolNames(kelvin)).length).toBe(21);
-      expect(await toolNames(kelvinLegacy)).toEqual(await toolNames(kate));
-      // An export made by kate is hers under either spelling: the same principal, not a stranger with her rule.
-      const made = await kate.call('query_search_analytics', { site_url: WWW, dimensions: ['query'], all_rows: true });
-      expect(made.structuredContent!.export.principal).toBe('kate@corp.example');
-      const read = await kelvin.raw.readResource({ uri: made.structuredContent!.export.csv });
-      expect(read.contents[0].text).toMatch(/^query,clicks,/);
-      const byKelvin = await kelvinLegacy.call('query_search_analytics', { site_url: WWW, dimensions: ['page'], all_rows: true });
-      expect(byKelvin.structuredContent!.export.principal).toBe('kate@corp.example');
-    } finally {
-      await kate.close();
-      await kelvin.close();
-      await kelvinLegacy.close();
+  it.each([
+    ['the Kelvin sign (NFC makes it K)', KELVIN_KATE, '\\u{212A}ate@corp.example'],
+    ['the Angstrom sign (NFC makes it \u00c5)', '\u212Bsa@corp.example', '\\u{212B}sa@corp.example'],
+    ['the Ohm sign (NFC makes it \u03a9)', '\u2126mega@corp.example', '\\u{2126}mega@corp.example'],
+    ['a full-width K (NFKC makes it K)', '\uFF2Bate@corp.example', '\\u{FF2B}ate@corp.example'],
+  ])('refuses a principal with %s: 401 and one sentence, on both revisions, and audited', async (_what, email, escaped) => {
+    const before = (await refusals()).length;
+    for (const body of [INITIALIZE, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }]) {
+      const res = await rawRequest(server.url, { body, headers: await headers(email) });
+      expect(res.status).toBe(401);
+      expect(res.json.error.message).toBe(
+        'The access token is refused: the access token principal claim contains characters that Unicode normalisation (NFC or NFKC) would change, such as the Kelvin sign or a full-width letter; a look-alike spelling is refused, never taken for another principal',
+      );
+      expect(String(res.headers['www-authenticate'])).toMatch(
+        /^Bearer error="invalid_token", error_description="the access token principal claim contains characters that Unicode normalisation .*", resource_metadata="/,
+      );
     }
+    const entries = await refusals();
+    expect(entries.length).toBe(before + 2);
+    expect(entries[0]).toMatchObject({
+      event: 'principal_refused',
+      tool: 'POST /mcp',
+      principal: null,
+      reason: 'principal_not_normalized',
+      refused_principal: escaped,
+    });
   });
 
-  it('a 2025-11-25 session opened by the Kelvin-sign Kate is kate’s session (the same principal), and a look-alike gets 404', async () => {
-    const kelvin = await connect(KELVIN_KATE, '2025-11-25');
+  it('the operations routes refuse a look-alike principal with 400 instead of answering for kate', async () => {
+    for (const path of [
+      `/admin/tools?principal=${encodeURIComponent(KELVIN_KATE)}`,
+      `/admin/audit?principal=${encodeURIComponent(KELVIN_KATE)}`,
+    ]) {
+      const res = await fetch(`${server.origin}${path}`);
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { reason: string }).reason).toMatch(
+        /^The principal "\\u\{212A\}ate@corp.example" contains characters that Unicode normalisation/,
+      );
+    }
+    const tools = async (principal: string) =>
+      (await (await fetch(`${server.origin}/admin/tools?principal=${encodeURIComponent(principal)}`)).json()) as {
+        principal: string;
+        tools: { name: string }[];
+      };
+    const kate = await tools('KATE@corp.example');
+    expect(kate.principal).toBe('kate@corp.example');
+    expect(kate.tools.map((t) => t.name)).toContain('delete_site'); // kate's own rule: every tool
+    expect((await tools(CYRILLIC_KATE)).tools.map((t) => t.name)).toEqual(['list_sites']);
+  });
+
+  it('the official clients cannot connect as the Kelvin-sign Kate, on either revision', async () => {
+    await expect(connect(KELVIN_KATE)).rejects.toThrow(/401|look-alike|Unauthorized/i);
+    await expect(connect(KELVIN_KATE, '2025-11-25')).rejects.toThrow(/401|look-alike|Unauthorized/i);
+  });
+
+  it('kate keeps her rule, her exports and her session; the Kelvin-sign Kate reaches none of them', async () => {
+    const kate = await connect('KATE@corp.example', '2025-11-25');
     try {
-      const sessionId = kelvin.raw.transport.sessionId as string;
+      expect((await toolNames(kate)).length).toBe(24);
+      const made = await kate.call('query_search_analytics', { site_url: WWW, dimensions: ['query'], all_rows: true });
+      expect(made.structuredContent!.export.principal).toBe('kate@corp.example');
+      const sessionId = kate.raw.transport.sessionId as string;
       const call = (email: string) =>
         headers(email).then((h) =>
           rawRequest(server.url, {
@@ -99,10 +142,10 @@ describe('OAuth principals: NFC, then ASCII lower-case, one spelling everywhere'
           }),
         );
       expect((await call('kate@corp.example')).status).toBe(200);
-      expect((await call('KATE@corp.example')).status).toBe(200);
+      expect((await call(KELVIN_KATE)).status).toBe(401);
       expect((await call(CYRILLIC_KATE)).status).toBe(404);
     } finally {
-      await kelvin.close();
+      await kate.close();
     }
   });
 
@@ -125,15 +168,19 @@ describe('OAuth principals: NFC, then ASCII lower-case, one spelling everywhere'
     ['a zero-width joiner', 'ka\u200Dte@corp.example'],
     ['a line separator', 'kate@corp\u2028.example'],
     ['a no-break space', 'kate\u00A0@corp.example'],
-  ])('refuses a principal with %s: 401 and one sentence', async (_what, email) => {
+  ])('refuses a principal with %s: 401 and one sentence, audited', async (_what, email) => {
     const res = await rawRequest(server.url, { body: INITIALIZE, headers: await headers(email) });
     expect(res.status).toBe(401);
     expect(res.json.error.message).toBe(
       'The access token is refused: the access token principal claim is not plain text (1 to 320 characters without control, invisible or direction-changing characters)',
     );
     expect(String(res.headers['www-authenticate'])).toMatch(
-      /^Bearer error="invalid_token", error_description="the access token principal claim is not plain text/,
+      /^Bearer error="invalid_token", error_description="the access token principal claim is not plain text .*", resource_metadata="/,
     );
+    expect((await refusals())[0]).toMatchObject({
+      reason: 'principal_not_plain',
+      refused_principal: expect.stringMatching(/^[\x20-\x7e]+$/),
+    });
   });
 });
 
@@ -199,21 +246,31 @@ describe("a host application's principal", () => {
     await app?.close();
   });
 
-  it('is compared in the same spelling: the Kelvin-sign Kate is kate, with kate’s rule', async () => {
-    const kelvin = await connectHttp(url, { revision: '2026-07-28' }, { 'x-user': encodeURIComponent(KELVIN_KATE) });
+  it('is compared as written: KATE@corp.example is kate, with kate’s rule', async () => {
+    const kate = await connectHttp(url, { revision: '2026-07-28' }, { 'x-user': 'KATE@corp.example' });
     try {
-      expect((await kelvin.listTools()).length).toBe(21);
+      expect((await kate.listTools()).length).toBe(24);
     } finally {
-      await kelvin.close();
+      await kate.close();
     }
   });
 
-  it('is refused with 401 and one sentence when it is not plain text', async () => {
-    const res = await rawRequest(url, { body: INITIALIZE, headers: { 'x-user': encodeURIComponent('kate@corp.example\u200B') } });
+  it.each([
+    [
+      'a look-alike (the Kelvin sign)',
+      KELVIN_KATE,
+      'contains characters that Unicode normalisation (NFC or NFKC) would change',
+      'principal_not_normalized',
+    ],
+    ['not plain text', 'kate@corp.example\u200B', 'is not plain text', 'principal_not_plain'],
+  ])('is refused with 401 and one sentence when it is %s, and audited', async (_what, user, why, reason) => {
+    const res = await rawRequest(url, { body: INITIALIZE, headers: { 'x-user': encodeURIComponent(user) } });
     expect(res.status).toBe(401);
-    expect(res.json.error.message).toBe(
-      'The host application named the caller with text that is not plain (over 320 characters, or control, invisible or direction-changing characters), so this request is refused.',
+    expect(res.json.error.message).toMatch(
+      new RegExp(`^The caller is refused: the principal the host application named ${why.replace(/[()]/g, '\\$&')}`),
     );
+    const audit = await app.get(AuditTrail).query({ outcome: 'principal_refused' });
+    expect(audit.entries[0]).toMatchObject({ event: 'principal_refused', reason, principal: null });
   });
 });
 

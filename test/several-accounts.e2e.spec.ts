@@ -29,6 +29,7 @@ import { clickThrough } from './support/connect-kit.js';
 import type { MintedGrant } from './support/google-grant.js';
 import { TestIssuer } from './support/test-issuer.js';
 import { launchChromium } from './support/views-browser.js';
+import { modernToolCall } from './support/modern-wire.js';
 import { type InProcessServer, startInProcess } from './support/server.js';
 
 const REVISIONS = ['2026-07-28', '2025-11-25'] as const;
@@ -90,11 +91,16 @@ describe('one person, two Google accounts (interactive client)', () => {
       try {
         const forBob = await client.call('get_site', { site_url: BOB_ONLY });
         expect(forBob.isError).toBeFalsy();
+        // The answer names the account it acted as and the property, first line and structured alike.
+        expect(text(forBob).split('\n')[0]).toBe(`As ${BOB} on ${BOB_ONLY}:`);
+        expect(forBob.structuredContent).toMatchObject({ site_url: BOB_ONLY, google_account: BOB });
         const forAlice = await client.call('get_site', { site_url: ALICE_ONLY });
         expect(forAlice.isError).toBeFalsy();
         // A page: the property that covers it decides (shop.example.com is Alice's only).
         const page = await client.call('get_indexing_status', { url: 'https://shop.example.com/item' });
         expect(page.isError).toBeFalsy();
+        // A page-URL tool names the property the page resolved to.
+        expect(page.structuredContent).toMatchObject({ site_url: SEED_PROPERTIES.fullUser, google_account: ALICE });
         expect(actedAs()).toEqual([
           { route: 'sites.get', user: BOB },
           { route: 'sites.get', user: ALICE },
@@ -115,9 +121,13 @@ describe('one person, two Google accounts (interactive client)', () => {
         expect(client.asked).toHaveLength(1);
         const asked = client.asked[0] as unknown as {
           message: string;
-          requestedSchema: { properties: { google_account: { enum: string[] } } };
+          requestedSchema: { properties: { google_account: { oneOf: { const: string; title: string }[] } } };
         };
-        expect([...asked.requestedSchema.properties.google_account.enum].sort()).toEqual([ALICE, BOB].sort());
+        // Each account with its permission on the property (the emulator: Alice owns it, Bob is a full user).
+        expect([...asked.requestedSchema.properties.google_account.oneOf].sort((a, b) => a.const.localeCompare(b.const))).toEqual([
+          { const: ALICE, title: `${ALICE} (owner)` },
+          { const: BOB, title: `${BOB} (restricted user, read-only)` },
+        ]);
         expect(asked.message).toContain(BOTH);
         expect(actedAs()).toEqual([{ route: 'sites.get', user: BOB }]);
       } finally {
@@ -142,6 +152,24 @@ describe('one person, two Google accounts (interactive client)', () => {
       }
     });
   }
+
+  it('2026-07-28 on the wire: a choice of account nobody asked for is no answer; the question is asked, nothing sent', async () => {
+    const pick = { google_account: { action: 'accept', content: { google_account: BOB } } };
+    const unasked = (await modernToolCall(server.url, 'get_site', { site_url: BOTH }, { inputResponses: pick })).body.result;
+    expect(unasked.resultType).toBe('input_required');
+    expect(unasked.inputRequests.google_account.params.requestedSchema.properties.google_account.oneOf).toHaveLength(2);
+    expect(actedAs()).toEqual([]);
+    // Answered in the round it was asked: it counts, once.
+    const answered = (
+      await modernToolCall(server.url, 'get_site', { site_url: BOTH }, { inputResponses: pick, requestState: unasked.requestState })
+    ).body.result;
+    expect(answered.structuredContent).toMatchObject({ site_url: BOTH, google_account: BOB });
+    const replayed = (
+      await modernToolCall(server.url, 'get_site', { site_url: BOTH }, { inputResponses: pick, requestState: unasked.requestState })
+    ).body.result;
+    expect(replayed.resultType).toBe('input_required');
+    expect(actedAs()).toEqual([{ route: 'sites.get', user: BOB }]);
+  });
 
   it('google_account that is not one of the person’s accounts: refused, nothing sent', async () => {
     const client = await linkClientHttp(server.url, { revision: '2026-07-28' });
@@ -214,13 +242,16 @@ describe('one person, two Google accounts (interactive client)', () => {
     }
   });
 
-  it('disconnect_google_account: revoked at Google, deleted here; the next call for its property asks to connect', async () => {
-    const client = await linkClientHttp(server.url, { revision: '2026-07-28' });
+  it('disconnect_google_account: revoked at Google, deleted here; its own property asks to connect; one it was used for asks before another account takes over', async () => {
+    const client = await linkClientHttp(server.url, { revision: '2026-07-28', choose: () => ALICE });
     try {
+      // Calls for BOTH act as Bob (restricted there; Alice owns it).
+      expect((await client.call('get_site', { site_url: BOTH, google_account: BOB })).isError).toBeFalsy();
       const done = await client.call('disconnect_google_account', { google_account: BOB });
       expect(done.isError).toBeFalsy();
       expect(done.structuredContent).toEqual(expect.objectContaining({ google_account: BOB, disconnected: true, revoked_at_google: true }));
       expect(text(done)).toContain(BOB_ONLY);
+      expect(text(done)).toMatch(/No other account takes its place silently/);
       // Revoked at the emulator: its refresh token is dead.
       const refresh = await fetch(google.emulator.tokenUrl, {
         method: 'POST',
@@ -238,9 +269,40 @@ describe('one person, two Google accounts (interactive client)', () => {
       expect(next.isError).toBe(true);
       expect(text(next)).toMatch(/connect the Google account that has it: open http/);
       expect(google.emulator.apiRequests().filter((r) => r.principal === BOB)).toEqual([]);
-      // Alice's properties still work, as Alice.
-      expect((await client.call('get_site', { site_url: BOTH })).isError).toBeFalsy();
+      // BOTH: Alice has it, with more rights than Bob had; calls for it acted as Bob, so the person is asked first.
+      const before = client.asked.length;
+      const both = await client.call('get_site', { site_url: BOTH });
+      expect(both.isError).toBeFalsy();
+      expect(client.asked).toHaveLength(before + 1);
+      const asked = client.asked[before] as unknown as {
+        message: string;
+        requestedSchema: { properties: { google_account: { oneOf: unknown[] } } };
+      };
+      expect(asked.message).toMatch(/acted as bob@example\.net until now, which is no longer connected/);
+      expect(asked.requestedSchema.properties.google_account.oneOf).toEqual([{ const: ALICE, title: `${ALICE} (owner)` }]);
       expect(actedAs()).toEqual([{ route: 'sites.get', user: ALICE }]);
+      // Chosen once, remembered: the next call goes on as Alice without asking.
+      expect((await client.call('get_site', { site_url: BOTH })).isError).toBeFalsy();
+      expect(client.asked).toHaveLength(before + 1);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a Site Verification id that names no property: the person says which account holds it; nothing is fetched as a guess', async () => {
+    const client = await linkClientHttp(server.url, { revision: '2026-07-28', choose: () => BOB });
+    try {
+      const result = await client.call('get_verified_site', { id: 'android-app://com.example.app' });
+      expect(client.asked).toHaveLength(1);
+      const asked = client.asked[0] as unknown as {
+        message: string;
+        requestedSchema: { properties: { google_account: { oneOf: { const: string }[] } } };
+      };
+      expect(asked.message).toMatch(/names no Search Console property, so which of your Google accounts holds it is not known/);
+      expect(asked.requestedSchema.properties.google_account.oneOf.map((o) => o.const).sort()).toEqual([ALICE, BOB].sort());
+      // Looked up as the account chosen, and no other.
+      expect(actedAs()).toEqual([{ route: 'webResource.get', user: BOB }]);
+      expect(result.isError).toBe(true);
     } finally {
       await client.close();
     }
@@ -332,6 +394,36 @@ describe('one person, two Google accounts (token path: no dialog can reach a per
     expect((await client.call('get_site', { site_url: BOTH, google_account: BOB })).isError).toBeFalsy();
     expect(actedAs()).toEqual([{ route: 'sites.get', user: BOB }]);
   });
+
+  it('an id that names no property: an isError naming the accounts that could hold it; nothing is fetched', async () => {
+    google.emulator.clearLog();
+    const result = await client.call('get_verified_site', { id: 'android-app://com.example.app' });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toMatch(/which of your Google accounts holds it is not known/);
+    expect(text(result)).toContain(ALICE);
+    expect(text(result)).toContain(BOB);
+    expect(text(result)).toContain('google_account');
+    expect(google.emulator.apiRequests().filter((r) => r.route !== 'sites.list')).toEqual([]);
+  });
+
+  it('after the account calls used is disconnected: an isError naming the account that remains; google_account settles it for good', async () => {
+    // Calls for BOTH act as Bob (restricted there); Alice owns it.
+    expect((await client.call('get_site', { site_url: BOTH, google_account: BOB })).isError).toBeFalsy();
+    expect((await client.call('disconnect_google_account', { google_account: BOB })).isError).toBeFalsy();
+    google.emulator.clearLog();
+    const refused = await client.call('get_site', { site_url: BOTH });
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toMatch(/acted as bob@example\.net until now, which is no longer connected/);
+    expect(text(refused)).toContain(`${ALICE} (owner)`);
+    expect(text(refused)).toMatch(/did not run and nothing was sent to Google.*google_account/);
+    expect(actedAs()).toEqual([]);
+    expect((await client.call('get_site', { site_url: BOTH, google_account: ALICE })).isError).toBeFalsy();
+    expect((await client.call('get_site', { site_url: BOTH })).isError).toBeFalsy();
+    expect(actedAs()).toEqual([
+      { route: 'sites.get', user: ALICE },
+      { route: 'sites.get', user: ALICE },
+    ]);
+  });
 });
 
 describe('the allowlist still bounds every account', () => {
@@ -339,7 +431,8 @@ describe('the allowlist still bounds every account', () => {
   let store: GrantStore;
   beforeAll(async () => {
     // A domain entry would allow every property on its domain: two URL-prefix ones, one per account.
-    ({ server, store } = await serverWith({ GSC_ALLOWED_SITES: `${SEED_PROPERTIES.fullUser},${BOB_ONLY}` }));
+    // And one no account has, to hear what the accounts are said to have.
+    ({ server, store } = await serverWith({ GSC_ALLOWED_SITES: `${SEED_PROPERTIES.fullUser},${BOB_ONLY},https://nobody.example.com/` }));
     await connectBoth(store);
   });
   afterAll(() => server?.close());
@@ -364,6 +457,39 @@ describe('the allowlist still bounds every account', () => {
       await client.close();
     }
   });
+
+  it("Google's refusal for a named account lists only the allowed properties it has", async () => {
+    const client = await linkClientHttp(server.url, { revision: '2026-07-28' });
+    try {
+      const refused = await client.call('get_site', { site_url: BOB_ONLY, google_account: ALICE });
+      expect(refused.isError).toBe(true);
+      expect(text(refused).split('\n')[0]).toBe(`As ${ALICE} on ${BOB_ONLY}:`);
+      expect(text(refused)).toContain(
+        `is not among the properties of ${ALICE}, which has: ${SEED_PROPERTIES.fullUser} (siteFullUser) and 3 more you may not use here.`,
+      );
+      for (const hidden of [ALICE_ONLY, BOTH, SEED_PROPERTIES.subPath]) {
+        expect(text(refused)).not.toContain(hidden);
+      }
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('"none of your accounts has it" names only allowed properties and counts the rest as withheld', async () => {
+    const client = await linkClientHttp(server.url, { revision: '2025-11-25' });
+    try {
+      const none = await client.call('get_site', { site_url: 'https://nobody.example.com/' });
+      expect(none.isError).toBe(true);
+      expect(text(none)).toContain(`${ALICE} has ${SEED_PROPERTIES.fullUser};`);
+      expect(text(none)).toContain(`${BOB} has ${BOB_ONLY};`);
+      expect(text(none)).toMatch(/\d+ more properties withheld: outside the properties you may use here/);
+      for (const hidden of [ALICE_ONLY, BOTH, SEED_PROPERTIES.large, SEED_PROPERTIES.subPath]) {
+        expect(text(none)).not.toContain(hidden);
+      }
+    } finally {
+      await client.close();
+    }
+  });
 });
 
 describe('a guarded change on a property both accounts see', () => {
@@ -384,6 +510,11 @@ describe('a guarded change on a property both accounts see', () => {
         expect(text(result)).not.toMatch(/did not run/);
         const choices = client.asked.filter((a) => /Which one should delete_sitemap act as/.test(a.message));
         expect(choices).toHaveLength(1);
+        // The approval names the Google account that will act, and the sitemap it deletes, as quoted data.
+        const approval = client.asked.find((a) => /This will delete a sitemap submission/.test(a.message))!;
+        expect(approval.message).toContain(`- Google account making the change: "${ALICE}"`);
+        expect(approval.message).toContain(`- Sitemap URL: "${BOTH}sitemap.xml"`);
+        expect(text(result).split('\n')[0]).toBe(`As ${ALICE} on ${BOTH}:`);
         expect(actedAs().filter((r) => r.route === 'sitemaps.delete')).toEqual([{ route: 'sitemaps.delete', user: ALICE }]);
       } finally {
         await client.close();
@@ -501,6 +632,24 @@ describe("the person's policy still bounds every account (OAuth callers, a per-p
       expect(google.emulator.apiRequests()).toEqual([]);
       expect((await client.call('get_site', { site_url: BOB_ONLY })).isError).toBeFalsy();
       expect(actedAs()).toEqual([{ route: 'sites.get', user: BOB }]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('disconnect_google_account names only the properties the rule allows and counts the rest', async () => {
+    const token = await issuer.mint({ email: DANA, sub: `sub-${DANA}` });
+    const client = await linkClientHttp(server.url, { revision: '2026-07-28', headers: { authorization: `Bearer ${token}` } });
+    try {
+      const done = await client.call('disconnect_google_account', { google_account: ALICE });
+      expect(done.isError).toBeFalsy();
+      const out = done.structuredContent as { properties: string[]; withheld?: number };
+      expect(out.properties).toEqual([]);
+      expect(out.withheld).toBeGreaterThan(0);
+      for (const hidden of [ALICE_ONLY, BOTH, SEED_PROPERTIES.fullUser]) {
+        expect(text(done)).not.toContain(hidden);
+      }
+      expect(text(done)).toMatch(/withheld/);
     } finally {
       await client.close();
     }

@@ -344,6 +344,10 @@ describe('the approval dialog for update_site_owners', () => {
       expect(dialog).toContain('- Gaining ownership: "new@example.com"');
       expect(dialog).toContain('- Losing ownership: "webmaster@example.com"');
       expect(dialog).toContain(`- Resource id: "${WWW_ID}"`);
+      // The service account acts, and the new list leaves it out: the question says the change removes the account making it.
+      expect(dialog).toContain(`- Google account making the change: "${google.clientEmail}"`);
+      expect(dialog).toContain(`- Losing its own ownership: the Google account making the change: "${google.clientEmail}"`);
+      expect(dialog).toMatch(/the Google account making the change among them, so it cannot undo this/);
       expect(writes()).toEqual([]);
     } finally {
       await person.close();

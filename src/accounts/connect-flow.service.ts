@@ -8,10 +8,11 @@ import { CONFIG, type Config } from '../config/config.js';
 import type { ConnectedConfig } from '../config/connected-config.js';
 import { STATE_STORE } from '../state/state.module.js';
 import type { StateStore } from '../state/state-store.js';
+import type { ConnectEventSink, ConnectPageRecord } from './connect-events.js';
 import { IdpLogin, IdpLoginError } from './connect-idp.js';
 import * as say from './connect-messages.js';
 import { browserCookie, browserCookieName, type PageText, readCookie, sendPage, sendRedirect } from './connect-pages.js';
-import { CONNECT_REQUEST_TTL_MS, type ConnectRequest, ConnectRequests } from './connect-requests.js';
+import { CONNECT_REQUEST_TTL_MS, type ConnectOutcome, type ConnectRequest, ConnectRequests } from './connect-requests.js';
 import { GrantStore } from './grant-store.js';
 
 /** The connect routes, under a page host's base. */
@@ -33,6 +34,8 @@ export interface ConnectSite {
   /** Where the pages are served, no trailing slash; redirect URIs are made under it. */
   readonly base: string;
   readonly proof: BrowserProof;
+  /** How the pages name this server to the person: "the Search Console server at https://mcp.corp.example". */
+  readonly server: string;
 }
 
 /** One login or Google round trip, under its single-use `state`, bound to the request and to the browser. */
@@ -60,6 +63,7 @@ export class ConnectFlow {
   // What happened, for the operator: principals and Google accounts, never a code, token or state.
   private readonly logger = new Logger('ConnectPages');
   private idpLogin?: IdpLogin;
+  private events?: ConnectEventSink;
 
   constructor(
     @Inject(CONFIG) private readonly config: Config,
@@ -68,6 +72,11 @@ export class ConnectFlow {
     private readonly grants: GrantStore,
     private readonly clock: Clock,
   ) {}
+
+  /** Where the pages' events go besides stderr: the audit trail (mcp/connect-page-audit.ts); the latest caller wins. */
+  recordEventsWith(sink: ConnectEventSink): void {
+    this.events = sink;
+  }
 
   /** Dispatches by path (stdio's loopback server); false when the path is not a connect route. */
   async route(req: IncomingMessage, res: ServerResponse, site: ConnectSite): Promise<boolean> {
@@ -139,6 +148,10 @@ export class ConnectFlow {
       return;
     }
     const error = query.get('error');
+    if (error === 'access_denied') {
+      // The person cancelled the sign-in (RFC 6749 §4.1.2.1): as final as a no at Google, so the waiting call is told.
+      return this.saidNo(res, flow.requestId, 'cancelled');
+    }
     if (error !== null) {
       return sendPage(res, 403, say.idpError(this.config.auth!.issuer, error));
     }
@@ -172,7 +185,7 @@ export class ConnectFlow {
     }
     const error = query.get('error');
     if (error === 'access_denied') {
-      return sendPage(res, 200, say.DENIED);
+      return this.saidNo(res, flow.requestId, 'denied');
     }
     const code = query.get('code');
     if (error !== null || !code) {
@@ -217,7 +230,8 @@ export class ConnectFlow {
     });
     const missing = request.scopes.filter((s) => !granted.includes(s) && !['openid', 'email'].includes(s));
     this.logger.log(`connected ${account.email} for ${request.principal} (${granted.length} scopes granted)`);
-    return sendPage(res, 200, say.connected(account.email, request.principal, missing));
+    await this.record({ event: 'connect_completed', principal: request.principal, google_account: account.email, tool: request.tool });
+    return sendPage(res, 200, say.connected(account.email, { server: site.server, principal: request.principal }, granted, missing));
   }
 
   /** The person's browser is proven to be the request's principal (or refused with 403); off to Google. */
@@ -235,6 +249,12 @@ export class ConnectFlow {
       this.logger.warn(
         `a connect link made for ${request.principal} was opened by ${principal ?? 'a principal that is not plain text'}: refused`,
       );
+      await this.record({
+        event: 'connect_wrong_person',
+        principal: principal ?? null,
+        target_principal: request.principal,
+        tool: request.tool,
+      });
       return sendPage(res, 403, say.SOMEONE_ELSE, cookies);
     }
     const client = await this.googleClient(connected, `${site.base}${CONNECT_PATHS.callback}`);
@@ -251,6 +271,7 @@ export class ConnectFlow {
       code_challenge: codeChallenge,
       code_challenge_method: CodeChallengeMethod.S256,
     });
+    await this.record({ event: 'connect_started', principal: request.principal, tool: request.tool });
     return sendRedirect(res, url, cookies);
   }
 
@@ -271,6 +292,8 @@ export class ConnectFlow {
     const cookie = readCookie(req, browserCookieName(site.base.startsWith('https:')));
     if (!cookie || !sameDigest(digest(cookie), flow.browser)) {
       this.logger.warn('a connect answer reached another browser than the one that opened the link: refused');
+      const request = await this.requests.peek(flow.requestId);
+      await this.record({ event: 'connect_wrong_browser', principal: null, target_principal: request?.principal, tool: request?.tool });
       sendPage(res, 403, say.DIFFERENT_BROWSER);
       return undefined;
     }
@@ -280,6 +303,30 @@ export class ConnectFlow {
       return undefined;
     }
     return flow;
+  }
+
+  /**
+   * The person said no: at Google (`denied`: error=access_denied, which is what
+   * Google's Cancel button answers) or at the company IdP's sign-in
+   * (`cancelled`). The request is spent with that outcome, so the call waiting
+   * on it (any replica: it reads the store) ends within a poll; nothing is stored.
+   */
+  private async saidNo(res: ServerResponse, requestId: string, outcome: ConnectOutcome): Promise<void> {
+    const checked = await this.requests.check(requestId);
+    const request = checked.ok && (await this.requests.markEnded(checked.request, outcome)) ? checked.request : undefined;
+    if (request) {
+      this.logger.log(`${request.principal} ${outcome === 'denied' ? 'declined at Google' : 'cancelled the sign-in'}: nothing stored`);
+      await this.record({
+        event: outcome === 'denied' ? 'connect_denied' : 'connect_sign_in_cancelled',
+        principal: request.principal,
+        tool: request.tool,
+      });
+    }
+    return sendPage(res, 200, say.saidNo(outcome, request?.via === 'dialog', this.config.auth?.issuer));
+  }
+
+  private async record(entry: ConnectPageRecord): Promise<void> {
+    await this.events?.(entry);
   }
 
   private putState(state: string, flow: FlowState): Promise<void> {

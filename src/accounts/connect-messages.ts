@@ -1,5 +1,7 @@
+import { permissionName, permissionWords } from '../google/permission-names.js';
+import { LOCAL_PRINCIPAL } from '../identity/caller.js';
 import type { PageText } from './connect-pages.js';
-import type { RequestRefusal } from './connect-requests.js';
+import { MAX_LIVE_LINKS, type RequestRefusal } from './connect-requests.js';
 
 // What the connect pages say (PRODUCT.md §8d): each page says what happened,
 // that nothing was stored when nothing was, and what to do next. Values are
@@ -19,6 +21,30 @@ export const REFUSED: Record<RequestRefusal, readonly [number, PageText]> = {
     {
       title: 'This link was already used',
       lines: ['A Google account was already connected through this link; it works once, so nothing more was stored.', AGAIN],
+    },
+  ],
+  denied: [
+    410,
+    {
+      title: 'This link was declined',
+      lines: ['Access was declined at Google through this link, which ended it, so nothing was stored.', AGAIN],
+    },
+  ],
+  cancelled: [
+    410,
+    {
+      title: 'This link was cancelled',
+      lines: ['The sign-in was cancelled through this link, which ended it, so nothing was stored.', AGAIN],
+    },
+  ],
+  superseded: [
+    410,
+    {
+      title: 'A newer link replaced this one',
+      lines: [
+        `Only your ${MAX_LIVE_LINKS} newest connect links work, and newer ones were made since this one, so it no longer works and nothing was stored.`,
+        'Open the newest link your MCP client showed you, or call the tool again for a new one.',
+      ],
     },
   ],
 };
@@ -49,10 +75,24 @@ export const SIGN_IN_FIRST: PageText = {
   ],
 };
 
-export const DENIED: PageText = {
-  title: 'Nothing was connected',
-  lines: ['You declined at Google, so nothing was stored and no Google account is connected.', RETRY],
-};
+/**
+ * The person said no at Google (Cancel on the consent page) or at the company
+ * IdP's sign-in: the link is spent, and the call waiting on it ends with the
+ * same news (PRODUCT.md §8d). `waiting`: the link came by URL elicitation, so a
+ * call may still be waiting for it; otherwise the call that gave it has ended.
+ */
+export function saidNo(outcome: 'denied' | 'cancelled', waiting: boolean, issuer?: string): PageText {
+  const what = outcome === 'denied' ? 'You declined at Google' : `You cancelled the sign-in${issuer ? ` at ${issuer}` : ''}`;
+  return {
+    title: outcome === 'denied' ? 'You declined at Google' : 'Sign-in cancelled',
+    lines: [
+      `${what}, so nothing was stored and nothing was sent to Google: no Google account is connected.`,
+      waiting
+        ? 'Your MCP client has been told: the call that showed you this link ends now, saying so. Call the tool again when you want to connect.'
+        : 'This link is used up; call the tool again from your MCP client when you want to connect.',
+    ],
+  };
+}
 
 export const NO_REFRESH_TOKEN: PageText = {
   title: 'Google sent no lasting access',
@@ -99,13 +139,32 @@ export function googleFailure(what: string, failure: unknown): PageText {
   };
 }
 
-export function connected(email: string, principal: string, missing: readonly string[]): PageText {
+/** Where a grant was stored and for whom, as the success page says it. */
+export interface ConnectedTo {
+  /** How the page host names this server: "the Search Console server at http://127.0.0.1:3000". */
+  readonly server: string;
+  /** The principal the connect request was made for. */
+  readonly principal: string;
+}
+
+/** "you, the local user" on loopback (stdio, or HTTP on loopback without a token); otherwise the principal's own name. */
+export function whom(principal: string): string {
+  return principal === LOCAL_PRINCIPAL ? 'you, the local user' : principal;
+}
+
+export function connected(email: string, to: ConnectedTo, granted: readonly string[], missing: readonly string[]): PageText {
+  const named = granted.map(permissionWords).filter((words) => words !== undefined);
   return {
     title: 'Google account connected',
     lines: [
-      `Connected ${email} for ${principal}.`,
+      `Connected ${email} to ${to.server} for ${whom(to.principal)}.`,
+      ...(named.length ? [`${email} granted: ${named.map((words) => `“${words}”`).join(', ')}.`] : []),
       ...(missing.length
-        ? [`Not granted: ${missing.join(', ')}; the tools that need it stay unavailable to you until you connect again and allow it.`]
+        ? [
+            `${email} did not grant ${missing.map(permissionName).join(' and ')}. ` +
+              'The tools that need it run only through another Google account you connected that granted it, and leave your tool list when none did; ' +
+              `to use them as ${email}, connect it again and allow it.`,
+          ]
         : []),
       'You can close this page and go back to your MCP client.',
     ],

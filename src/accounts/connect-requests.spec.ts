@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import type { Clock } from '../common/clock.js';
 import type { Config } from '../config/config.js';
 import { SqliteStateStore } from '../state/sqlite-state-store.js';
-import { CONNECT_REQUEST_TTL_MS, type ConnectPageHost, ConnectRequests } from './connect-requests.js';
+import { CONNECT_REQUEST_TTL_MS, type ConnectPageHost, ConnectRequests, MAX_LIVE_LINKS, MAX_WAITING_CALLS } from './connect-requests.js';
 
 const store = new SqliteStateStore(mkdtempSync(join(tmpdir(), 'gsc-connect-requests-')));
 afterAll(() => store.close());
@@ -43,5 +43,53 @@ describe('ConnectRequests', () => {
     expect(await requests.check(two)).toEqual({ ok: false, reason: 'expired' });
     expect(await requests.check('x'.repeat(32))).toEqual({ ok: false, reason: 'unknown' });
     expect(await requests.check('../../etc')).toEqual({ ok: false, reason: 'unknown' });
+  });
+
+  it(`keeps only a principal's ${MAX_LIVE_LINKS} newest links working: a new one replaces the oldest, and others' links are untouched`, async () => {
+    const requests = new ConnectRequests(config, store, clock);
+    const idOf = async (principal: string) => (await requests.create(principal, [READ])).id;
+    const other = await idOf('sam@corp.example');
+    const ids: string[] = [];
+    for (let i = 0; i < MAX_LIVE_LINKS + 2; i++) {
+      ids.push(await idOf('flo@corp.example'));
+    }
+    const checks = await Promise.all(ids.map((id) => requests.check(id)));
+    expect(checks.map((c) => (c.ok ? 'ok' : c.reason))).toEqual([
+      'superseded',
+      'superseded',
+      ...Array.from({ length: MAX_LIVE_LINKS }, () => 'ok'),
+    ]);
+    expect((await requests.check(other)).ok).toBe(true);
+    // A replaced link stays refused even if its mark were lost: whether it works is read from the principal's newest links.
+    await store.put(`connect-request:${ids[0]}`, JSON.stringify({ ...(await requests.peek(ids[0])), supersededAt: undefined }), 60_000);
+    expect(await requests.check(ids[0])).toEqual({ ok: false, reason: 'superseded' });
+  });
+
+  it('a no (declined at Google, a cancelled sign-in) spends the request with that outcome; the first final answer wins', async () => {
+    const requests = new ConnectRequests(config, store, clock);
+    const denied = (await requests.find((await requests.create('gil@corp.example', [READ], { tool: 'list_sites', via: 'dialog' })).id))!;
+    expect(denied).toMatchObject({ tool: 'list_sites', via: 'dialog' });
+    expect(await requests.markEnded(denied, 'denied')).toBe(true);
+    expect(await requests.check(denied.id)).toEqual({ ok: false, reason: 'denied' });
+    expect((await requests.peek(denied.id))?.ended).toEqual({ outcome: 'denied', at: new Date(now).toISOString() });
+    // Allowed in another browser after the no: the link is spent, nothing more is stored through it.
+    expect(await requests.markUsed(denied)).toBe(false);
+    const used = (await requests.find((await requests.create('gil@corp.example', [READ])).id))!;
+    expect(await requests.markUsed(used)).toBe(true);
+    expect(await requests.markEnded(used, 'cancelled')).toBe(false);
+    expect(await requests.check(used.id)).toEqual({ ok: false, reason: 'used' });
+  });
+
+  it(`holds at most ${MAX_WAITING_CALLS} waiting places per principal in the store, and a place given back is free again`, async () => {
+    const requests = new ConnectRequests(config, store, clock);
+    const held = await Promise.all(Array.from({ length: MAX_WAITING_CALLS }, () => requests.holdWaitingPlace('hal@corp.example')));
+    expect(held.every((release) => release !== undefined)).toBe(true);
+    // Another process sharing the store sees the same places.
+    const elsewhere = new ConnectRequests(config, store, clock);
+    expect(await elsewhere.holdWaitingPlace('Hal@Corp.Example')).toBeUndefined();
+    expect(await elsewhere.holdWaitingPlace('ida@corp.example')).toBeDefined();
+    await held[2]!();
+    expect(await elsewhere.holdWaitingPlace('hal@corp.example')).toBeDefined();
+    expect(await elsewhere.holdWaitingPlace('hal@corp.example')).toBeUndefined();
   });
 });

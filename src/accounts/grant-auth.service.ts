@@ -201,7 +201,7 @@ export class GrantAuth extends ConnectedAccounts {
       await this.store.put(tokenKey, seal(keys, slot, JSON.stringify({ access_token, expiry_date, token_type, scope })), ttl);
     };
 
-    return async (refresh) => {
+    return async (used, refresh) => {
       // Past the lock's own life, so a waiter outlives a winner that died holding it and then refreshes itself.
       const deadline = Date.now() + lockTtl + 2_000;
       for (;;) {
@@ -216,21 +216,17 @@ export class GrantAuth extends ConnectedAccounts {
             if (stored) {
               return stored;
             }
-            let tokens: Credentials;
-            try {
-              tokens = await refresh();
-            } catch (error) {
-              if (isInvalidGrant(error)) {
-                await this.revoked(grant);
-                throw new NotConnectedError(principal, 'revoked');
-              }
-              throw error;
+            const { tokens, refreshToken } = await this.refreshHeld(grant, used, refresh);
+            let holding = refreshToken;
+            if (tokens.refresh_token && tokens.refresh_token !== refreshToken) {
+              // Google may rotate a refresh token; the new one replaces the one it refreshed — never a grant saved meanwhile.
+              const rotated = await this.grants.rotateRefreshToken(principal, googleSub, refreshToken, tokens.refresh_token);
+              holding = rotated.kind === 'swapped' ? tokens.refresh_token : refreshToken;
             }
-            if (tokens.refresh_token && tokens.refresh_token !== grant.refreshToken) {
-              // Google may rotate a refresh token; the new one replaces the old for every process.
-              await this.grants.save({ ...grant, refreshToken: tokens.refresh_token });
+            // A token of a grant replaced meanwhile (reconnected, perhaps with other scopes) is not shared with every process.
+            if (await this.grants.holds(principal, googleSub, holding)) {
+              await keep(tokens);
             }
-            await keep(tokens);
             return tokens;
           } finally {
             await this.store.delete(lockKey).catch(() => undefined);
@@ -242,6 +238,50 @@ export class GrantAuth extends ConnectedAccounts {
         await new Promise((resolve) => setTimeout(resolve, WAIT_STEP_MS));
       }
     };
+  }
+
+  /**
+   * One refresh at Google for the grant, with the refresh token this client
+   * holds. invalid_grant ends the grant only if the stored grant still holds
+   * the token that failed (compare-and-set, GrantStore.revokeIfHolds): when the
+   * person connected the account again while this refresh was on its way, the
+   * late answer is about the old token, and the call goes on with the new one.
+   */
+  private async refreshHeld(
+    grant: StoredGrant,
+    used: string,
+    refresh: (refreshToken: string) => Promise<Credentials>,
+  ): Promise<{ tokens: Credentials; refreshToken: string }> {
+    let refreshToken = used;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return { tokens: await refresh(refreshToken), refreshToken };
+      } catch (error) {
+        if (!isInvalidGrant(error)) {
+          throw error;
+        }
+        const outcome = await this.grants.revokeIfHolds(grant.principal, grant.googleSub, refreshToken);
+        if (outcome.kind === 'replaced' && attempt === 1) {
+          this.logger.log(
+            `a refresh of the grant of principal ${JSON.stringify(grant.principal)} for ${grant.googleEmail} was refused for a refresh token that has since been replaced; the new one is used and the grant kept`,
+          );
+          refreshToken = outcome.refreshToken;
+          continue;
+        }
+        this.clients.delete(slotId(grant.principal, grant.googleSub));
+        if (outcome.kind === 'swapped') {
+          this.logger.warn(
+            `Google ended the grant of principal ${JSON.stringify(grant.principal)} for ${grant.googleEmail} (invalid_grant: revoked or expired); they are asked to connect again`,
+          );
+        }
+        if (outcome.kind === 'gone') {
+          // Disconnected, or its record no longer opens, while this refresh was on its way.
+          const now = await this.grants.readOne(grant.principal, grant.googleSub);
+          throw new NotConnectedError(grant.principal, !now ? 'none' : now.kind === 'unreadable' ? 'unreadable' : 'revoked');
+        }
+        throw new NotConnectedError(grant.principal, 'revoked');
+      }
+    }
   }
 
   /** POST to Google's revocation endpoint with the token in the form body (never in a URL, where proxies log it). */
@@ -271,14 +311,6 @@ export class GrantAuth extends ConnectedAccounts {
     if (!response.ok && !(response.status === 400 && body?.error === 'invalid_token')) {
       throw failed(`answered HTTP ${response.status}`);
     }
-  }
-
-  private async revoked(grant: StoredGrant): Promise<void> {
-    this.clients.delete(slotId(grant.principal, grant.googleSub));
-    await this.grants.markRevoked(grant.principal, grant.googleSub);
-    this.logger.warn(
-      `Google ended the grant of principal ${JSON.stringify(grant.principal)} for ${grant.googleEmail} (invalid_grant: revoked or expired); they are asked to connect again`,
-    );
   }
 }
 

@@ -14,9 +14,11 @@ export interface GrantClientOptions {
 /**
  * Gets an access token for the grant: from the state store when another
  * process already has one, else by calling `refresh` (the token endpoint) under
- * the cross-process lock. Resolves with the tokens; throws what the endpoint threw.
+ * the cross-process lock. `used` is the refresh token this client holds;
+ * `refresh` sends the one it is given (the stored one, when the person
+ * reconnected meanwhile). Resolves with the tokens; throws what the endpoint threw.
  */
-export type SharedRefresh = (refresh: () => Promise<Credentials>) => Promise<Credentials>;
+export type SharedRefresh = (used: string, refresh: (refreshToken: string) => Promise<Credentials>) => Promise<Credentials>;
 
 /**
  * An OAuth2Client (google-auth-library) acting as one grant: its refresh goes
@@ -29,7 +31,7 @@ export async function grantClient(options: GrantClientOptions, shared: SharedRef
   const { OAuth2Client } = await import('google-auth-library');
   class GrantClient extends OAuth2Client {
     protected override async refreshTokenNoCache(refreshToken?: string | null) {
-      const tokens = await shared(async () => (await super.refreshTokenNoCache(refreshToken)).tokens);
+      const tokens = await shared(refreshToken ?? options.refreshToken, async (token) => (await super.refreshTokenNoCache(token)).tokens);
       return { tokens: { ...tokens }, res: null };
     }
   }

@@ -206,7 +206,9 @@ describe.each(subjects)('GrantStore on %s', (_name, make) => {
   it('marks a grant revoked: its refresh token is dropped, the account kept apart from usable ones; a new save replaces it', async () => {
     const grants = subject.grants(`k1:${key(1)}`);
     await grants.save(grant('revoked@corp.example', '999'));
-    await grants.markRevoked('revoked@corp.example', '999', new Date('2026-12-03T00:00:00Z'));
+    expect(await grants.revokeIfHolds('revoked@corp.example', '999', REFRESH, new Date('2026-12-03T00:00:00Z'))).toEqual({
+      kind: 'swapped',
+    });
     const read = await grants.read('revoked@corp.example');
     expect(read.usable).toEqual([]);
     expect(read.revoked).toEqual([
@@ -217,6 +219,64 @@ describe.each(subjects)('GrantStore on %s', (_name, make) => {
     expect((await grants.list('revoked@corp.example')).map((g) => g.googleSub)).toEqual(['999']);
   });
 
+  // Issue 29 break 5: a late invalid_grant, or a refresh's rotation, about a refresh token the person has since replaced.
+  it('revokes a grant only while it holds the refresh token Google refused: a reconnected grant is left alone', async () => {
+    const grants = subject.grants(`k1:${key(1)}`);
+    await grants.save(grant('late@corp.example', '1'));
+    // The person connects the account again (another process) while a refresh with the old token is on its way.
+    await subject.grants(`k1:${key(1)}`).save(grant('late@corp.example', '1', { refreshToken: `${REFRESH}-new`, scopes: ['openid', 'w'] }));
+    expect(await grants.revokeIfHolds('late@corp.example', '1', REFRESH)).toEqual({ kind: 'replaced', refreshToken: `${REFRESH}-new` });
+    expect((await grants.list('late@corp.example')).map((g) => [g.refreshToken, g.scopes])).toEqual([[`${REFRESH}-new`, ['openid', 'w']]]);
+    expect(await grants.revokeIfHolds('late@corp.example', '1', `${REFRESH}-new`)).toEqual({ kind: 'swapped' });
+    expect((await grants.read('late@corp.example')).revoked).toHaveLength(1);
+    expect(await grants.revokeIfHolds('late@corp.example', '1', `${REFRESH}-new`)).toEqual({ kind: 'gone' });
+    expect(await grants.revokeIfHolds('nobody@corp.example', '1', REFRESH)).toEqual({ kind: 'gone' });
+  });
+
+  it('rotates a refresh token only over the one it refreshed, keeping the grant as stored', async () => {
+    const grants = subject.grants(`k1:${key(1)}`);
+    await grants.save(grant('rot@corp.example', '1'));
+    expect(await grants.rotateRefreshToken('rot@corp.example', '1', REFRESH, `${REFRESH}-rotated`)).toEqual({ kind: 'swapped' });
+    expect((await grants.list('rot@corp.example')).map((g) => [g.refreshToken, g.scopes])).toEqual([
+      [`${REFRESH}-rotated`, grant('x', '1').scopes],
+    ]);
+    expect(await grants.holds('rot@corp.example', '1', `${REFRESH}-rotated`)).toBe(true);
+    // A reconnect with other scopes, then a late rotation of the old token: the reconnect stands.
+    await grants.save(grant('rot@corp.example', '1', { refreshToken: `${REFRESH}-reconnected`, scopes: ['openid'] }));
+    expect(await grants.rotateRefreshToken('rot@corp.example', '1', `${REFRESH}-rotated`, `${REFRESH}-late`)).toEqual({
+      kind: 'replaced',
+      refreshToken: `${REFRESH}-reconnected`,
+    });
+    expect((await grants.list('rot@corp.example')).map((g) => [g.refreshToken, g.scopes])).toEqual([
+      [`${REFRESH}-reconnected`, ['openid']],
+    ]);
+  });
+
+  it('never revokes a grant saved in the same moment by another process (compare-and-set, many rounds)', async () => {
+    const a = subject.grants(`k1:${key(1)}`);
+    const b = subject.grants(`k1:${key(1)}`);
+    const principals = Array.from({ length: 12 }, (_, i) => `cas-${i}@corp.example`);
+    await Promise.all(principals.map((p) => a.save(grant(p, 's'))));
+    // Each: a revoke of the old token racing a reconnect with a new one; whichever lands first, the reconnect is what stays.
+    await Promise.all(
+      principals.flatMap((p) => [a.revokeIfHolds(p, 's', REFRESH), b.save(grant(p, 's', { refreshToken: `${REFRESH}-${p}` }))]),
+    );
+    for (const p of principals) {
+      expect((await a.list(p)).map((g) => g.refreshToken)).toEqual([`${REFRESH}-${p}`]);
+    }
+  });
+
+  it('re-seals a record under the first key only over the record it read: a save meanwhile is never undone', async () => {
+    const old = subject.grants(`k1:${key(1)}`);
+    await old.save(grant('reseal@corp.example', '1'));
+    const rotated = subject.grants(`k2:${key(2)},k1:${key(1)}`);
+    const readers = Array.from({ length: 6 }, () => rotated.list('reseal@corp.example'));
+    const saved = rotated.save(grant('reseal@corp.example', '1', { refreshToken: `${REFRESH}-after` }));
+    await Promise.all([...readers, saved]);
+    expect((await rotated.list('reseal@corp.example')).map((g) => g.refreshToken)).toEqual([`${REFRESH}-after`]);
+    expect(JSON.parse((await subject.store.get(recordKey('reseal@corp.example', '1')))!)).toMatchObject({ kid: 'k2' });
+  });
+
   it('keeps an index of principals with grants for ops: a save lists, a revoke keeps, removing the last grant unlists', async () => {
     const grants = subject.grants(`k1:${key(1)}`);
     const other = subject.grants(`k1:${key(1)}`);
@@ -225,7 +285,7 @@ describe.each(subjects)('GrantStore on %s', (_name, make) => {
     await other.save(grant('idx-ben@corp.example', 'b1'));
     const listed = (p: string[]) => p.filter((x) => x.startsWith('idx-'));
     expect(listed(await other.principals())).toEqual(['idx-ann@corp.example', 'idx-ben@corp.example']);
-    await grants.markRevoked('idx-ben@corp.example', 'b1');
+    await grants.revokeIfHolds('idx-ben@corp.example', 'b1', REFRESH);
     expect(listed(await grants.principals())).toEqual(['idx-ann@corp.example', 'idx-ben@corp.example']);
     await grants.remove('idx-ann@corp.example', 'a1');
     expect(listed(await grants.principals())).toEqual(['idx-ann@corp.example', 'idx-ben@corp.example']);

@@ -29,6 +29,23 @@ export interface PrincipalGrants {
   readonly unreadable: UnreadableGrant[];
 }
 
+/** One account's record, sorted by what it is. */
+export type GrantRecord =
+  | { readonly kind: 'usable'; readonly grant: StoredGrant }
+  | { readonly kind: 'revoked'; readonly grant: RevokedGrant }
+  | { readonly kind: 'unreadable'; readonly reason: string };
+
+/**
+ * What a compare-and-set on a grant's refresh token did: `swapped`; `replaced` when the record holds
+ * another refresh token (reconnected or rotated meanwhile: that one is given); `gone` when there is no
+ * usable record (disconnected, revoked, unreadable).
+ */
+export type GrantSwap =
+  { readonly kind: 'swapped' } | { readonly kind: 'replaced'; readonly refreshToken: string } | { readonly kind: 'gone' };
+
+/** Compare-and-set attempts on one grant record before giving up (each lost one means the record changed meanwhile). */
+const SWAP_ATTEMPTS = 5;
+
 /** What is sealed: everything but the slot (principal, account), which the associated data binds instead. */
 interface Sealed {
   readonly googleEmail: string;
@@ -120,46 +137,8 @@ export class GrantStore implements OnModuleInit {
   }
 
   /** One account's record of the principal, or undefined when there is none. */
-  async readOne(
-    principal: string,
-    googleSub: string,
-  ): Promise<
-    { kind: 'usable'; grant: StoredGrant } | { kind: 'revoked'; grant: RevokedGrant } | { kind: 'unreadable'; reason: string } | undefined
-  > {
-    const raw = await this.store.get(recordKey(principal, googleSub));
-    if (raw === undefined) {
-      return undefined;
-    }
-    const { keys } = await this.keys();
-    const opened = open(keys, { kind: 'grant', principal, googleSub }, raw);
-    let body: Sealed | undefined;
-    if (opened.ok) {
-      try {
-        body = JSON.parse(opened.text) as Sealed;
-      } catch {
-        body = undefined;
-      }
-    }
-    if (!opened.ok || !body || typeof body.googleEmail !== 'string' || !Array.isArray(body.scopes)) {
-      const reason = opened.ok ? 'its content is not a grant' : opened.reason;
-      this.reportUnreadable(principal, googleSub, reason);
-      return { kind: 'unreadable', reason };
-    }
-    const shown: ConnectedGrant = {
-      principal,
-      googleSub,
-      googleEmail: body.googleEmail,
-      scopes: body.scopes,
-      connectedAt: body.connectedAt,
-    };
-    if (opened.kid !== keys[0].id) {
-      // Rotation: re-sealed with the first key on use, so the old key can be dropped once every grant was used.
-      await this.store.put(recordKey(principal, googleSub), seal(keys, { kind: 'grant', principal, googleSub }, opened.text));
-    }
-    if (body.revokedAt || !body.refreshToken) {
-      return { kind: 'revoked', grant: { ...shown, revokedAt: body.revokedAt ?? body.connectedAt } };
-    }
-    return { kind: 'usable', grant: { ...shown, refreshToken: body.refreshToken } };
+  async readOne(principal: string, googleSub: string): Promise<GrantRecord | undefined> {
+    return (await this.readRaw(principal, googleSub))?.record;
   }
 
   /** Adds the grant, replacing one of the same Google account (also a revoked or unreadable one) and forgetting that account's shared access token. */
@@ -175,14 +154,66 @@ export class GrantStore implements OnModuleInit {
     await this.store.delete(accessTokenKey(grant.principal, grant.googleSub));
   }
 
-  /** Google answered invalid_grant: the refresh token is dropped, the account kept so the next call asks to connect it again. */
-  async markRevoked(principal: string, googleSub: string, at = new Date()): Promise<void> {
+  /**
+   * Google answered invalid_grant to `refreshToken`: the refresh token is dropped and
+   * the account kept, so the next call asks to connect it again. Marks the grant revoked only
+   * if its record still holds that refresh token (compare-and-set in the store,
+   * atomic on SQLite and Redis). A late answer about a token the person has
+   * since replaced — they connected the account again, or another process
+   * rotated it — leaves the new grant alone and says so (`replaced`, with the
+   * token now stored). `gone`: no usable record any more (disconnected,
+   * already revoked, unreadable).
+   */
+  async revokeIfHolds(principal: string, googleSub: string, refreshToken: string, at = new Date()): Promise<GrantSwap> {
+    return this.swapIfHolds(principal, googleSub, refreshToken, (grant) => {
+      const { refreshToken: _dropped, principal: _p, googleSub: _s, ...kept } = grant;
+      return { ...kept, scopes: [...kept.scopes], revokedAt: at.toISOString() };
+    });
+  }
+
+  /**
+   * Google rotated the refresh token: `to` replaces `from` only if the record
+   * still holds `from` (compare-and-set), so a refresh that ran while the person
+   * reconnected never overwrites the new grant with the old one's scopes.
+   */
+  async rotateRefreshToken(principal: string, googleSub: string, from: string, to: string): Promise<GrantSwap> {
+    return this.swapIfHolds(principal, googleSub, from, (grant) => ({
+      googleEmail: grant.googleEmail,
+      scopes: [...grant.scopes],
+      connectedAt: grant.connectedAt,
+      refreshToken: to,
+    }));
+  }
+
+  /** Whether the account's usable record holds this refresh token right now. */
+  async holds(principal: string, googleSub: string, refreshToken: string): Promise<boolean> {
     const current = await this.readOne(principal, googleSub);
-    if (current?.kind !== 'usable') {
-      return;
+    return current?.kind === 'usable' && current.grant.refreshToken === refreshToken;
+  }
+
+  private async swapIfHolds(
+    principal: string,
+    googleSub: string,
+    refreshToken: string,
+    next: (grant: StoredGrant) => Sealed,
+  ): Promise<GrantSwap> {
+    const key = recordKey(principal, googleSub);
+    // A lost compare-and-set means the record changed meanwhile (a save, a re-seal under a new key): read it again.
+    for (let attempt = 0; attempt < SWAP_ATTEMPTS; attempt++) {
+      const current = await this.readRaw(principal, googleSub);
+      if (current?.record.kind !== 'usable') {
+        return { kind: 'gone' };
+      }
+      const { grant } = current.record;
+      if (grant.refreshToken !== refreshToken) {
+        return { kind: 'replaced', refreshToken: grant.refreshToken };
+      }
+      const { keys } = await this.keys();
+      if (await this.store.replaceIf(key, current.raw, seal(keys, { kind: 'grant', principal, googleSub }, JSON.stringify(next(grant))))) {
+        return { kind: 'swapped' };
+      }
     }
-    const { refreshToken: _dropped, principal: _p, googleSub: _s, ...kept } = current.grant;
-    await this.write(principal, googleSub, { ...kept, revokedAt: at.toISOString() });
+    return { kind: 'gone' };
   }
 
   /** Removes one Google account's grant of the principal (disconnected); the principal leaves the ops index with its last record. */
@@ -233,6 +264,49 @@ export class GrantStore implements OnModuleInit {
   /** ISO time a grant's client was last handed out for a call (to the minute), or undefined when never since it was connected. */
   async lastUsed(principal: string, googleSub: string): Promise<string | undefined> {
     return this.store.get(lastUseKey(principal, googleSub));
+  }
+
+  /** The record as stored (for compare-and-set) and as read. A record sealed with an older key is re-sealed with the first one. */
+  private async readRaw(principal: string, googleSub: string): Promise<{ raw: string; record: GrantRecord } | undefined> {
+    const key = recordKey(principal, googleSub);
+    let raw = await this.store.get(key);
+    if (raw === undefined) {
+      return undefined;
+    }
+    const { keys } = await this.keys();
+    const opened = open(keys, { kind: 'grant', principal, googleSub }, raw);
+    let body: Sealed | undefined;
+    if (opened.ok) {
+      try {
+        body = JSON.parse(opened.text) as Sealed;
+      } catch {
+        body = undefined;
+      }
+    }
+    if (!opened.ok || !body || typeof body.googleEmail !== 'string' || !Array.isArray(body.scopes)) {
+      const reason = opened.ok ? 'its content is not a grant' : opened.reason;
+      this.reportUnreadable(principal, googleSub, reason);
+      return { raw, record: { kind: 'unreadable', reason } };
+    }
+    const shown: ConnectedGrant = {
+      principal,
+      googleSub,
+      googleEmail: body.googleEmail,
+      scopes: body.scopes,
+      connectedAt: body.connectedAt,
+    };
+    if (opened.kid !== keys[0].id) {
+      // Rotation: re-sealed with the first key on use, so the old key can be dropped once every grant was used.
+      // Only over the record read here: a save meanwhile is never overwritten with the old grant.
+      const resealed = seal(keys, { kind: 'grant', principal, googleSub }, opened.text);
+      if (await this.store.replaceIf(key, raw, resealed)) {
+        raw = resealed;
+      }
+    }
+    if (body.revokedAt || !body.refreshToken) {
+      return { raw, record: { kind: 'revoked', grant: { ...shown, revokedAt: body.revokedAt ?? body.connectedAt } } };
+    }
+    return { raw, record: { kind: 'usable', grant: { ...shown, refreshToken: body.refreshToken } } };
   }
 
   private async principalIndex(): Promise<Map<string, boolean>> {

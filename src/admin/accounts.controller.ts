@@ -2,12 +2,12 @@ import { Controller, Delete, Get, HttpStatus, Inject, Param, Res, UseGuards } fr
 import type { ServerResponse } from 'node:http';
 import { GrantRevocation } from '../accounts/grant-revocation.js';
 import { GrantStore } from '../accounts/grant-store.js';
-import { canonicalPrincipal } from '../common/principal-name.js';
 import { UserFacingError } from '../common/user-facing-error.js';
 import { CONFIG, type Config } from '../config/config.js';
 import { AuditTrail } from '../mcp/approval/audit-trail.service.js';
-import { StateUnavailableError } from '../state/state-store.js';
 import { AdminAccessGuard } from './admin-access.guard.js';
+import { adminPrincipal } from './admin-principal.js';
+import { refuse, unavailable } from './admin-replies.js';
 import { AdminRoute } from './admin-route.decorator.js';
 
 /** The principal the audit trail names for what the operations API did. */
@@ -77,6 +77,7 @@ export class AccountsController {
     summary:
       "Disconnects one Google account of a principal (account: its e-mail or sub): revoked at Google, then its grant deleted, audited; the person's next call asks them to connect again",
     responses: {
+      400: 'The principal is spelled with characters no caller may have (a look-alike, or not plain text)',
       404: 'The principal has no such Google account',
       409: 'Connected accounts are off (one shared Google credential)',
       502: "Google's revocation endpoint failed or did not answer: nothing was deleted",
@@ -91,7 +92,11 @@ export class AccountsController {
     if (!this.config.connected) {
       return refuse(res, HttpStatus.CONFLICT, OFF);
     }
-    const principal = canonicalPrincipal(rawPrincipal) ?? rawPrincipal;
+    const named = adminPrincipal(rawPrincipal);
+    if ('refused' in named) {
+      return refuse(res, HttpStatus.BAD_REQUEST, named.refused);
+    }
+    const { principal } = named;
     try {
       const outcome = await this.revocation.revokeAndDelete(principal, account);
       if (!outcome) {
@@ -155,16 +160,4 @@ export class AccountsController {
     ];
     return views;
   }
-}
-
-function refuse(res: ServerResponse, status: HttpStatus, reason: string) {
-  res.statusCode = status;
-  return { status: 'error', reason };
-}
-
-function unavailable(res: ServerResponse, error: unknown) {
-  if (!(error instanceof StateUnavailableError)) {
-    throw error;
-  }
-  return refuse(res, HttpStatus.SERVICE_UNAVAILABLE, error.message);
 }

@@ -15,7 +15,7 @@ import { AdminAccessGuard } from './admin-access.guard.js';
 import { adminOpenApi } from './admin-openapi.js';
 import { AdminRoute } from './admin-route.decorator.js';
 import { AuditQueryDto } from './audit-query.dto.js';
-import { canonicalPrincipal } from '../common/principal-name.js';
+import { adminPrincipal } from './admin-principal.js';
 
 /** Operations endpoints beside /mcp, at the path the module mounts them (/admin standalone). Nothing here changes state, and nothing returns a secret. */
 @Controller()
@@ -58,7 +58,8 @@ export class AdminController {
       try {
         await (await this.auth.authClient()).getAccessToken();
       } catch (error) {
-        problems.push(`token request failed: ${(error as Error).message}`);
+        // The token endpoint's own text, without any secret it echoed (the refresh token, the client secret).
+        problems.push(`token request failed: ${this.auth.redact((error as Error).message, error)}`);
       }
     }
     try {
@@ -80,8 +81,9 @@ export class AdminController {
   @AdminRoute({
     summary:
       'Registered tools with annotations and the guarded flag, what was filtered out and why; with principal (and groups) what that caller sees',
+    responses: { 400: 'The principal is spelled with characters no caller may have (a look-alike, or not plain text)' },
   })
-  tools(@Query('principal') principal?: string, @Query('groups') groups?: string) {
+  tools(@Res({ passthrough: true }) res: ServerResponse, @Query('principal') principal?: string, @Query('groups') groups?: string) {
     const describe = ({ spec }: RegisteredTool) => ({
       name: spec.name,
       title: spec.title,
@@ -94,8 +96,13 @@ export class AdminController {
       return { registered: this.registry.tools.map(describe), excluded: this.registry.excluded };
     }
     // The spelling every principal is compared in, as the caller's own requests would carry it.
+    const named = adminPrincipal(principal);
+    if ('refused' in named) {
+      res.statusCode = HttpStatus.BAD_REQUEST;
+      return { status: 'error', reason: named.refused };
+    }
     const caller = {
-      principal: canonicalPrincipal(principal) ?? principal,
+      principal: named.principal,
       groups: (groups ?? '')
         .split(',')
         .map((g) => g.trim())
@@ -147,7 +154,7 @@ export class AdminController {
   @AdminRoute({
     summary: 'Recent guarded decisions from the audit trail, newest first',
     description:
-      'In connected mode the trail also holds requests to connect a Google account (connect_asked, connect_declined, connect_cancelled, permission_missing) and every tool call that reached Google (google_call); those entries and guarded ones name the Google account used in google_account.',
+      'In connected mode the trail also holds requests to connect a Google account (connect_asked, connect_declined, connect_cancelled, permission_missing), what happened on the connect pages (connect_started, connect_completed, connect_denied, connect_sign_in_cancelled, connect_wrong_browser, connect_wrong_person; tool is the tool whose call made the link, or connect_page) and every tool call that reached Google (google_call); those entries and guarded ones name the Google account used in google_account. A caller refused for the spelling of its principal (a look-alike that Unicode normalisation would change, or text that is not plain) is recorded as principal_refused, with that spelling escaped to ASCII in refused_principal.',
     responses: { 400: 'A query parameter is not valid', 503: 'The state store cannot be reached' },
   })
   async recentAudit(
@@ -162,6 +169,11 @@ export class AdminController {
     )
     query: AuditQueryDto,
   ) {
+    const named = query.principal === undefined ? undefined : adminPrincipal(query.principal);
+    if (named && 'refused' in named) {
+      res.statusCode = HttpStatus.BAD_REQUEST;
+      return { status: 'error', reason: named.refused };
+    }
     try {
       return await this.audit.query(query);
     } catch (error) {

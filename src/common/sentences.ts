@@ -8,3 +8,8 @@ export const NOTHING_CHANGED = 'Nothing was changed.';
 export function plural(n: number, word: string, many = `${word}s`): string {
   return `${n} ${n === 1 ? word : many}`;
 }
+
+/** The text with its first letter in upper case: a name that starts a sentence ("The Google account …", "This credential …"). */
+export function capitalised(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

@@ -53,6 +53,14 @@ describe('parsePolicy', () => {
     expect(policy.rules[0]).not.toHaveProperty('principals');
   });
 
+  it("keeps a rule's annotations mode, and leaves it out when the rule does not say (shared)", () => {
+    const policy = parsePolicy(
+      withRules({ ...ok, annotations: 'own' }, { groups: ['leads'], tools: ['*'], annotations: 'admin' }, ok),
+      'policy',
+    );
+    expect(policy.rules.map((r) => r.annotations)).toEqual(['own', 'admin', undefined]);
+  });
+
   it('normalises sites like GSC_ALLOWED_SITES and drops duplicates', () => {
     const policy = parsePolicy(
       withRules({ ...ok, sites: ['SC-DOMAIN:Corp.Example', 'sc-domain:corp.example', 'https://corp.example/shop'] }),
@@ -72,7 +80,17 @@ describe('parsePolicy', () => {
     [
       'unknown rule key',
       withRules(ok, { groups: ['seo'], tools: ['*'], deny: ['delete_*'] }),
-      /^GSC_POLICY_FILE rule 2 \("groups": \["seo"\]\): unknown key "deny"; the keys are principals, groups, tools, deny_tools, sites$/,
+      /^GSC_POLICY_FILE rule 2 \("groups": \["seo"\]\): unknown key "deny"; the keys are principals, groups, tools, deny_tools, sites, annotations$/,
+    ],
+    [
+      'annotations that is not a mode',
+      withRules(ok, { groups: ['seo'], tools: ['*'], annotations: 'private' }),
+      /^GSC_POLICY_FILE rule 2 \("groups": \["seo"\]\): "annotations" is the string "private"; write "shared" \(the default: everyone's notes\), "own" \(each person sees only their own\) or "admin" \(shared, and may delete anyone's\)$/,
+    ],
+    [
+      'annotations as a list',
+      withRules({ groups: ['seo'], tools: ['*'], annotations: ['own'] }),
+      /^GSC_POLICY_FILE rule 1 \("groups": \["seo"\]\): "annotations" is a list; write "shared"/,
     ],
     [
       'principals not a list',
@@ -182,6 +200,16 @@ describe('parsePolicy', () => {
       withRules({ groups: ['seo'], tools: ['*'], sites: [] }),
       /rule 1 \("groups": \["seo"\]\): "sites" is empty; remove the key/,
     ],
+    [
+      'a principal with the Kelvin sign (a look-alike of kate@corp.example)',
+      withRules({ groups: ['seo'], tools: ['*'] }, { principals: ['alice@corp.example', '\u212Aate@corp.example'], tools: ['*'] }),
+      /^GSC_POLICY_FILE rule 2 \("principals": \["alice@corp.example", …\]\): "principals" entry "\\u\{212A\}ate@corp.example" contains characters that Unicode normalisation \(NFC or NFKC\) would change, .*as the identity provider sends it$/,
+    ],
+    [
+      'a principal with a full-width letter, named escaped in the rule label too',
+      withRules({ principals: ['\uFF2Bate@corp.example'], tools: ['*'] }),
+      /^GSC_POLICY_FILE rule 1 \("principals": \["\\u\{FF2B\}ate@corp.example"\]\): "principals" entry "\\u\{FF2B\}ate@corp.example" contains characters that Unicode normalisation/,
+    ],
   ];
 
   it('has a dozen malformed cases at least', () => {
@@ -204,9 +232,9 @@ describe('parsePrincipalPattern', () => {
     ['Alice.Smith+seo@Corp.Example', { kind: 'address', address: 'alice.smith+seo@corp.example' }],
     ['*@corp.example', { kind: 'domain', domain: 'corp.example' }],
     ['*@EU.Corp.Example', { kind: 'domain', domain: 'eu.corp.example' }],
-    // The one canonical spelling of every principal (common/principal-name.ts): NFC, then ASCII lower-case only.
-    ['\u212Aate@corp.example', { kind: 'address', address: 'kate@corp.example' }],
+    // The one canonical spelling of every principal (common/principal-name.ts): as written, then ASCII lower-case only.
     ['\u0130na@corp.example', { kind: 'address', address: '\u0130na@corp.example' }],
+    ['\u041Aate@corp.example', { kind: 'address', address: '\u041Aate@corp.example' }],
   ])('%s is %j', (text, expected) => {
     expect(parsePrincipalPattern(text)).toMatchObject(expected);
   });
@@ -223,6 +251,10 @@ describe('parsePrincipalPattern', () => {
     'alice@-corp.example',
     'ali\u200bce@corp.example',
     'alice\u202e@corp.example',
+    // Look-alikes: Unicode normalisation would change them, so no caller is ever spelled so.
+    '\u212Aate@corp.example',
+    '*@\u212Aorp.example',
+    '\uFB01nance@corp.example',
   ])('%s is no pattern', (text) => {
     expect(parsePrincipalPattern(text)).toBeUndefined();
   });

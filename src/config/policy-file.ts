@@ -1,12 +1,24 @@
 import { ConfigError } from './config-error.js';
 import { parseToolPatterns, type ToolPattern } from './tool-patterns.js';
 import { hasInvisible, inert } from '../common/inert-text.js';
-import { canonicalPrincipal } from '../common/principal-name.js';
+import { canonicalPrincipal, checkPrincipal, escapedPrincipal } from '../common/principal-name.js';
 import { normalizeProperty, PropertyError } from '../property/property.js';
 import { isPropertyAllowed } from '../property/site-allowlist.js';
 
 // GSC_POLICY_FILE (or the embedded module's `policy` option), PRODUCT §8b:
-// { "rules": [ { "principals" | "groups", "tools", "deny_tools"?, "sites"? }, … ] }
+// { "rules": [ { "principals" | "groups", "tools", "deny_tools"?, "sites"?, "annotations"? }, … ] }
+
+/**
+ * What a rule's people do with annotations (PRODUCT.md §5e), besides which of the
+ * three tools their "tools" allow:
+ * - `shared` (the default): they see everyone's shared notes on their properties,
+ *   write shared notes, and delete only their own;
+ * - `own`: a notebook of their own — they see only the notes they wrote, and what
+ *   they write is seen by no one else (ops excepted, through /admin/annotations);
+ * - `admin`: as `shared`, and they may delete anyone's shared note on their properties.
+ */
+export const ANNOTATION_MODES = ['shared', 'own', 'admin'] as const;
+export type AnnotationMode = (typeof ANNOTATION_MODES)[number];
 
 export type PrincipalPattern =
   | { readonly kind: 'address'; readonly text: string; readonly address: string }
@@ -23,6 +35,8 @@ export interface PolicyRule {
   readonly denyTools: readonly ToolPattern[];
   /** Normalised properties; undefined means the server-wide GSC_ALLOWED_SITES. */
   readonly sites?: readonly string[];
+  /** Undefined means `shared`. */
+  readonly annotations?: AnnotationMode;
 }
 
 export interface Policy {
@@ -31,7 +45,7 @@ export interface Policy {
   readonly rules: readonly PolicyRule[];
 }
 
-const RULE_KEYS = ['principals', 'groups', 'tools', 'deny_tools', 'sites'] as const;
+const RULE_KEYS = ['principals', 'groups', 'tools', 'deny_tools', 'sites', 'annotations'] as const;
 const LOCAL_PART = /^[^\s@*"(),:;<>[\]\\]+$/;
 const DOMAIN = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
@@ -111,11 +125,19 @@ function parseRule(raw: unknown, number: number, source: string): PolicyRule {
     return (entries as string[]).map((entry) => entry.trim());
   };
 
-  const principals = list('principals')?.map(
-    (text) =>
+  const principals = list('principals')?.map((text) => {
+    const checked = checkPrincipal(text);
+    if (!checked.ok && checked.problem === 'not_normalized') {
+      // Shown escaped: the Kelvin-sign Kate must not read as kate in the very line that refuses her.
+      fail(
+        `"principals" entry "${escapedPrincipal(text, 80)}" contains characters that Unicode normalisation (NFC or NFKC) would change, such as the Kelvin sign or a full-width letter; such a principal is refused at sign-in, so write the address in plain characters, as the identity provider sends it`,
+      );
+    }
+    return (
       parsePrincipalPattern(text) ??
-      fail(`"principals" entry ${quote(text)} is neither an e-mail address (alice@corp.example) nor *@ and a domain (*@corp.example)`),
-  );
+      fail(`"principals" entry ${quote(text)} is neither an e-mail address (alice@corp.example) nor *@ and a domain (*@corp.example)`)
+    );
+  });
   const groups = list('groups')?.map((name) => {
     if (hasInvisible(name) || name.length > 256) {
       fail(`"groups" entry ${quote(name)} is not a group name`);
@@ -156,6 +178,13 @@ function parseRule(raw: unknown, number: number, source: string): PolicyRule {
     }
   });
 
+  const annotations = rule.annotations;
+  if (annotations !== undefined && !(ANNOTATION_MODES as readonly unknown[]).includes(annotations)) {
+    fail(
+      `"annotations" is ${describe(annotations)}; write "shared" (the default: everyone's notes), "own" (each person sees only their own) or "admin" (shared, and may delete anyone's)`,
+    );
+  }
+
   return Object.freeze({
     number,
     label,
@@ -164,14 +193,16 @@ function parseRule(raw: unknown, number: number, source: string): PolicyRule {
     tools: Object.freeze(tools),
     denyTools: Object.freeze(denyTools),
     ...(sites ? { sites: Object.freeze([...new Set(sites)]) } : {}),
+    ...(annotations !== undefined ? { annotations: annotations as AnnotationMode } : {}),
   });
 }
 
 /**
  * An exact address, or `*@domain`; undefined for anything else. Both in the
  * canonical spelling every principal is compared in (common/principal-name.ts:
- * NFC, then ASCII lower-case), so a rule matches exactly the callers that are
- * the same principal for sessions, approvals and exports too.
+ * as written, ASCII lower-case; a look-alike spelling is no pattern), so a rule
+ * matches exactly the callers that are the same principal for sessions,
+ * approvals and exports too.
  */
 export function parsePrincipalPattern(text: string): PrincipalPattern | undefined {
   const lowered = canonicalPrincipal(text);
@@ -214,7 +245,10 @@ function labelOf(raw: unknown, number: number): string {
     const value = raw[key];
     if (Array.isArray(value) && value.length > 0 && typeof value[0] === 'string') {
       const more = value.length > 1 ? ', …' : '';
-      return `rule ${number} ("${key}": [${inert(JSON.stringify(value[0]), 60)}${more}])`;
+      const first = value[0];
+      const lookAlike = first.normalize('NFC') !== first || first.normalize('NFKC') !== first;
+      const shown = lookAlike ? `"${escapedPrincipal(first, 58)}"` : inert(JSON.stringify(first), 60);
+      return `rule ${number} ("${key}": [${shown}${more}])`;
     }
   }
   return `rule ${number}`;

@@ -5,6 +5,7 @@ import { plural } from '../common/sentences.js';
 import { UserFacingError } from '../common/user-facing-error.js';
 import { type AccountSiteList, AccountSites } from '../mcp/account-sites.js';
 import { ConnectedCalls } from '../mcp/connected-calls.js';
+import { allowedProperties, withheldWords } from '../mcp/account-texts.js';
 import { permissionName } from '../mcp/granted-scopes.js';
 import { NoArgs } from '../mcp/tool-args.js';
 import type { ToolCall } from '../mcp/tool-call.js';
@@ -108,7 +109,10 @@ export class ConnectionsTools {
       google_account: z.string(),
       disconnected: z.boolean(),
       revoked_at_google: z.boolean(),
-      properties: z.array(z.string()).describe('The properties calls could reach through this account until now.'),
+      properties: z
+        .array(z.string())
+        .describe('The properties calls could reach through this account until now, of those you may use here.'),
+      withheld: z.number().int().optional().describe('Properties it had that the allowlist or your policy hides.'),
     }),
     access: 'write',
     idempotent: true,
@@ -127,16 +131,28 @@ export class ConnectionsTools {
     const before = await this.sites.sitesOf(grant).catch(() => undefined);
     const done = await this.connections.disconnect(grant);
     await this.sites.forget(grant);
-    const properties = before?.sites.map((s) => s.siteUrl) ?? [];
+    // Only the properties this caller may use are named; the rest are counted (PRODUCT.md §8d).
+    const { shown: properties, withheld } = allowedProperties(before?.sites ?? [], call.sites);
     const others = (await this.connections.list(call.principal)).map((g) => g.googleEmail);
+    const hidden = withheld ? ` (${withheldWords(withheld)})` : '';
     const stops = properties.length
-      ? `Calls for ${properties.join(', ')} no longer act as ${grant.googleEmail}: they use another connected account that has the property${others.length ? ` (${others.join(', ')})` : ''}, or ask you to connect one.`
-      : `Calls no longer act as ${grant.googleEmail}.`;
+      ? `Calls for ${properties.join(', ')}${hidden} no longer act as ${grant.googleEmail}. ${
+          others.length
+            ? `No other account takes its place silently: a call for a property that acted as ${grant.googleEmail} asks you first which of your other connected accounts (${others.join(', ')}) to use, or, where no one can be asked, names them for the google_account argument.`
+            : 'No other Google account is connected for you: those calls ask you to connect one.'
+        }`
+      : `Calls no longer act as ${grant.googleEmail}${hidden}.`;
     const revoked = done?.revokedAtGoogle
       ? `Google revoked this server's access to ${grant.googleEmail}, and its grant was deleted here.`
       : `Its grant was deleted here (Google had already ended it).`;
     return toolOutput(
-      { google_account: grant.googleEmail, disconnected: true, revoked_at_google: done?.revokedAtGoogle ?? false, properties },
+      {
+        google_account: grant.googleEmail,
+        disconnected: true,
+        revoked_at_google: done?.revokedAtGoogle ?? false,
+        properties,
+        ...(withheld ? { withheld } : {}),
+      },
       `${revoked} ${stops} Connecting it again restores access.`,
     );
   }

@@ -225,6 +225,32 @@ describe('bodyMatches: a fault for some requests of a route only', () => {
   });
 });
 
+describe('echo: an answer that quotes what the request carried', () => {
+  it('the token endpoint echoes form fields in error_description, in its own format, with the error code asked for', async () => {
+    kit.emulator.injectFault({
+      route: 'token',
+      status: 400,
+      reason: 'invalid_grant',
+      message: 'Bad token {form.refresh_token} for {form.client_secret}',
+    });
+    const res = await fetch(kit.emulator.tokenUrl, {
+      method: 'POST',
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: '1//echo-me', client_secret: 'GOCSPX-echo', client_id: 'x' }),
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: 'invalid_grant', error_description: 'Bad token 1//echo-me for GOCSPX-echo' });
+  });
+
+  it('an API route echoes the bearer token in its error message', async () => {
+    kit.emulator.injectFault({ route: 'sites.get', status: 403, reason: 'forbidden', message: 'Token {bearer} may not read this' });
+    const res = await raw(SITE_PATH);
+    expect(res.status).toBe(403);
+    expect(await res.json()).toMatchObject({
+      error: { code: 403, message: `Token ${token} may not read this`, errors: [{ reason: 'forbidden' }], status: 'PERMISSION_DENIED' },
+    });
+  });
+});
+
 async function waitFor(condition: () => boolean): Promise<void> {
   while (!condition()) {
     await new Promise((resolve) => setTimeout(resolve, 10));

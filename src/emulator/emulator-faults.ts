@@ -122,6 +122,8 @@ export interface FaultContext {
   project?: string;
   /** The parsed request body (URL Inspection names its property there). */
   body: unknown;
+  /** The access token the request was sent with ({bearer} in a fault's message). */
+  bearer?: string;
   limits: EmulatorQuotas;
 }
 
@@ -166,16 +168,29 @@ export function statusFaultAnswer(fault: ActiveFault, ctx: FaultContext): Answer
   if ((status === 429 || fault.preset === 'resource_exhausted') && !fault.message) {
     return { status, body: routeQuotaBody(ctx), headers };
   }
-  const reason = status === 429 ? 'rateLimitExceeded' : undefined;
-  return { status, body: googleErrorBody(ctx.style, { status, message: fault.message, reason }), headers };
+  const reason = fault.reason ?? (status === 429 ? 'rateLimitExceeded' : undefined);
+  const message = echoed(fault.message, { bearer: ctx.bearer });
+  return { status, body: googleErrorBody(ctx.style, { status, message, reason }), headers };
 }
 
-/** The error answer of a 'status' fault on the token endpoint (an OAuth error body). */
-export function tokenFaultAnswer(fault: ActiveFault): Answer {
+/**
+ * A fault's `message` with `{form.<field>}` (a field of the token request's
+ * form, e.g. `{form.refresh_token}`) or `{bearer}` (the access token an API
+ * request was sent with) replaced by what the request carried: an endpoint, or
+ * a proxy in its place, that echoes what it was sent.
+ */
+export function echoed(message: string | undefined, request: { form?: Record<string, string>; bearer?: string }): string | undefined {
+  return message
+    ?.replace(/\{form\.([a-z_]+)\}/g, (_, field: string) => request.form?.[field] ?? '')
+    .replace(/\{bearer\}/g, () => request.bearer ?? '');
+}
+
+/** The error answer of a 'status' fault on the token endpoint (an OAuth error body, RFC 6749 §5.2). */
+export function tokenFaultAnswer(fault: ActiveFault, form: Record<string, string> = {}): Answer {
   const status = fault.status!;
   const body = fault.body ?? {
-    error: status >= 500 ? 'internal_failure' : 'invalid_request',
-    error_description: fault.message ?? 'Injected fault',
+    error: fault.reason ?? (status >= 500 ? 'internal_failure' : 'invalid_request'),
+    error_description: echoed(fault.message, { form }) ?? 'Injected fault',
   };
   return { status, body, headers: retryAfter(fault) };
 }

@@ -173,7 +173,10 @@ export interface FaultSpec {
   /** Seconds, sent as Retry-After. */
   retryAfter?: number;
   body?: unknown;
+  /** The error's text; `{form.<field>}` (token route) and `{bearer}` (API routes) echo what the request carried. */
   message?: string;
+  /** The error code: the token endpoint's `error` (default invalid_request, or internal_failure for a 5xx), an API error's reason. */
+  reason?: string;
   /**
    * Whether the request takes effect before the fault answers (a write that
    * happened, then a hang or garbage). Default false, except for 'truncated'

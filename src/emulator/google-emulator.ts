@@ -373,7 +373,7 @@ export class GoogleEmulator {
     const user = this.credentials.refreshTokens.get(form.refresh_token ?? '')?.googleUser ?? this.oauth.codes.get(form.code ?? '')?.user;
     const fault = this.faults.take('token', true, user ? { ...form, emulator_user: user } : form);
     if (fault?.kind === 'status') {
-      return tokenFaultAnswer(fault);
+      return tokenFaultAnswer(fault, form);
     }
     return answerUnderFault(fault, () => this.runToken(method, form, record));
   }
@@ -414,6 +414,7 @@ export class GoogleEmulator {
         service: route.service,
         project: holder?.project,
         body,
+        bearer,
         limits: this.quotaLimits,
       });
     }

@@ -72,6 +72,8 @@ export interface GrantConnection {
 /** Who a Google call is made for: entered by the MCP dispatcher around each tool call, read by GoogleService in connected mode. */
 export interface ActingAs {
   readonly principal: string;
+  /** The properties the principal may use (GSC_ALLOWED_SITES narrowed by its policy rule); undefined means all. Sentences about an account's properties name only these. */
+  readonly sites?: readonly string[];
   /** The Google account (userinfo `sub`) the call resolved to, when the principal has several; GoogleService acts as it. */
   googleSub?: string;
   /** Whether an account's granted scopes cover the tool being called: perAccount (list_sites) runs over those accounts only. */
@@ -82,6 +84,31 @@ export interface ActingAs {
   account?: string;
 }
 export const actingAs = new AsyncLocalStorage<ActingAs>();
+
+/**
+ * The Google account(s) the call being served acts as, as an answer names
+ * them ("the Google account alice@example.com"), or undefined outside
+ * connected mode — where a sentence says "this credential", the server's one
+ * identity. In connected mode an answer never says "this credential" or "the
+ * service account": it names the account that acted (the one a Google request
+ * went out as, else the one the call was admitted with).
+ */
+export function actingAccountName(): string | undefined {
+  const acting = actingAs.getStore();
+  const named = acting?.googleEmail ?? acting?.account;
+  if (!named) {
+    return undefined;
+  }
+  const accounts = named.split(', ');
+  return accounts.length === 1
+    ? `the Google account ${accounts[0]}`
+    : `the Google accounts ${accounts.slice(0, -1).join(', ')} and ${accounts.at(-1)}`;
+}
+
+/** Who acts at Google for this call: the connected Google account(s), else `fallback` (the shared credential). */
+export function actingIdentity(fallback = 'this credential'): string {
+  return actingAccountName() ?? fallback;
+}
 
 export type NotConnectedReason = 'none' | 'revoked' | 'unreadable';
 
@@ -105,9 +132,18 @@ export class NotConnectedError extends UserFacingError {
  * call's actingAs, so the audit trail of the tool call names every account
  * it acted as (comma-separated).
  */
-export async function actAs<T>(grant: Pick<ConnectedGrant, 'principal' | 'googleSub'>, work: () => Promise<T>): Promise<T> {
+export async function actAs<T>(
+  grant: Pick<ConnectedGrant, 'principal' | 'googleSub'> & { readonly googleEmail?: string },
+  work: () => Promise<T>,
+): Promise<T> {
   const outer = actingAs.getStore();
-  const inner: ActingAs = { principal: grant.principal, googleSub: grant.googleSub };
+  // The account's e-mail, when known, names it in sentences written before a request goes out (actingAccountName).
+  const inner: ActingAs = {
+    principal: grant.principal,
+    googleSub: grant.googleSub,
+    ...(grant.googleEmail ? { account: grant.googleEmail } : {}),
+    ...(outer?.sites ? { sites: outer.sites } : {}),
+  };
   try {
     return await actingAs.run(inner, work);
   } finally {

@@ -4,6 +4,7 @@ import { UserFacingError } from '../common/user-facing-error.js';
 import { CONFIG, type Config } from '../config/config.js';
 import { ConnectedAccounts, type ConnectedGrant } from './connected-accounts.js';
 import type { CredentialContext } from './google-error.js';
+import { redactSecrets, requestSecrets } from './upstream-secrets.js';
 import { guardTokenRequests } from './token-guard.js';
 
 const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
@@ -35,6 +36,12 @@ export class GoogleAuthService {
   private client?: Promise<OAuth2Client>;
   /** GSC_OAUTH_TOKEN_URL as isTokenUrl compares it: parsed once, not on each of its two calls per Google request. */
   private readonly configuredTokenUrl?: string;
+  /**
+   * The secrets of the configuration (the OAuth client secrets of GSC_GOOGLE_OAUTH_CLIENT_SECRET and
+   * GSC_CLIENT_SECRET, GSC_REFRESH_TOKEN, a service account's private key): taken out of any text
+   * Google (or something in its place) sends back before it is used (google-failure.ts readFailure).
+   */
+  readonly secrets: readonly string[];
 
   constructor(
     @Inject(CONFIG) private readonly config: Config,
@@ -44,6 +51,20 @@ export class GoogleAuthService {
     if (tokenUrl !== undefined) {
       this.configuredTokenUrl = new URL(tokenUrl).href.split('?')[0];
     }
+    const credential = config.credential;
+    this.secrets = Object.freeze(
+      [
+        config.connected?.clientSecret,
+        config.connected?.idpClient?.clientSecret,
+        ...(credential.kind === 'oauth' ? [credential.clientSecret, credential.refreshToken] : []),
+        credential.kind === 'service_account' ? credential.key.private_key : undefined,
+      ].filter((secret): secret is string => typeof secret === 'string' && secret.length > 0),
+    );
+  }
+
+  /** Text from Google (or a proxy in its place) about a failed request, without any secret the server or that request holds. */
+  redact(text: string, error?: unknown): string {
+    return redactSecrets(text, [...this.secrets, ...requestSecrets(error)]);
   }
 
   /** Called once by the tool registry after filtering. */

@@ -706,6 +706,45 @@ describe("describeFailure for a person's connected Google account (PRODUCT.md §
     expect(text).not.toContain('GSC_REFRESH_TOKEN');
   });
 
+  // Issue 29: answers in connected mode name the Google account, never "this credential" or "the service account".
+  const DISABLED = gaxios(
+    API_URL,
+    403,
+    rpc(403, 'Search Console API has not been used in project 123456789012 before or it is disabled.', 'PERMISSION_DENIED', [
+      errorInfo('SERVICE_DISABLED', { service: 'searchconsole.googleapis.com', consumer: 'projects/123456789012' }),
+    ]),
+  );
+  it.each([
+    ['a 401', gaxios(API_URL, 401, classic(401, 'authError', 'Invalid Credentials'))],
+    ['a 403', gaxios(API_URL, 403, classic(403, 'forbidden', 'User does not have sufficient permission.'))],
+    ['a disabled API', DISABLED],
+    ['a per-user rate limit', gaxios(API_URL, 403, classic(403, 'userRateLimitExceeded', 'User Rate Limit Exceeded', 'usageLimits'))],
+    ['a daily quota', gaxios(API_URL, 403, classic(403, 'dailyLimitExceeded', 'Daily Limit Exceeded', 'usageLimits'))],
+    ['a 400', gaxios(API_URL, 400, classic(400, 'invalid', 'Invalid value'))],
+    ['a 500', gaxios(API_URL, 500, classic(500, 'backendError', 'Backend Error'))],
+    [
+      'invalid_grant at the token endpoint',
+      gaxios(TOKEN_URL, 400, { error: 'invalid_grant', error_description: 'Token has been expired or revoked.' }),
+    ],
+    [
+      'unauthorized_client at the token endpoint',
+      gaxios(TOKEN_URL, 400, { error: 'unauthorized_client', error_description: 'Unauthorized' }),
+    ],
+  ])('%s: the sentence never says "credential" or "service account"', (_what, error) => {
+    // Google's own words are quoted as data ("Invalid Credentials"); ours are checked.
+    const ours = sentence(error).replace(/"[^"]*"/g, '""');
+    expect(ours).not.toMatch(/credential|service account/i);
+  });
+
+  it("a disabled API is enabled in the project of the OAuth client the accounts act through, and a per-user limit is the account's", () => {
+    const disabled = sentence(DISABLED);
+    expect(disabled).toContain(
+      "is not enabled in the Google Cloud project 123456789012 of this server's OAuth client (GSC_GOOGLE_OAUTH_CLIENT_ID), through which the Google account alice@example.com acts",
+    );
+    const perUser = sentence(gaxios(API_URL, 403, classic(403, 'userRateLimitExceeded', 'User Rate Limit Exceeded', 'usageLimits')));
+    expect(perUser).toContain("Google's per-user rate limit is exhausted: the Google account alice@example.com sent too many requests");
+  });
+
   it('the shared-credential sentences are unchanged (no "stays connected" there)', () => {
     const shared = {
       ...connected,

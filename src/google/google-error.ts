@@ -140,7 +140,7 @@ function describeApiFailure(failure: Failure, op: GoogleOperation, ctx: Sentence
     case 'scope':
       return `Google refused to ${op.action} because the access token lacks the OAuth scope this call needs: ${google}. ${changed} The server requests only the scopes of its registered tools (GSC_READ_ONLY, GSC_ALLOW_TOOLS, GSC_DENY_TOOLS); for a delegated service account, ask the Workspace admin to grant the scope.`;
     case 'service_disabled':
-      return disabledSentence(failure.disabled!, op, who, google);
+      return disabledSentence(failure.disabled!, op, who, google, ctx.credential.kind === 'connected');
     case 'quota':
       return quotaSentence(failure, op, ctx, google);
     case 'permission': {
@@ -187,10 +187,14 @@ function capital(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-function disabledSentence(disabled: DisabledApi, op: GoogleOperation, who: string, google: string): string {
+function disabledSentence(disabled: DisabledApi, op: GoogleOperation, who: string, google: string, connected: boolean): string {
   const project = disabled.project ? `the Google Cloud project ${disabled.project}` : 'the Google Cloud project';
+  // A person's own Google account belongs to no project: the API is counted against the OAuth client this server connects accounts with.
+  const whose = connected
+    ? `of this server's OAuth client (GSC_GOOGLE_OAUTH_CLIENT_ID), through which ${who} acts`
+    : `that the credential (${who}) belongs to`;
   return (
-    `Google refused to ${op.action} because the ${disabled.title} (${disabled.service}) is not enabled in ${project} that the credential (${who}) belongs to: ${google}. Nothing was changed. ` +
+    `Google refused to ${op.action} because the ${disabled.title} (${disabled.service}) is not enabled in ${project} ${whose}: ${google}. Nothing was changed. ` +
     `Enable it at ${disabled.activationUrl} (a project Owner or Editor can; it takes a few minutes to take effect), then retry.`
   );
 }
@@ -204,8 +208,12 @@ function quotaSentence(failure: Failure, op: GoogleOperation, ctx: SentenceConte
       return `Google's daily quota is exhausted, so it refused to ${op.action}: ${google}. Nothing was changed. ${limits}; the count resets at ${midnight}. Retry then, or narrow the request.`;
     case 'minute':
       if (failure.quota?.perUser) {
+        const sender =
+          ctx.credential.kind === 'connected'
+            ? (ctx.credential.principal ?? 'the Google account')
+            : `the credential (${ctx.credential.principal ?? 'the configured credential'})`;
         return (
-          `Google's per-user rate limit is exhausted: the credential (${ctx.credential.principal ?? 'the configured credential'}) sent too many requests in a short time, so Google refused to ${op.action}: ${google}. ` +
+          `Google's per-user rate limit is exhausted: ${sender} sent too many requests in a short time, so Google refused to ${op.action}: ${google}. ` +
           `Nothing was changed. ${limits}. Retry in ${wait} seconds, with fewer calls at once; other users' quotas are not affected.`
         );
       }

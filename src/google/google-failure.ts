@@ -6,6 +6,7 @@
 // message: Google's 429 reads the same for every limit (PRODUCT §9a).
 
 import { API_NAMES, type GoogleApi } from './google-methods.js';
+import { redactSecrets, requestSecrets } from './upstream-secrets.js';
 
 export type GoogleErrorKind =
   /** The token endpoint refused the credential, or an API rejected the access token (401). */
@@ -101,6 +102,12 @@ export class MalformedAnswerError extends Error {
 }
 
 export interface ReadContext {
+  /**
+   * Secrets this server holds (OAuth client secrets, a refresh token, the
+   * acting grant's tokens) that must never be read back out of Google's text;
+   * the secrets the failed request itself carried are added by readFailure.
+   */
+  readonly secrets?: readonly string[];
   /** The API the request went to, for naming it in a disabled-API sentence. */
   readonly api?: GoogleApi;
   /** Whether a request URL is the OAuth token endpoint. */
@@ -151,8 +158,40 @@ type ApiErrorBody = {
   details?: { '@type'?: string; reason?: string; metadata?: Record<string, string>; links?: { url?: string }[] }[];
 };
 
-/** Reads a GaxiosError (or any thrown value) into plain facts. */
+/**
+ * Reads a GaxiosError (or any thrown value) into plain facts. Every text taken
+ * from the answer (message, reason, what came instead of an answer) is
+ * redacted first: upstream text is copied into sentences a model reads, logs
+ * and errors, and a token endpoint or a proxy may echo what it was sent (the
+ * refresh token, the client secret, an access token). The error code is kept.
+ */
 export function readFailure(error: unknown, context: ReadContext = {}): Failure {
+  const secrets = [...(context.secrets ?? []), ...requestSecrets(error)];
+  const failure = readUnredacted(error, context);
+  if (secrets.length === 0) {
+    return failure;
+  }
+  const clean = (text: string | undefined) => (text === undefined ? undefined : redactSecrets(text, secrets));
+  return {
+    ...failure,
+    message: clean(failure.message)!,
+    ...(failure.reason !== undefined ? { reason: clean(failure.reason) } : {}),
+    ...(failure.answer !== undefined ? { answer: clean(failure.answer) } : {}),
+    ...(failure.disabled ? { disabled: redactedDisabled(failure.disabled, secrets) } : {}),
+  };
+}
+
+function redactedDisabled(disabled: DisabledApi, secrets: readonly string[]): DisabledApi {
+  const clean = (text: string) => redactSecrets(text, secrets);
+  return {
+    title: clean(disabled.title),
+    service: clean(disabled.service),
+    ...(disabled.project !== undefined ? { project: clean(disabled.project) } : {}),
+    activationUrl: clean(disabled.activationUrl),
+  };
+}
+
+function readUnredacted(error: unknown, context: ReadContext): Failure {
   if (error instanceof MalformedAnswerError) {
     return { kind: 'malformed', phase: error.phase, status: 200, message: error.message, answer: error.problem };
   }

@@ -826,3 +826,70 @@ describe('retryDelay: which failures are sent again', () => {
     expect(retryDelay(methodSpec('sites.list'), f('quota', { status: 429, quota: {}, retryAfterSeconds: 20 }), 1, 0)).toBe(20_000);
   });
 });
+
+// Issue 29 break 6: upstream text that echoes a secret (a token endpoint's error_description, a proxy's
+// error page, an API error quoting the bearer token) is copied into the sentence a model reads.
+describe('secrets in what Google (or something in its place) answers', () => {
+  let google: ScriptedGoogle;
+  beforeAll(async () => {
+    google = await ScriptedGoogle.start();
+  });
+  afterAll(() => google.close());
+  beforeEach(() => google.reset());
+  const REFRESH = '1//not-a-real-refresh-token';
+  const SECRET = 'GOCSPX-not-a-real-secret';
+
+  const failureOf = async (service: GoogleService) => {
+    const error = await call(service, 'sites.list').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(GoogleApiError);
+    return error as GoogleApiError;
+  };
+  const leaks = (error: GoogleApiError, ...secrets: string[]) =>
+    secrets.filter((s) => `${error.message}\n${JSON.stringify(error.facts)}`.includes(s) || error.message.includes(encodeURIComponent(s)));
+
+  it("takes the refresh token and the client secret out of the token endpoint's error_description, keeping the error code", async () => {
+    google.token(
+      tokenError(
+        400,
+        'invalid_grant',
+        `Token has been expired or revoked: refresh_token=${REFRESH}&client_secret=${encodeURIComponent(SECRET)}`,
+      ),
+    );
+    const error = await failureOf(serviceFor(google, 'oauth').service);
+    expect(leaks(error, REFRESH, SECRET)).toEqual([]);
+    expect(error.message).toContain(
+      '"invalid_grant: Token has been expired or revoked: refresh_token=[redacted]&client_secret=[redacted]"',
+    );
+    expect(error.facts).toMatchObject({ phase: 'token', kind: 'credential', credential: 'revoked_token', reason: 'invalid_grant' });
+    expect(error.facts.googleMessage).toContain('[redacted]');
+  });
+
+  it('takes them out of a plain-text answer too (gaxios makes the body the message), and of a JSON-escaped echo', async () => {
+    google.token(reply.raw(400, 'text/plain', `bad request ${JSON.stringify({ refresh_token: REFRESH, client_secret: SECRET })}`));
+    expect(leaks(await failureOf(serviceFor(google, 'oauth').service), REFRESH, SECRET)).toEqual([]);
+  });
+
+  it('takes the access token the request was sent with out of an API error', async () => {
+    google.api(reply.json(403, classic(403, 'forbidden', 'The caller ya29.scripted does not have permission')));
+    const error = await failureOf(serviceFor(google, 'oauth').service);
+    expect(error.message).not.toContain('ya29.scripted');
+    expect(error.message).toContain('The caller [redacted] does not have permission');
+  });
+
+  it("takes a service account's JWT assertion out of the token endpoint's text", async () => {
+    let assertion = '';
+    google.token((_req, res) => {
+      // The script runs once the body is in: the assertion the service account just signed, echoed back.
+      assertion = new URLSearchParams(google.tokenRequests().at(-1)!.body).get('assertion') ?? '';
+      res.writeHead(400, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: 'invalid_grant', error_description: `Invalid JWT Signature. (${assertion})` }));
+    });
+    const error = await failureOf(serviceFor(google).service);
+    expect(assertion.length).toBeGreaterThan(100);
+    expect(error.message).not.toContain(assertion.slice(0, 60));
+    expect(error.facts.credential).toBe('key_rejected');
+  });
+});

@@ -8,6 +8,7 @@ import { OBSERVER, type Observer } from '../common/observer.js';
 import { UserFacingError } from '../common/user-facing-error.js';
 import { CONFIG, type Config } from '../config/config.js';
 import { propertyHost } from '../property/property.js';
+import { isPropertyAllowed } from '../property/site-allowlist.js';
 import { actingAs, ConnectedAccounts, type ConnectedGrant } from './connected-accounts.js';
 import { CallCancelledError, describeFailure, GoogleApiError, type GoogleOperation, outcomeOf } from './google-error.js';
 import { type Failure, MalformedAnswerError, neverSent, readFailure } from './google-failure.js';
@@ -32,9 +33,10 @@ export interface GoogleClients {
   readonly siteVerification: SiteVerificationClient;
 }
 
-/** The clients of one call, and in connected mode the grant they act with. */
+/** The clients of one call, the OAuth client they authenticate with, and in connected mode the grant they act with. */
 interface Loaded {
   readonly clients: GoogleClients;
+  readonly auth: OAuth2Client;
   readonly grant?: ConnectedGrant;
 }
 
@@ -91,7 +93,7 @@ export class GoogleService {
     if (signal?.aborted) {
       throw new CallCancelledError(op);
     }
-    const { clients, grant } = await this.load();
+    const { clients, auth, grant } = await this.load();
     // The first load imports the clients (~100 ms); the caller may have cancelled meanwhile.
     if (signal?.aborted) {
       throw new CallCancelledError(op);
@@ -112,6 +114,8 @@ export class GoogleService {
           throw error;
         }
         failure = readFailure(error, {
+          // The acting credential's own tokens too (a grant's refresh and access token): Google's text never carries them on.
+          secrets: [...this.auth.secrets, ...credentialSecrets(auth)],
           api: methodSpec(op.method).api,
           isTokenUrl: (url) => this.auth.isTokenUrl(url),
           now: this.clock.now(),
@@ -231,8 +235,17 @@ export class GoogleService {
       if (sites.length === 0) {
         return ` ${grant.googleEmail} has no Search Console properties at all; connect a Google account that has ${property}.`;
       }
-      const shown = sites.slice(0, 10).map((s) => `${s.siteUrl} (${s.permissionLevel})`);
-      return ` ${property} is not among the properties of ${grant.googleEmail}, which has: ${shown.join(', ')}${sites.length > 10 ? ` and ${sites.length - 10} more` : ''}.`;
+      // Only properties the caller may use are named; the rest are counted (PRODUCT.md §8d).
+      const allowed = actingAs.getStore()?.sites;
+      const usable = allowed ? sites.filter((s) => isPropertyAllowed(s.siteUrl!, allowed)) : sites;
+      const withheld = sites.length - usable.length;
+      const shown = usable.slice(0, 10).map((s) => `${s.siteUrl} (${s.permissionLevel})`);
+      const more = [usable.length > 10 ? `${usable.length - 10} more` : '', withheld ? `${withheld} more you may not use here` : ''].filter(
+        Boolean,
+      );
+      return usable.length
+        ? ` ${property} is not among the properties of ${grant.googleEmail}, which has: ${shown.join(', ')}${more.length ? ` and ${more.join(' and ')}` : ''}.`
+        : ` ${property} is not among the properties of ${grant.googleEmail}, which has none you may use here (${withheld} withheld).`;
     } catch {
       return '';
     }
@@ -243,7 +256,8 @@ export class GoogleService {
       return this.loadConnected();
     }
     this.clients ??= this.build();
-    return { clients: await this.clients };
+    const clients = await this.clients;
+    return { clients, auth: await this.auth.authClient() };
   }
 
   /** Connected mode: the clients acting as the calling principal's grant; NotConnectedError when there is none. */
@@ -264,7 +278,7 @@ export class GoogleService {
       clients = this.build(client);
       this.connectedClients.set(client, clients);
     }
-    const loaded = { clients: await clients, grant };
+    const loaded = { clients: await clients, auth: client, grant };
     acting.googleEmail = grant.googleEmail;
     return loaded;
   }
@@ -333,6 +347,12 @@ function retryable(spec: MethodSpec, failure: Failure): boolean {
     default:
       return false;
   }
+}
+
+/** The tokens an OAuth client holds right now (never shown; only taken out of Google's text). */
+function credentialSecrets(client: OAuth2Client): string[] {
+  const { access_token, refresh_token, id_token } = client.credentials ?? {};
+  return [access_token, refresh_token, id_token].filter((t): t is string => typeof t === 'string');
 }
 
 /** A GaxiosError (it carries the request config) or a body that is not an answer; anything else is a bug, not Google. */

@@ -1,15 +1,25 @@
 import type { OAuth2Client } from 'google-auth-library';
 import { MalformedAnswerError } from './google-failure.js';
+import { redactRequestError, requestSecrets } from './upstream-secrets.js';
 
 /**
  * What every client of ours does with its token requests, shared credential or
  * a person's connected grant alike: no retries of its own (GoogleService's
  * bounded attempts decide), an optional redirect to GSC_OAUTH_TOKEN_URL, and a
- * 200 that is not a token counted as a failure.
+ * 200 that is not a token counted as a failure. And for every request (token
+ * and API): a failure's error is stripped of that request's own secrets — the
+ * refresh token, client secret, assertion or code it sent, the access token it
+ * was sent with — wherever the answer echoes them (issue 29: a token endpoint's
+ * error_description was copied into tool results).
  */
 export function guardTokenRequests(client: OAuth2Client, isTokenUrl: (url: string) => boolean, redirect?: URL): void {
   client.transporter.interceptors.request.add({
     resolved: async (options) => {
+      const secrets = requestSecrets({ config: options });
+      if (secrets.length > 0) {
+        // Replaces gaxios's default redactor, which leaves refresh_token in the error and the answer's text as it came.
+        (options as { errorRedactor?: (error: unknown) => unknown }).errorRedactor = (error) => redactRequestError(error, secrets);
+      }
       if (!isTokenUrl(String(options.url))) {
         return options;
       }

@@ -8,7 +8,7 @@ import { Clock } from '../common/clock.js';
 import { SERVER_NAME } from '../common/product.js';
 import { CONFIG, type Config } from '../config/config.js';
 import { authInfoFor, LOCAL_PRINCIPAL } from '../identity/caller.js';
-import { canonicalPrincipal } from '../common/principal-name.js';
+import { checkPrincipal, escapedPrincipal, type PrincipalProblem, principalRefusal } from '../common/principal-name.js';
 import { HTTP_MOUNT, type HttpMount } from './http-mount.js';
 
 /** A request that cannot go on: the status, the headers (a Bearer challenge) and the sentence for the JSON-RPC error. */
@@ -16,6 +16,8 @@ export interface Refused {
   readonly status: number;
   readonly message: string;
   readonly headers?: Record<string, string>;
+  /** A principal refused for its spelling (PRODUCT.md §8b): what the audit trail records — a reason code and the spelling escaped to ASCII. */
+  readonly refusedPrincipal?: { readonly reason: `principal_${PrincipalProblem}`; readonly principal: string };
 }
 
 /**
@@ -87,14 +89,15 @@ export class HttpIdentity {
             'The host application did not identify the caller (its principal option returned nothing), so this request is refused; sign in through the host application',
         };
       }
-      const principal = canonicalPrincipal(named.trim());
-      if (principal === undefined) {
+      const checked = checkPrincipal(named.trim());
+      if (!checked.ok) {
         return {
           status: 401,
-          message:
-            'The host application named the caller with text that is not plain (over 320 characters, or control, invisible or direction-changing characters), so this request is refused.',
+          message: `The caller is refused: ${principalRefusal(checked.problem, 'the principal the host application named')}.`,
+          refusedPrincipal: { reason: `principal_${checked.problem}`, principal: escapedPrincipal(named.trim()) },
         };
       }
+      const { principal } = checked;
       const groups = (await this.mount.groups?.(req)) ?? [];
       return authInfoFor({ principal, groups: groups.filter((g) => typeof g === 'string') }, now + SESSIONLESS_TTL_SECONDS);
     }
@@ -146,11 +149,20 @@ export class HttpIdentity {
         throw error;
       }
       const failure = authFailure(settings, origin, { description: error.description, temporary: error.temporary });
+      const spelling = error.reason === 'unnormalized_principal' || error.reason === 'invalid_principal';
       return {
         ...failure,
         message: error.temporary
           ? `The token cannot be checked right now: ${error.description}`
           : `The access token is refused: ${error.description}`,
+        ...(spelling && error.refusedPrincipal !== undefined
+          ? {
+              refusedPrincipal: {
+                reason: error.reason === 'unnormalized_principal' ? 'principal_not_normalized' : 'principal_not_plain',
+                principal: error.refusedPrincipal,
+              },
+            }
+          : {}),
       };
     }
   }

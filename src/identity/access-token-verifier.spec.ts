@@ -134,6 +134,12 @@ describe('AccessTokenVerifier: refused tokens', () => {
     ['an email with a right-to-left override', (i) => i.mint({ email: 'alice@corp.example\u202e' }), 'invalid_principal'],
     ['an email with a zero-width space', (i) => i.mint({ email: 'ali\u200bce@corp.example' }), 'invalid_principal'],
     ['an email with a no-break space', (i) => i.mint({ email: 'alice\u00a0@corp.example' }), 'invalid_principal'],
+    ['an email with the Kelvin sign (NFC makes it K)', (i) => i.mint({ email: '\u212Aate@corp.example' }), 'unnormalized_principal'],
+    ['an email with the Angstrom sign', (i) => i.mint({ email: '\u212Bsa@corp.example' }), 'unnormalized_principal'],
+    ['an email with the Ohm sign', (i) => i.mint({ email: '\u2126mar@corp.example' }), 'unnormalized_principal'],
+    ['an email with a full-width letter (NFKC makes it K)', (i) => i.mint({ email: '\uFF2Bate@corp.example' }), 'unnormalized_principal'],
+    ['an email with a decomposed accent (NFC composes it)', (i) => i.mint({ email: 'jose\u0301@corp.example' }), 'unnormalized_principal'],
+    ['a sub with a ligature (NFKC makes it fi)', (i) => i.mint({ email: undefined, sub: 'o\uFB01ce|42' }), 'unnormalized_principal'],
     ['groups as a string', (i) => i.mint({ groups: 'seo' }), 'invalid_groups'],
     ['groups as numbers', (i) => i.mint({ groups: [1, 2] }), 'invalid_groups'],
     ['groups as an object', (i) => i.mint({ groups: { seo: true } }), 'invalid_groups'],
@@ -359,14 +365,22 @@ describe('AccessTokenVerifier: principal and groups claims', () => {
     await expect(mintAndVerify({}, { email_verified: undefined })).resolves.toMatchObject({ principal: 'alice@corp.example' });
   });
 
-  it('gives the principal in the one canonical spelling: NFC, then ASCII lower-case for an address; an opaque sub as written', async () => {
-    await expect(mintAndVerify({}, { email: '\u212Aate@Corp.Example' })).resolves.toMatchObject({ principal: 'kate@corp.example' });
+  it('gives the principal in the one canonical spelling: as written, ASCII lower-case for an address; an opaque sub as written', async () => {
+    await expect(mintAndVerify({}, { email: 'Kate@Corp.Example' })).resolves.toMatchObject({ principal: 'kate@corp.example' });
     await expect(mintAndVerify({}, { email: '\u041Aate@corp.example' })).resolves.toMatchObject({ principal: '\u041Aate@corp.example' });
-    await expect(mintAndVerify({}, { email: 'Jose\u0301@corp.example' })).resolves.toMatchObject({ principal: 'jos\u00e9@corp.example' });
+    await expect(mintAndVerify({}, { email: 'Jos\u00e9@corp.example' })).resolves.toMatchObject({ principal: 'jos\u00e9@corp.example' });
     await expect(mintAndVerify({}, { email: undefined, sub: '00uAbC' })).resolves.toMatchObject({
       principal: '00uAbC',
       principalClaim: 'sub',
     });
+  });
+
+  it('refuses a look-alike principal with a fixed sentence, keeping its ASCII-escaped spelling for the audit trail only', async () => {
+    const error = await failure(mintAndVerify({}, { email: '\u212Aate@corp.example' }));
+    expect(error.reason).toBe('unnormalized_principal');
+    expect(error.description).not.toMatch(/ate@corp/);
+    expect(error.description).toMatch(/^[\x20-\x21\x23-\x5b\x5d-\x7e]+$/); // RFC 6750 error_description characters
+    expect(error.refusedPrincipal).toBe('\\u{212A}ate@corp.example');
   });
 });
 

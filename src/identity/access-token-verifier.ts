@@ -2,7 +2,7 @@ import { type CryptoKey, decodeProtectedHeader, jwtVerify, type JWTPayload, type
 import { ConfigError } from '../config/config-error.js';
 import { IssuerKeys, IssuerKeysUnavailable, isSecureUrl } from './issuer-keys.js';
 import { hasInvisible } from '../common/inert-text.js';
-import { canonicalPrincipal } from '../common/principal-name.js';
+import { checkPrincipal, escapedPrincipal, principalRefusal } from '../common/principal-name.js';
 
 /** What `config.auth` carries: GSC_AUTH_ISSUER, GSC_AUTH_AUDIENCE, GSC_AUTH_JWKS_URL, GSC_AUTH_PRINCIPAL_CLAIM, GSC_AUTH_GROUPS_CLAIM. */
 export interface AccessTokenSettings {
@@ -57,6 +57,7 @@ export type AccessTokenFailure =
   | 'missing_expiry'
   | 'missing_principal'
   | 'invalid_principal'
+  | 'unnormalized_principal'
   | 'unverified_email'
   | 'invalid_groups'
   | 'keys_unavailable';
@@ -74,8 +75,8 @@ const DESCRIPTIONS: Record<AccessTokenFailure, string> = {
   not_yet_valid: 'the access token is not valid yet',
   missing_expiry: 'the access token has no expiry (exp)',
   missing_principal: 'the access token names no principal',
-  invalid_principal:
-    'the access token principal claim is not plain text (1 to 320 characters without control, invisible or direction-changing characters)',
+  invalid_principal: principalRefusal('not_plain', 'the access token principal claim'),
+  unnormalized_principal: principalRefusal('not_normalized', 'the access token principal claim'),
   unverified_email: 'the access token email address is not verified',
   invalid_groups: 'the access token groups claim is not a list of names',
   keys_unavailable: 'the issuer signing keys cannot be fetched right now',
@@ -87,7 +88,11 @@ export class AccessTokenError extends Error {
   /** True when the token may be fine and the issuer is what failed (answer 503, not 401). */
   readonly temporary: boolean;
 
-  constructor(readonly reason: AccessTokenFailure) {
+  constructor(
+    readonly reason: AccessTokenFailure,
+    /** A refused principal claim, escaped to ASCII (escapedPrincipal): for the audit trail, never for the client. */
+    readonly refusedPrincipal?: string,
+  ) {
     super(DESCRIPTIONS[reason]);
     this.temporary = reason === 'keys_unavailable';
   }
@@ -251,10 +256,17 @@ export function principalOfClaims(
   if (value === undefined || value === null || value === '') {
     throw new AccessTokenError('missing_principal');
   }
-  const principal = typeof value === 'string' ? canonicalPrincipal(value) : undefined;
-  if (principal === undefined) {
+  if (typeof value !== 'string') {
     throw new AccessTokenError('invalid_principal');
   }
+  const checked = checkPrincipal(value);
+  if (!checked.ok) {
+    throw new AccessTokenError(
+      checked.problem === 'not_normalized' ? 'unnormalized_principal' : 'invalid_principal',
+      escapedPrincipal(value),
+    );
+  }
+  const { principal } = checked;
   // An address the identity provider says it has not verified could be anyone's.
   if (claim === 'email' && !emailVerified(claims.email_verified)) {
     throw new AccessTokenError('unverified_email');

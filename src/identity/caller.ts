@@ -23,8 +23,10 @@ export function authInfoFor(caller: Caller, expiresAt: number, token = 'redacted
 /**
  * The caller the SDK hands over, its principal in the one canonical spelling
  * (common/principal-name.ts) that sessions, approvals, exports and policy all
- * compare. HTTP refuses a principal that is not plain before it gets here; one
- * that still is not (a host app building servers itself) is kept as written.
+ * compare. HTTP refuses a principal that is not plain, or that Unicode
+ * normalisation would change, before it gets here; one that still is (a host
+ * app building servers itself) is kept exactly as written, so it is never
+ * folded onto the principal it resembles.
  */
 export function callerOf(authInfo: AuthInfo | undefined): Caller {
   const groups = authInfo?.extra?.groups;

@@ -1,5 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
-import { CLIENT_CAPABILITIES_META_KEY, isInputRequiredResult, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  type InputRequiredResult,
+  isInputRequiredResult,
+  type McpServer,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import type { ConnectRequests } from '../accounts/connect-requests.js';
 import type { Config } from '../config/config.js';
 import type { ConnectedGrant } from '../google/connected-accounts.js';
@@ -30,7 +36,7 @@ const SEES: Record<string, AccountSite[]> = {
   ],
 };
 
-function subject(grants: ConnectedGrant[] = [ALICE, BOB], failing?: string) {
+function subject(grants: ConnectedGrant[] = [ALICE, BOB], failing?: string, sees: Record<string, AccountSite[]> = SEES) {
   const looked: string[] = [];
   const kept = new Map<string, string>();
   const sites = {
@@ -40,7 +46,7 @@ function subject(grants: ConnectedGrant[] = [ALICE, BOB], failing?: string) {
       if (g.googleSub === failing) {
         return Promise.reject(new Error(`Google refused the lookup for ${g.googleEmail}`));
       }
-      return Promise.resolve({ grant: g, sites: SEES[g.googleSub], cached: false });
+      return Promise.resolve({ grant: g, sites: sees[g.googleSub] ?? [], cached: false });
     },
   } as unknown as AccountSites;
   const requests = {
@@ -50,16 +56,21 @@ function subject(grants: ConnectedGrant[] = [ALICE, BOB], failing?: string) {
     get: (k: string) => Promise.resolve(kept.get(k)),
     put: (k: string, v: string) => Promise.resolve(void kept.set(k, v)),
     delete: (k: string) => Promise.resolve(void kept.delete(k)),
+    claim: (k: string) => Promise.resolve(kept.has(k) ? false : (kept.set(k, '1'), true)),
   } as unknown as StateStore;
   const resolution = new AccountResolution({ elicitation: true } as unknown as Config, sites, requests, store);
   return { resolution, looked, kept };
 }
 
-function callOf(spec: Partial<ToolSpec>, options: { responses?: Record<string, unknown>; form?: boolean; sites?: string[] } = {}) {
+function callOf(
+  spec: Partial<ToolSpec>,
+  options: { responses?: Record<string, unknown>; form?: boolean; sites?: string[]; state?: string } = {},
+) {
   const tool = { spec: { access: 'read', apis: ['searchconsole'], ...spec } } as unknown as RegisteredTool;
   const sdk = {
     mcpReq: {
       inputResponses: options.responses,
+      requestState: () => options.state,
       envelope: { [CLIENT_CAPABILITIES_META_KEY]: { elicitation: options.form === false ? { url: {} } : { form: {} } } },
       signal: new AbortController().signal,
     },
@@ -69,8 +80,31 @@ function callOf(spec: Partial<ToolSpec>, options: { responses?: Record<string, u
     sdk,
     server: {} as McpServer,
     caller: { principal: 'ann@corp.example', groups: [] },
-    access: { rule: undefined, decidedBy: 'server', tools: new Set([spec.name!]), ...(options.sites ? { sites: options.sites } : {}) },
+    access: {
+      rule: undefined,
+      decidedBy: 'server',
+      annotations: 'shared',
+      tools: new Set([spec.name!]),
+      ...(options.sites ? { sites: options.sites } : {}),
+    },
   });
+}
+
+const isAsk = (r: Resolution | undefined) => !!r && 'answer' in r && isInputRequiredResult(r.answer);
+
+/** The chooser a resolution asked: its message and the google_account field of its schema. */
+function question(r: Resolution | undefined): { message: string; schema: { oneOf: { const: string; title: string }[]; default?: string } } {
+  if (!r || !('answer' in r) || !isInputRequiredResult(r.answer)) {
+    throw new Error(`not a question: ${JSON.stringify(r)}`);
+  }
+  const params = (r.answer.inputRequests as Record<string, { params: { message: string; requestedSchema: any } }>).google_account.params;
+  return { message: params.message, schema: params.requestedSchema.properties.google_account };
+}
+
+/** The requestState the round of `asked` went out with (as ConnectedCalls remembers it). */
+async function roundOf(resolution: AccountResolution, call: ToolCall, args: Record<string, unknown>, asked: Resolution | undefined) {
+  const r = asked as { answer: InputRequiredResult; offered: string[] };
+  return (await resolution.rounds.remember(call, args, r.answer, { offered: r.offered })).requestState!;
 }
 
 const chosen = (r: Resolution | undefined) => (r && 'grant' in r ? r.grant.googleEmail : undefined);
@@ -102,34 +136,60 @@ describe('AccountResolution', () => {
     expect(text).toContain('http://127.0.0.1:9/connect/google?request=abc');
   });
 
-  it('several → a form listing them; the answer is kept for the later rounds of the same call only, until settled', async () => {
-    const { resolution, kept } = subject();
+  it('several → a form listing each account with its permission on the property; only an answer to that question counts', async () => {
+    const { resolution } = subject();
     const spec = { name: 'delete_sitemap', target: ['site'] } as Partial<ToolSpec>;
     const args = { site_url: 'https://www.example.com/', sitemap_url: 'https://www.example.com/s.xml' };
     const asked = await resolution.resolve(callOf(spec), args, []);
-    expect(asked && 'answer' in asked && isInputRequiredResult(asked.answer)).toBe(true);
+    const form = question(asked);
+    expect(form.schema.oneOf).toEqual([
+      { const: ALICE.googleEmail, title: 'alice@example.com (owner)' },
+      { const: BOB.googleEmail, title: 'bob@example.net (restricted user, read-only)' },
+    ]);
+    expect(form.message).toContain('bob@example.net (restricted user, read-only)');
+    const pickBob = { google_account: { action: 'accept', content: { google_account: BOB.googleEmail } } };
+    // The same answer without the round that asked it (an "accept" nobody asked for) is no answer: asked afresh.
+    expect(isAsk(await resolution.resolve(callOf(spec, { responses: pickBob }), args, []))).toBe(true);
+    // With the round the question went out in: the choice holds.
+    const state = await roundOf(resolution, callOf(spec), args, asked);
     const answered = await resolution.resolve(
-      callOf(spec, { responses: { google_account: { action: 'accept', content: { google_account: BOB.googleEmail } } } }),
+      callOf(spec, { responses: pickBob, state }),
       args,
       [],
+      await resolution.rounds.open(callOf(spec, { state }), args),
     );
     expect(chosen(answered)).toBe(BOB.googleEmail);
-    // The approval round brings only its own answer: the choice stands for this very call.
-    expect(chosen(await resolution.resolve(callOf(spec, { responses: { approval: {} } }), args, []))).toBe(BOB.googleEmail);
-    // Other arguments are another call: asked again.
-    const other = await resolution.resolve(callOf(spec), { ...args, sitemap_url: 'https://www.example.com/t.xml' }, []);
-    expect(other && 'answer' in other && isInputRequiredResult(other.answer)).toBe(true);
-    await resolution.settled((answered as { choice: string }).choice);
-    expect(kept.size).toBe(0);
-    const again = await resolution.resolve(callOf(spec), args, []);
-    expect(again && 'answer' in again && isInputRequiredResult(again.answer)).toBe(true);
+    // A round is single use: bringing it again is no answer.
+    expect(await resolution.rounds.open(callOf(spec, { state }), args)).toBeUndefined();
+    // The approval round after it brings only its own answer: the choice the previous round carried stands.
+    expect(
+      chosen(
+        await resolution.resolve(callOf(spec, { responses: { approval: {} } }), args, [], { asked: ['approval'], chosen: BOB.googleSub }),
+      ),
+    ).toBe(BOB.googleEmail);
+    // Another call (other arguments) gets nothing from that round.
+    const other = { ...args, sitemap_url: 'https://www.example.com/t.xml' };
+    const state2 = await roundOf(resolution, callOf(spec), args, asked);
+    expect(await resolution.rounds.open(callOf(spec, { state: state2 }), other)).toBeUndefined();
+  });
+
+  it('an answer naming an account the question did not offer is no answer; declining sends nothing', async () => {
+    const { resolution } = subject();
+    const spec = { name: 'get_site', target: ['site'] } as Partial<ToolSpec>;
+    const args = { site_url: 'https://www.example.com/' };
+    const round = { asked: ['google_account'], offered: [ALICE.googleSub] };
+    const pickBob = { google_account: { action: 'accept', content: { google_account: BOB.googleEmail } } };
+    expect(isAsk(await resolution.resolve(callOf(spec, { responses: pickBob }), args, [], round))).toBe(true);
+    const declined = await resolution.resolve(callOf(spec, { responses: { google_account: { action: 'decline' } } }), args, [], round);
+    expect(said(declined)).toMatch(/No Google account was chosen.*nothing was sent to Google/);
   });
 
   it('several, and no form can reach a person → an error naming them and google_account; google_account settles it', async () => {
     const { resolution } = subject();
     const spec = { name: 'get_site', target: ['site'] } as Partial<ToolSpec>;
     const text = said(await resolution.resolve(callOf(spec, { form: false }), { site_url: 'https://www.example.com/' }, []));
-    expect(text).toMatch(/alice@example\.com, bob@example\.net|bob@example\.net, alice@example\.com/);
+    // Each with its permission on the property, as the chooser shows it.
+    expect(text).toContain('(alice@example.com (owner), bob@example.net (restricted user, read-only))');
     expect(text).toContain('google_account');
     const named = await resolution.resolve(
       callOf(spec, { form: false }),
@@ -139,11 +199,85 @@ describe('AccountResolution', () => {
     expect(chosen(named)).toBe(BOB.googleEmail);
   });
 
-  it('outside the allowlist: no lookup at all (SiteAccessGuard refuses it, nothing is sent)', async () => {
+  it('arguments the guard refuses before Google hears of them choose no account and look nothing up', async () => {
     const { resolution, looked } = subject();
-    const call = callOf({ name: 'get_site', target: ['site'] }, { sites: ['https://blog.example.net/'] });
-    expect(chosen(await resolution.resolve(call, { site_url: 'sc-domain:example.com' }, []))).toBeDefined();
+    const site = callOf({ name: 'get_site', target: ['site'] }, { sites: ['https://blog.example.net/'] });
+    expect(await resolution.resolve(site, { site_url: 'sc-domain:example.com' }, [])).toEqual({ refused: true });
+    expect(await resolution.resolve(site, { site_url: 'example.com' }, [])).toEqual({ refused: true });
+    expect(await resolution.resolve(site, {}, [])).toEqual({ refused: true });
+    const page = callOf({ name: 'get_indexing_status', target: ['page'] }, { sites: ['https://blog.example.net/'] });
+    expect(await resolution.resolve(page, { url: 'https://shop.example.com/x' }, [])).toEqual({ refused: true });
+    expect(await resolution.resolve(page, { url: 'not a url' }, [])).toEqual({ refused: true });
     expect(looked).toEqual([]);
+  });
+
+  it('a page resolves to the longest covering URL-prefix property across accounts, not to a covering domain', async () => {
+    const { resolution } = subject([ALICE, BOB], undefined, {
+      '1': [{ siteUrl: 'sc-domain:example.com', permissionLevel: 'siteOwner' }],
+      '2': [
+        { siteUrl: 'https://www.example.com/', permissionLevel: 'siteRestrictedUser' },
+        { siteUrl: 'https://www.example.com/shop/', permissionLevel: 'siteFullUser' },
+      ],
+    });
+    const page = callOf({ name: 'get_indexing_status', target: ['page'] });
+    const deep = await resolution.resolve(page, { url: 'https://www.example.com/shop/a?b=1#c' }, []);
+    expect(deep).toMatchObject({ grant: BOB, property: 'https://www.example.com/shop/' });
+    expect(await resolution.resolve(page, { url: 'https://WWW.example.com/shopping' }, [])).toMatchObject({
+      grant: BOB,
+      property: 'https://www.example.com/',
+    });
+    expect(await resolution.resolve(page, { url: 'https://blog.example.com/' }, [])).toMatchObject({
+      grant: ALICE,
+      property: 'sc-domain:example.com',
+    });
+  });
+
+  it('the account calls for a property used before is gone: asked (the chooser offering the rest), never switched silently', async () => {
+    const { resolution } = subject([ALICE, BOB]);
+    const spec = { name: 'get_site', target: ['site'] } as Partial<ToolSpec>;
+    const args = { site_url: 'https://www.example.com/' };
+    // Bob was named for it, so Bob is the account it used.
+    expect(chosen(await resolution.resolve(callOf(spec), { ...args, google_account: BOB.googleEmail }, []))).toBe(BOB.googleEmail);
+    // Bob disconnected; only Alice (an owner, where Bob was restricted) has it now.
+    const after = subject([ALICE]);
+    (after.resolution as unknown as { memory: unknown }).memory = (resolution as unknown as { memory: unknown }).memory;
+    const asked = question(await after.resolution.resolve(callOf(spec), args, []));
+    expect(asked.message).toMatch(/acted as bob@example\.net until now, which is no longer connected/);
+    expect(asked.schema.oneOf).toEqual([{ const: ALICE.googleEmail, title: 'alice@example.com (owner)' }]);
+    // The token path names the accounts that remain, and the argument that settles it.
+    const token = said(await after.resolution.resolve(callOf(spec, { form: false }), args, []));
+    expect(token).toMatch(
+      /acted as bob@example\.net until now.*alice@example\.com \(owner\).*did not run and nothing was sent to Google.*google_account/,
+    );
+    // Naming Alice makes her the account it uses: later calls go on without asking.
+    expect(chosen(await after.resolution.resolve(callOf(spec, { form: false }), { ...args, google_account: ALICE.googleEmail }, []))).toBe(
+      ALICE.googleEmail,
+    );
+    expect(chosen(await after.resolution.resolve(callOf(spec, { form: false }), args, []))).toBe(ALICE.googleEmail);
+  });
+
+  it('a Site Verification id that names no property: one account fetches it; with several, the person says which holds it', async () => {
+    const spec = { name: 'get_verified_site', target: ['resource'], apis: [] } as unknown as Partial<ToolSpec>;
+    const one = subject([BOB]);
+    expect(chosen(await one.resolution.resolve(callOf(spec), { id: 'android-app://com.example' }, []))).toBe(BOB.googleEmail);
+    const several = subject([ALICE, BOB]);
+    const asked = question(await several.resolution.resolve(callOf(spec), { id: 'android-app://com.example' }, []));
+    expect(asked.message).toMatch(/names no Search Console property.*which of your Google accounts holds it is not known/);
+    expect(asked.schema.oneOf.map((o) => o.const)).toEqual([ALICE.googleEmail, BOB.googleEmail]);
+    const token = said(await several.resolution.resolve(callOf(spec, { form: false }), { id: 'android-app://com.example' }, []));
+    expect(token).toMatch(/alice@example\.com, bob@example\.net.*google_account/);
+    // An id whose property no account lists is the same question, never the newest account.
+    expect(isAsk(await several.resolution.resolve(callOf(spec), { id: 'https%3A%2F%2Fnowhere.example%2F' }, []))).toBe(true);
+  });
+
+  it('texts about accounts name only properties the caller may use and count the rest', async () => {
+    const { resolution } = subject();
+    const call = callOf({ name: 'get_site', target: ['site'] }, { sites: ['https://blog.example.net/', 'https://x.test/'] });
+    const text = said(await resolution.resolve(call, { site_url: 'https://x.test/' }, []));
+    expect(text).toContain('bob@example.net has https://blog.example.net/');
+    expect(text).toContain('alice@example.com has no property you may use here');
+    expect(text).not.toMatch(/sc-domain:example\.com|www\.example\.com/);
+    expect(text).toMatch(/3 more properties withheld/);
   });
 
   it('one account that lacks the property still gets the sentence (its list is checked)', async () => {

@@ -1,17 +1,29 @@
-import { describe, expect, it } from '@jest/globals';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from '@jest/globals';
 import { CLIENT_CAPABILITIES_META_KEY, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
-import type { ConnectRequests } from '../accounts/connect-requests.js';
+import { type ConnectLinkOptions, ConnectRequests, MAX_WAITING_CALLS } from '../accounts/connect-requests.js';
+import { Clock } from '../common/clock.js';
 import type { Config } from '../config/config.js';
 import { actingAs, type ConnectedAccounts, type ConnectedGrant, NotConnectedError } from '../google/connected-accounts.js';
 import type { AuditEntry, AuditTrail } from './approval/audit-trail.service.js';
 import type { AccountResolution } from './account-resolution.js';
+import { CallRounds } from './call-rounds.js';
 import { ConnectedCalls } from './connected-calls.js';
+import { ConnectWaits } from './connect-waits.js';
+import { SqliteStateStore } from '../state/sqlite-state-store.js';
 import { ToolCall } from './tool-call.js';
 import type { RegisteredTool, ToolRegistry } from './tool-registry.service.js';
 import type { ToolSpec } from './tool.decorator.js';
 
 // ConnectedCalls without a transport: a grant that arrives (or never does),
-// answers a client sends back, and what reaches the tool and the trail.
+// answers a client sends back, a no at Google, and what reaches the tool and
+// the trail. Connect requests and waits are the real ones, over SQLite.
+
+const store = new SqliteStateStore(mkdtempSync(join(tmpdir(), 'gsc-connected-calls-')));
+afterAll(() => store.close());
+const config = { elicitation: true, connected: {}, http: { host: '127.0.0.1', port: 9, publicUrl: undefined } } as unknown as Config;
 
 const WEBMASTERS = 'https://www.googleapis.com/auth/webmasters';
 const spec = { name: 'list_sites', access: 'read', apis: ['searchconsole'] } as unknown as ToolSpec;
@@ -39,33 +51,61 @@ class Accounts {
   }
 }
 
+/** The real requests, remembering the scopes each link asked for (without `openid email`, which it adds). */
+class Requests extends ConnectRequests {
+  readonly links: string[][] = [];
+  override create(principal: string, scopes: readonly string[], options?: ConnectLinkOptions) {
+    this.links.push([...scopes]);
+    return super.create(principal, scopes, options);
+  }
+}
+
 function subject(accounts: Accounts) {
   const audit: Omit<AuditEntry, 'time'>[] = [];
-  const links: string[][] = [];
+  const requests = new Requests(config, store, new Clock());
   const calls = new ConnectedCalls(
-    { elicitation: true, connected: {} } as unknown as Config,
+    config,
     accounts as unknown as ConnectedAccounts,
-    {
-      create: (_principal: string, scopes: readonly string[]) => {
-        links.push([...scopes]);
-        return Promise.resolve({ url: 'http://127.0.0.1:9/connect/google?request=abc', expiresAt: new Date('2026-12-03T10:00:00Z') });
-      },
-    } as unknown as ConnectRequests,
+    requests,
     { tools: [tool] } as unknown as ToolRegistry,
     { record: (entry: Omit<AuditEntry, 'time'>) => Promise.resolve(void audit.push(entry)) } as unknown as AuditTrail,
     // One account: the tool here takes no property, so nothing is resolved (account-resolution covers several).
     {
       resolve: () => Promise.resolve(undefined),
       staleMatch: () => Promise.resolve(),
+      rounds: new CallRounds(memoryStore()),
     } as unknown as AccountResolution,
+    new ConnectWaits(accounts as unknown as ConnectedAccounts, requests, store),
   );
-  return { calls, audit, links };
+  return { calls, audit, links: requests.links, requests };
 }
 
-function callWith(inputResponses: Record<string, unknown> | undefined, signal = new AbortController().signal) {
+/** The state store as CallRounds uses it. */
+function memoryStore() {
+  const kept = new Map<string, string>();
+  return {
+    get: (k: string) => Promise.resolve(kept.get(k)),
+    put: (k: string, v: string) => Promise.resolve(void kept.set(k, v)),
+    claim: (k: string) => Promise.resolve(kept.has(k) ? false : (kept.set(k, '1'), true)),
+  };
+}
+
+/** The requestState of the round that asked this person to connect for this call (an answer counts only to a question asked). */
+async function askedState(calls: ConnectedCalls, principal: string, args: Record<string, unknown> = {}): Promise<string | undefined> {
+  const asked = await calls.run(callWith(undefined, undefined, principal), () => Promise.reject(new Error('ran before asking')), args);
+  return (asked as { requestState?: string }).requestState;
+}
+
+function callWith(
+  inputResponses: Record<string, unknown> | undefined,
+  signal = new AbortController().signal,
+  principal = 'ann@corp.example',
+  state?: string,
+) {
   const sdk = {
     mcpReq: {
       inputResponses,
+      requestState: () => state,
       envelope: { [CLIENT_CAPABILITIES_META_KEY]: { elicitation: { url: {} } } },
       signal,
       _meta: {},
@@ -76,8 +116,8 @@ function callWith(inputResponses: Record<string, unknown> | undefined, signal = 
     era: 'modern',
     sdk,
     server: {} as McpServer,
-    caller: { principal: 'ann@corp.example', groups: [] },
-    access: { rule: undefined, decidedBy: 'server', tools: new Set(['list_sites']) },
+    caller: { principal, groups: [] },
+    access: { rule: undefined, decidedBy: 'server', annotations: 'shared', tools: new Set(['list_sites']) },
   });
 }
 
@@ -113,7 +153,10 @@ describe('ConnectedCalls', () => {
     expect(result).toMatchObject({
       resultType: 'input_required',
       inputRequests: {
-        connect_google: { method: 'elicitation/create', params: { mode: 'url', url: 'http://127.0.0.1:9/connect/google?request=abc' } },
+        connect_google: {
+          method: 'elicitation/create',
+          params: { mode: 'url', url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:9\/connect\/google\?request=[\w-]{32}$/) },
+        },
       },
     });
     expect(links).toEqual([['https://www.googleapis.com/auth/webmasters.readonly']]);
@@ -123,25 +166,135 @@ describe('ConnectedCalls', () => {
   it('after an accepted link, waits for the grant and then runs the call', async () => {
     const accounts = new Accounts();
     const { calls } = subject(accounts);
+    const asked = await calls.run(callWith(undefined), () => Promise.resolve(ok));
+    const state = (asked as { requestState?: string }).requestState;
+    expect(state).toMatch(/^gsc-round\./);
     setTimeout(() => (accounts.grant = GRANT), 700);
-    const result = await calls.run(callWith({ connect_google: { action: 'accept' } }), () => Promise.resolve(ok));
+    const result = await calls.run(callWith({ connect_google: { action: 'accept' } }, undefined, undefined, state), () =>
+      Promise.resolve(ok),
+    );
     expect(result).toBe(ok);
-    expect(accounts.asked).toBeGreaterThan(2); // it looked more than once
+    expect(accounts.asked).toBeGreaterThan(3); // it looked more than once
+  });
+
+  it('an "accept" to a link that was never asked in this call is no answer: asked afresh at once, without waiting', async () => {
+    const accounts = new Accounts();
+    const { calls, audit } = subject(accounts);
+    const forged = await calls.run(callWith({ connect_google: { action: 'accept' } }), () => Promise.resolve(ok));
+    expect(forged).toMatchObject({ resultType: 'input_required', inputRequests: { connect_google: { params: { mode: 'url' } } } });
+    expect(accounts.asked).toBe(1); // looked once, never polled
+    // A round brought a second time (replayed) is no answer either.
+    const state = (forged as { requestState?: string }).requestState;
+    await calls.run(callWith({ connect_google: { action: 'decline' } }, undefined, undefined, state), () => Promise.resolve(ok));
+    const replayed = await calls.run(callWith({ connect_google: { action: 'accept' } }, undefined, undefined, state), () =>
+      Promise.resolve(ok),
+    );
+    expect(replayed).toMatchObject({ resultType: 'input_required' });
+    expect(audit.map((e) => e.event)).toEqual(['connect_asked', 'connect_declined', 'connect_asked']);
   });
 
   it('stops waiting when the call is cancelled, and runs nothing', async () => {
     const accounts = new Accounts();
     const { calls } = subject(accounts);
+    const state = ((await calls.run(callWith(undefined), () => Promise.resolve(ok))) as { requestState?: string }).requestState;
     const abort = new AbortController();
     setTimeout(() => abort.abort(), 300);
     let ran = false;
-    const result = await calls.run(callWith({ connect_google: { action: 'accept' } }, abort.signal), () => {
+    const result = await calls.run(callWith({ connect_google: { action: 'accept' } }, abort.signal, undefined, state), () => {
       ran = true;
       return Promise.resolve(ok);
     });
     expect(ran).toBe(false);
     expect(result).toMatchObject({ isError: true });
     expect(JSON.stringify(result)).toMatch(/The call was cancelled while it waited for a Google account to be connected/);
+  });
+
+  it('a no at Google ends the waiting call at once: the link it was given ended, so it answers declined and runs nothing', async () => {
+    const accounts = new Accounts();
+    const { calls, requests } = subject(accounts);
+    const asked = await calls.run(callWith(undefined, undefined, 'dee@corp.example'), () => Promise.resolve(ok), {
+      site_url: 'sc-domain:a.example',
+    });
+    const state = (asked as { requestState?: string }).requestState;
+    const url = (asked as unknown as { inputRequests: { connect_google: { params: { url: string } } } }).inputRequests.connect_google.params
+      .url;
+    const request = (await requests.find(new URL(url).searchParams.get('request')!))!;
+    setTimeout(() => void requests.markEnded(request, 'denied'), 300);
+    let ran = false;
+    const result = await calls.run(
+      callWith({ connect_google: { action: 'accept' } }, undefined, 'dee@corp.example', state),
+      () => {
+        ran = true;
+        return Promise.resolve(ok);
+      },
+      { site_url: 'sc-domain:a.example' },
+    );
+    expect(ran).toBe(false);
+    expect(result).toEqual({
+      isError: true,
+      content: [
+        {
+          type: 'text',
+          text: 'You declined at Google, so no Google account was connected: nothing was stored, list_sites did not run and nothing was sent to Google. Call list_sites again when you want to connect one.',
+        },
+      ],
+    });
+    // The link's no belongs to that call: another call of the same person (other arguments) still waits for a grant.
+    const otherState = await askedState(calls, 'dee@corp.example', { site_url: 'sc-domain:b.example' });
+    const other = new AbortController();
+    setTimeout(() => other.abort(), 1_200);
+    const waiting = await calls.run(
+      callWith({ connect_google: { action: 'accept' } }, other.signal, 'dee@corp.example', otherState),
+      () => Promise.resolve(ok),
+      {
+        site_url: 'sc-domain:b.example',
+      },
+    );
+    expect(JSON.stringify(waiting)).toMatch(/The call was cancelled while it waited/);
+  });
+
+  it(`lets at most ${MAX_WAITING_CALLS} calls of one person wait at once; one more gets a sentence instead of waiting`, async () => {
+    const accounts = new Accounts();
+    const { calls } = subject(accounts);
+    const stop = new AbortController();
+    const states: (string | undefined)[] = [];
+    for (let i = 0; i <= MAX_WAITING_CALLS; i++) {
+      states.push(await askedState(calls, 'max@corp.example', { n: i }));
+    }
+    const waiting = Array.from({ length: MAX_WAITING_CALLS }, (_, i) =>
+      calls.run(callWith({ connect_google: { action: 'accept' } }, stop.signal, 'max@corp.example', states[i]), () => Promise.resolve(ok), {
+        n: i,
+      }),
+    );
+    // Each of those holds its place once it polls; give them a moment to take them.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const extra = await calls.run(
+      callWith({ connect_google: { action: 'accept' } }, undefined, 'max@corp.example', states[MAX_WAITING_CALLS]),
+      () => Promise.resolve(ok),
+      { n: MAX_WAITING_CALLS },
+    );
+    expect(JSON.stringify(extra)).toMatch(
+      new RegExp(`list_sites did not run and nothing was sent to Google: ${MAX_WAITING_CALLS} of your calls are already waiting`),
+    );
+    // Another person is not held back by max's.
+    accounts.grant = GRANT;
+    expect(
+      await calls.run(callWith({ connect_google: { action: 'accept' } }, undefined, 'ann@corp.example'), () => Promise.resolve(ok)),
+    ).toBe(ok);
+    stop.abort();
+    await Promise.all(waiting);
+    // The places are given back when the calls end.
+    accounts.grant = undefined;
+    const againState = await askedState(calls, 'max@corp.example');
+    const again = new AbortController();
+    setTimeout(() => again.abort(), 200);
+    expect(
+      JSON.stringify(
+        await calls.run(callWith({ connect_google: { action: 'accept' } }, again.signal, 'max@corp.example', againState), () =>
+          Promise.resolve(ok),
+        ),
+      ),
+    ).toMatch(/cancelled while it waited/);
   });
 
   it('a NotConnectedError raised inside the call (revoked at refresh) asks to connect again', async () => {

@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import {
   type CallToolResult,
   type InputRequiredResult,
   inputRequired,
   inputResponse,
   isInputRequiredResult,
-  type McpServer,
+  type ServerEventBus,
 } from '@modelcontextprotocol/server';
-import { CONNECT_REQUEST_TTL_MS, type ConnectLink, ConnectRequests } from '../accounts/connect-requests.js';
+import { type ConnectLink, ConnectRequests } from '../accounts/connect-requests.js';
 import { SERVER_NAME } from '../common/product.js';
+import { UserFacingError } from '../common/user-facing-error.js';
 import { CONFIG, type Config } from '../config/config.js';
 import {
   type ActingAs,
@@ -23,28 +23,37 @@ import {
 import { GoogleApiError } from '../google/google-error.js';
 import { scopesFor } from '../policy/tool-selection.js';
 import { AccountResolution } from './account-resolution.js';
+import { namingAccount, namingAccountIn } from './acting-account.js';
+import type { Round } from './call-rounds.js';
 import { type AuditEvent, AuditTrail } from './approval/audit-trail.service.js';
 import { opensLinks } from './client-capabilities.js';
+import { ConnectWaits, type Waited } from './connect-waits.js';
 import { missingScopes, permissionName } from './granted-scopes.js';
+import { SERVER_EVENTS } from './server-features.js';
 import type { ToolCall } from './tool-call.js';
 import { ToolRegistry } from './tool-registry.service.js';
 
 /** The inputRequests key of the URL elicitation that asks a person to connect their Google account. */
 export const CONNECT_KEY = 'connect_google';
-/** How often a call whose person accepted the link looks for the grant. */
-const POLL_MS = 500;
-/** How often that wait says so (notifications/progress, when the request asked for progress). */
-const PROGRESS_EVERY_MS = 5_000;
 
 /** Either the grant the call may act with, or the answer the call gets instead (asked to connect, declined, a permission missing). */
 export type Admission =
   | {
       readonly grant: ConnectedGrant;
+      readonly refused?: undefined;
+      /** The account the call's property resolved to (GoogleService acts as it and no other), and that property. */
       readonly resolved?: boolean;
+      readonly property?: string;
       readonly cached?: boolean;
-      readonly choice?: string;
+      /** The person chose the account in this round: a later round of the call keeps it. */
+      readonly chosen?: string;
     }
-  | { readonly answer: CallToolResult | InputRequiredResult };
+  /** The guard refuses the call's arguments before anything is sent: no account is chosen. */
+  | { readonly refused: true }
+  | { readonly answer: CallToolResult | InputRequiredResult; readonly offered?: readonly string[] };
+
+/** The googleSub of a call that may act as no account: GoogleService finds no grant for it. */
+const NO_ACCOUNT = '\u0000no-account';
 
 /**
  * Connected accounts at call time (PRODUCT.md §8d "Asking to connect",
@@ -58,16 +67,17 @@ export type Admission =
  * open links gets a URL elicitation to a single-use connect link (2025-11-25:
  * the SDK's shim pushes `elicitation/create` mode `url`; 2026-07-28:
  * `input_required`); when the person accepts, the call waits for the grant
- * and goes on. Any other client gets an isError sentence with the link. The
- * answer never needs requestState: whether a grant exists is asked of the
- * store each time, so the approval guard's seal is left alone.
+ * and goes on, or answers at once when the person says no at Google
+ * (ConnectWaits). Any other client gets an isError sentence with the link. An
+ * answer counts only when the previous round of this call asked the question
+ * (CallRounds: a requestState naming a single-use record in the state store;
+ * a round whose requestState is the approval guard's seal is recorded under
+ * its hash, which the guard's own check never sees).
  */
 @Injectable()
 export class ConnectedCalls {
   /** The scopes a connect link asks for, per caller tool set (AccessPolicy hands a caller the same set each time). */
   private readonly scopesByTools = new WeakMap<ReadonlySet<string>, string[]>();
-  /** 2025-11-25 sessions: the elicitationId of the connect link a session was last sent. */
-  private readonly pendingLinks = new WeakMap<McpServer, string>();
 
   constructor(
     @Inject(CONFIG) private readonly config: Config,
@@ -76,6 +86,8 @@ export class ConnectedCalls {
     private readonly registry: ToolRegistry,
     private readonly trail: AuditTrail,
     private readonly resolution: AccountResolution,
+    private readonly waits: ConnectWaits,
+    @Optional() @Inject(SERVER_EVENTS) private readonly events?: ServerEventBus,
   ) {}
 
   /** Whether this server runs in connected mode (GSC_GOOGLE_OAUTH_CLIENT_ID and _SECRET). */
@@ -94,23 +106,39 @@ export class ConnectedCalls {
     invoke: () => Promise<CallToolResult | InputRequiredResult>,
     args: Record<string, unknown> = {},
   ): Promise<CallToolResult | InputRequiredResult> {
-    const acting: ActingAs = { principal: call.principal };
+    const acting: ActingAs = { principal: call.principal, sites: call.sites };
     return actingAs.run(acting, async () => {
       if (call.tool.spec.apis.length === 0) {
         return invoke();
       }
+      // What the previous round of this call asked (connect, which account): only answers to it count.
+      const round = await this.resolution.rounds.open(call, args);
       let admission: Admission;
       try {
-        admission = await this.admit(call, args);
+        admission = await this.admit(call, args, round);
       } catch (error) {
         // An account was found revoked while its properties were looked up: ask to connect, as a call without a grant is.
         if (error instanceof NotConnectedError) {
-          return this.askToConnect(call, error.reason);
+          return this.asked(call, args, await this.askToConnect(call, error.reason, args));
         }
         throw error;
       }
       if ('answer' in admission) {
-        return admission.answer;
+        return this.asked(call, args, admission.answer, { offered: admission.offered });
+      }
+      if (admission.refused) {
+        // The guard refuses the arguments before Google hears of them: no account is chosen, and none may be used.
+        acting.googleSub = NO_ACCOUNT;
+        try {
+          return await invoke();
+        } catch (error) {
+          if (error instanceof NotConnectedError) {
+            throw new Error(`${call.tool.spec.name} reached Google although no Google account was resolved for its arguments`, {
+              cause: error,
+            });
+          }
+          throw error;
+        }
       }
       call.grant = admission.grant;
       acting.account = admission.grant.googleEmail;
@@ -123,27 +151,39 @@ export class ConnectedCalls {
       let result: CallToolResult | InputRequiredResult;
       try {
         result = await invoke();
-        if (admission.choice && !isInputRequiredResult(result)) {
-          await this.resolution.settled(admission.choice);
-        }
       } catch (error) {
-        if (admission.choice) {
-          await this.resolution.settled(admission.choice);
-        }
         // Requests that went out before the grant failed (a tool of several requests) are on the trail too.
         await this.recordGoogleCall(call, true);
         if (error instanceof NotConnectedError) {
-          return this.askToConnect(call, error.reason);
+          return this.asked(call, args, await this.askToConnect(call, error.reason, args));
         }
         if (admission.cached && error instanceof GoogleApiError && error.status === 403) {
           // Matched from a cached sites.list that may be out of date (access removed at Google): look it up again next call.
           await this.resolution.staleMatch(admission.grant);
         }
+        // A failure Google answered for names the account the call acted as, as every other answer does.
+        if (admission.resolved && error instanceof UserFacingError && actingAs.getStore()?.googleEmail) {
+          throw namingAccountIn(error, admission.grant.googleEmail, admission.property);
+        }
         throw error;
       }
-      await this.recordGoogleCall(call, 'isError' in result && result.isError === true);
-      return result;
+      if (isInputRequiredResult(result)) {
+        // The approval dialog of a guarded tool: its answer comes back in the next round, which acts as the account chosen in this one.
+        return admission.chosen ? this.asked(call, args, result, { chosen: admission.chosen }) : result;
+      }
+      await this.recordGoogleCall(call, result.isError === true);
+      return admission.resolved ? namingAccount(result, admission.grant.googleEmail, admission.property) : result;
     });
+  }
+
+  /** An answer that asks the person something: the round is remembered, so that the answers of the next one count (CallRounds). */
+  private async asked(
+    call: ToolCall,
+    args: Record<string, unknown>,
+    result: CallToolResult | InputRequiredResult,
+    extra: Omit<Round, 'asked'> = {},
+  ): Promise<CallToolResult | InputRequiredResult> {
+    return isInputRequiredResult(result) ? this.resolution.rounds.remember(call, args, result, extra) : result;
   }
 
   /**
@@ -170,7 +210,7 @@ export class ConnectedCalls {
     }
   }
 
-  async admit(call: ToolCall, args: Record<string, unknown> = {}): Promise<Admission> {
+  async admit(call: ToolCall, args: Record<string, unknown> = {}, round?: Round): Promise<Admission> {
     let grant: ConnectedGrant;
     try {
       grant = await this.accounts.requireGrant(call.principal);
@@ -179,22 +219,26 @@ export class ConnectedCalls {
         throw error;
       }
       const answer = inputResponse(call.sdk.mcpReq.inputResponses, CONNECT_KEY);
-      if (answer.kind !== 'elicit') {
-        return { answer: await this.askToConnect(call, error.reason) };
+      // An answer counts only to the link the previous round of this call sent: an unasked "accept" is no answer.
+      if (answer.kind !== 'elicit' || !round?.asked.includes(CONNECT_KEY)) {
+        return { answer: await this.askToConnect(call, error.reason, args) };
       }
       if (answer.action !== 'accept') {
+        await this.waits.answered(call, args);
         await this.audit(call, answer.action === 'decline' ? 'connect_declined' : 'connect_cancelled');
         return { answer: errorResult(notConnectedText(call.tool.spec.name, answer.action)) };
       }
-      const arrived = await this.waitForGrant(call);
-      if (!arrived) {
-        return { answer: errorResult(noGrantInTimeText(call.tool.spec.name, call.signal.aborted)) };
+      const waited = await this.waitForGrant(call, args);
+      if ('answer' in waited) {
+        return waited;
       }
-      grant = arrived;
+      grant = waited.grant;
       // A 2025-11-25 session listed the tools before the grant existed; what it may call now follows the scopes granted.
       if (call.era === 'legacy') {
-        await this.linkCompleted(call);
         call.server.sendToolListChanged();
+      } else {
+        // 2026-07-28: the listing follows the grant's scopes too; its clients hear of it on subscriptions/listen.
+        this.events?.publish({ kind: 'tools_list_changed' });
       }
     }
     // No account holds the permission: say so before any lookup at Google (one account: the usual case).
@@ -207,22 +251,25 @@ export class ConnectedCalls {
       grant = covering;
     }
     // Several accounts per person: the one whose properties include the call's (or the one the person names or chooses).
-    const resolved = await this.resolution.resolve(call, args, this.scopesOf(call));
-    if (resolved && 'answer' in resolved) {
-      return { answer: resolved.answer };
+    const resolved = await this.resolution.resolve(call, args, this.scopesOf(call), round);
+    if (resolved === undefined) {
+      return { grant };
     }
-    if (resolved) {
-      grant = resolved.grant;
+    if ('answer' in resolved) {
+      return resolved;
     }
-    if (missingScopes(call.tool.spec, grant.scopes).length > 0) {
-      return { answer: await this.permissionMissing(call, grant) };
+    if ('refused' in resolved) {
+      return { refused: true };
     }
-    return { grant, resolved: resolved !== undefined, cached: resolved?.cached ?? false, choice: resolved?.choice };
+    if (missingScopes(call.tool.spec, resolved.grant.scopes).length > 0) {
+      return { answer: await this.permissionMissing(call, resolved.grant) };
+    }
+    return { grant: resolved.grant, resolved: true, cached: resolved.cached, property: resolved.property, chosen: resolved.chosen };
   }
 
   private async permissionMissing(call: ToolCall, grant: ConnectedGrant): Promise<CallToolResult> {
     const missing = missingScopes(call.tool.spec, grant.scopes);
-    const link = await this.requests.create(call.principal, this.scopesOf(call));
+    const link = await this.requests.create(call.principal, this.scopesOf(call), { tool: call.tool.spec.name, via: 'link' });
     await this.audit(call, 'permission_missing', { google_account: grant.googleEmail, path: 'link' });
     return errorResult(missingPermissionText(call.tool.spec.name, grant.googleEmail, missing, link));
   }
@@ -232,20 +279,29 @@ export class ConnectedCalls {
    * the client can open links (and ELICITATION is not false), otherwise an
    * isError sentence with the link. Also what a NotConnectedError raised
    * mid-call (revoked at refresh) turns into. Nothing was sent to Google.
+   * `args` are the call's: its next round finds the link it was given by them.
    */
-  async askToConnect(call: ToolCall, reason: NotConnectedReason): Promise<CallToolResult | InputRequiredResult> {
-    const link = await this.requests.create(call.principal, this.scopesOf(call));
+  async askToConnect(
+    call: ToolCall,
+    reason: NotConnectedReason,
+    args: Record<string, unknown> = {},
+  ): Promise<CallToolResult | InputRequiredResult> {
     const dialog = this.config.elicitation && opensLinks(call);
+    const link = await this.requests.create(call.principal, this.scopesOf(call), {
+      tool: call.tool.spec.name,
+      via: dialog ? 'dialog' : 'link',
+    });
     await this.audit(call, 'connect_asked', { path: dialog ? 'dialog' : 'link', reason });
     if (dialog) {
       const request = inputRequired.elicitUrl({ message: connectMessage(reason), url: link.url });
+      let elicitationId: string | undefined;
       if (call.era === 'legacy') {
         // 2025-11-25 correlates a URL elicitation by elicitationId, and the client may wait for
         // notifications/elicitation/complete: we choose the id (the SDK's shim keeps one it is given) to send that once connected.
-        const elicitationId = randomUUID();
+        elicitationId = randomUUID();
         (request.params as { elicitationId?: string }).elicitationId = elicitationId;
-        this.pendingLinks.set(call.server, elicitationId);
       }
+      await this.waits.asked(call, args, link, elicitationId);
       return inputRequired({ inputRequests: { [CONNECT_KEY]: request } });
     }
     const why = this.config.elicitation
@@ -254,23 +310,9 @@ export class ConnectedCalls {
     return errorResult(connectLinkText(call.tool.spec.name, reason, link, why));
   }
 
-  /** 2025-11-25: tells the client the link it opened did its work (notifications/elicitation/complete). Never fails the call. */
-  private async linkCompleted(call: ToolCall): Promise<void> {
-    const elicitationId = this.pendingLinks.get(call.server);
-    if (!elicitationId) {
-      return;
-    }
-    this.pendingLinks.delete(call.server);
-    try {
-      await call.server.server.createElicitationCompletionNotifier(elicitationId, { relatedRequestId: call.sdk.mcpReq.id })();
-    } catch {
-      // The client declared no URL elicitation after all, or the session is gone: the result still answers.
-    }
-  }
-
   /** A single-use link that connects one more Google account for the caller, asking for the scopes of every tool it may use. */
   connectLink(call: ToolCall<unknown>): Promise<ConnectLink> {
-    return this.requests.create(call.principal, this.scopesOf(call));
+    return this.requests.create(call.principal, this.scopesOf(call), { tool: call.tool.spec.name, via: 'link' });
   }
 
   /** The Google scopes of every tool this caller may use: what a connect link asks for (the connect page adds `openid email`). */
@@ -284,33 +326,13 @@ export class ConnectedCalls {
   }
 
   /**
-   * The person accepted the link: look for the grant every POLL_MS for as long
-   * as a link lives, saying so by progress notifications, until it exists or
-   * the call is cancelled. Undefined when it never came.
+   * The person accepted the link: wait until the grant exists (the call goes
+   * on), the person says no at Google or at the sign-in (an answer at once;
+   * 2025-11-25 also gets notifications/elicitation/complete), ten minutes
+   * pass, or the call is cancelled. ConnectWaits holds the how.
    */
-  private async waitForGrant(call: ToolCall): Promise<ConnectedGrant | undefined> {
-    const started = Date.now();
-    const total = CONNECT_REQUEST_TTL_MS / 1000;
-    let said = -Infinity;
-    while (!call.signal.aborted) {
-      try {
-        return await this.accounts.requireGrant(call.principal);
-      } catch (error) {
-        if (!(error instanceof NotConnectedError)) {
-          throw error;
-        }
-      }
-      const now = Date.now();
-      if (now - started >= CONNECT_REQUEST_TTL_MS) {
-        return undefined;
-      }
-      if (now - said >= PROGRESS_EVERY_MS) {
-        said = now;
-        await call.progress(Math.floor((now - started) / 1000), total, 'Waiting for the Google account to be connected in the browser');
-      }
-      await sleep(POLL_MS, undefined, { signal: call.signal }).catch(() => undefined);
-    }
-    return undefined;
+  private waitForGrant(call: ToolCall, args: Record<string, unknown>): Promise<Waited> {
+    return this.waits.wait(call, args);
   }
 
   private audit(call: ToolCall, event: AuditEvent, extra: { path?: 'dialog' | 'link'; reason?: string; google_account?: string } = {}) {
@@ -354,13 +376,6 @@ export function connectLinkText(tool: string, reason: NotConnectedReason, link: 
 export function notConnectedText(tool: string, action: 'decline' | 'cancel'): string {
   const how = action === 'decline' ? 'You declined to connect a Google account' : 'The request to connect a Google account was dismissed';
   return `${how}, so ${tool} did not run and nothing was sent to Google. Call ${tool} again when you want to connect one.`;
-}
-
-export function noGrantInTimeText(tool: string, cancelled: boolean): string {
-  const why = cancelled
-    ? 'The call was cancelled while it waited for a Google account to be connected'
-    : `No Google account was connected within ${CONNECT_REQUEST_TTL_MS / 60_000} minutes of accepting the link`;
-  return `${why}, so ${tool} did not run and nothing was sent to Google. Call ${tool} again for a new link.`;
 }
 
 export function missingPermissionText(tool: string, email: string, missing: readonly string[], link: ConnectLink): string {

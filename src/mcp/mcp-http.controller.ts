@@ -1,6 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { All, Controller, Inject, Logger, type OnModuleDestroy, Req, Res } from '@nestjs/common';
-import { type AuthInfo, createMcpHandler, PROTOCOL_VERSION_META_KEY, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
+import {
+  type AuthInfo,
+  createMcpHandler,
+  PROTOCOL_VERSION_META_KEY,
+  type ServerEventBus,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { SERVER_NAME } from '../common/product.js';
 import { CONFIG, type Config } from '../config/config.js';
@@ -8,10 +14,12 @@ import { HttpIdentity } from '../http/http-identity.service.js';
 import { HttpTraffic } from '../http/http-traffic.service.js';
 import { HTTP_MOUNT, type HttpMount } from '../http/http-mount.js';
 import { checkSurface } from '../http/http-surface.js';
-import { readJsonBody } from '../http/json-body.js';
+import { answerOversized, readJsonBody } from '../http/json-body.js';
 import { rpcError, send } from './json-rpc-reply.js';
+import { AuditTrail } from './approval/audit-trail.service.js';
 import { LegacySessions } from './legacy-sessions.service.js';
 import { McpServerFactory } from './mcp-server.factory.js';
+import { SERVER_EVENTS } from './server-features.js';
 
 type Request = IncomingMessage & { body?: unknown; auth?: AuthInfo; originalUrl?: string };
 
@@ -39,8 +47,10 @@ export class McpHttpController implements OnModuleDestroy {
     private readonly traffic: HttpTraffic,
     @Inject(CONFIG) private readonly config: Config,
     @Inject(HTTP_MOUNT) private readonly mount: HttpMount,
+    private readonly audit: AuditTrail,
+    @Inject(SERVER_EVENTS) events: ServerEventBus,
   ) {
-    this.modern = createMcpHandler(factory.create, { legacy: 'reject', onerror: (e) => this.logger.warn(e.message) });
+    this.modern = createMcpHandler(factory.create, { legacy: 'reject', bus: events, onerror: (e) => this.logger.warn(e.message) });
     this.modernNode = toNodeHandler(this.modern);
   }
 
@@ -52,6 +62,16 @@ export class McpHttpController implements OnModuleDestroy {
     }
     const auth = await this.identity.identify(req, pathOf(req));
     if ('status' in auth) {
+      if (auth.refusedPrincipal) {
+        // Two spellings are never one person (PRODUCT.md §8b): the operator sees who was turned away, and why.
+        await this.audit.record({
+          event: 'principal_refused',
+          tool: `${req.method ?? 'POST'} ${pathOf(req)}`,
+          principal: null,
+          reason: auth.refusedPrincipal.reason,
+          refused_principal: auth.refusedPrincipal.principal,
+        });
+      }
       return send(res, { ...rpcError(auth.status, auth.message), headers: auth.headers });
     }
     req.auth = auth;
@@ -66,7 +86,11 @@ export class McpHttpController implements OnModuleDestroy {
     if (req.method === 'POST') {
       const parsed = await readJsonBody(req);
       if (!parsed.ok) {
-        return send(res, rpcError(parsed.status, parsed.message, parsed.code));
+        const refusal = rpcError(parsed.status, parsed.message, parsed.code);
+        if (parsed.oversized) {
+          return answerOversized(req, res, refusal.status, JSON.stringify(refusal.body));
+        }
+        return send(res, refusal);
       }
       // JSON-RPC batching was removed from MCP in 2025-06-18; neither revision served here has it.
       if (Array.isArray(parsed.body)) {

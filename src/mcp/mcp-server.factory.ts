@@ -20,10 +20,12 @@ import { callerOf } from '../identity/caller.js';
 import { rendersViews } from './app-visibility.js';
 import { type ResourceCatalog, resourceCatalog, serveResources } from './resource-catalog.js';
 import { ResourceRegistry } from './resource-registry.service.js';
+import { ServerFeatures } from './server-features.js';
 import type { CallContext } from './tool-call.js';
 import { ConnectedCalls } from './connected-calls.js';
 import { grantCovers } from './granted-scopes.js';
 import { type CatalogEntry, catalogEntry, validate } from './tool-catalog.js';
+import { describeUnknown, unknownArguments } from './unknown-arguments.js';
 import { ToolDispatcher } from './tool-dispatcher.service.js';
 import { ToolRegistry } from './tool-registry.service.js';
 
@@ -50,6 +52,7 @@ export class McpServerFactory {
     private readonly dispatcher: ToolDispatcher,
     private readonly access: AccessPolicy,
     private readonly connected: ConnectedCalls,
+    private readonly features: ServerFeatures,
   ) {}
 
   private catalog?: Map<string, CatalogEntry>;
@@ -80,6 +83,9 @@ export class McpServerFactory {
     }
     server.server.setRequestHandler('tools/call', serveTool);
     serveResources(server, (this.resourceEntries ??= resourceCatalog(this.resources.resources)), { caller, sites });
+    for (const feature of this.features.all) {
+      feature.extend(server, { era: context.era, caller });
+    }
     return server;
   };
 
@@ -99,6 +105,13 @@ export class McpServerFactory {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${params.name} not found`);
     }
     const { tool, outputJson } = entry;
+    // The advertised schema is what is applied: an argument it does not list is refused, not dropped (zod strips unknown keys).
+    const unknown = unknownArguments(entry.listed.inputSchema, params.arguments ?? {});
+    if (unknown.length > 0) {
+      return toolError(
+        `Input validation error: Invalid arguments for tool ${params.name}: ${describeUnknown(unknown)}. Nothing was sent to Google and nothing was changed.`,
+      );
+    }
     const args = await validate(tool.wire.input, params.arguments ?? {});
     if (!args.ok) {
       return toolError(`Input validation error: Invalid arguments for tool ${params.name}: ${args.error}`);

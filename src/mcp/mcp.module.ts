@@ -14,8 +14,11 @@ import { APPROVAL_SECRETS_PROVIDER } from './approval/approval-secrets.service.j
 import { StoredUsedNonces, UsedNonces } from './approval/approval-tokens.js';
 import { AuditTrail } from './approval/audit-trail.service.js';
 import { ConnectedCalls } from './connected-calls.js';
+import { ConnectPageAudit } from './connect-page-audit.js';
+import { ConnectWaits } from './connect-waits.js';
 import { McpServerFactory } from './mcp-server.factory.js';
 import { ResourceRegistry } from './resource-registry.service.js';
+import { SERVER_EVENTS, SERVER_EVENTS_PROVIDER, ServerFeatures } from './server-features.js';
 import { SessionEventStores } from './session-event-store.js';
 import { SiteAccessGuard } from './site-access.guard.js';
 import { ToolDispatcher } from './tool-dispatcher.service.js';
@@ -37,6 +40,8 @@ import { ToolRegistry } from './tool-registry.service.js';
     AccessPolicy,
     ToolDispatcher,
     ConnectedCalls,
+    ConnectWaits,
+    ConnectPageAudit,
     AccountSites,
     AccountResolution,
     McpServerFactory,
@@ -46,6 +51,8 @@ import { ToolRegistry } from './tool-registry.service.js';
     ApprovalInterceptor,
     APPROVAL_SECRETS_PROVIDER,
     SessionEventStores,
+    ServerFeatures,
+    SERVER_EVENTS_PROVIDER,
     { provide: UsedNonces, useFactory: (store: StateStore) => new StoredUsedNonces(store), inject: [STATE_STORE] },
   ],
   exports: [
@@ -58,6 +65,7 @@ import { ToolRegistry } from './tool-registry.service.js';
     AccountSites,
     ConnectedCalls,
     SessionEventStores,
+    SERVER_EVENTS,
     APPROVAL_SECRETS_PROVIDER.provide,
   ],
 })

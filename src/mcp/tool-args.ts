@@ -6,7 +6,7 @@ import * as z from 'zod';
 // (No minLength: SiteAccessGuard answers an empty value with a sentence anyway.)
 export const SiteUrlArg = z.string().describe('Property: "sc-domain:example.com" or "https://www.example.com/".');
 
-export const PageUrlArg = z.string().describe('Full page URL, e.g. https://www.example.com/page.');
+export const PageUrlArg = z.string().describe('Full page URL.');
 
 export const ConfirmTokenArg = z
   .string()
@@ -22,3 +22,7 @@ export const GoogleAccountArg = z
   .describe(
     'Connected Google account (its e-mail) to act as. Only needed when several of your accounts have the property; list_google_accounts shows them.',
   );
+
+/** Connected mode only: what every answer of a property-, page- or resource-taking tool names (PRODUCT.md §8d). */
+export const ActingAccountOut = z.string().optional().describe('The connected Google account the call acted as.');
+export const ResolvedPropertyOut = z.string().optional().describe('The property the call resolved to.');

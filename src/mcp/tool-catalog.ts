@@ -12,10 +12,16 @@ import { annotationsFor } from './tool.decorator.js';
 // The bundled binary does not even convert: scripts/bundle.mjs converts every
 // tool's schemas when it builds (builtToolSchemas below, from the same dist it
 // bundles) and inlines the result as GSC_BUILT_TOOL_SCHEMAS. Converting 21
-// tools' schemas was ~20 ms of every cold start. Unbundled code (the library,
-// tests, nest start --watch) converts at run time, so an edited schema is never
-// served stale; test/tool-schemas.e2e.spec.ts checks that the binary serves
-// exactly what run-time conversion gives.
+// tools' schemas was ~20 ms of every cold start. The schemas a tool is served
+// with depend on the mode (issue 29: connected mode adds google_account and
+// its own output schemas; GSC_SITE_URL makes site_url optional), so the build
+// boots one context per variant and keeps each variant's schemas that differ
+// from the default ones; a tool is served its own variant's, and, as a last
+// guard, a prebuilt schema whose arguments are not the tool's is not used.
+// Unbundled code (the library, tests, nest start --watch) converts at run
+// time, so an edited schema is never served stale; test/tool-schemas.e2e.spec.ts
+// checks that the binary serves exactly what run-time conversion gives, in
+// every mode.
 
 const TARGET = 'draft-2020-12';
 
@@ -28,10 +34,21 @@ export interface ToolSchemas {
   readonly output: Record<string, unknown>;
 }
 
-/** Every tool's schemas as served without GSC_SITE_URL (`plain`) and with it (`defaultSite`, for the tools it changes). */
+/** How a tool's served schemas differ from the default mode's: GSC_SITE_URL made its default (`site`), connected accounts (`connected`), both, or neither (`plain`). */
+export type SchemaVariant = 'plain' | 'site' | 'connected' | 'connected+site';
+
+/** Every tool's schemas as served in the default mode (`plain`), and per other variant those that differ (or that the default mode lacks). */
 export interface BuiltToolSchemas {
   readonly plain: Record<string, ToolSchemas>;
-  readonly defaultSite: Record<string, ToolSchemas>;
+  readonly variants: Partial<Record<Exclude<SchemaVariant, 'plain'>, Record<string, ToolSchemas>>>;
+}
+
+/** The variant a registered tool is served in. */
+export function schemaVariant(tool: Pick<RegisteredTool, 'connected' | 'defaultSite'>): SchemaVariant {
+  if (tool.connected) {
+    return tool.defaultSite ? 'connected+site' : 'connected';
+  }
+  return tool.defaultSite ? 'site' : 'plain';
 }
 
 // Replaced by scripts/bundle.mjs with the JSON text of BuiltToolSchemas; undeclared anywhere else.
@@ -67,10 +84,29 @@ export function catalogEntry(tool: RegisteredTool, schemas: ToolSchemas = prebui
   };
 }
 
-/** What the build inlines into the bundle: the tools of a context booted without GSC_SITE_URL, and of one booted with the placeholder. */
-export function builtToolSchemas(plain: readonly RegisteredTool[], withDefaultSite: readonly RegisteredTool[]): BuiltToolSchemas {
-  const of = (tools: readonly RegisteredTool[]) => Object.fromEntries(tools.map((tool) => [tool.spec.name, convert(tool)]));
-  return { plain: of(plain), defaultSite: of(withDefaultSite.filter((tool) => tool.defaultSite === DEFAULT_SITE_PLACEHOLDER)) };
+/**
+ * What the build inlines into the bundle, from one booted context per variant
+ * (GSC_SITE_URL set to DEFAULT_SITE_PLACEHOLDER where the variant has a site):
+ * every default-mode tool, and per variant the tools whose schemas differ.
+ */
+export function builtToolSchemas(booted: Readonly<Record<SchemaVariant, readonly RegisteredTool[]>>): BuiltToolSchemas {
+  const plain = Object.fromEntries(booted.plain.map((tool) => [tool.spec.name, convert(tool)]));
+  const variants: Record<string, Record<string, ToolSchemas>> = {};
+  for (const tools of Object.values(booted)) {
+    for (const tool of tools) {
+      const variant = schemaVariant(tool);
+      if (variant === 'plain' || (tool.defaultSite !== undefined && tool.defaultSite !== DEFAULT_SITE_PLACEHOLDER)) {
+        continue;
+      }
+      const schemas = convert(tool);
+      if (JSON.stringify(schemas) !== JSON.stringify(plain[tool.spec.name])) {
+        (variants[variant] ??= {})[tool.spec.name] = schemas;
+      } else {
+        variants[variant] ??= {};
+      }
+    }
+  }
+  return { plain, variants };
 }
 
 function prebuilt(tool: RegisteredTool): ToolSchemas | undefined {
@@ -78,13 +114,36 @@ function prebuilt(tool: RegisteredTool): ToolSchemas | undefined {
   if (!schemas) {
     return undefined;
   }
-  if (!tool.defaultSite) {
-    return schemas.plain[tool.spec.name];
+  const variant = schemaVariant(tool);
+  const name = tool.spec.name;
+  // A variant the build did not boot is converted; one it booted lists only the tools that differ from the default mode.
+  const chosen =
+    variant === 'plain' ? schemas.plain[name] : schemas.variants[variant] && (schemas.variants[variant][name] ?? schemas.plain[name]);
+  if (!chosen || !sameArguments(tool, chosen)) {
+    return undefined;
   }
-  const withPlaceholder = schemas.defaultSite[tool.spec.name];
+  if (!tool.defaultSite) {
+    return chosen;
+  }
   // The placeholder only ever appears inside a description string; the site is spliced in as JSON string content.
   const site = JSON.stringify(tool.defaultSite).slice(1, -1);
-  return withPlaceholder && (JSON.parse(JSON.stringify(withPlaceholder).replaceAll(DEFAULT_SITE_PLACEHOLDER, () => site)) as ToolSchemas);
+  return JSON.parse(JSON.stringify(chosen).replaceAll(DEFAULT_SITE_PLACEHOLDER, () => site)) as ToolSchemas;
+}
+
+/** Whether prebuilt schemas name exactly the arguments (and top-level result fields) the tool's zod schemas have: a cheap check that they are this tool's as served. */
+function sameArguments(tool: RegisteredTool, schemas: ToolSchemas): boolean {
+  const names = (json: Record<string, unknown>) =>
+    Object.keys((json.properties as Record<string, unknown> | undefined) ?? {})
+      .sort()
+      .join(',');
+  const shape = (zod: { shape?: Record<string, unknown> }) =>
+    Object.keys(zod.shape ?? {})
+      .sort()
+      .join(',');
+  if (names(schemas.input) !== shape(tool.spec.input)) {
+    return false;
+  }
+  return schemas.output.properties === undefined || names(schemas.output) === shape(tool.spec.output);
 }
 
 function convert(tool: RegisteredTool): ToolSchemas {

@@ -1,13 +1,21 @@
 import { SetMetadata } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
+import type { InputRequiredResult } from '@modelcontextprotocol/server';
 import type * as z from 'zod';
 import type { ApprovalPlan } from './approval/approval-plan.js';
 import type { TargetKindsOf, TargetOf, ToolCall } from './tool-call.js';
 import type { ToolOutput } from './tool-output.js';
 import type { ToolDeclaration } from '../policy/tool-declaration.js';
 
-/** What a destructive tool shows the person before it runs, computed from the same arguments and target it runs with. */
-export type ApprovalDescriber<I extends z.ZodObject = z.ZodObject> = (args: z.infer<I>, target: TargetOf<I>) => ApprovalPlan;
+/**
+ * What a destructive tool shows the person before it runs, computed from the same arguments and target it runs with,
+ * and the Google identity that will act (the connected account, or the service account), when the server knows it.
+ */
+export type ApprovalDescriber<I extends z.ZodObject = z.ZodObject> = (
+  args: z.infer<I>,
+  target: TargetOf<I>,
+  actor?: string,
+) => ApprovalPlan;
 
 export interface ToolSpec<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> extends ToolDeclaration {
   readonly title: string;
@@ -17,7 +25,7 @@ export interface ToolSpec<I extends z.ZodObject = z.ZodObject, O extends z.ZodOb
   /**
    * What SiteAccessGuard checks before the call and hands the method as
    * `call.target`: `site` (the site_url argument, a property), `page` (url),
-   * `pages` (urls), `resource` (id, a Site Verification resource). Only kinds
+   * `pages` (urls), `resource` (id, a Site Verification resource), `annotation` (id, an annotation). Only kinds
    * whose argument the input has type-check; a tool that has one of those
    * arguments and leaves its kind out fails at start-up.
    */
@@ -34,10 +42,21 @@ export interface ToolSpec<I extends z.ZodObject = z.ZodObject, O extends z.ZodOb
   readonly connectedOutput?: z.ZodObject;
   /** MCP Apps: the ui:// view a client that renders views shows this tool's result in (`_meta.ui.resourceUri`). */
   readonly view?: string;
+  /**
+   * Works on this server's own state store only (annotations): nothing reaches Google, so openWorldHint is
+   * false, and in connected mode it takes no google_account (it acts as no Google account).
+   */
+  readonly closedWorld?: true;
 }
 
-/** A tool method: arguments typed by the input schema, the target resolved by SiteAccessGuard. */
-export type ToolMethod<I extends z.ZodObject> = (args: z.infer<I>, call: ToolCall<TargetOf<I>>) => Promise<ToolOutput>;
+/**
+ * A tool method: arguments typed by the input schema, the target resolved by SiteAccessGuard. It answers, or
+ * (2026-07-28 multi-round requests; the SDK's legacy shim pushes them on 2025-11-25) asks the client for input first.
+ */
+export type ToolMethod<I extends z.ZodObject> = (
+  args: z.infer<I>,
+  call: ToolCall<TargetOf<I>>,
+) => Promise<ToolOutput | InputRequiredResult>;
 
 /** Marks a provider class whose methods carry @Tool declarations. */
 export const ToolProvider = DiscoveryService.createDecorator<void>();
@@ -64,6 +83,6 @@ export function annotationsFor(spec: ToolSpec) {
     readOnlyHint: spec.access === 'read',
     destructiveHint: spec.access === 'destructive',
     idempotentHint: spec.access === 'read' ? true : (spec.idempotent ?? false),
-    openWorldHint: true,
+    openWorldHint: !spec.closedWorld,
   };
 }

@@ -32,6 +32,8 @@ const PAGES: [string, string, boolean][] = [
   ['https://xn--exmple-cua.com/', 'sc-domain:example.com', false],
   ['https://exämple.com/', 'sc-domain:example.com', false],
   ['https://bücher.example.com/', 'sc-domain:example.com', true],
+  // A domain property spelled in Unicode or upper case (as a list from elsewhere may spell it) covers the punycoded host.
+  ['https://xn--bcher-kva.de/x', 'sc-domain:BÜCHER.de', true],
   // Parsers disagree on a backslash before "@" (WHATWG reads it as "/"): refused as ambiguous.
   ['https://example.com\\@evil.test/', 'sc-domain:example.com', false],
   ['https://sub.example.com/', 'sc-domain:sub.example.com', true],
@@ -129,6 +131,13 @@ describe('normalizeProperty', () => {
     ['sc-domain:EXAMPLE.com', 'sc-domain:example.com'],
     ['  sc-domain: example.com ', 'sc-domain:example.com'],
     ['sc-domain:bücher.de', 'sc-domain:xn--bcher-kva.de'],
+    ['https://Bücher.DE', 'https://xn--bcher-kva.de/'],
+    // One spelling per folder (found by the resolution fuzz): percent-encoded letters decoded, other escapes in upper-case hex.
+    ['https://example.com/%66r', 'https://example.com/fr/'],
+    ['https://example.com/caf%c3%a9', 'https://example.com/caf%C3%A9/'],
+    ['https://example.com/café', 'https://example.com/caf%C3%A9/'],
+    ['https://example.com/%7Euser', 'https://example.com/~user/'],
+    ['https://example.com/a%2fb', 'https://example.com/a%2Fb/'],
   ])('%s → %s', (input, expected) => expect(normalizeProperty(input)).toBe(expected));
 
   it.each([

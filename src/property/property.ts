@@ -1,3 +1,4 @@
+import { domainToASCII } from 'node:url';
 import { inert } from '../common/inert-text.js';
 
 // The one place that knows how Search Console spells a property, how a page URL
@@ -43,8 +44,9 @@ export function normalizeProperty(input: string): string {
   if (url.search || url.hash || raw.includes('?') || raw.includes('#')) {
     throw refused(raw, 'has a query or fragment; a URL-prefix property is a scheme, host and path only');
   }
-  const path = url.pathname.endsWith('/') ? url.pathname : `${url.pathname}/`;
-  return `${url.protocol}//${url.host}${path}`;
+  // One spelling per property: "%66r/" and "fr/" are one folder, "%c3%a9" and "é" (which URL encodes "%C3%A9") one letter.
+  const path = canonicalPath(url.pathname);
+  return `${url.protocol}//${url.host}${path.endsWith('/') ? path : `${path}/`}`;
 }
 
 /** Parses a page URL the way a browser would, refusing anything Search Console could not own. */
@@ -60,8 +62,9 @@ export function parsePageUrl(input: string): URL {
  */
 export function pageInProperty(page: URL, property: string): boolean {
   if (property.startsWith('sc-domain:')) {
-    const domain = property.slice('sc-domain:'.length);
-    return page.hostname === domain || page.hostname.endsWith(`.${domain}`);
+    // A domain spelled in Unicode or upper case (a list from elsewhere) names the punycoded, lower-case host a URL has.
+    const domain = domainToASCII(property.slice('sc-domain:'.length));
+    return domain !== '' && (page.hostname === domain || page.hostname.endsWith(`.${domain}`));
   }
   const prefix = new URL(property);
   if (page.protocol !== prefix.protocol || page.host !== prefix.host) {

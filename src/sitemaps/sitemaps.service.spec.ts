@@ -64,7 +64,7 @@ describe('SitemapsService.submitMany', () => {
     ['permission', /^Not sent: Google refused an earlier submission in this batch for lack of permission/],
     ['scope', /^Not sent: Google refused an earlier submission in this batch for lack of permission/],
     ['service_disabled', /^Not sent: .*Search Console API is not enabled/],
-    ['credential', /^Not sent: Google rejected the credential/],
+    ['credential', /^Not sent: Google rejected the access token of the credential on an earlier submission/],
   ] as const)('stops after a %s refusal, since the rest would be refused the same way', async (kind, says) => {
     const fake = submitting(() => googleError(kind, { status: 403 }));
     const results = await fake.service.submitMany('https://e.com/', urls(10), { concurrency: 2 });

@@ -3,6 +3,7 @@ import type { searchconsole_v1 } from '@googleapis/searchconsole';
 import { UserFacingError } from '../common/user-facing-error.js';
 import { CallCancelledError, GoogleApiError } from '../google/google-error.js';
 import { GoogleService } from '../google/google.service.js';
+import { actingAccountName, actingIdentity } from '../google/connected-accounts.js';
 import { runBounded } from '../common/bounded-pool.js';
 import { NOTHING_CHANGED } from '../common/sentences.js';
 
@@ -134,9 +135,11 @@ function stopReason(error: GoogleApiError): string | undefined {
     case 'quota':
       return "Google's quota was exhausted by an earlier submission in this batch; submit it again later.";
     case 'credential':
-      return 'Google rejected the credential on an earlier submission in this batch.';
+      return `Google rejected the access token of ${actingIdentity('the credential')} on an earlier submission in this batch.`;
     case 'service_disabled':
-      return "Google refused an earlier submission in this batch because the Search Console API is not enabled in the credential's Google Cloud project, so the rest would be refused too.";
+      return actingAccountName()
+        ? "Google refused an earlier submission in this batch because the Search Console API is not enabled in the Google Cloud project of this server's OAuth client (GSC_GOOGLE_OAUTH_CLIENT_ID), so the rest would be refused too."
+        : "Google refused an earlier submission in this batch because the Search Console API is not enabled in the credential's Google Cloud project, so the rest would be refused too.";
     case 'permission':
     case 'scope':
       return 'Google refused an earlier submission in this batch for lack of permission on the property, so the rest would be refused too.';

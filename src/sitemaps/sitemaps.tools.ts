@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import * as z from 'zod';
 import { inert } from '../common/inert-text.js';
 import { NOTHING_SENT, plural } from '../common/sentences.js';
-import type { ApprovalPlan } from '../mcp/approval/approval-plan.js';
+import { actingPart, type ApprovalPlan } from '../mcp/approval/approval-plan.js';
 import { SiteUrlArg } from '../mcp/tool-args.js';
 import type { TargetOf, ToolCall } from '../mcp/tool-call.js';
 import { Tool, ToolProvider } from '../mcp/tool.decorator.js';
@@ -53,7 +53,7 @@ export class SitemapsTools {
   @Tool({
     name: 'list_sitemaps',
     title: 'List sitemaps',
-    description: "A property's sitemaps with status and counts; sitemap_index lists an index's children.",
+    description: "A property's sitemaps, status and counts; sitemap_index: an index's children.",
     input: ListInput,
     target: ['site'],
     output: z.object({
@@ -222,13 +222,16 @@ export class SitemapsTools {
   }
 }
 
-function describeDeleteSitemap(args: z.infer<typeof SitemapInput>, { site }: TargetOf<typeof SitemapInput>): ApprovalPlan {
+function describeDeleteSitemap(args: z.infer<typeof SitemapInput>, { site }: TargetOf<typeof SitemapInput>, actor?: string): ApprovalPlan {
   const { url } = parseSitemapUrl(args.sitemap_url);
+  const acting = actingPart(actor);
   return {
     target: `${site}\n${url}`,
+    ...(acting.effect.length ? { effect: acting.effect.join('\n') } : {}),
     summary: `This will delete a sitemap submission from ${site}.`,
     cost: 'Its submission history and error report are lost — the least severe of the guarded changes: submit_sitemap puts the submission back.',
-    supplied: [{ label: 'Sitemap URL', values: [url] }],
+    // The sitemap it deletes is what the change does: the token path quotes it too.
+    supplied: [{ label: 'Sitemap URL', values: [url], effect: true }, ...acting.supplied],
     action: `delete the sitemap submission from ${site}`,
   };
 }

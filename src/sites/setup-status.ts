@@ -1,5 +1,7 @@
 import { afterPlacing, defaultMethod, describePlacement } from '../verification/verification-methods.js';
 import { describePermission, type SetupStatus } from './sites.service.js';
+import { capitalised } from '../common/sentences.js';
+import { actingIdentity } from '../google/connected-accounts.js';
 
 // setup_site's verdict: which of token → place → verify → add a property
 // still lacks, in words, from what SitesService.setupStatus read.
@@ -29,7 +31,7 @@ export function setupSteps(status: SetupStatus): SetupStep[] {
       ? `Not verified yet, and the token could not be fetched: ${tokenError}`
       : verifiedBy
         ? 'Done: ownership is verified.'
-        : 'Not needed: this credential is already an owner.';
+        : `Not needed: ${actingIdentity()} is already an owner.`;
   return [
     { step: 'get_token', done: owned, detail: tokenDetail },
     {
@@ -43,9 +45,9 @@ export function setupSteps(status: SetupStatus): SetupStep[] {
       step: 'verify_ownership',
       done: owned,
       detail: verifiedBy
-        ? `Done: this credential is a verified owner through ${verifiedBy.property} (resource id ${verifiedBy.id}).`
+        ? `Done: ${actingIdentity()} is a verified owner through ${verifiedBy.property} (resource id ${verifiedBy.id}).`
         : owner
-          ? 'This credential is an owner in Search Console but has no verification of its own (ownership delegated by a verified owner); verify_site would make it independent.'
+          ? `${capitalised(actingIdentity())} is an owner in Search Console but has no verification of its own (ownership delegated by a verified owner); verify_site would make it independent.`
           : `Missing: once the token is in place, call verify_site with method ${method}.`,
     },
     {
@@ -53,7 +55,7 @@ export function setupSteps(status: SetupStatus): SetupStep[] {
       done: site !== undefined,
       detail: site
         ? `Done: in Search Console with permission ${describePermission(site.permissionLevel)}.`
-        : "Missing: not in this account's Search Console (or this credential has no access to it); call add_site.",
+        : `Missing: not in the Search Console of ${actingIdentity()} (or it has no access to it); call add_site.`,
     },
   ];
 }

@@ -28,6 +28,9 @@ const PUT_IF_ABSENT = `local v = redis.call('GET', KEYS[1])
 if v then return v end
 if ARGV[2] == '0' then redis.call('SET', KEYS[1], ARGV[1]) else redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) end
 return false`;
+const REPLACE_IF = `if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if ARGV[3] == '0' then redis.call('SET', KEYS[1], ARGV[2]) else redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) end
+return 1`;
 // Each value is kept under field 'v' (stream entries are field/value lists).
 // ARGV: maxLength or 0, ttl or 0, then the values. Three times faster than a MULTI of XADDs for 50 000 rows.
 const APPEND = `local ids = {}
@@ -86,6 +89,12 @@ export class RedisStateStore implements StateStore {
     const ttl = ttlMs === undefined ? 0 : checkTtl(ttlMs);
     const existing = (await this.script(PUT_IF_ABSENT, this.key(key), value, ttl)) as string | null;
     return existing ?? value;
+  }
+
+  async replaceIf(key: string, expected: string, value: string, ttlMs?: number): Promise<boolean> {
+    checkName(key);
+    const ttl = ttlMs === undefined ? 0 : checkTtl(ttlMs);
+    return Number(await this.script(REPLACE_IF, this.key(key), expected, value, ttl)) === 1;
   }
 
   async delete(key: string): Promise<void> {
@@ -161,6 +170,11 @@ export class RedisStateStore implements StateStore {
     const end = options.before === undefined ? '+' : `(${entryId(options.before)}`;
     const count = limit === undefined ? [] : ['COUNT', limit];
     return toEntries(await this.command('XREVRANGE', this.key(stream), end, '-', ...count));
+  }
+
+  async removeEntry(stream: string, id: string): Promise<boolean> {
+    checkName(stream, 'stream');
+    return Number(await this.command('XDEL', this.key(stream), entryId(id))) === 1;
   }
 
   async ping(): Promise<void> {

@@ -37,6 +37,12 @@ export interface StateStore {
   put(key: string, value: string, ttlMs?: number): Promise<void>;
   /** Stores value only when key is absent; returns the value now stored (the existing one when present). */
   putIfAbsent(key: string, value: string, ttlMs?: number): Promise<string>;
+  /**
+   * Atomic compare-and-set: replaces the record only while it holds exactly `expected` (and has not expired);
+   * true when it did. Without ttlMs the new record never expires, as with put. Nothing is written otherwise,
+   * also when the key is absent.
+   */
+  replaceIf(key: string, expected: string, value: string, ttlMs?: number): Promise<boolean>;
   /** Removes the record or the stream of that name (Redis keeps both in one key space; so does this contract). */
   delete(key: string): Promise<void>;
   /** Atomic add to an integer counter, created with ttl when absent (the window does not slide); returns the new value. */
@@ -49,6 +55,11 @@ export interface StateStore {
   read(stream: string, options?: { after?: string; limit?: number }): Promise<StreamEntry[]>;
   /** Newest first, entries strictly before `before`, at most `limit` (all when unset); for paging back through history. */
   readLatest(stream: string, options?: { before?: string; limit?: number }): Promise<StreamEntry[]>;
+  /**
+   * Removes one entry of a stream (Redis XDEL); true when it was there. The other entries, their ids and the
+   * stream's expiry stay as they were, and later ids keep growing past the removed one.
+   */
+  removeEntry(stream: string, id: string): Promise<boolean>;
   /** Throws StateUnavailableError when the store cannot be reached. */
   ping(): Promise<void>;
   /** Idempotent; later operations throw StateUnavailableError. */

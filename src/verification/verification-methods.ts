@@ -1,4 +1,5 @@
 import type * as z from 'zod';
+import { actingIdentity } from '../google/connected-accounts.js';
 import { isDomainProperty, propertyHost } from '../property/property.js';
 import type { RecordOut } from './verification.schemas.js';
 
@@ -79,13 +80,13 @@ export function placementFor(property: string, method: VerificationMethod, token
       return {
         type: 'ANALYTICS',
         value: token,
-        location: `the <head> of ${property} must carry the Google Analytics tag (gtag.js or analytics.js) of an Analytics property this credential can edit`,
+        location: `the <head> of ${property} must carry the Google Analytics tag (gtag.js or analytics.js) of an Analytics property ${actingIdentity()} can edit`,
       };
     case 'TAG_MANAGER':
       return {
         type: 'TAG_MANAGER',
         value: token,
-        location: `${property} must carry the Google Tag Manager container snippet right after <body>, of a container this credential can publish`,
+        location: `${property} must carry the Google Tag Manager container snippet right after <body>, of a container ${actingIdentity()} can publish`,
       };
   }
 }
@@ -126,9 +127,9 @@ export function whyNotFound(method: VerificationMethod): string {
     case 'FILE':
       return 'Google did not find the verification file: it is not uploaded yet, not at the root of the property, answers with a redirect or an error instead of HTTP 200, or its content differs.';
     case 'ANALYTICS':
-      return 'Google did not find a usable Google Analytics tag: the tag is not in the <head> of the home page, or this credential has no edit access to that Analytics property.';
+      return `Google did not find a usable Google Analytics tag: the tag is not in the <head> of the home page, or ${actingIdentity()} has no edit access to that Analytics property.`;
     case 'TAG_MANAGER':
-      return 'Google did not find a usable Google Tag Manager container: the snippet is not on the home page right after <body>, or this credential cannot publish that container.';
+      return `Google did not find a usable Google Tag Manager container: the snippet is not on the home page right after <body>, or ${actingIdentity()} cannot publish that container.`;
   }
 }
 
@@ -145,8 +146,8 @@ export function whatToCheck(property: string, method: VerificationMethod): strin
     case 'FILE':
       return `the verification file from get_verification_token is served at the root of ${property} with HTTP 200 and its exact content (no redirect or login)`;
     case 'ANALYTICS':
-      return `the Google Analytics tag is in the <head> of ${property} and this credential has edit access to that Analytics property`;
+      return `the Google Analytics tag is in the <head> of ${property} and ${actingIdentity()} has edit access to that Analytics property`;
     case 'TAG_MANAGER':
-      return `the Google Tag Manager container snippet is on ${property} and this credential can publish that container`;
+      return `the Google Tag Manager container snippet is on ${property} and ${actingIdentity()} can publish that container`;
   }
 }

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { CONFIG, type Config } from '../config/config.js';
-import { ConnectedAccounts, perAccount } from '../google/connected-accounts.js';
+import { actingIdentity, ConnectedAccounts, perAccount } from '../google/connected-accounts.js';
 import { NOTHING_SENT } from '../common/sentences.js';
 import { UserFacingError } from '../common/user-facing-error.js';
 import { GoogleApiError } from '../google/google-error.js';
@@ -105,7 +105,7 @@ export class VerificationService {
 
   async list(): Promise<VerifiedResource[]> {
     const data = await this.google.call(
-      { method: 'webResource.list', action: 'list the sites and domains this credential has verified' },
+      { method: 'webResource.list', action: `list the sites and domains ${actingIdentity()} has verified` },
       (c) => c.siteVerification.list(),
     );
     return (data.items ?? []).map(toVerifiedResource);

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import * as z from 'zod';
 import { inert } from '../common/inert-text.js';
-import { NOTHING_SENT, plural } from '../common/sentences.js';
-import type { ApprovalPlan } from '../mcp/approval/approval-plan.js';
+import { actingAccountName, actingIdentity } from '../google/connected-accounts.js';
+import { capitalised, NOTHING_SENT, plural } from '../common/sentences.js';
+import { actingPart, type ApprovalPlan } from '../mcp/approval/approval-plan.js';
 import { NoArgs, SiteUrlArg } from '../mcp/tool-args.js';
 import type { TargetOf, ToolCall } from '../mcp/tool-call.js';
 import { Tool, ToolProvider } from '../mcp/tool.decorator.js';
@@ -52,7 +53,7 @@ const OwnersArg = z
     if (owners.length === 0) {
       ctx.addIssue({
         code: 'custom',
-        message: `owners is the complete owner list afterwards, so an empty list would remove every owner, which is not allowed. ${NOTHING_SENT} Pass every address that should remain an owner (get_verified_site shows the current ones); to give up only this credential's ownership, use unverify_site.`,
+        message: `owners is the complete owner list afterwards, so an empty list would remove every owner, which is not allowed. ${NOTHING_SENT} Pass every address that should remain an owner (get_verified_site shows the current ones); to give up only the ownership of the identity this server acts as, use unverify_site.`,
       });
     }
     const bad = owners.filter((o) => !EMAIL.test(o));
@@ -103,7 +104,7 @@ export class VerificationTools {
       const next = `Nothing to do. Only to re-verify (if the token in place was removed, or to add this method): ${describePlacement(t.record)}, then call verify_site with method ${t.method}.`;
       return toolOutput(
         { site_url: site, method: t.method, token: t.token, record: t.record, next_step: next, verified_through: through },
-        `${site} is already verified: this credential is a verified owner through ${through} (resource id ${verifiedBy.id}). No token needs placing.\n` +
+        `${site} is already verified: ${actingIdentity()} is a verified owner through ${through} (resource id ${verifiedBy.id}). No token needs placing.\n` +
           `For re-verification only, the ${t.method} token is ${t.token}.\n${next}`,
       );
     }
@@ -130,7 +131,7 @@ export class VerificationTools {
     const next = `If ${site} is not in Search Console yet, add it with add_site; otherwise it now has owner access there. Keep the token in place: removing it can cost the ownership.`;
     return toolOutput(
       { ...resourceOut(resource), site_url: site, method: args.method, verified: true, next_step: next, untrusted: true },
-      `Verified: this credential is now a verified owner of ${site} (resource id ${resource.id}; owners: ${resource.owners.join(', ') || 'none listed'}). ${next}`,
+      `Verified: ${actingIdentity()} is now a verified owner of ${site} (resource id ${resource.id}; owners: ${resource.owners.join(', ') || 'none listed'}). ${next}`,
     );
   }
 
@@ -152,7 +153,7 @@ export class VerificationTools {
     return fitToBudget(kept, (shown, dropped) => {
       const head =
         kept.length === 0
-          ? 'This credential is not a verified owner of any site or domain.'
+          ? `${capitalised(actingIdentity())} ${actingAccountName()?.startsWith('the Google accounts') ? 'are' : 'is'} not a verified owner of any site or domain.`
           : `${plural(kept.length, 'verified site')} or domain${kept.length === 1 ? '' : 's'} (owners as Google reports them):`;
       const lines = shown.map(
         (r) =>
@@ -210,7 +211,7 @@ export class VerificationTools {
     await this.verification.unverify(decodeResourceId(args.id), resource.property);
     return toolOutput(
       { id: resource.id || args.id, site_url: site, unverified: true },
-      `Gave up this credential's verified ownership of ${site}. Its properties answer 403 to it unless another owner grants access; to re-verify, place the token again (get_verification_token) and call verify_site.`,
+      `Gave up the verified ownership of ${site} held by ${actingIdentity()}. Its properties answer 403 to it unless another owner grants access; to re-verify, place the token again (get_verification_token) and call verify_site.`,
     );
   }
 
@@ -242,21 +243,34 @@ export class VerificationTools {
   }
 }
 
-function describeUnverifySite(args: z.infer<typeof IdInput>, { resource }: TargetOf<typeof IdInput>): ApprovalPlan {
+function describeUnverifySite(args: z.infer<typeof IdInput>, { resource }: TargetOf<typeof IdInput>, actor?: string): ApprovalPlan {
   const subject = resource.property ?? 'the Site Verification resource quoted below';
+  const acting = actingPart(actor);
   return {
     target: resource.id,
+    ...(acting.effect.length ? { effect: acting.effect.join('\n') } : {}),
     summary: `This will give up ownership of ${subject}.`,
     cost: 'Every property for that site drops to 403, and the Indexing API stops working. Re-verifying means placing the token again.',
-    supplied: [{ label: 'Resource id', values: [args.id] }],
+    // The ownership given up is the acting account's own: the token path quotes whose, and which resource.
+    supplied: [{ label: 'Resource id', values: [args.id], effect: true }, ...acting.supplied],
     action: `give up ownership of ${subject}`,
   };
 }
 
-/** Bound to the effect, not only the arguments: who gains and who loses ownership, from the owners just read. */
-function describeUpdateSiteOwners(args: z.infer<typeof OwnersInput>, { resource }: TargetOf<typeof OwnersInput>): ApprovalPlan {
+/**
+ * Bound to the effect, not only the arguments: who gains and who loses
+ * ownership, from the owners just read, and who acts. When the acting
+ * account is among those who lose ownership, the dialog says so.
+ */
+function describeUpdateSiteOwners(
+  args: z.infer<typeof OwnersInput>,
+  { resource }: TargetOf<typeof OwnersInput>,
+  actor?: string,
+): ApprovalPlan {
   const { gained, lost } = ownerDiff(resource.owners, args.owners);
   const subject = resource.property ?? 'the Site Verification resource quoted below';
+  const acting = actingPart(actor);
+  const losesItself = actor !== undefined && lost.some((o) => o.toLowerCase() === actor.toLowerCase());
   return {
     target: [resource.id, ...args.owners].join('\n'),
     effect: [
@@ -268,13 +282,20 @@ function describeUpdateSiteOwners(args: z.infer<typeof OwnersInput>, { resource 
         .map((o) => o.toLowerCase())
         .sort()
         .join(',')}`,
+      ...acting.effect,
     ].join('\n'),
     summary: `This will replace the owner list of ${subject}.`,
-    cost: 'Everyone not in the new list loses ownership, and nothing here can put them back.',
+    cost: losesItself
+      ? 'Everyone not in the new list loses ownership — the Google account making the change among them, so it cannot undo this — and nothing here can put them back.'
+      : 'Everyone not in the new list loses ownership, and nothing here can put them back.',
     supplied: [
       { label: 'Owners after the change', values: args.owners },
       { label: 'Gaining ownership', values: gained, effect: true },
       { label: 'Losing ownership', values: lost, effect: true },
+      ...acting.supplied,
+      ...(losesItself
+        ? [{ label: 'Losing its own ownership: the Google account making the change', values: [actor], effect: true as const }]
+        : []),
       { label: 'Resource id', values: [args.id] },
     ],
     action: `replace the owner list of ${subject}`,

@@ -2,6 +2,8 @@ let nextId = 1;
 
 export interface WireOptions {
   readonly elicitation?: boolean;
+  /** Declares URL-mode elicitation too (a client that can open a link for a person). */
+  readonly urlElicitation?: boolean;
   readonly inputResponses?: Record<string, unknown>;
   readonly requestState?: unknown;
   readonly headers?: Record<string, string>;
@@ -24,7 +26,8 @@ export async function modernToolCall(
     _meta: {
       'io.modelcontextprotocol/protocolVersion': '2026-07-28',
       'io.modelcontextprotocol/clientInfo': { name: 'wire-test', version: '1.0.0' },
-      'io.modelcontextprotocol/clientCapabilities': options.elicitation === false ? {} : { elicitation: { form: {} } },
+      'io.modelcontextprotocol/clientCapabilities':
+        options.elicitation === false ? {} : { elicitation: options.urlElicitation ? { form: {}, url: {} } : { form: {} } },
     },
   };
   if (options.inputResponses) {

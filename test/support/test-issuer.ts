@@ -8,7 +8,7 @@ import { type CryptoKey, exportJWK, exportSPKI, generateKeyPair, type JWK, jwtVe
 // test time (nothing is committed). It can also rotate keys, sign with a key
 // it does not publish, and forge the classic bad tokens. For the connect page
 // (PRODUCT.md §8d) it is also an OpenID provider a browser logs in to: an
-// authorization endpoint with a login form (type a name, Sign in; no password,
+// authorization endpoint with a login form (type a name, Sign in or Cancel; no password,
 // it is a test IdP) and the authorization_code grant with PKCE S256 at the
 // token endpoint, answering an ID token (aud = the client, the nonce echoed).
 
@@ -333,7 +333,9 @@ export class TestIssuer {
       res,
       200,
       `<h1>Sign in to the company</h1><form method="post" action="${this.path}/authorize">${hidden}` +
-        `<label>Name <input type="text" name="username"></label> <button type="submit">Sign in</button></form>`,
+        `<label>Name <input type="text" name="username"></label> <button type="submit">Sign in</button>` +
+        // A person who backs out: the client hears access_denied (RFC 6749 §4.1.2.1), as from any IdP's Cancel.
+        ` <button type="submit" name="decision" value="cancel" formnovalidate>Cancel</button></form>`,
     );
   }
 
@@ -345,6 +347,16 @@ export class TestIssuer {
     }
     const form = Object.fromEntries(new URLSearchParams(body));
     const client = this.clients.get(form.client_id ?? '');
+    if (client?.redirectUris?.includes(form.redirect_uri ?? '') && form.decision === 'cancel') {
+      const back = new URL(form.redirect_uri);
+      back.searchParams.set('error', 'access_denied');
+      if (form.state) {
+        back.searchParams.set('state', form.state);
+      }
+      res.writeHead(302, { location: back.href, 'content-length': 0 });
+      res.end();
+      return;
+    }
     if (!client?.redirectUris?.includes(form.redirect_uri ?? '') || !form.username) {
       return sendHtml(res, 400, '<h1>Sign-in refused</h1>');
     }

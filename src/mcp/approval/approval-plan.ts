@@ -21,8 +21,9 @@ export interface ApprovalPlan {
   readonly cost: string;
   /**
    * Supplied strings, quoted below the two sentences. `effect` marks the ones
-   * that say what the change does (who gains or loses ownership): with no
-   * dialog to show them, the token path quotes those in its text.
+   * that say what the change does and who does it (who gains or loses
+   * ownership, the sitemap deleted, the Google account acting): with no dialog
+   * to show them, the token path quotes those in its text.
    */
   readonly supplied: readonly { readonly label: string; readonly values: readonly string[]; readonly effect?: true }[];
   /** Short verb phrase for result texts: "delete the property https://example.com/". */
@@ -41,4 +42,22 @@ export function approvalFingerprint(tool: string, plan: ApprovalPlan, site: stri
 /** The fingerprint of a plan's effect (empty for tools whose effect cannot drift). */
 export function effectFingerprint(plan: ApprovalPlan): string {
   return fingerprint({ effect: plan.effect ?? '' });
+}
+
+/** The label under which a dialog quotes the Google identity that makes the change. */
+export const ACTING_LABEL = 'Google account making the change';
+
+/**
+ * The Google identity that will act, as a plan quotes and binds it: it is
+ * Google's or the configuration's text, so it is quoted, never one of the
+ * server's own sentences; and it is part of the effect, so an approval given
+ * for one account never executes as another (the person is asked again).
+ */
+export function actingPart(actor: string | undefined): {
+  supplied: ApprovalPlan['supplied'];
+  effect: string[];
+} {
+  return actor
+    ? { supplied: [{ label: ACTING_LABEL, values: [actor], effect: true }], effect: [`actor:${actor.toLowerCase()}`] }
+    : { supplied: [], effect: [] };
 }

@@ -17,6 +17,7 @@ import { GoogleApiError } from '../../google/google-error.js';
 import { STATE_STORE } from '../../state/state.module.js';
 import { type StateStore, StateUnavailableError } from '../../state/state-store.js';
 import { callerOf } from '../../identity/caller.js';
+import { isRoundState } from '../call-rounds.js';
 import { clientCapabilities } from '../client-capabilities.js';
 import type { ToolCall } from '../tool-call.js';
 import type { ApprovalDescriber } from '../tool.decorator.js';
@@ -116,7 +117,7 @@ export class ApprovalInterceptor implements NestInterceptor {
     execute: () => Promise<ToolOutput>,
   ): Promise<ToolOutput | InputRequiredResult> {
     // The describer is typed by its tool's input; the guard has resolved exactly that target.
-    const plan = describe(args, call.target as never);
+    const plan = describe(args, call.target as never, actingIdentity(this.config, call));
     const question: Question = {
       tool: call.tool.spec.name,
       fp: approvalFingerprint(call.tool.spec.name, plan, call.target.site, args),
@@ -182,7 +183,8 @@ export class ApprovalInterceptor implements NestInterceptor {
   private async dialogPath(ctx: Context, execute: () => Promise<ToolOutput>): Promise<ToolOutput | InputRequiredResult> {
     const { call, plan, question } = ctx;
     const raw = call.sdk.mcpReq.requestState<string>();
-    const seal = typeof raw === 'string' ? await this.open(ctx, raw) : ({ kind: 'none' } as const);
+    // A round the account resolution asked (which account) carries its own state: no seal of ours, so no answer to this question yet.
+    const seal = typeof raw === 'string' && !isRoundState(raw) ? await this.open(ctx, raw) : ({ kind: 'none' } as const);
     const step = decideDialog(question, seal, inputResponse(call.sdk.mcpReq.inputResponses, ANSWER_KEY));
     if (step.do === 'ask') {
       if (step.rejected) {
@@ -291,6 +293,20 @@ export class ApprovalInterceptor implements NestInterceptor {
       ...(reason ? { reason } : {}),
     };
   }
+}
+
+/**
+ * The Google identity a guarded change acts as, when the server knows it: the
+ * connected Google account the call resolved to, or the service account (the
+ * user it impersonates, with GSC_IMPERSONATE); an OAuth refresh token names no
+ * e-mail. The dialog quotes it, and the approval binds it.
+ */
+function actingIdentity(config: Config, call: ToolCall): string | undefined {
+  if (config.connected) {
+    return call.grant?.googleEmail;
+  }
+  const credential = config.credential;
+  return credential.kind === 'service_account' ? (config.impersonate ?? credential.key.client_email) : undefined;
 }
 
 function principalOf(ctx: ServerContext): string {

@@ -6,6 +6,7 @@ import { CONFIG, type Config } from '../../config/config.js';
 import { STATE_STORE } from '../../state/state.module.js';
 import { type StateStore, StateUnavailableError } from '../../state/state-store.js';
 import { canonicalPrincipal } from '../../common/principal-name.js';
+import { CONNECT_PAGE_EVENTS } from '../../accounts/connect-events.js';
 
 /** The events of the approval guard: what the approvals metric counts. */
 const GUARD_EVENT_NAMES = [
@@ -32,6 +33,12 @@ export const AUDIT_EVENTS = [
   'google_call',
   // A Google account's grant revoked at Google and deleted: by ops (DELETE /admin/accounts/…) or by the person (disconnect_google_account).
   'account_disconnected',
+  // A caller refused for the spelling of its principal (PRODUCT.md §8b): a look-alike (Unicode normalisation would change it) or not plain text.
+  'principal_refused',
+  // The connect pages (started, completed, denied at Google, sign-in cancelled, wrong browser, wrong person): accounts/connect-events.ts.
+  ...CONNECT_PAGE_EVENTS,
+  // An annotation (PRODUCT.md §5e) deleted through delete_annotation or DELETE /admin/annotations; target_principal is its author when someone else deleted it.
+  'annotation_deleted',
 ] as const;
 export type AuditEvent = (typeof AUDIT_EVENTS)[number];
 
@@ -55,6 +62,8 @@ export interface AuditEntry {
   readonly google_account?: string;
   /** A fixed reason code, never caller-supplied text. */
   readonly reason?: string;
+  /** principal_refused: the refused principal as the identity provider or host application sent it, escaped to ASCII (\\u{212A}ate@…) so that it never reads as another. */
+  readonly refused_principal?: string;
 }
 
 /** An entry as read back: with its stream id, which pages through history (`before`). */
@@ -115,11 +124,11 @@ export class AuditTrail {
     if (GUARD_EVENTS.has(full.event)) {
       this.observer?.approval(full.event);
       this.logger.log(summary);
-    } else if (full.event === 'account_disconnected') {
-      // Rare and consequential (the person must connect again): worth a line of its own.
+    } else if (full.event === 'account_disconnected' || full.event === 'principal_refused') {
+      // Rare and consequential (the person must connect again; an identity was turned away): worth a line of its own.
       this.logger.log(summary);
     } else {
-      // Every Google call in connected mode: the trail keeps it, the log would only repeat it.
+      // Every Google call in connected mode: the trail keeps it, the log would only repeat it (the connect pages log their own lines).
       this.logger.debug(summary);
     }
     if (this.config.auditLog) {

@@ -1,0 +1,39 @@
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import { UserFacingError } from '../common/user-facing-error.js';
+
+/**
+ * In connected mode an answer says whom it is about and who acted (PRODUCT.md
+ * §8d "Never the wrong account, never silently"): its first line names the
+ * Google account the call acted as and the property it resolved to, and its
+ * structuredContent carries both (`google_account`; `site_url` when the tool's
+ * own result has none, e.g. a page-URL tool), for clients that give the model
+ * only the structured half.
+ */
+export function namingAccount(result: CallToolResult, googleAccount: string, property: string | undefined): CallToolResult {
+  const line = firstLine(googleAccount, property);
+  const [first, ...rest] = result.content;
+  const content: CallToolResult['content'] =
+    first?.type === 'text' ? [{ ...first, text: `${line}\n${first.text}` }, ...rest] : [{ type: 'text', text: line }, ...result.content];
+  const structured = result.structuredContent;
+  if (!structured || typeof structured !== 'object' || Array.isArray(structured)) {
+    return { ...result, content };
+  }
+  return {
+    ...result,
+    content,
+    structuredContent: {
+      ...structured,
+      google_account: googleAccount,
+      ...(property && !('site_url' in structured) ? { site_url: property } : {}),
+    },
+  };
+}
+
+/** The same for a failure after Google was reached: the sentence the dispatcher answers with starts with that line. */
+export function namingAccountIn(error: UserFacingError, googleAccount: string, property: string | undefined): UserFacingError {
+  return new UserFacingError(`${firstLine(googleAccount, property)}\n${error.message}`, { cause: error });
+}
+
+function firstLine(googleAccount: string, property: string | undefined): string {
+  return property ? `As ${googleAccount} on ${property}:` : `As ${googleAccount}:`;
+}

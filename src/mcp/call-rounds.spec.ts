@@ -1,0 +1,63 @@
+import { describe, expect, it } from '@jest/globals';
+import { inputRequired, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
+import { CallRounds } from './call-rounds.js';
+import { ToolCall } from './tool-call.js';
+import type { RegisteredTool } from './tool-registry.service.js';
+
+// Which answers count: only those to a question this call's previous round asked.
+
+function store() {
+  const kept = new Map<string, string>();
+  return {
+    get: (k: string) => Promise.resolve(kept.get(k)),
+    put: (k: string, v: string) => Promise.resolve(void kept.set(k, v)),
+    claim: (k: string) => Promise.resolve(kept.has(k) ? false : (kept.set(k, '1'), true)),
+  };
+}
+
+function call(options: { tool?: string; principal?: string; era?: 'legacy' | 'modern'; state?: string } = {}) {
+  const tool = { spec: { name: options.tool ?? 'get_site', access: 'read', apis: ['searchconsole'] } } as unknown as RegisteredTool;
+  const sdk = { mcpReq: { requestState: () => options.state } } as unknown as ServerContext;
+  return new ToolCall(tool, {
+    era: options.era ?? 'modern',
+    sdk,
+    server: {} as McpServer,
+    caller: { principal: options.principal ?? 'ann@corp.example', groups: [] },
+    access: { rule: undefined, decidedBy: 'server', annotations: 'shared', tools: new Set(['get_site']) },
+  });
+}
+
+const question = inputRequired({
+  inputRequests: { google_account: inputRequired.elicit({ message: 'Which?', requestedSchema: { type: 'object', properties: {} } }) },
+});
+const args = { site_url: 'https://www.example.com/' };
+
+describe('CallRounds', () => {
+  it('a round opens once, for the same principal, tool, arguments and revision only', async () => {
+    const rounds = new CallRounds(store());
+    const sent = await rounds.remember(call(), args, question, { offered: ['1', '2'] });
+    const state = sent.requestState!;
+    expect(state).toMatch(/^gsc-round\.[0-9a-f-]{36}$/);
+    expect(await rounds.open(call({ state, principal: 'bob@corp.example' }), args)).toBeUndefined();
+    expect(await rounds.open(call({ state, tool: 'delete_site' }), args)).toBeUndefined();
+    expect(await rounds.open(call({ state, era: 'legacy' }), args)).toBeUndefined();
+    expect(await rounds.open(call({ state }), { site_url: 'https://blog.example.net/' })).toBeUndefined();
+    // confirm_token aside, the arguments are the call's.
+    expect(await rounds.open(call({ state }), { ...args, confirm_token: 'x' })).toEqual({ asked: ['google_account'], offered: ['1', '2'] });
+    expect(await rounds.open(call({ state }), args)).toBeUndefined();
+  });
+
+  it('no state, an unknown one, or one made up to look like ours opens nothing', async () => {
+    const rounds = new CallRounds(store());
+    expect(await rounds.open(call(), args)).toBeUndefined();
+    expect(await rounds.open(call({ state: 'gsc-round.00000000-0000-0000-0000-000000000000' }), args)).toBeUndefined();
+    expect(await rounds.open(call({ state: 'k1234567.sealed' }), args)).toBeUndefined();
+  });
+
+  it("a round that already carries a state (the approval guard's seal) is remembered under it, unchanged", async () => {
+    const rounds = new CallRounds(store());
+    const sealed = { ...question, requestState: 'abcdefgh.sealed-by-the-guard' };
+    expect(await rounds.remember(call(), args, sealed, { chosen: '2' })).toBe(sealed);
+    expect(await rounds.open(call({ state: sealed.requestState }), args)).toEqual({ asked: ['google_account'], chosen: '2' });
+  });
+});
