@@ -112,7 +112,7 @@ export async function startNginx(replicas) {
     child.kill('SIGTERM');
     await exited;
     rmSync(dir, { recursive: true, force: true });
-    throw new Error(`${error.message}\n${stderr}${errorLog()}`);
+    throw new Error(`${error.message}\n${stderr}${errorLog()}`, { cause: error });
   }
   return {
     url: `http://127.0.0.1:${port}/mcp`,

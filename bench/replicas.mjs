@@ -195,13 +195,18 @@ async function startClients(world, options) {
   const call = async (client, name, args, refusal = 'refused') => {
     const started = Date.now();
     try {
-      const result = await withTimeout(client.callTool({ name, arguments: args }, undefined, { timeout: options.timeoutMs }), options.timeoutMs);
+      const result = await withTimeout(
+        client.callTool({ name, arguments: args }, undefined, { timeout: options.timeoutMs }),
+        options.timeoutMs,
+      );
       record(name, started, result.isError ? refusal : 'ok');
       return result;
     } catch (error) {
       const answered = error?.message && error.message !== NO_ANSWER;
       record(name, started, answered ? 'transport' : 'no answer', error?.message ?? NO_ANSWER, client.kind);
-      trace(`${client.kind} ${name} failed after ${Date.now() - started} ms (session ${client.transport?.sessionId ?? '-'}): ${error?.message}`);
+      trace(
+        `${client.kind} ${name} failed after ${Date.now() - started} ms (session ${client.transport?.sessionId ?? '-'}): ${error?.message}`,
+      );
       throw error;
     }
   };
@@ -409,6 +414,7 @@ async function finalChecks(world, books, google, phases) {
     last = next;
   }
   const unanswered = phases.reduce((n, p) => n + (p.errors[NO_ANSWER] ?? 0), 0);
+  const unclear = phases.flatMap((p) => Object.keys(p.messages).filter((m) => !RETRYABLE.test(m.slice(m.indexOf(': ') + 2))));
   const { cut } = phases.at(-1);
   return {
     deletes: deletes.length,
@@ -417,6 +423,7 @@ async function finalChecks(world, books, google, phases) {
     replays: world.replays.length,
     replaysExecuted: world.replays.filter((o) => o !== 'token_rejected').length,
     unanswered,
+    unclear,
     books: last,
     cut,
     ledgerMatchesLog: booksAgree(last, cut).ledger,
@@ -439,6 +446,15 @@ export function booksAgree(books, cut) {
 }
 
 const NO_ANSWER = 'no answer';
+
+/**
+ * The errors a client may get when a replica dies under it, each of which says what to do: nginx's JSON-RPC
+ * answers (deploy/nginx/google-search-console-mcp.conf: "stopped before it answered", "Session not found … start a
+ * new session"), and the SDK v1 client's own once its session's stream is gone ("Connection closed" for the calls
+ * pending then, "Not connected" for one sent on the closed client): a new session is the answer to each.
+ * Anything else is an unclear error, and a failed check.
+ */
+const RETRYABLE = /stopped before it answered|Session not found|^MCP error -32000: Connection closed$|^Not connected$/;
 
 /** The run's own deadline, 10 s past the client's: a call still unsettled then got no answer, not even a timeout. */
 function withTimeout(promise, clientTimeoutMs) {
@@ -552,6 +568,18 @@ export async function replicas() {
       target: '0',
       measured: String(checks.unanswered),
       verdict: verdict(checks.unanswered === 0),
+    },
+    {
+      bar: 'replicas: errors that do not say what to do (retry, new session)',
+      target: '0',
+      measured: checks.unclear.length ? checks.unclear.join(' | ') : '0',
+      verdict: verdict(checks.unclear.length === 0),
+    },
+    {
+      bar: 'replicas: 2025-11-25 sessions found on another replica than nginx routed them to',
+      target: '0',
+      measured: `${checks.sticky.elsewhere.length} of ${checks.sticky.checked} checked`,
+      verdict: verdict(checks.sticky.checked > 0 && checks.sticky.elsewhere.length === 0),
     },
     {
       bar: 'replicas: quota ledger vs emulator log (inspections)',
