@@ -20,6 +20,8 @@ export interface Books {
 export interface Cut {
   inspect_url: number;
   delete_sitemap: number;
+  /** inspect_url answers that said "this call was not counted" (the store was unreachable). */
+  uncounted?: number;
 }
 export interface Phase {
   name: string;

@@ -172,7 +172,7 @@ async function startClients(world, options) {
   let stopping = false;
   // Calls that got no answer, by tool: such an inspect_url may be counted by the ledger and never sent, and such a
   // delete_sitemap may have reached Google with its replica killed before it wrote "executed" to the audit trail.
-  const cut = { inspect_url: 0, delete_sitemap: 0 };
+  const cut = { inspect_url: 0, delete_sitemap: 0, uncounted: 0 };
   const busy = new Set();
   const approvals = new Map(); // v1 delete_sitemap calls in flight → their session id as the client knows it
   const record = (name, started, outcome, message, kind) => {
@@ -200,6 +200,12 @@ async function startClients(world, options) {
         options.timeoutMs,
       );
       record(name, started, result.isError ? refusal : 'ok');
+      // With the store unreachable an inspection goes out uncounted (a read never fails for the ledger), and the answer
+      // should say so, as inspect_urls' and request_indexing's do (quotaRemainingLine). inspect_url's does not yet: such
+      // a call then fails the ledger check, as it should until the person is told.
+      if (name === 'inspect_url' && JSON.stringify(result.content).includes('this call was not counted')) {
+        cut.uncounted++;
+      }
       return result;
     } catch (error) {
       const answered = error?.message && error.message !== NO_ANSWER;
@@ -432,15 +438,17 @@ async function finalChecks(world, books, google, phases) {
 }
 
 /**
- * The books against Google's log, allowing for nothing but calls cut by a SIGKILL: the ledger counted every
- * inspection Google answered, and more only by inspect_url calls that got no answer; the audit trail holds an
+ * The books against Google's log, allowing for nothing but calls cut by a SIGKILL and inspections the server said it
+ * could not count: the ledger counted every inspection Google answered but those whose answer said "this call was not
+ * counted" (the store was unreachable; a read still goes out, src/quota/quota-ledger.service.ts), and more only by
+ * inspect_url calls that got no answer; the audit trail holds an
  * approval for every delete Google received, and an "executed" entry for each but those whose call got no answer.
  */
 export function booksAgree(books, cut) {
   const extraCounted = books.inspectionsCounted - books.inspectionsSent;
   const missingExecuted = books.deletes - books.executedAudited;
   return {
-    ledger: extraCounted >= 0 && extraCounted <= cut.inspect_url,
+    ledger: extraCounted >= -(cut.uncounted ?? 0) && extraCounted <= cut.inspect_url,
     audit: books.approvalsAudited >= books.deletes && missingExecuted >= 0 && missingExecuted <= cut.delete_sitemap,
   };
 }
@@ -583,8 +591,8 @@ export async function replicas() {
     },
     {
       bar: 'replicas: quota ledger vs emulator log (inspections)',
-      target: 'equal, but for inspect_url calls cut by a SIGKILL',
-      measured: `${b.inspectionsCounted} counted, ${b.inspectionsSent} sent, ${checks.cut.inspect_url} calls cut`,
+      target: 'equal, but for calls cut by a SIGKILL and those answered "not counted" while Redis was stopped',
+      measured: `${b.inspectionsCounted} counted, ${b.inspectionsSent} sent, ${checks.cut.inspect_url} calls cut, ${checks.cut.uncounted} answered "not counted"`,
       verdict: verdict(checks.ledgerMatchesLog),
     },
     {

@@ -61,13 +61,13 @@ describe('three replicas on one Redis behind nginx, under load, through replica 
     expect(checks.replaysExecuted).toBe(0);
   });
 
-  it('after every phase the quota ledger equals the inspections Google answered, but for calls cut by a SIGKILL', () => {
+  it('after every phase the quota ledger equals the inspections Google answered, but for calls cut by a SIGKILL or answered "not counted"', () => {
     for (const phase of phases) {
       expect([phase.name, phase.books.error]).toEqual([phase.name, undefined]);
       expect([phase.name, booksAgree(phase.books, phase.cut).ledger]).toEqual([phase.name, true]);
     }
     // Before the first kill nothing was cut: the books equal Google's log exactly.
-    expect(phases[0].cut).toEqual({ inspect_url: 0, delete_sitemap: 0 });
+    expect(phases[0].cut).toEqual({ inspect_url: 0, delete_sitemap: 0, uncounted: 0 });
     expect(phases[0].books.inspectionsCounted).toBe(phases[0].books.inspectionsSent);
     expect(checks.books.inspectionsSent).toBeGreaterThan(0);
     expect(checks.ledgerMatchesLog).toBe(true);
@@ -84,6 +84,8 @@ describe('three replicas on one Redis behind nginx, under load, through replica 
     expect(booksAgree(books, { inspect_url: 0, delete_sitemap: 0 })).toEqual({ ledger: true, audit: true });
     expect(booksAgree({ ...books, inspectionsCounted: 11 }, { inspect_url: 0, delete_sitemap: 0 }).ledger).toBe(false);
     expect(booksAgree({ ...books, inspectionsCounted: 9 }, { inspect_url: 5, delete_sitemap: 0 }).ledger).toBe(false);
+    expect(booksAgree({ ...books, inspectionsCounted: 9 }, { inspect_url: 0, delete_sitemap: 0, uncounted: 1 }).ledger).toBe(true);
+    expect(booksAgree({ ...books, inspectionsCounted: 8 }, { inspect_url: 0, delete_sitemap: 0, uncounted: 1 }).ledger).toBe(false);
     expect(booksAgree({ ...books, executedAudited: 3 }, { inspect_url: 0, delete_sitemap: 0 }).audit).toBe(false);
     expect(booksAgree({ ...books, approvalsAudited: 3 }, { inspect_url: 0, delete_sitemap: 5 }).audit).toBe(false);
   });
