@@ -1,9 +1,12 @@
-// Types of bench/replicas.mjs, for the short run in test/replicas-load.e2e.spec.ts.
+// Types of bench/replicas.mjs, for the 20-second run in test/replicas-load.e2e.spec.ts.
 export interface ReplicaRunOptions {
-  seconds: { steady: number; kill: number; redis: number; recovered: number };
+  /** Each of the four phases (steady; replica killed; replica killed, Redis paused; replica killed again). */
+  phaseSeconds: number;
   v1: number;
   v2: number;
   pauseMs: number;
+  /** Each client's own request timeout. */
+  timeoutMs: number;
 }
 export interface Books {
   inspectionsSent: number;
@@ -13,15 +16,22 @@ export interface Books {
   approvalsAudited?: number;
   error?: string;
 }
+/** Calls that got no answer so far, by tool: cut by a SIGKILL. */
+export interface Cut {
+  inspect_url: number;
+  delete_sitemap: number;
+  /** inspect_url answers that said "this call was not counted" (the store was unreachable). */
+  uncounted?: number;
+}
 export interface Phase {
   name: string;
   elapsed: number;
   note: string;
-  /** inspect_url calls in flight on a SIGKILLed replica so far: counted by the ledger, perhaps never sent. */
-  inspectionsCut: number;
+  cut: Cut;
   calls: number;
   latencies: number[];
   errors: Record<string, number>;
+  messages: Record<string, number>;
   books: Books;
 }
 export interface Checks {
@@ -31,12 +41,16 @@ export interface Checks {
   replays: number;
   replaysExecuted: number;
   unanswered: number;
+  /** Error messages that say neither to retry nor to start a new session. */
+  unclear: string[];
   books: Books;
-  inspectionsCut: number;
+  cut: Cut;
   ledgerMatchesLog: boolean;
   auditMatchesDeletes: boolean;
+  sticky: { checked: number; elsewhere: string[] };
 }
 export const FULL: ReplicaRunOptions;
 export const SHORT: ReplicaRunOptions;
+export function booksAgree(books: Books, cut: Cut): { ledger: boolean; audit: boolean };
 export function replicaFaultRun(options?: ReplicaRunOptions): Promise<{ phases: Phase[]; checks: Checks }>;
 export function replicas(): Promise<{ bar: string; target: string; measured: string; verdict: string }[]>;

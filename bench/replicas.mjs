@@ -1,117 +1,166 @@
-// Replicas under load and faults (issue 21; PRODUCT §8c): three server
-// processes (the built binary over HTTP) on one real redis-server, a
-// round-robin proxy in front (bench/replica-proxy.mjs, sticky for 2025-11-25
-// sessions), v1 (2025-11-25, dialogs pushed and answered) and v2 (2026-07-28,
-// two-call confirm tokens) clients calling reads and delete_sitemap. Phases:
-// steady; one replica SIGKILLed while guarded calls are in flight on it, then
-// restarted; Redis stopped (SIGSTOP) for a few seconds, then resumed; recovered.
-// Between phases the clients stop at a barrier so the books can be compared.
-// `npm run bench -- replicas` runs the full version; test/replicas-load.e2e.spec.ts
-// a short one and asserts what `checks` reports.
+// Replicas under load and faults behind a real load balancer (issues 21, 33;
+// PRODUCT §8c, §8e, §10): three server processes (the built binary over HTTP)
+// on one real redis-server, Debian's nginx in front (bench/nginx.mjs, with
+// deploy/nginx/google-search-console-mcp.conf: round robin for 2026-07-28,
+// sticky by Mcp-Session-Id for 2025-11-25). v1 clients (2025-11-25, dialogs
+// pushed and answered) and v2 clients (2026-07-28, two-call confirm tokens)
+// call reads and delete_sitemap the whole time. Four phases of equal length:
+// steady; then at the start of each of the next three, one replica SIGKILLed
+// while an approval is in flight on it and restarted on its port; in the third,
+// Redis stopped (SIGSTOP) for a few seconds, then resumed (SIGCONT). Between
+// phases the clients stop at a barrier so that the books can be compared.
+// `npm run bench -- replicas` runs the full version (64 clients, 4 × 15 s);
+// test/replicas-load.e2e.spec.ts a 20-second one and asserts what `checks` reports.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { binNodeFlags, cleanEnv, MAIN, ms, percentile, startGoogle, verdict } from './common.mjs';
-import { startProxy } from './replica-proxy.mjs';
+import { freePort, startNginx } from './nginx.mjs';
 
 const SECRET = 'one-approval-secret-shared-by-all-replicas-0123456789';
 const SITE = 'https://www.example.com/';
 const INSPECTED = 'https://blog.example.net/';
-// Each client's own request timeout, and past it (with a margin) the run's: a call still unsettled then got no answer at all.
-const CLIENT_TIMEOUT_MS = 20_000;
-const CALL_TIMEOUT_MS = 30_000;
 const T0 = Date.now();
 const trace = (m) => process.env.BENCH_DEBUG && process.stderr.write(`${((Date.now() - T0) / 1000).toFixed(1)} s: ${m}\n`);
 
-export const FULL = { seconds: { steady: 8, kill: 8, redis: 8, recovered: 6 }, v1: 6, v2: 6, pauseMs: 3000 };
-export const SHORT = { seconds: { steady: 2, kill: 4, redis: 5, recovered: 2 }, v1: 2, v2: 3, pauseMs: 2000 };
+// timeoutMs: each client's own request timeout. A call cut by a SIGKILL after its answer's SSE stream opened is
+// reported by the SDK clients only then (nothing else ends it); past it, with a margin, a call got no answer at all.
+export const FULL = { phaseSeconds: 15, v1: 32, v2: 32, pauseMs: 3000, timeoutMs: 20_000 };
+export const SHORT = { phaseSeconds: 5, v1: 4, v2: 4, pauseMs: 1500, timeoutMs: 10_000 };
 
 /** Runs the scenario; resolves with the figures per phase and the checks. */
 export async function replicaFaultRun(options = SHORT) {
   const google = await startGoogle({ unlimited: true });
   const redis = await startRedis();
   const stateDirs = [];
+  const ports = await Promise.all([0, 1, 2].map(() => freePort()));
   const env = (i) => {
     const dir = mkdtempSync(join(tmpdir(), `replica-${i}-`));
     stateDirs.push(dir);
-    return { ...google.env, GSC_REDIS_URL: redis.url, GSC_APPROVAL_SECRET: SECRET, GSC_STATE_DIR: dir };
+    return { ...google.env, GSC_REDIS_URL: redis.url, GSC_APPROVAL_SECRET: SECRET, GSC_STATE_DIR: dir, GSC_HTTP_PORT: String(ports[i]) };
   };
   const replicas = [];
-  const upstreams = [{}, {}, {}];
-  const launch = async (i) => {
-    replicas[i] = await spawnReplica(env(i));
-    upstreams[i].origin = replicas[i].origin;
-  };
-  await Promise.all([0, 1, 2].map(launch));
-  const proxy = await startProxy(upstreams);
-  const world = { google, proxy, sitemaps: 0, approved: new Set(), refusedOnly: new Set(), redeemed: [], replays: [] };
+  const launch = async (i) => void (replicas[i] = await spawnReplica(env(i)));
+  let nginx;
+  let fleet;
   const { Redis } = await import('ioredis');
   const books = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  const phases = [];
-  // The ledger counts an inspection before sending it (it has to, to refuse what the day has no budget for), so an
-  // inspect_url in flight on a replica that is SIGKILLed may be counted and never reach Google: the books may then
-  // differ from Google's log by at most those calls, and by nothing else.
-  let inspectionsCut = 0;
-  let fleet;
   try {
+    await Promise.all([0, 1, 2].map(launch));
+    nginx = await startNginx(ports.map((p) => `127.0.0.1:${p}`));
+    const world = { google, url: nginx.url, sitemaps: 0, approved: new Set(), refusedOnly: new Set(), redeemed: [], replays: [] };
+    const phases = [];
     trace('started');
     fleet = await startClients(world, options);
-    const phase = async (name, seconds, fault) => {
+    const phase = async (name, fault) => {
       const stats = fleet.open(name);
       const started = Date.now();
-      const note = fault ? await fault() : '';
-      await sleep(Math.max(0, seconds * 1000 - (Date.now() - started)));
+      const note = fault ? await fault(started) : '';
+      await sleep(Math.max(0, options.phaseSeconds * 1000 - (Date.now() - started)));
       await fleet.barrier();
       const elapsed = (Date.now() - started) / 1000;
-      phases.push({ name, elapsed, note, inspectionsCut, ...stats, books: await compareBooks(books, google) });
+      phases.push({ name, elapsed, note, cut: fleet.cut(), ...stats, books: await compareBooks(books, google) });
+      trace(`${name} done`);
     };
-    await phase('steady', options.seconds.steady);
-    await phase('replica killed and restarted', options.seconds.kill, async () => {
-      // In the middle of approvals: wait (up to 3 s) for a guarded call in flight on replica 1.
-      const deadline = Date.now() + 3000;
-      while (Date.now() < deadline && !proxy.inflight(1).includes('delete_sitemap')) {
-        await sleep(5);
+    // A replica is killed while a 2025-11-25 approval is in flight on it: the rotation's turn if it has one within a
+    // second, else any. Which replica holds a session is asked of the replicas themselves, from outside, and checked
+    // against the replica nginx named in the session id: stickiness is measured, not assumed.
+    const sticky = { checked: 0, elsewhere: [] };
+    const kill = (turn) => async () => {
+      const started = Date.now();
+      let victim;
+      let approvals = 0;
+      while (victim === undefined && Date.now() - started < 3000) {
+        const sessions = fleet.approvalsInFlight();
+        const holders = await Promise.all(sessions.map((session) => holderOf(session, ports, replicas)));
+        sessions.forEach((session, i) => {
+          if (holders[i] !== undefined) {
+            sticky.checked++;
+            if (session !== `r${holders[i] + 1}.${session.slice(session.indexOf('.') + 1)}`) {
+              sticky.elsewhere.push(`${session} is held by replica ${holders[i] + 1}`);
+            }
+          }
+        });
+        victim = holders.includes(turn) ? turn : Date.now() - started > 1000 ? holders.find((h) => h !== undefined) : undefined;
+        approvals = holders.filter((h) => h === victim).length;
+        if (victim === undefined) {
+          await sleep(5);
+        }
       }
-      const inFlight = proxy.inflight(1);
-      inspectionsCut += inFlight.filter((t) => t === 'inspect_url').length;
-      upstreams[1].origin = undefined;
-      await replicas[1].kill('SIGKILL');
-      await launch(1);
-      return `SIGKILL with ${inFlight.length} tool calls in flight on it (${inFlight.filter((t) => t === 'delete_sitemap').length} delete_sitemap)`;
-    });
-    await phase('redis stopped', options.seconds.redis, async () => {
-      await sleep(500);
+      victim ??= turn;
+      const downAt = Date.now();
+      trace(`killing replica ${victim + 1}`);
+      await replicas[victim].kill('SIGKILL');
+      await launch(victim);
+      return `replica ${victim + 1} SIGKILLed with ${approvals} approval${approvals === 1 ? '' : 's'} in flight on it, back in ${((Date.now() - downAt) / 1000).toFixed(1)} s`;
+    };
+    await phase('steady');
+    await phase('replica killed', kill(0));
+    await phase('replica killed, Redis paused', async (started) => {
+      const note = await kill(1)();
+      // The Redis stop in the middle of the phase, once the replica is back.
+      await sleep(Math.max(0, started + options.phaseSeconds * 400 - Date.now()));
+      trace('pausing Redis');
       redis.pause();
       await sleep(options.pauseMs);
       redis.resume();
-      return `SIGSTOP for ${options.pauseMs} ms, then SIGCONT`;
+      return `${note}; Redis SIGSTOP for ${options.pauseMs} ms, then SIGCONT`;
     });
-    await phase('recovered', options.seconds.recovered);
-    trace('phases done');
+    await phase('replica killed again', kill(2));
     await fleet.stop();
     trace('clients stopped');
-    // Every token that executed once, replayed once more through the proxy: each must be refused.
+    // Every token that executed once, replayed once more through nginx: each must be refused.
     world.replays = await fleet.replayAll(world.redeemed);
     trace('replayed');
     await books.connect().catch(() => undefined);
-    return { phases, checks: await finalChecks(world, books, google, phases) };
+    return { phases, checks: { ...(await finalChecks(world, books, google, phases)), sticky } };
   } finally {
     await fleet?.stop().catch(() => undefined);
     books.disconnect();
-    trace('closing');
-    await proxy.close();
-    trace('proxy closed');
-    await Promise.all(replicas.map((r) => r.kill('SIGTERM')));
-    trace('replicas stopped');
+    await nginx?.stop();
+    await Promise.all(replicas.map((r) => r?.kill('SIGTERM')));
     redis.stop();
     await google.emulator.close();
     for (const dir of stateDirs) {
       rmSync(dir, { recursive: true, force: true });
     }
   }
+}
+
+/**
+ * Which replica holds a 2025-11-25 session: the one that answers a ping in it.
+ * nginx hands the client "<route key>.<replica's id>"; the replica knows the part after the dot.
+ */
+async function holderOf(clientSessionId, ports, replicas) {
+  const id = clientSessionId.slice(clientSessionId.indexOf('.') + 1);
+  const answers = await Promise.all(
+    ports.map(async (port, i) => {
+      if (!replicas[i]?.alive()) {
+        return false;
+      }
+      try {
+        const res = await fetch(`http://127.0.0.1:${port}/mcp`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-session-id': id,
+            'mcp-protocol-version': '2025-11-25',
+          },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 'which-replica', method: 'ping' }),
+          signal: AbortSignal.timeout(2000),
+        });
+        await res.body?.cancel();
+        return res.status === 200;
+      } catch {
+        return false;
+      }
+    }),
+  );
+  const index = answers.indexOf(true);
+  return index < 0 ? undefined : index;
 }
 
 /** The clients: v2 token-path workers and v1 dialog workers, each looping reads and deletes while a phase is open. */
@@ -121,23 +170,49 @@ async function startClients(world, options) {
   let gate = Promise.resolve();
   let release;
   let stopping = false;
+  // Calls that got no answer, by tool: such an inspect_url may be counted by the ledger and never sent, and such a
+  // delete_sitemap may have reached Google with its replica killed before it wrote "executed" to the audit trail.
+  const cut = { inspect_url: 0, delete_sitemap: 0, uncounted: 0 };
   const busy = new Set();
-  const record = (kind, started, outcome) => {
+  const approvals = new Map(); // v1 delete_sitemap calls in flight → their session id as the client knows it
+  const record = (name, started, outcome, message, kind) => {
     current.calls++;
     current.latencies.push(Date.now() - started);
-    if (outcome !== 'ok') {
-      current.errors[outcome] = (current.errors[outcome] ?? 0) + 1;
+    if (outcome === 'ok') {
+      return;
+    }
+    current.errors[outcome] = (current.errors[outcome] ?? 0) + 1;
+    if (message) {
+      const said = `${kind} ${name}: ${message.replace(/\s+/g, ' ').slice(0, 160)}`;
+      current.messages[said] = (current.messages[said] ?? 0) + 1;
+    }
+    // An answer, whatever it said, means the replica finished the call; no answer, that it may have died midway.
+    if (name in cut && (outcome === 'transport' || outcome === 'no answer')) {
+      cut[name]++;
     }
   };
   // One tool call: 'ok', 'refused' (an isError sentence), 'transport' (an error with a message) or 'no answer'.
   const call = async (client, name, args, refusal = 'refused') => {
     const started = Date.now();
     try {
-      const result = await withTimeout(client.callTool({ name, arguments: args }, undefined, { timeout: CLIENT_TIMEOUT_MS }));
+      const result = await withTimeout(
+        client.callTool({ name, arguments: args }, undefined, { timeout: options.timeoutMs }),
+        options.timeoutMs,
+      );
       record(name, started, result.isError ? refusal : 'ok');
+      // With the store unreachable an inspection goes out uncounted (a read never fails for the ledger), and the answer
+      // should say so, as inspect_urls' and request_indexing's do (quotaRemainingLine). inspect_url's does not yet: such
+      // a call then fails the ledger check, as it should until the person is told.
+      if (name === 'inspect_url' && JSON.stringify(result.content).includes('this call was not counted')) {
+        cut.uncounted++;
+      }
       return result;
     } catch (error) {
-      record(name, started, error?.message === 'no answer' ? 'no answer' : error?.message ? 'transport' : 'no answer');
+      const answered = error?.message && error.message !== NO_ANSWER;
+      record(name, started, answered ? 'transport' : 'no answer', error?.message ?? NO_ANSWER, client.kind);
+      trace(
+        `${client.kind} ${name} failed after ${Date.now() - started} ms (session ${client.transport?.sessionId ?? '-'}): ${error?.message}`,
+      );
       throw error;
     }
   };
@@ -165,7 +240,7 @@ async function startClients(world, options) {
     ][n % 4];
   const loop = async (id, connect, guarded) => {
     // Connected before the first phase opens, so that the steady phase measures calls, not handshakes.
-    let client = await withTimeout(connect()).catch(() => undefined);
+    let client = await withTimeout(connect(), options.timeoutMs).catch(() => undefined);
     connected++;
     for (let n = 0; !stopping; n++) {
       await gate;
@@ -174,7 +249,7 @@ async function startClients(world, options) {
       }
       busy.add(id);
       try {
-        client ??= await withTimeout(connect());
+        client ??= await withTimeout(connect(), options.timeoutMs);
         if (n % 3 === 2) {
           await guarded(client, n);
         } else {
@@ -218,7 +293,13 @@ async function startClients(world, options) {
     if (n % 5 === 4) {
       world.refusedOnly.add(sitemap);
     }
-    await call(client, 'delete_sitemap', { site_url: SITE, sitemap_url: sitemap });
+    const key = {};
+    approvals.set(key, client.transport.sessionId);
+    try {
+      await call(client, 'delete_sitemap', { site_url: SITE, sitemap_url: sitemap });
+    } finally {
+      approvals.delete(key);
+    }
   };
   const answer = (params) => {
     const sitemap = /(https:\/\/\S+\.xml)/.exec(params.message)?.[1];
@@ -226,8 +307,8 @@ async function startClients(world, options) {
   };
   let connected = 0;
   const workers = [
-    ...Array.from({ length: options.v2 }, (_, i) => loop(`v2-${i}`, () => clientV2(world.proxy.url), tokenPath)),
-    ...Array.from({ length: options.v1 }, (_, i) => loop(`v1-${i}`, () => clientV1(world.proxy.url, answer), dialogPath)),
+    ...Array.from({ length: options.v2 }, (_, i) => loop(`v2-${i}`, () => clientV2(world.url), tokenPath)),
+    ...Array.from({ length: options.v1 }, (_, i) => loop(`v1-${i}`, () => clientV1(world.url, answer), dialogPath)),
   ];
   const closeGate = () => (gate = new Promise((r) => (release = r)));
   closeGate();
@@ -236,10 +317,14 @@ async function startClients(world, options) {
   }
   return {
     open(name) {
-      current = { phase: name, calls: 0, latencies: [], errors: {} };
+      current = { phase: name, calls: 0, latencies: [], errors: {}, messages: {} };
       release();
       return current;
     },
+    /** Session ids (as the clients hold them) with a delete_sitemap in flight. */
+    approvalsInFlight: () => [...new Set(approvals.values())].filter(Boolean),
+    /** Calls so far that got no answer, by tool (inspect_url, delete_sitemap). */
+    cut: () => ({ ...cut }),
     async barrier() {
       closeGate();
       while (busy.size) {
@@ -252,7 +337,7 @@ async function startClients(world, options) {
       await Promise.all(workers);
     },
     async replayAll(redeemed) {
-      const client = await clientV2(world.proxy.url);
+      const client = await clientV2(world.url);
       const outcomes = [];
       for (const { sitemap, token } of redeemed) {
         const r = await client.callTool({
@@ -276,12 +361,14 @@ async function clientFactories() {
     async clientV2(url) {
       const client = new V2Client({ name: 'replica-v2', version: '0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
       await client.connect(new V2Transport(new URL(url)));
+      client.kind = 'v2';
       return client;
     },
     async clientV1(url, answer) {
       const client = new V1Client({ name: 'replica-v1', version: '0' }, { capabilities: { elicitation: { form: {} } } });
       client.setRequestHandler(ElicitRequestSchema, async (request) => answer(request.params));
       await client.connect(new V1Transport(new URL(url)));
+      client.kind = 'v1';
       // A session whose replica died cannot be resumed elsewhere (its requests died with it): once the
       // transport gives up reconnecting, close the client, so its pending calls fail now with "Connection closed".
       client.onerror = (error) => {
@@ -323,13 +410,18 @@ async function finalChecks(world, books, google, phases) {
     const path = decodeURIComponent(d.params.feedpath);
     perSitemap.set(path, (perSitemap.get(path) ?? 0) + 1);
   }
-  // Give the audit trail's pending entries (kept in memory while Redis was stopped) a moment to land.
+  // Give the audit trail's pending entries (kept in memory while Redis was stopped) a moment to land: until every
+  // delete is audited, or the count has not moved for half a second.
   let last = phases.at(-1).books;
-  for (let i = 0; i < 50 && last.executedAudited < last.deletes; i++) {
+  for (let still = 0, i = 0; i < 50 && still < 5 && last.executedAudited < last.deletes; i++) {
     await sleep(100);
-    last = await compareBooks(books, google);
+    const next = await compareBooks(books, google);
+    still = next.executedAudited === last.executedAudited ? still + 1 : 0;
+    last = next;
   }
-  const unanswered = phases.reduce((n, p) => n + (p.errors['no answer'] ?? 0), 0);
+  const unanswered = phases.reduce((n, p) => n + (p.errors[NO_ANSWER] ?? 0), 0);
+  const unclear = phases.flatMap((p) => Object.keys(p.messages).filter((m) => !RETRYABLE.test(m.slice(m.indexOf(': ') + 2))));
+  const { cut } = phases.at(-1);
   return {
     deletes: deletes.length,
     deletedTwice: [...perSitemap].filter(([, n]) => n > 1).map(([p]) => p),
@@ -337,44 +429,72 @@ async function finalChecks(world, books, google, phases) {
     replays: world.replays.length,
     replaysExecuted: world.replays.filter((o) => o !== 'token_rejected').length,
     unanswered,
+    unclear,
     books: last,
-    inspectionsCut: phases.at(-1).inspectionsCut,
-    ledgerMatchesLog:
-      last.inspectionsCounted >= last.inspectionsSent && last.inspectionsCounted <= last.inspectionsSent + phases.at(-1).inspectionsCut,
-    auditMatchesDeletes: last.executedAudited === last.deletes && last.approvalsAudited >= last.deletes,
+    cut,
+    ledgerMatchesLog: booksAgree(last, cut).ledger,
+    auditMatchesDeletes: booksAgree(last, cut).audit,
   };
 }
 
-function withTimeout(promise) {
+/**
+ * The books against Google's log, allowing for nothing but calls cut by a SIGKILL and inspections the server said it
+ * could not count: the ledger counted every inspection Google answered but those whose answer said "this call was not
+ * counted" (the store was unreachable; a read still goes out, src/quota/quota-ledger.service.ts), and more only by
+ * inspect_url calls that got no answer; the audit trail holds an
+ * approval for every delete Google received, and an "executed" entry for each but those whose call got no answer.
+ */
+export function booksAgree(books, cut) {
+  const extraCounted = books.inspectionsCounted - books.inspectionsSent;
+  const missingExecuted = books.deletes - books.executedAudited;
+  return {
+    ledger: extraCounted >= -(cut.uncounted ?? 0) && extraCounted <= cut.inspect_url,
+    audit: books.approvalsAudited >= books.deletes && missingExecuted >= 0 && missingExecuted <= cut.delete_sitemap,
+  };
+}
+
+const NO_ANSWER = 'no answer';
+
+/**
+ * The errors a client may get when a replica dies under it, each of which says what to do: nginx's JSON-RPC
+ * answers (deploy/nginx/google-search-console-mcp.conf: "stopped before it answered", "Session not found … start a
+ * new session"), and the SDK v1 client's own once its session's stream is gone ("Connection closed" for the calls
+ * pending then, "Not connected" for one sent on the closed client): a new session is the answer to each.
+ * Anything else is an unclear error, and a failed check.
+ */
+const RETRYABLE = /stopped before it answered|Session not found|^MCP error -32000: Connection closed$|^Not connected$/;
+
+/** The run's own deadline, 10 s past the client's: a call still unsettled then got no answer, not even a timeout. */
+function withTimeout(promise, clientTimeoutMs) {
   let timer;
   return Promise.race([
     promise,
-    new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('no answer')), CALL_TIMEOUT_MS))),
+    new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(NO_ANSWER)), clientTimeoutMs + 10_000))),
   ]).finally(() => clearTimeout(timer));
 }
 
 async function spawnReplica(env) {
   const child = spawn(process.execPath, [...binNodeFlags(MAIN), MAIN], {
-    env: cleanEnv({ ...env, GSC_TRANSPORT: 'http', GSC_HTTP_PORT: '0' }),
+    env: cleanEnv({ ...env, GSC_TRANSPORT: 'http' }),
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   killOnExit(child);
   let log = '';
-  const origin = await new Promise((resolve, reject) => {
+  await new Promise((resolve, reject) => {
     child.stderr.on('data', (d) => {
       log += d;
-      const m = /serving HTTP on (http:\/\/[^\s/]+)\/mcp/.exec(log);
-      if (m) {
-        resolve(m[1]);
+      if (/serving HTTP on http:\/\/\S+\/mcp/.test(log)) {
+        resolve();
       }
     });
     child.on('exit', (code) => reject(new Error(`replica exited (${code}): ${log}`)));
   });
   const exited = new Promise((r) => child.once('exit', r));
+  const alive = () => child.exitCode === null && child.signalCode === null;
   return {
-    origin,
+    alive,
     kill: async (signal) => {
-      if (child.exitCode === null && child.signalCode === null) {
+      if (alive()) {
         child.kill(signal);
       }
       await exited;
@@ -387,14 +507,6 @@ function killOnExit(child) {
   const kill = () => child.kill('SIGKILL');
   process.once('exit', kill);
   child.once('exit', () => process.off('exit', kill));
-}
-
-async function freePort() {
-  const server = createServer();
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address();
-  await new Promise((r) => server.close(r));
-  return port;
 }
 
 /** A redis-server of this run's own, persisting nothing; pause()/resume() stop and continue the process. */
@@ -434,12 +546,17 @@ export async function replicas() {
         .map(([k, v]) => `${v} ${k}`)
         .join(', ') || 'none';
     return {
-      bar: `replicas: ${p.name}`,
+      bar: `replicas behind nginx: ${p.name}`,
       target: '',
       measured: `${(p.calls / p.elapsed).toFixed(0)} calls/s, p50 ${ms(percentile(p.latencies, 50) ?? 0)}, p99 ${ms(percentile(p.latencies, 99) ?? 0)}, errors: ${errors}${p.note ? `; ${p.note}` : ''}`,
       verdict: '',
     };
   });
+  for (const p of phases) {
+    for (const [message, n] of Object.entries(p.messages)) {
+      process.stderr.write(`${p.name}: ${n} × ${message}\n`);
+    }
+  }
   const b = checks.books;
   rows.push(
     {
@@ -461,15 +578,27 @@ export async function replicas() {
       verdict: verdict(checks.unanswered === 0),
     },
     {
+      bar: 'replicas: errors that do not say what to do (retry, new session)',
+      target: '0',
+      measured: checks.unclear.length ? checks.unclear.join(' | ') : '0',
+      verdict: verdict(checks.unclear.length === 0),
+    },
+    {
+      bar: 'replicas: 2025-11-25 sessions found on another replica than nginx routed them to',
+      target: '0',
+      measured: `${checks.sticky.elsewhere.length} of ${checks.sticky.checked} checked`,
+      verdict: verdict(checks.sticky.checked > 0 && checks.sticky.elsewhere.length === 0),
+    },
+    {
       bar: 'replicas: quota ledger vs emulator log (inspections)',
-      target: 'equal, but for inspect_url calls cut by the SIGKILL',
-      measured: `${b.inspectionsCounted} counted, ${b.inspectionsSent} sent, ${checks.inspectionsCut} cut`,
+      target: 'equal, but for calls cut by a SIGKILL and those answered "not counted" while Redis was stopped',
+      measured: `${b.inspectionsCounted} counted, ${b.inspectionsSent} sent, ${checks.cut.inspect_url} calls cut, ${checks.cut.uncounted} answered "not counted"`,
       verdict: verdict(checks.ledgerMatchesLog),
     },
     {
-      bar: 'replicas: audit trail vs deletes executed',
-      target: 'equal',
-      measured: `${b.executedAudited} executed, ${b.approvalsAudited} approvals audited, ${b.deletes} deletes`,
+      bar: 'replicas: audit trail vs deletes Google received',
+      target: 'an approval for each; "executed" for each but calls cut by a SIGKILL',
+      measured: `${b.deletes} deletes, ${b.approvalsAudited} approvals and ${b.executedAudited} executions audited, ${checks.cut.delete_sitemap} calls cut`,
       verdict: verdict(checks.auditMatchesDeletes),
     },
   );
