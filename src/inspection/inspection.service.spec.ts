@@ -1,6 +1,7 @@
-import { afterEach, describe, expect, it } from '@jest/globals';
+import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { FakeGoogle, googleError } from '../google/google-service.fake.js';
 import { ledgerKit, type LedgerKit } from '../../test/support/quota-ledger-kit.js';
+import { StateUnavailableError } from '../state/state-store.js';
 import { type BatchItem, InspectionService } from './inspection.service.js';
 
 const PROPERTY = 'https://www.example.com/';
@@ -18,10 +19,24 @@ describe('InspectionService', () => {
     kit = ledgerKit();
     const google = new FakeGoogle().on('urlInspection.index.inspect', { inspectionResult: { indexStatusResult: { verdict: 'PASS' } } });
     expect(await new InspectionService(google.service, kit.ledger).inspect(PROPERTY, page(1), 'fr')).toEqual({
-      indexStatusResult: { verdict: 'PASS' },
+      result: { indexStatusResult: { verdict: 'PASS' } },
+      counted: true,
     });
     expect(google.calls[0].args).toEqual([{ requestBody: { inspectionUrl: page(1), siteUrl: PROPERTY, languageCode: 'fr' } }]);
     expect((await kit.ledger.snapshot(scope))!.day.used).toBe(1);
+  });
+
+  it('inspect still sends when the state store cannot be reached, and says it was not counted', async () => {
+    kit = ledgerKit();
+    const google = new FakeGoogle().on('urlInspection.index.inspect', { inspectionResult: { indexStatusResult: { verdict: 'PASS' } } });
+    const increment = jest
+      .spyOn(kit.store, 'increment')
+      .mockRejectedValue(new StateUnavailableError('redis://127.0.0.1:6379', 'connect ECONNREFUSED 127.0.0.1:6379'));
+    const outcome = await new InspectionService(google.service, kit.ledger).inspect(PROPERTY, page(1));
+    increment.mockRestore();
+    expect(outcome).toEqual({ result: { indexStatusResult: { verdict: 'PASS' } }, counted: false });
+    expect(google.calls).toHaveLength(1);
+    expect((await kit.ledger.snapshot(scope))!.day.used).toBe(0);
   });
 
   it('inspect refuses without sending once this server alone has used the day, and a failure is not counted', async () => {

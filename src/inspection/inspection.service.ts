@@ -65,16 +65,18 @@ export class InspectionService {
   /**
    * One inspection: counted in the ledger, refused without sending when this
    * server alone has used the property's daily quota, and a quota refusal is
-   * told with the ledger's view of which limit it most likely was.
+   * told with the ledger's view of which limit it most likely was. `counted`
+   * is false when the state store could not be reached: the inspection still
+   * goes out (a read never fails because of the ledger) and the answer says so.
    */
-  async inspect(property: string, url: string, languageCode?: string): Promise<UrlInspectionResult> {
+  async inspect(property: string, url: string, languageCode?: string): Promise<{ result: UrlInspectionResult; counted: boolean }> {
     const scope: QuotaScope = { kind: 'inspection', property };
     const reserved = await this.ledger.reserve(scope);
     if (!reserved.ok) {
       throw new UserFacingError(budgetSentence(reserved.snapshot, reserved.window, `inspect ${url}`));
     }
     try {
-      return await this.send(property, url, languageCode, {});
+      return { result: await this.send(property, url, languageCode, {}), counted: reserved.reservation !== undefined };
     } catch (error) {
       await this.ledger.release(reserved.reservation);
       throw isQuota(error) ? await this.ledger.explainRefusal(error, scope, inspectOperation(property, url)) : error;

@@ -45,8 +45,10 @@ export class InspectionTools {
   async inspectUrl(args: z.infer<typeof InspectInput>, call: ToolCall<TargetOf<typeof InspectInput>>): Promise<ToolOutput> {
     const { site, page } = call.target;
     const url = page.href;
-    const facts = inspectionFacts(site, url, await this.inspection.inspect(site, url, args.language_code));
-    return toolOutput({ ...facts }, describeInspection(facts));
+    const { result, counted } = await this.inspection.inspect(site, url, args.language_code);
+    const facts = inspectionFacts(site, url, result);
+    // Like inspect_urls: an inspection the ledger could not count is said, so quota figures are read as a lower bound.
+    return toolOutput({ ...facts }, counted ? describeInspection(facts) : `${describeInspection(facts)}\n${quotaRemainingLine(undefined)}`);
   }
 
   @Tool({
