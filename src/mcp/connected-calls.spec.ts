@@ -75,7 +75,7 @@ function subject(accounts: Accounts) {
       staleMatch: () => Promise.resolve(),
       rounds: new CallRounds(memoryStore()),
     } as unknown as AccountResolution,
-    new ConnectWaits(accounts as unknown as ConnectedAccounts, requests, store),
+    new ConnectWaits(accounts as unknown as ConnectedAccounts, requests),
   );
   return { calls, audit, links: requests.links, requests };
 }
