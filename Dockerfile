@@ -36,6 +36,8 @@ COPY package.json package-lock.json ./
 # so Nest (a peer dependency for the library entry) is not needed here.
 RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 COPY --from=build /app/dist ./dist
+# The MCP registry entry: the server card (GET /mcp/server-card) is generated from it.
+COPY server.json ./
 USER node
 EXPOSE 3000
 # Reads GSC_HTTP_PORT, GSC_HTTP_HOST and (when set) GSC_ADMIN_TOKEN from the

@@ -6,7 +6,7 @@ import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
-const DOMAINS = ['sites', 'sitemaps', 'analytics', 'inspection', 'indexing', 'verification'];
+const DOMAINS = ['sites', 'sitemaps', 'analytics', 'inspection', 'indexing', 'verification', 'annotations'];
 
 /**
  * The layers of src/ (README, "## Development"): what each folder may import from
@@ -28,8 +28,10 @@ const LAYERS = {
   // Connected accounts: grants at rest, the client acting as a principal, the connect pages. Implements google's ConnectedAccounts.
   accounts: ['common', 'config', 'property', 'identity', 'state', 'google', 'policy', 'http'],
   mcp: ['common', 'config', 'property', 'identity', 'policy', 'state', 'google', 'http', 'accounts'],
+  // Team notes on a property's days, over the state store (nothing goes to Google); analytics lists them in its answers.
+  annotations: ['common', 'config', 'property', 'identity', 'state', 'mcp'],
   // analytics sits below quota (quota-windows reads its Pacific calendar), so no quota there.
-  analytics: ['common', 'config', 'property', 'identity', 'state', 'google', 'mcp'],
+  analytics: ['common', 'config', 'property', 'identity', 'state', 'google', 'mcp', 'annotations'],
   quota: ['common', 'config', 'property', 'state', 'google', 'mcp', 'analytics/pacific-period.js'],
   inspection: ['common', 'config', 'property', 'identity', 'state', 'google', 'mcp', 'quota'],
   indexing: ['common', 'config', 'property', 'identity', 'state', 'google', 'mcp', 'quota'],
@@ -39,9 +41,11 @@ const LAYERS = {
   sites: ['common', 'config', 'property', 'identity', 'state', 'google', 'mcp', 'quota', 'verification'],
   // The person's own connected Google accounts as tools (list_google_accounts, disconnect_google_account).
   connections: ['common', 'config', 'property', 'identity', 'state', 'google', 'accounts', 'mcp'],
-  admin: ['common', 'config', 'property', 'identity', 'state', 'google', 'policy', 'http', 'mcp', 'quota', 'accounts'],
+  admin: ['common', 'config', 'property', 'identity', 'state', 'google', 'policy', 'http', 'mcp', 'quota', 'accounts', 'annotations'],
   // The ui:// resources of MCP Apps; their browser code (views/app/) has its own block below.
   views: ['common', 'mcp'],
+  // The conformance suite's fixtures (GSC_CONFORMANCE_FIXTURES): tools, resources and prompts declared like ours.
+  conformance: ['common', 'mcp'],
   // The emulator stands in for Google and shares no code with the product it tests.
   emulator: [],
 };

@@ -13,6 +13,7 @@ export default {
           parser: { syntax: 'typescript', decorators: true },
           transform: { legacyDecorator: true, decoratorMetadata: true },
           target: 'es2023',
+          experimental: { keepImportAttributes: true },
         },
         module: { type: 'es6' },
       },

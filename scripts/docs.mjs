@@ -97,6 +97,8 @@ const cell = (text) =>
     .replace(/\|/g, '\\|');
 const code = (text) => `\`${text}\``;
 const scopeName = (scope) => scope.replace('https://www.googleapis.com/auth/', '');
+/** A tool's Google scopes as the README shows them; a tool over the server's own store (annotations) needs none. */
+const scopesOf = (spec) => scopesFor([spec]).map(scopeName).map(code).join(', ') || 'none (nothing sent to Google)';
 
 function accessOf(spec) {
   return { read: 'read', write: 'write', destructive: 'destructive' }[spec.access];
@@ -144,7 +146,7 @@ function toolsReference(tools) {
     '|---|---|---|---|---|',
     ...tools.map(
       ({ spec }) =>
-        `| [${code(spec.name)}](#tool-${spec.name.replace(/_/g, '-')}) | ${cell(spec.title)} | ${accessOf(spec)} | ${spec.access === 'destructive' ? 'yes' : 'no'} | ${scopesFor([spec]).map(scopeName).map(code).join(', ')} |`,
+        `| [${code(spec.name)}](#tool-${spec.name.replace(/_/g, '-')}) | ${cell(spec.title)} | ${accessOf(spec)} | ${spec.access === 'destructive' ? 'yes' : 'no'} | ${scopesOf(spec)} |`,
     ),
     '',
   ];
@@ -155,7 +157,7 @@ function toolsReference(tools) {
       `<a id="tool-${spec.name.replace(/_/g, '-')}"></a>`,
       `#### ${code(spec.name)} — ${spec.title}`,
       '',
-      `${accessOf(spec)}${spec.access === 'destructive' ? '; asks a person before it runs' : ''} · scope ${scopesFor([spec]).map(scopeName).map(code).join(', ')} · ${hints}`,
+      `${accessOf(spec)}${spec.access === 'destructive' ? '; asks a person before it runs' : ''} · scope ${scopesOf(spec)} · ${hints}`,
       '',
       cell(listed.description),
       '',

@@ -23,6 +23,8 @@ const [
   { QuotaQueryDto },
   { QuotaController },
   { AccountsController },
+  { AnnotationsController },
+  { AnnotationsQueryDto },
   product,
 ] = await Promise.all([
   dist('search-console-mcp.module.js'),
@@ -34,11 +36,17 @@ const [
   dist('admin/quota-query.dto.js'),
   dist('admin/quota.controller.js'),
   dist('admin/accounts.controller.js'),
+  dist('admin/annotations.controller.js'),
+  dist('admin/annotations-query.dto.js'),
   dist('common/product.js'),
 ]);
-const controllers = [AdminController, QuotaController, AccountsController, MetricsController];
-/** Routes whose query is one DTO object: its class-validator rules become the documented parameters. */
-const QUERY_DTOS = { recentAudit: AuditQueryDto, overview: QuotaQueryDto };
+const controllers = [AdminController, QuotaController, AccountsController, AnnotationsController, MetricsController];
+/** Routes whose query is one DTO object: its class-validator rules become the documented parameters (by controller, then method). */
+const QUERY_DTOS = new Map([
+  [AdminController, { recentAudit: AuditQueryDto }],
+  [QuotaController, { overview: QuotaQueryDto }],
+  [AnnotationsController, { list: AnnotationsQueryDto }],
+]);
 
 const { getMetadataStorage } = createRequire(new URL('../dist/admin/audit-query.dto.js', import.meta.url))('class-validator');
 
@@ -90,8 +98,9 @@ for (const controller of controllers) {
     for (const [status, description] of Object.entries(doc.responses ?? {})) {
       ApiResponse({ status: Number(status), description })(controller.prototype, key, descriptor);
     }
-    if (QUERY_DTOS[key]) {
-      for (const parameter of queryParameters(QUERY_DTOS[key])) {
+    const dto = QUERY_DTOS.get(controller)?.[key];
+    if (dto) {
+      for (const parameter of queryParameters(dto)) {
         ApiQuery(parameter)(controller.prototype, key, descriptor);
       }
     }
@@ -108,7 +117,7 @@ const document = SwaggerModule.createDocument(
     .setTitle(`${product.SERVER_NAME} operations API`)
     .setVersion(product.serverVersion())
     .setDescription(
-      'Operations endpoints beside the MCP endpoint; all read-only but DELETE on accounts (connected accounts: revokes a Google grant). They need GSC_ADMIN_TOKEN as a bearer token, or a loopback caller when it is unset.',
+      'Operations endpoints beside the MCP endpoint; all read-only but the two DELETEs: on accounts (connected accounts: revokes a Google grant) and on annotations (deletes a team note). They need GSC_ADMIN_TOKEN as a bearer token, or a loopback caller when it is unset.',
     )
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'GSC_ADMIN_TOKEN' }, 'adminToken')
     .addSecurityRequirements('adminToken')

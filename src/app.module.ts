@@ -1,5 +1,6 @@
 import { type DynamicModule, Module, type Type } from '@nestjs/common';
 import { AccountsModule } from './accounts/accounts.module.js';
+import { AnnotationsModule } from './annotations/annotations.module.js';
 import { ModuleGraph } from './common/module-graph.js';
 import { ConfigModule } from './config/config.module.js';
 import { CONFIG, type Config } from './config/config.js';
@@ -17,13 +18,38 @@ import { ViewsModule } from './views/views.module.js';
 
 type Imports = (DynamicModule | Type)[];
 
-const DOMAINS = [ConnectionsModule, SitesModule, SitemapsModule, AnalyticsModule, InspectionModule, IndexingModule, VerificationModule];
+/** A module configuration switches on, built once per graph. */
+export type OptionalModule = (graph: ModuleGraph) => DynamicModule;
+
+/**
+ * The modules configuration switches on, imported only then: with
+ * GSC_CONFORMANCE_FIXTURES unset the fixtures' code is never even loaded, so
+ * the server starts, lists and declares exactly what it does without them.
+ */
+export async function optionalModules(config: Config): Promise<OptionalModule[]> {
+  if (!config.conformanceFixtures) {
+    return [];
+  }
+  const { ConformanceModule } = await import('./conformance/conformance.module.js');
+  return [(graph) => ConformanceModule.in(graph)];
+}
+
+const DOMAINS = [
+  ConnectionsModule,
+  SitesModule,
+  SitemapsModule,
+  AnalyticsModule,
+  InspectionModule,
+  IndexingModule,
+  VerificationModule,
+  AnnotationsModule,
+];
 
 /** Everything but the HTTP surface: configuration, the state store, Google clients, tools and policy. The stdio server runs this. */
 @Module({})
 export class AppModule {
-  static forRoot(config: Config): DynamicModule {
-    return AppModule.in(AppModule.graph(config));
+  static forRoot(config: Config, optional: readonly OptionalModule[] = []): DynamicModule {
+    return AppModule.in(AppModule.graph(config), optional);
   }
 
   /** The modules of one instance, sharing the configuration and the clock, the state store, and `more` (the HTTP server's metrics). */
@@ -39,11 +65,17 @@ export class AppModule {
     return new ModuleGraph([config, state, AccountsModule.with([config, state]), ...more]);
   }
 
-  static in(graph: ModuleGraph): DynamicModule {
+  static in(graph: ModuleGraph, optional: readonly OptionalModule[] = []): DynamicModule {
     const mcp = McpModule.in(graph);
     return {
       module: AppModule,
-      imports: [graph.shared, mcp, ...DOMAINS.map((domain) => domain.in(graph)), ViewsModule.in(graph)],
+      imports: [
+        graph.shared,
+        mcp,
+        ...DOMAINS.map((domain) => domain.in(graph)),
+        ViewsModule.in(graph),
+        ...optional.map((module) => module(graph)),
+      ],
       exports: [mcp],
     };
   }

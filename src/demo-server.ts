@@ -34,8 +34,15 @@ import { exitOnSignals } from './server-lifecycle.js';
  * carol, no password) in a browser and sees each account's own properties.
  */
 const DEMO_ARGS = ['--connected'];
+/**
+ * The MCP Inspector's own minimum (`engines` of @modelcontextprotocol/inspector 2.12.0): npm gives an older Node the
+ * newest release whose engines it meets (1.0.3 on 22.13–22.18, 0.15.0 on 20), without views or URL elicitation.
+ */
+const INSPECTOR_NODE = '22.19';
 /** The emulator's stand-in for the operator's Google OAuth client ("Web application"). */
 const DEMO_WEB_CLIENT_ID = '000000000000-gscdemoconnectedaccountsemulator.apps.googleusercontent.com';
+/** Its app name on the consent screen (Google Auth Platform → Branding), as an operator would set one. */
+const DEMO_APP_NAME = 'Search Console MCP (demo)';
 
 async function demo(): Promise<void> {
   const unknown = process.argv.slice(2).filter((arg) => !DEMO_ARGS.includes(arg));
@@ -107,6 +114,7 @@ async function demo(): Promise<void> {
     const bases = new Set([origin, origin.replace(/^http:\/\/(0\.0\.0\.0|\[::\])(?=:)/, 'http://127.0.0.1'), config.http.publicUrl]);
     emulator.registerOAuthClient({
       clientId: DEMO_WEB_CLIENT_ID,
+      name: DEMO_APP_NAME,
       clientSecret: webClientSecret,
       redirectUris: [...bases].filter((base) => base !== undefined).map((base) => `${base}${CONNECT_PATHS.callback}`),
     });
@@ -135,6 +143,8 @@ async function demo(): Promise<void> {
       'Connect a client:',
       `  Claude Code:      claude mcp add --transport http gsc-demo ${url}${auth}`,
       `  MCP Inspector:    npx @modelcontextprotocol/inspector, then Streamable HTTP → ${url}`,
+      `                    (it runs on your shell's Node: 2.x, with views and URL elicitation, needs Node.js ${INSPECTOR_NODE}+;`,
+      '                    an older Node quietly gets an old Inspector without them — see the README)',
       '  Any client:       point its Streamable HTTP / "remote MCP server" setting at the URL above',
       '',
       ...(connected ? connectedLines(origin, tools, emulator) : []),
@@ -180,9 +190,11 @@ function connectedLines(origin: string, registered: ReadonlySet<string>, emulato
     'Connect a Google account (you are the principal "local", the loopback caller):',
     `  1. Call ${first}. No Google account is connected for you yet, so nothing is sent to Google: the answer is a link`,
     `     ${origin}/connect/google?request=… (a URL elicitation when your client supports one, otherwise in the tool's answer).`,
-    "  2. Open it in a browser. The emulator's consent page stands in for Google's: choose an account, untick a permission",
-    '     if you like (the tools that need it disappear for you), and click Allow; Cancel stores nothing.',
-    `  3. The page says "Connected <account> for local". Call ${first} again: it now runs as that account.`,
+    `  2. Open it in a browser. The emulator's consent page stands in for Google's: "${DEMO_APP_NAME}" asks; choose an account,`,
+    '     untick a permission if you like (the tools that need it then run only through another account you connected that',
+    '     allowed it, and leave your tool list when none did), and click Allow; Cancel stores nothing.',
+    `  3. The page says "Connected <account> to the Search Console server at ${origin} for you, the local user".`,
+    `     Call ${first} again: it now runs as that account.`,
     '',
     "The emulator's Google accounts (no password; each sees only its own properties):",
     ...accounts,

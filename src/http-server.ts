@@ -3,6 +3,7 @@ import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import { StderrLogger } from './common/stderr-logger.js';
+import { optionalModules } from './app.module.js';
 import type { Config } from './config/config.js';
 import { HttpIdentity } from './http/http-identity.service.js';
 import { HttpTraffic } from './http/http-traffic.service.js';
@@ -24,7 +25,8 @@ export interface RunningHttpServer {
 export async function startHttpServer(config: Config, logger = new StderrLogger()): Promise<RunningHttpServer> {
   // The adapter is handed over rather than left for Nest to require(): that keeps
   // Express out of what the stdio server loads (scripts/bundle.mjs).
-  const app = await NestFactory.create<NestExpressApplication>(SearchConsoleMcpModule.forConfig(config), new ExpressAdapter(), {
+  const module = SearchConsoleMcpModule.forConfig(config, await optionalModules(config));
+  const app = await NestFactory.create<NestExpressApplication>(module, new ExpressAdapter(), {
     logger,
     bufferLogs: true,
     // Flushed once listening: a port in use is then one line from the CLI, not a log dump.

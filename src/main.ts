@@ -6,10 +6,11 @@
 // 16 MiB (V8's size with pointer compression) they cost ~11 KiB (PRODUCT §10).
 // The Dockerfile's ENTRYPOINT passes the same flag; bench/ reads it from here.
 import module from 'node:module';
-import { exitOnOldNode } from './common/node-version.js';
+import { exitOnOldNodeOverStdio } from './common/node-version.js';
 
-// First, before the server's modules load: on an older Node one line, exit 1.
-exitOnOldNode();
+// First, before the server's modules load: on an older Node one line on stderr
+// and, to a client on stdin, as the error answering its first request; exit 1.
+await exitOnOldNodeOverStdio(process.argv.slice(2), process.env);
 
 // Desktop clients start this process often (v2 clients even spawn a throw-away
 // probe first), so start-up is a feature: compiled code is cached on disk

@@ -5,11 +5,13 @@ import { PATH_METADATA } from '@nestjs/common/constants.js';
 import { ConnectController, connectRoot } from './accounts/connect.controller.js';
 import { AdminAccessGuard } from './admin/admin-access.guard.js';
 import { AccountsController } from './admin/accounts.controller.js';
+import { AnnotationsController } from './admin/annotations.controller.js';
+import { AnnotationsModule } from './annotations/annotations.module.js';
 import { AdminController } from './admin/admin.controller.js';
 import { MetricsController } from './admin/metrics.controller.js';
 import { MetricsModule } from './admin/metrics.module.js';
 import { QuotaController } from './admin/quota.controller.js';
-import { AppModule } from './app.module.js';
+import { AppModule, type OptionalModule } from './app.module.js';
 import type { ModuleGraph } from './common/module-graph.js';
 import { protectedResourcePaths } from './identity/protected-resource.js';
 import { GoogleAuthModule } from './google/google-auth.module.js';
@@ -19,6 +21,8 @@ import { HttpIdentity } from './http/http-identity.service.js';
 import { HttpTraffic } from './http/http-traffic.service.js';
 import { HTTP_MOUNT, type HttpMount, mountOf, STANDALONE_MOUNT } from './http/http-mount.js';
 import { ProtectedResourceController } from './http/protected-resource.controller.js';
+import { AiCatalogController, ServerCardController } from './http/server-card.controller.js';
+import { AI_CATALOG_PATH, SERVER_CARD_SUFFIX } from './http/server-card.js';
 import { McpHttpController } from './mcp/mcp-http.controller.js';
 import { LegacySessions } from './mcp/legacy-sessions.service.js';
 import { QuotaModule } from './quota/quota.module.js';
@@ -57,11 +61,15 @@ export class SearchConsoleMcpModule {
    * The standalone server: configuration parsed before Nest booted, everything at the root.
    * @internal not part of the public entry (its types are the server's own)
    */
-  static forConfig(config: Config): DynamicModule {
-    return mounted(AppModule.graph(config, [MetricsModule]), (routes) => ({
-      provide: HTTP_MOUNT,
-      useFactory: () => routes.mount(STANDALONE_MOUNT, config),
-    }));
+  static forConfig(config: Config, optional: readonly OptionalModule[] = []): DynamicModule {
+    return mounted(
+      AppModule.graph(config, [MetricsModule]),
+      (routes) => ({
+        provide: HTTP_MOUNT,
+        useFactory: () => routes.mount(STANDALONE_MOUNT, config),
+      }),
+      optional,
+    );
   }
 }
 
@@ -69,11 +77,15 @@ export class SearchConsoleMcpModule {
  * One module instance around the app, with its own routes, mounted where the HTTP_MOUNT provider says.
  * Nothing in it is @Global: the host's modules see none of its providers (ModuleGraph).
  */
-function mounted(graph: ModuleGraph, mountProvider: (routes: MountedRoutes) => Provider): DynamicModule {
+function mounted(
+  graph: ModuleGraph,
+  mountProvider: (routes: MountedRoutes) => Provider,
+  optional: readonly OptionalModule[] = [],
+): DynamicModule {
   const routes = mountedRoutes();
   return {
     module: SearchConsoleMcpModule,
-    imports: [graph.shared, AppModule.in(graph), GoogleAuthModule.in(graph), QuotaModule.in(graph)],
+    imports: [graph.shared, AppModule.in(graph, optional), GoogleAuthModule.in(graph), QuotaModule.in(graph), AnnotationsModule.in(graph)],
     providers: [mountProvider(routes), HttpIdentity, HttpTraffic, LegacySessions, AdminAccessGuard],
     controllers: routes.controllers,
   };
@@ -92,9 +104,12 @@ function mountedRoutes() {
   class AdminEndpoints extends AdminController {}
   class QuotaEndpoints extends QuotaController {}
   class AccountsEndpoints extends AccountsController {}
+  class AnnotationsEndpoints extends AnnotationsController {}
   class MetricsEndpoint extends MetricsController {}
   class ProtectedResourceEndpoints extends ProtectedResourceController {}
   class ConnectEndpoints extends ConnectController {}
+  class ServerCardEndpoint extends ServerCardController {}
+  class AiCatalogEndpoint extends AiCatalogController {}
   const at = (controller: Type, paths: string[]) => Reflect.defineMetadata(PATH_METADATA, paths, controller);
   return {
     controllers: [
@@ -102,19 +117,26 @@ function mountedRoutes() {
       AdminEndpoints,
       QuotaEndpoints,
       AccountsEndpoints,
+      AnnotationsEndpoints,
       MetricsEndpoint,
       ProtectedResourceEndpoints,
       ConnectEndpoints,
+      ServerCardEndpoint,
+      AiCatalogEndpoint,
     ],
     mount(mount: HttpMount, config: Config): HttpMount {
       at(McpEndpoint, [mount.mcpPath]);
       at(AdminEndpoints, mount.adminPath ? [mount.adminPath] : []);
       at(QuotaEndpoints, mount.adminPath ? [mount.adminPath] : []);
       at(AccountsEndpoints, mount.adminPath ? [mount.adminPath] : []);
+      at(AnnotationsEndpoints, mount.adminPath ? [mount.adminPath] : []);
       at(MetricsEndpoint, mount.metricsPath ? [mount.metricsPath] : []);
       at(ProtectedResourceEndpoints, config.auth ? protectedResourcePaths(mount.mcpPath) : []);
       // Connected accounts (§8d): the connect page and its callbacks, beside the MCP endpoint.
       at(ConnectEndpoints, config.connected ? [connectRoot(mount)] : []);
+      // Discovery (SEP-2127, experimental): the card beside the MCP endpoint; the site's AI Catalog where this module owns the site.
+      at(ServerCardEndpoint, [`${mount.mcpPath}/${SERVER_CARD_SUFFIX}`]);
+      at(AiCatalogEndpoint, mount.aiCatalog ? [AI_CATALOG_PATH] : []);
       return mount;
     },
   };

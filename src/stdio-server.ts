@@ -1,7 +1,7 @@
 import { NestFactory } from '@nestjs/core';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { serveConnectPagesOnLoopback } from './accounts/connect-loopback-server.js';
-import { AppModule } from './app.module.js';
+import { AppModule, optionalModules } from './app.module.js';
 import { StderrLogger } from './common/stderr-logger.js';
 import type { Config } from './config/config.js';
 import { drain, logStartup } from './server-lifecycle.js';
@@ -12,7 +12,7 @@ import { ToolDispatcher } from './mcp/tool-dispatcher.service.js';
 export async function startStdioServer(config: Config): Promise<void> {
   // Anything a dependency prints to the console would otherwise corrupt the protocol stream.
   Object.assign(console, { log: console.error, info: console.error, debug: console.error });
-  const app = await NestFactory.createApplicationContext(AppModule.forRoot(config), {
+  const app = await NestFactory.createApplicationContext(AppModule.forRoot(config, await optionalModules(config)), {
     logger: new StderrLogger(),
     bufferLogs: true,
     abortOnError: false,

@@ -57,6 +57,17 @@ const CASES: Case[] = [
   },
   { name: 'a later page', args: { ...OLD, dimensions: ['query'], row_limit: 5, start_row: 5 } },
   { name: 'hourly', args: { period: 'today', dimensions: ['hour'], data_state: 'hourly_all' } },
+  { name: 'hourly, no dates: yesterday and today', args: { dimensions: ['hour', 'device'] } },
+  {
+    name: 'compare by hour, incomplete hours left out',
+    args: { period: 'today', dimensions: ['hour'], compare: { start_date: '2026-03-13', end_date: '2026-03-13' } },
+  },
+  {
+    name: 'branded split by query',
+    args: { ...OLD, dimensions: ['query'], brand_terms: ['example', 'widget ?pro'], brand: 'branded' },
+  },
+  { name: 'non-branded split, whole property', args: { ...OLD, brand_terms: ['example'], brand: 'non_branded' } },
+  { name: 'compare by page: page-row sums', args: { ...OLD, dimensions: ['page'], compare: 'previous_period' } },
   { name: 'no data', args: { period: 'yesterday' } },
   { name: 'today, no data_state: all, saying so', args: { period: 'today', dimensions: ['query'] } },
   {
@@ -262,6 +273,7 @@ function check(result: ToolResult): Problem[] {
   take(/https?:\/\/[^\s,()]*[^\s,().:]/, 'URL', (m) => has(m[0]));
   take(/[\w.+-]+@[\w-]+(\.[\w-]+)+/, 'e-mail', (m) => has(m[0]));
   take(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})/, 'timestamp', (m) => has(m[0]));
+  take(/[+-]\d{2}:\d{2} P[DS]T/, 'UTC offset', (m) => has(m[0]));
   take(/\d{4}-\d{2}-\d{2}/, 'date', (m) => has(m[0]));
   take(/"([^"]*)"/, 'quoted', (m) => has(m[1]));
   take(/header ([\w,]+)/, 'columns', (m) => m[1].split(',').every(has));
@@ -317,6 +329,14 @@ function check(result: ToolResult): Problem[] {
     [/^[^\n]*data_state (final|all|hourly_all)/, () => said.split('\n')[0].includes(`data_state ${truth.data_state}`)],
     [/, (web|image|video|news|discover|googleNews) search/, () => said.includes(`, ${structured.type} search`)],
     [/Filters \(all must match/, () => structured.filters.length > 0],
+    [/- Known anomaly \(/, () => truth.anomalies.length > 0],
+    [/of the previous window \(/, () => truth.anomalies.some((a: any) => a.previous_overlap)],
+    [/Branded split: /, () => structured.brand.classifier === 'caller_terms'],
+    [/Sums of every page row \(rows_sum/, () => structured.rows_sum !== undefined && structured.compare.previous_rows_sum !== undefined],
+    [/Totals \(whole-property queries/, () => structured.totals !== undefined && structured.compare.previous_totals !== undefined],
+    [/Totals \(the whole property hour by hour/, () => structured.totals !== undefined && structured.compare.previous_totals !== undefined],
+    [/so that hour i still matches hour i/, () => structured.compare.left_out.every((l: any) => l.from_hour)],
+    [/hours in America\/Los_Angeles/, () => truth.hour_offsets.length > 0],
   ];
   for (const [pattern, holds] of statements) {
     if (pattern.test(said)) {
@@ -363,6 +383,7 @@ describe('structuredContent carries every fact the text carries', () => {
     const result = results.get('by query, every row: anonymised share measured')!;
     const structured = JSON.parse(JSON.stringify(result.structuredContent));
     delete structured.data_truth.unattributed;
+    delete structured.data_truth.anomalies; // its overlap repeats the window's dates
     structured.rows[0].keys = ['renamed'];
     structured.end_date = '1999-01-01';
     structured.data_truth.end_date = '1999-01-01';
@@ -403,6 +424,10 @@ describe('structuredContent carries every fact the text carries', () => {
       'Nothing was stored',
       'are not shown, to keep this result under 100 kB',
       'Google returned exactly row_limit',
+      '- Known anomaly (',
+      'Branded split: ',
+      'Sums of every page row (rows_sum',
+      'so that hour i still matches hour i',
     ]) {
       expect(all).toContain(needle);
     }

@@ -53,7 +53,10 @@ describe('a 2026-07-28 client that can show dialogs', () => {
       expect(client.dialogs).toHaveLength(1);
       const [first, second] = client.dialogs[0].split('\n')[0].split(/(?<=\.) /);
       expect(first).toBe(`This will remove ${SITE} from Search Console for this account.`);
-      expect(second).toMatch(/^Roughly 16 months of performance history/);
+      expect(second).toMatch(
+        /^This account stops seeing the property's data and notifications, and if it is the last verified owner every user of the property loses access; Google's help says it can be added back later/,
+      );
+      expect(client.dialogs[0]).not.toMatch(/16 months|starts empty|history is (lost|deleted)/);
       expect(deletes()).toHaveLength(1);
       expect(deletes()[0].params.siteUrl).toBe(SITE);
     } finally {

@@ -39,6 +39,11 @@ const cases: Case[] = [
   { name: 'ELICITATION=1 is not accepted either', env: { ELICITATION: '1' }, says: [/ELICITATION/, /true or false/] },
   { name: 'GSC_READ_ONLY typo', env: { GSC_READ_ONLY: 'yes' }, says: [/GSC_READ_ONLY must be true or false/] },
   {
+    name: 'conformance fixtures with a real credential against Google',
+    env: { GSC_SERVICE_ACCOUNT_KEY: goodKey, GSC_CONFORMANCE_FIXTURES: 'true' },
+    says: [/GSC_CONFORMANCE_FIXTURES=true is honoured only against the Google emulator/, /unset GSC_CONFORMANCE_FIXTURES/],
+  },
+  {
     name: 'partial OAuth triple',
     env: { GSC_CLIENT_ID: CLIENT_ID, GSC_CLIENT_SECRET: SECRET },
     says: [/GSC_CLIENT_ID, GSC_CLIENT_SECRET and GSC_REFRESH_TOKEN must be set together/, /missing: GSC_REFRESH_TOKEN/],
@@ -210,6 +215,21 @@ const stateFile = join(mkdtempSync(join(tmpdir(), 'gsc-state-')), 'a-file');
 writeFileSync(stateFile, '');
 const ISSUER = { GSC_AUTH_ISSUER: 'https://login.corp.example', GSC_AUTH_AUDIENCE: 'https://mcp.corp.example/mcp' };
 
+const anomaliesFolder = mkdtempSync(join(tmpdir(), 'gsc-anomalies-'));
+function anomaliesFile(content: unknown): string {
+  const path = join(anomaliesFolder, `anomalies-${Math.random().toString(36).slice(2)}.json`);
+  writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
+  return path;
+}
+const anomaly = {
+  id: 'image-clicks-2026',
+  start_date: '2026-11-14',
+  end_date: '2026-11-19',
+  affected: ['clicks'],
+  source: 'https://support.google.com/webmasters/answer/6211453',
+  sentence: 'Some image click data was dropped.',
+};
+
 const newSettings: Case[] = [
   {
     name: 'GSC_GOOGLE_TIMEOUT_MS too small',
@@ -336,6 +356,26 @@ const newSettings: Case[] = [
     name: 'GSC_POLICY_FILE that is a folder',
     env: { GSC_POLICY_FILE: tmpdir() },
     says: [/GSC_POLICY_FILE points at .*, which is not a file/],
+  },
+  {
+    name: 'GSC_ANOMALIES_FILE missing',
+    env: { GSC_ANOMALIES_FILE: '/nonexistent/anomalies.json' },
+    says: [/GSC_ANOMALIES_FILE points at "\/nonexistent\/anomalies.json", which cannot be read \(ENOENT\)/],
+  },
+  {
+    name: 'GSC_ANOMALIES_FILE that is not JSON',
+    env: { GSC_ANOMALIES_FILE: anomaliesFile('{"version": 1,') },
+    says: [/GSC_ANOMALIES_FILE is not valid JSON/, /"anomalies"/],
+  },
+  {
+    name: 'GSC_ANOMALIES_FILE with an entry Google never announced that way',
+    env: { GSC_ANOMALIES_FILE: anomaliesFile({ version: 1, updated: '2026-12-05', anomalies: [{ ...anomaly, affected: ['sessions'] }] }) },
+    says: [/GSC_ANOMALIES_FILE anomaly 1 \(image-clicks-2026\): "affected" must be a non-empty list of clicks, impressions, ctr, position/],
+  },
+  {
+    name: 'GSC_ANOMALIES_FILE without a version',
+    env: { GSC_ANOMALIES_FILE: anomaliesFile({ updated: '2026-12-05', anomalies: [anomaly] }) },
+    says: [/GSC_ANOMALIES_FILE "version" must be a whole number from 1/],
   },
 ];
 
@@ -531,6 +571,7 @@ const leaks: Leak[] = [
   { variable: 'GSC_STATE_DIR', value: 'ANSI' },
   { variable: 'GSC_POLICY_FILE', value: 'KEY_JSON' },
   { variable: 'GSC_POLICY_FILE', value: 'BIG' },
+  { variable: 'GSC_ANOMALIES_FILE', value: 'KEY_JSON' },
   { variable: 'GSC_REDIS_URL', value: 'PEM' },
   { variable: 'GSC_REDIS_URL', value: 'PASSWORD_URL' },
   { variable: 'GSC_AUTH_ISSUER', value: 'PASSWORD_URL', extra: { GSC_AUTH_AUDIENCE: 'aud' } },
@@ -608,6 +649,7 @@ describe('command line', () => {
       'GSC_AUTH_GROUPS_CLAIM',
       'GSC_PUBLIC_URL',
       'GSC_POLICY_FILE',
+      'GSC_ANOMALIES_FILE',
       'GSC_HTTP_MAX_SESSIONS',
       'GSC_GOOGLE_TIMEOUT_MS',
       'GSC_EXPORT_MAX_PER_PRINCIPAL',

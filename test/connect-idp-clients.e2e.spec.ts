@@ -92,7 +92,7 @@ describe('resource-server mode with the official clients and Chromium', () => {
         expect(client.asked[0].url).toMatch(new RegExp(`^${server.origin}/connect/google\\?request=[A-Za-z0-9_-]{32}$`));
         const page = await landed[0];
         expect(page.status).toBe(200);
-        expect(page.text).toContain(`Connected ${account} for ${person}.`);
+        expect(page.text).toContain(`Connected ${account} to the Search Console server at ${server.origin} for ${person}.`);
         // The IdP was asked to log the browser in, with PKCE and a nonce, on the way to Google.
         expect(issuer.authorizeRequests.at(-1)).toMatchObject({ client_id: IDP_CLIENT.id, code_challenge_method: 'S256' });
         expect((await grants(person)).map((g) => g.googleEmail)).toEqual([account]);
@@ -166,7 +166,7 @@ describe('resource-server mode with the official clients and Chromium', () => {
         expect.objectContaining({ principal: 'mallory@corp.example', target_principal: person, tool: 'list_sites' }),
       ]);
       const right = await inBrowser(links[0], { idpUser: person, googleUser: ALICE });
-      expect(right.text).toContain(`Connected ${ALICE} for ${person}.`);
+      expect(right.text).toContain(`Connected ${ALICE} to the Search Console server at ${server.origin} for ${person}.`);
       const result = await call;
       expect(result.isError).toBeFalsy();
       expect(await trail(person, 'connect_started')).toHaveLength(1);

@@ -47,7 +47,7 @@ describe('connect page in resource-server mode (the browser logs in at the compa
   it('Kate logs in at the IdP (code + PKCE S256 + nonce), allows at Google, and her grant is stored', async () => {
     const end = await clickThrough(await context.newPage(), (await link(KATE)).url, { idpUser: KATE, googleUser: 'alice@example.com' });
     expect(end.status).toBe(200);
-    expect(end.text).toContain(`Connected alice@example.com for ${KATE}.`);
+    expect(end.text).toContain(`Connected alice@example.com to the Search Console server at ${server.origin} for ${KATE}.`);
     const [grant] = await grants(KATE);
     expect(grant).toMatchObject({ principal: KATE, googleEmail: 'alice@example.com' });
     const login = issuer.authorizeRequests.at(-1)!;
@@ -77,7 +77,7 @@ describe('connect page in resource-server mode (the browser logs in at the compa
       idpUser: 'ana@corp.example',
       googleUser: 'carol@example.org',
     });
-    expect(end.text).toContain('Connected carol@example.org for ana@corp.example.');
+    expect(end.text).toContain(`Connected carol@example.org to the Search Console server at ${server.origin} for ana@corp.example.`);
     expect(answers).toHaveLength(1);
     const replay = await open(page, answers[0]);
     expect(replay.status).toBe(400);
@@ -119,7 +119,7 @@ describe('connect page in resource-server mode (the browser logs in at the compa
         googleUser: 'alice@example.com',
       });
       expect(end.status).toBe(200);
-      expect(end.text).toContain('Connected alice@example.com for lee@corp.example.');
+      expect(end.text).toContain(`Connected alice@example.com to the Search Console server at ${server.origin} for lee@corp.example.`);
       expect(issuer.requests).toContain('/userinfo');
     } finally {
       issuer.idTokenOmits.clear();

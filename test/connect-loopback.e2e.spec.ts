@@ -76,7 +76,7 @@ describe('connect page on loopback HTTP (principal local)', () => {
     const page = await context.newPage();
     const end = await clickThrough(page, (await link()).url, { googleUser: 'alice@example.com' });
     expect(end.status).toBe(200);
-    expect(end.text).toContain('Connected alice@example.com for local.');
+    expect(end.text).toContain(`Connected alice@example.com to the Search Console server at ${server.origin} for you, the local user.`);
     expect(end.headers['content-security-policy']).toMatch(/default-src 'none'.*frame-ancestors 'none'/);
     expect(end.headers['cache-control']).toBe('no-store');
     expect(end.headers['content-type']).toBe('text/html; charset=utf-8');
@@ -141,8 +141,11 @@ describe('connect page on loopback HTTP (principal local)', () => {
       untick: [SCOPES.webmasters],
     });
     expect(end.status).toBe(200);
-    expect(end.text).toContain('Connected bob@example.net for local.');
-    expect(end.text).toContain(`Not granted: ${SCOPES.webmasters}`);
+    expect(end.text).toContain(`Connected bob@example.net to the Search Console server at ${server.origin} for you, the local user.`);
+    expect(end.text).toContain(
+      `bob@example.net did not grant “View and manage Search Console data for your verified sites” (${SCOPES.webmasters}).`,
+    );
+    expect(end.text).toContain('run only through another Google account you connected that granted it');
     const [grant] = await grants();
     expect(grant.scopes).toContain(SCOPES.webmastersReadonly);
     expect(grant.scopes).not.toContain(SCOPES.webmasters);
@@ -212,7 +215,7 @@ describe('two replicas sharing Redis', () => {
       expect(url.startsWith(`${serving.origin}/connect/google?request=`)).toBe(true);
       const page = await (await browser.newContext()).newPage();
       const end = await clickThrough(page, url, { googleUser: 'bob@example.net' });
-      expect(end.text).toContain('Connected bob@example.net for local.');
+      expect(end.text).toContain('Connected bob@example.net to the Search Console server at');
       expect((await asking.app.get(GrantStore).list('local')).map((g) => g.googleEmail)).toEqual(['bob@example.net']);
       expect((await open(page, url)).status).toBe(410);
     } finally {

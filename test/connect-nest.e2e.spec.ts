@@ -88,7 +88,7 @@ describe('connect page in a host Nest app (the host names the person)', () => {
     await signedInAs(KATE);
     const end = await clickThrough(await context.newPage(), url, { googleUser: 'alice@example.com' });
     expect(end.status).toBe(200);
-    expect(end.text).toContain(`Connected alice@example.com for ${KATE}.`);
+    expect(end.text).toContain(`Connected alice@example.com to the Search Console server at ${origin}/api/search-console for ${KATE}.`);
     expect(end.headers['content-security-policy']).toContain("frame-ancestors 'none'");
     expect(end.headers['cache-control']).toBe('no-store');
     const [grant] = await grants(KATE);

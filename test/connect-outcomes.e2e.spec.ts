@@ -148,7 +148,9 @@ describe('2025-11-25: notifications/elicitation/complete before the client answe
       // Told before it answered, and told once.
       expect(answeredAfter).toEqual([[asked.elicitationId]]);
       expect(client.completed).toEqual([asked.elicitationId]);
-      expect((await landed[0]).text).toContain(`Connected ${BOB} for local.`);
+      expect((await landed[0]).text).toContain(
+        `Connected ${BOB} to the Search Console server at ${server.origin} for you, the local user.`,
+      );
       const [completed] = await auditOf('outcome=connect_completed&limit=1');
       expect(completed).toMatchObject({ principal: 'local', google_account: BOB, tool: 'list_sites' });
     } finally {
@@ -202,7 +204,7 @@ describe('caps per principal', () => {
       expect(oldest.text).toContain(`Only your ${MAX_LIVE_LINKS} newest connect links work`);
       expect(await grants()).toEqual([]);
       const newest = await inBrowser(links[1], { googleUser: BOB });
-      expect(newest.text).toContain(`Connected ${BOB} for local.`);
+      expect(newest.text).toContain(`Connected ${BOB} to the Search Console server at ${server.origin} for you, the local user.`);
     } finally {
       await client.close();
     }
@@ -219,7 +221,9 @@ describe('caps per principal', () => {
       );
       expect(results[0].isError).toBe(true);
       // The person connects through the newest link: every waiting call goes on.
-      expect((await inBrowser(client.asked.at(-1)!.url!, { googleUser: BOB })).text).toContain(`Connected ${BOB} for local.`);
+      expect((await inBrowser(client.asked.at(-1)!.url!, { googleUser: BOB })).text).toContain(
+        `Connected ${BOB} to the Search Console server at ${server.origin} for you, the local user.`,
+      );
       await Promise.all(calls);
       expect(results.slice(1).map((r) => r.isError ?? false)).toEqual(Array.from({ length: MAX_WAITING_CALLS }, () => false));
     } finally {

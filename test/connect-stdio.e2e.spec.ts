@@ -83,7 +83,9 @@ describe('stdio: the connect page on an ephemeral loopback port while a connecti
     expect(pages.listening).toBe(true);
     const end = await clickThrough(await (await browser.newContext()).newPage(), url, { googleUser: 'carol@example.org' });
     expect(end.status).toBe(200);
-    expect(end.text).toContain('Connected carol@example.org for local.');
+    expect(end.text).toContain(
+      'Connected carol@example.org to the Search Console server your MCP client runs over stdio on this machine for you, the local user.',
+    );
     expect(end.headers['content-security-policy']).toContain("frame-ancestors 'none'");
     expect(end.headers['cache-control']).toBe('no-store');
     const [grant] = await grants();

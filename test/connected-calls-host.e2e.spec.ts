@@ -78,7 +78,7 @@ describe('two people in a host app, each with their own Google account', () => {
     const ben = await linkClientHttp(url, { revision: '2025-11-25', headers: { 'x-user': BEN }, approve: true });
     try {
       const annTools = await names(ann);
-      expect(annTools).toHaveLength(23); // no grant yet: the usual 21, and connected mode's list_google_accounts, disconnect_google_account
+      expect(annTools).toHaveLength(26); // no grant yet: the usual 24 (21 Google, 3 annotation tools), and connected mode's list_google_accounts, disconnect_google_account
       const annSites = await ann.call('list_sites');
       expect(annSites.isError).toBeFalsy();
       expect(ann.asked.filter((a) => a.mode === 'url')).toHaveLength(1);

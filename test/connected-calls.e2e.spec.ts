@@ -440,7 +440,9 @@ describe('stdio, the whole flow: the person opens the link in a browser (headles
         expect(client.asked).toHaveLength(1);
         const page = await landed[0];
         expect(page.status).toBe(200);
-        expect(page.text).toMatch(/Connected bob@example\.net for local/);
+        expect(page.text).toMatch(
+          /Connected bob@example\.net to the Search Console server your MCP client runs over stdio on this machine for you, the local user\./,
+        );
         expect((await grantStoreFor(env).list('local')).map((g) => g.googleEmail)).toEqual(['bob@example.net']);
       } finally {
         await client.close();

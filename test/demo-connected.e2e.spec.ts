@@ -48,6 +48,20 @@ async function startConnectedDemo(): Promise<HttpBinary> {
   return demo;
 }
 
+/** A connected demo and a 2026-07-28 client without URL elicitation, for one describe block. */
+function useConnectedDemo(): { demo: HttpBinary; client: Client } {
+  const on = {} as { demo: HttpBinary; client: Client };
+  beforeAll(async () => {
+    on.demo = await startConnectedDemo();
+    on.client = await connectClient(on.demo.url);
+  });
+  afterAll(async () => {
+    await on.client?.close();
+    await on.demo?.stop();
+  });
+  return on;
+}
+
 type ElicitParams = { mode?: string; url?: string; message?: string };
 
 async function connectClient(
@@ -90,22 +104,13 @@ afterAll(async () => {
 });
 
 describe('npm run demo -- --connected, a client without URL elicitation, alice clicking the link', () => {
-  let demo: HttpBinary;
-  let client: Client;
-  beforeAll(async () => {
-    demo = await startConnectedDemo();
-    client = await connectClient(demo.url);
-  });
-  afterAll(async () => {
-    await client?.close();
-    await demo?.stop();
-  });
+  const on = useConnectedDemo();
 
   it('prints the MCP URL, the claude line, the connect steps and what each emulator account sees', () => {
-    const out = demo.stderr();
-    expect(out).toContain(`MCP endpoint (Streamable HTTP, 2025-11-25 and 2026-07-28):  ${demo.url}`);
-    expect(out).toContain(`claude mcp add --transport http gsc-demo ${demo.url}`);
-    expect(out).toContain(`${demo.origin}/connect/google?request=`);
+    const out = on.demo.stderr();
+    expect(out).toContain(`MCP endpoint (Streamable HTTP, 2025-11-25 and 2026-07-28):  ${on.demo.url}`);
+    expect(out).toContain(`claude mcp add --transport http gsc-demo ${on.demo.url}`);
+    expect(out).toContain(`${on.demo.origin}/connect/google?request=`);
     for (const user of DEFAULT_GOOGLE_USERS) {
       const line = out.split('\n').find((l) => l.trimStart().startsWith(user.email));
       expect(line).toBeDefined();
@@ -114,17 +119,19 @@ describe('npm run demo -- --connected, a client without URL elicitation, alice c
       }
     }
     expect(out).toMatch(/carol@example\.org +no properties/);
+    expect(out).toContain('"Search Console MCP (demo)" asks');
+    expect(out).toContain(`The page says "Connected <account> to the Search Console server at ${on.demo.origin} for you, the local user".`);
   });
 
   it('answers the first Google call with a link and nothing from Google; after alice connects, the same call lists her properties only', async () => {
-    const first = await listSites(client);
+    const first = await listSites(on.client);
     expect(first.isError).toBe(true);
-    expect(await googleCalls(demo)).toEqual([]);
+    expect(await googleCalls(on.demo)).toEqual([]);
     expect(first.structuredContent?.sites).toBeUndefined();
     const link = CONNECT_LINK.exec(textOf(first))?.[0];
     expect(link).toBeDefined();
     const parsed = new URL(link!);
-    expect(parsed.origin).toBe(demo.origin);
+    expect(parsed.origin).toBe(on.demo.origin);
     // The link names a request, never the principal, an e-mail or a token.
     expect([...parsed.searchParams.keys()]).toEqual(['request']);
     expect(link).not.toMatch(/local(?!host)|alice|example\.com|token|secret/i);
@@ -142,12 +149,12 @@ describe('npm run demo -- --connected, a client without URL elicitation, alice c
       ].sort(),
     );
     expect(page.status).toBe(200);
-    expect(page.text).toContain('Connected alice@example.com for local');
+    expect(page.text).toContain(`Connected alice@example.com to the Search Console server at ${on.demo.origin} for you, the local user.`);
 
-    const again = await listSites(client);
+    const again = await listSites(on.client);
     expect(again.isError).toBeFalsy();
     // The one Search Console call went out as alice's Google account.
-    expect((await googleCalls(demo)).filter((c) => c.route === 'sites.list').map((c) => c.principal)).toEqual(['alice@example.com']);
+    expect((await googleCalls(on.demo)).filter((c) => c.route === 'sites.list').map((c) => c.principal)).toEqual(['alice@example.com']);
     expect(sorted(again.structuredContent?.sites ?? [])).toEqual(sorted(seenBy('alice@example.com')));
     const bobsOwn = seenBy('bob@example.net').filter((b) => !seenBy('alice@example.com').some((a) => a.site_url === b.site_url));
     expect(bobsOwn.length).toBeGreaterThan(0);
@@ -170,7 +177,7 @@ describe('npm run demo -- --connected, a client with URL elicitation, bob connec
         return { action: 'decline' };
       }
       const page = await connectInBrowser(params.url, { googleUser: 'bob@example.net', browser, screenshot: 'demo-connected-bob' });
-      return { action: page.text.includes('Connected bob@example.net for local') ? 'accept' : 'cancel' };
+      return { action: page.text.includes('Connected bob@example.net to the Search Console server at') ? 'accept' : 'cancel' };
     });
   });
   afterAll(async () => {
@@ -200,6 +207,71 @@ describe('npm run demo -- --connected, a client with URL elicitation, bob connec
     } finally {
       await v1.close();
     }
+  });
+});
+
+// What a person reads on the way (PRODUCT.md §3a): the consent page names the app and each permission in words,
+// with the scope URL as small print, and the account chosen; the pages after it say which server the account
+// was connected to and for whom, and that a permission left unticked is that account's only. Screenshots go to
+// test-artifacts/connect/ (demo-consent, demo-denied, demo-connected-unticked, demo-connected).
+describe('npm run demo -- --connected, the pages a person reads on the way', () => {
+  const on = useConnectedDemo();
+  const link = async () => CONNECT_LINK.exec(textOf(await listSites(on.client)))![0];
+
+  it("the consent page: the app's display name, each permission in words over its scope URL, and the account chosen", async () => {
+    const page = await connectInBrowser(await link(), {
+      googleUser: 'bob@example.net',
+      deny: true,
+      browser,
+      consentScreenshot: 'demo-consent',
+      screenshot: 'demo-denied',
+    });
+    const consent = page.consentText.replace(/\s+/g, ' ');
+    expect(consent).toContain('Choose an account to continue to Search Console MCP (demo)');
+    expect(consent).toContain('Search Console MCP (demo) wants to access your Google Account');
+    expect(consent).toContain('Signing in as bob@example.net');
+    expect(consent).not.toContain('Signing in as alice@example.com');
+    for (const [words, scope] of [
+      ['View and manage Search Console data for your verified sites', 'https://www.googleapis.com/auth/webmasters'],
+      ['Submit data to Google for indexing', 'https://www.googleapis.com/auth/indexing'],
+      ['Manage the list of sites and domains you control', 'https://www.googleapis.com/auth/siteverification'],
+      ['See your primary Google Account email address', 'email'],
+      ['Associate you with your personal info on Google', 'openid'],
+    ]) {
+      expect(consent).toContain(`${words} ${scope}`);
+    }
+    // The client id is small print, never the app's name.
+    expect(consent).not.toMatch(/continue to \d{12}-/);
+    expect(consent).toMatch(/OAuth client 000000000000-\S+\.apps\.googleusercontent\.com/);
+    // Cancel: nothing connected, and the page says so.
+    expect(page.text).toContain('Nothing was connected');
+    expect(page.text).toContain('You declined at Google, so nothing was stored and no Google account is connected.');
+  });
+
+  it('a permission left unticked: the page says that account did not grant it, and that another connected account that did still serves its tools', async () => {
+    const page = await connectInBrowser(await link(), {
+      googleUser: 'carol@example.org',
+      untick: ['https://www.googleapis.com/auth/webmasters'],
+      browser,
+      screenshot: 'demo-connected-unticked',
+    });
+    expect(page.text).toContain(`Connected carol@example.org to the Search Console server at ${on.demo.origin} for you, the local user.`);
+    expect(page.text).toContain(
+      'carol@example.org did not grant “View and manage Search Console data for your verified sites” (https://www.googleapis.com/auth/webmasters). ' +
+        'The tools that need it run only through another Google account you connected that granted it, and leave your tool list when none did; ' +
+        'to use them as carol@example.org, connect it again and allow it.',
+    );
+    expect(page.text).toContain(
+      'carol@example.org granted: “Submit data to Google for indexing”, “Manage the list of sites and domains you control”.',
+    );
+  });
+
+  it('allowed: the page names the account, the server and the person, and what was granted', async () => {
+    const page = await connectInBrowser(await link(), { googleUser: 'alice@example.com', browser, screenshot: 'demo-connected' });
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(`Connected alice@example.com to the Search Console server at ${on.demo.origin} for you, the local user.`);
+    expect(page.text).toContain('alice@example.com granted: “View and manage Search Console data for your verified sites”');
+    expect(page.text).not.toContain('did not grant');
   });
 });
 

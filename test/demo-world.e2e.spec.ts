@@ -23,6 +23,7 @@ const READ_TOOLS = [
   'get_verification_token',
   'list_verified_sites',
   'get_verified_site',
+  'list_annotations',
 ];
 
 let demo: HttpBinary;
@@ -195,6 +196,19 @@ describe('the demo world agrees with itself', () => {
     // No sitemap lists more pages than the site has.
     const index = top.find((s) => s.is_sitemaps_index);
     expect(submitted(index.path)).toBeLessThanOrEqual(pages.length);
+  });
+
+  it('a team note is the same in list_annotations and in the analytics answer whose window holds it, and on no other property', async () => {
+    const window = await ok('query_search_analytics', { site_url: OWNED, period: 'last7days' });
+    const added = await ok('add_annotation', { site_url: OWNED, date: window.end_date, text: 'Demo: redesigned the home page' });
+    const listed = (await ok('list_annotations', { site_url: OWNED, start_date: window.start_date, end_date: window.end_date }))
+      .annotations;
+    expect(listed).toEqual([added.annotation]);
+    expect((await ok('query_search_analytics', { site_url: OWNED, period: 'last7days' })).annotations).toEqual(listed);
+    // A window without that day knows nothing of it; nor does another property.
+    const before = await ok('query_search_analytics', { site_url: OWNED, start_date: window.start_date, end_date: window.start_date });
+    expect(before.annotations).toBeUndefined();
+    expect((await ok('list_annotations', { site_url: 'https://blog.example.net/' })).annotations).toEqual([]);
   });
 
   it('drove every read tool the server lists', async () => {

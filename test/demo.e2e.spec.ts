@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -50,6 +50,14 @@ describe('npm run demo, with an empty HOME and no GSC_STATE_DIR', () => {
   it('prints how to connect', () => {
     expect(demo.stderr()).toContain(`MCP endpoint (Streamable HTTP, 2025-11-25 and 2026-07-28):  ${demo.url}`);
     expect(demo.stderr()).toMatch(/claude mcp add --transport http gsc-demo http:\/\/127\.0\.0\.1:\d+\/mcp/);
+  });
+
+  it("says which Node the MCP Inspector needs, as the README does (the inspector's engines: >=22.19.0 since 2.0)", () => {
+    const needs = /Inspector[\s\S]*?needs Node\.js (\d+\.\d+)\+/.exec(demo.stderr())?.[1];
+    expect(needs).toBe('22.19');
+    expect(demo.stderr()).toContain('an older Node quietly gets an old Inspector without them');
+    const readme = readFileSync(resolve(import.meta.dirname, '../README.md'), 'utf8');
+    expect(readme).toContain(`needs **Node.js ${needs} or newer** (\`engines\` of \`@modelcontextprotocol/inspector\``);
   });
 
   it('suggests a guarded tool among the registered ones', () => {

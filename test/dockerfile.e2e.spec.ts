@@ -173,6 +173,10 @@ describe('the Dockerfile, replayed without a Docker engine', () => {
     try {
       expect(container.env.GSC_TRANSPORT).toBe('http');
       expect(await healthcheck(container.env)).toEqual({ code: 0, output: 'healthy' });
+      // The server card is generated from server.json, which the image must carry.
+      const card = await fetch(`http://127.0.0.1:${container.env.GSC_HTTP_PORT}/mcp/server-card`);
+      expect(card.status).toBe(200);
+      expect(((await card.json()) as { name: string }).name).toBe(JSON.parse(readFileSync(join(REPO, 'server.json'), 'utf8')).name);
     } finally {
       await container.stop();
     }

@@ -32,8 +32,10 @@ describe('get_indexing_status', () => {
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toEqual({ url: JOB, notified: false, google: { found: false }, sent_by_this_server: [] });
     const said = text(result);
-    expect(said).toMatch(/Google answered 404 "Requested entity was not found\." for https:\/\/www\.example\.com\/jobs\/staff-engineer/);
-    expect(said).toMatch(/a 404 does not mean nothing was sent/);
+    expect(said.split('\n')[0]).toBe(
+      `${JOB}: no Indexing API notification known, neither in Google's history nor in this server's record.`,
+    );
+    expect(said).toMatch(/Google's own history: 404 "Requested entity was not found\." \(.*a 404 does not mean nothing was sent\)/);
     expect(said).toMatch(/This server's own record has no notification for this URL/);
     expect(said).not.toMatch(/never (been )?(sent|notified)|no (Indexing API )?notification was ever sent/i);
     expect(said).toMatch(/inspect_url/);
@@ -58,10 +60,15 @@ describe('request_indexing', () => {
     expect(out).toMatchObject({ url: JOB, type: 'URL_UPDATED', latest_update: { type: 'URL_UPDATED' } });
     expect(out.notify_time).toBe(out.latest_update.notify_time);
     const said = text(result);
-    expect(said).toMatch(/only for pages with JobPosting or BroadcastEvent \(in a VideoObject\) structured data/);
-    expect(said).toMatch(/use a sitemap \(submit_sitemap\)/);
-    expect(said).toMatch(/Owner access/);
-    expect(said).toMatch(/200-per-day publish quota/);
+    // The outcome for the URL first, in one line; the rest is short, and every detail is in structuredContent.
+    expect(said.split('\n')[0]).toBe(
+      `${JOB}: URL_UPDATED accepted by Google, sent at ${out.notify_time} (Google's answer did not echo it; this server's record keeps it). Do not send it again for the same change.`,
+    );
+    expect(said).toMatch(
+      /only for pages with JobPosting or BroadcastEvent \(in a VideoObject\) structured data \(other pages: a sitemap, submit_sitemap\)/,
+    );
+    expect(said).toMatch(/left by this server's own count: \d+ of the default 200 today/);
+    expect(said.split('\n').length).toBeLessThanOrEqual(3);
     const [publish] = requests('urlNotifications.publish');
     expect(publish.method).toBe('POST');
     expect(publish.body).toEqual({ url: JOB, type: 'URL_UPDATED' });
@@ -112,9 +119,13 @@ describe('request_indexing', () => {
       ],
     });
     const said = text(status);
-    expect(said).toContain(`- latest URL_UPDATED: ${published.structuredContent!.notify_time} (from this server's own record)`);
-    expect(said).toMatch(/Google answered 404 .* a 404 does not mean nothing was sent/s);
-    expect(said).toContain(`Sent by this server, newest first: URL_UPDATED at ${published.structuredContent!.notify_time} by local.`);
+    expect(said.split('\n')[0]).toBe(
+      `${url}: latest URL_UPDATED ${published.structuredContent!.notify_time} (this server's record); latest URL_DELETED none known.`,
+    );
+    expect(said).toMatch(/Google's own history: 404 .* a 404 does not mean nothing was sent/);
+    expect(said).toContain(
+      `This server's record: one notification, the newest URL_UPDATED at ${published.structuredContent!.notify_time} by local (each in sent_by_this_server).`,
+    );
     expect(said).not.toMatch(/never (sent|notified)|was ever sent/i);
   });
 
@@ -160,7 +171,28 @@ describe('request_indexing', () => {
     const status = await client.call('get_indexing_status', { url });
     expect(status.structuredContent).toMatchObject({ notified: true, sent_by_this_server: [{ type: 'URL_UPDATED', outcome: 'unknown' }] });
     expect(status.structuredContent!.latest_update).toBeUndefined();
-    expect(text(status)).toMatch(/URL_UPDATED at \S+ by local \(Google's answer was lost: it may or may not have it\)/);
+    const sentAt = status.structuredContent!.sent_by_this_server[0].sent_at as string;
+    expect(text(status).split('\n')[0]).toBe(
+      `${url}: no notification Google is known to have; this server sent URL_UPDATED at ${sentAt}, but Google's answer was lost, so it may or may not have it.`,
+    );
+    expect(text(status)).toMatch(/for 1 of them Google's answer was lost, so it may or may not have them/);
+  });
+
+  it('both answers lead with one line for the URL, and every time, type and account they name is in structuredContent', async () => {
+    const url = 'https://www.example.com/jobs/facts';
+    await client.call('request_indexing', { url });
+    const published = await client.call('request_indexing', { url, type: 'URL_DELETED' });
+    const status = await client.call('get_indexing_status', { url });
+    for (const result of [published, status]) {
+      const said = text(result);
+      expect(said.split('\n')[0].startsWith(`${url}: `)).toBe(true);
+      const structured = JSON.stringify(result.structuredContent);
+      for (const fact of said.match(/\d{4}-\d{2}-\d{2}T[\d:.]+Z|URL_(UPDATED|DELETED)|\blocal\b/g) ?? []) {
+        expect(structured).toContain(fact);
+      }
+    }
+    expect(text(status)).toContain("This server's record: 2 notifications, the newest URL_DELETED");
+    expect(status.structuredContent!.sent_by_this_server).toHaveLength(2);
   });
 
   it('declares itself not idempotent', async () => {

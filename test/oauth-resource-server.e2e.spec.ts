@@ -201,7 +201,7 @@ describe('the official clients authenticate with tokens from the issuer, over St
       }),
     });
     try {
-      expect((await client.listTools()).length).toBe(21);
+      expect((await client.listTools()).length).toBe(24);
       const result = await client.call('get_site', { site_url: 'https://www.example.com/' });
       expect(result.isError).toBeFalsy();
       const requests = issuer.tokenRequests.slice(before);
@@ -224,7 +224,7 @@ describe('the official clients authenticate with tokens from the issuer, over St
     });
     try {
       expect(client.raw.transport.sessionId).toEqual(expect.any(String));
-      expect((await client.listTools()).length).toBe(21);
+      expect((await client.listTools()).length).toBe(24);
       expect((await client.call('list_sitemaps', { site_url: 'https://www.example.com/' })).isError).toBeFalsy();
       expect(issuer.tokenRequests.slice(before).map((r) => r.form.resource)).toEqual([audience]);
     } finally {
@@ -290,7 +290,7 @@ describe('the official clients authenticate with tokens from the issuer, over St
       headers: { ...bearer(token), 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' },
     });
     expect(withToken.status).toBe(200);
-    expect(withToken.json.result.tools).toHaveLength(21);
+    expect(withToken.json.result.tools).toHaveLength(24);
   });
 });
 

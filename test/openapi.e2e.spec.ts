@@ -54,6 +54,8 @@ describe('standalone', () => {
     expect(documented).toEqual(mounted);
     // Connected accounts (§8d): listed, and one disconnected, by ops.
     expect(documented).toEqual(expect.arrayContaining(['get /admin/accounts', 'delete /admin/accounts/{principal}/{account}']));
+    // Team annotations (§5e): listed and deleted by ops.
+    expect(documented).toEqual(expect.arrayContaining(['get /admin/annotations', 'delete /admin/annotations/{id}']));
     for (const item of Object.values(doc.paths)) {
       for (const operation of Object.values(item)) {
         expect(operation.summary).toBeTruthy();
@@ -73,6 +75,8 @@ describe('standalone', () => {
     expect(doc.paths['/admin/tools'].get.parameters?.map((p) => p.name).sort()).toEqual(['groups', 'principal']);
     expect(doc.paths['/admin/quota'].get.parameters?.map((p) => p.name)).toEqual(['property']);
     expect(doc.paths['/admin/accounts/{principal}/{account}'].delete.parameters?.map((p) => p.name)).toEqual(['principal', 'account']);
+    expect(doc.paths['/admin/annotations'].get.parameters?.map((p) => p.name).sort()).toEqual(['end_date', 'property', 'start_date']);
+    expect(doc.paths['/admin/annotations/{id}'].delete.parameters?.map((p) => p.name)).toEqual(['id']);
   });
 });
 

@@ -62,6 +62,7 @@ describe('the packed tarball, installed into an empty folder', () => {
         'LICENSE',
         'CHANGELOG.md',
         'SECURITY.md',
+        'server.json',
         'dist/main.js',
         'dist/cli.bundle.mjs',
         'dist/healthcheck.js',
@@ -92,7 +93,7 @@ describe('the packed tarball, installed into an empty folder', () => {
     expect(duBytes(join(app, 'node_modules')) / MB).toBeLessThanOrEqual(80);
   });
 
-  it('runs through npx over stdio: a real client lists the 21 tools', async () => {
+  it('runs through npx over stdio: a real client lists the 24 tools', async () => {
     let stderr = '';
     const transport = new StdioClientTransport({ command: 'npx', args: NPX, cwd: app, env: npxEnv(), stderr: 'pipe' });
     transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -100,9 +101,9 @@ describe('the packed tarball, installed into an empty folder', () => {
     try {
       await client.connect(transport);
       const { tools } = await client.listTools();
-      expect(tools).toHaveLength(21);
+      expect(tools).toHaveLength(24); // 21 Google tools, 3 annotation tools
       expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['list_sites', 'query_search_analytics', 'delete_site']));
-      expect(stderr).toMatch(/serving stdio; .* 21 tools/);
+      expect(stderr).toMatch(/serving stdio; .* 24 tools/);
     } finally {
       await client.close();
     }

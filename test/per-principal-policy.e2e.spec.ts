@@ -102,7 +102,7 @@ const REVISIONS = ['2026-07-28', '2025-11-25'] as const;
 describe('each principal’s tools/list is what its rule says', () => {
   it.each(REVISIONS)('%s', async (revision) => {
     const all = await as(alice, revision, async (c) => names(await c.listTools()));
-    expect(all).toHaveLength(21);
+    expect(all).toHaveLength(24);
     // Principals match case-insensitively: the rule says Bob@Corp.Example.
     expect(await as(bob, revision, async (c) => names(await c.listTools()))).toEqual(BOB_TOOLS);
     // A group rule, with a deny list subtracted.
@@ -466,6 +466,7 @@ describe('the admin API shows the policy as the callers meet it', () => {
       tools: POLICY.rules[1].tools,
       deny_tools: [],
       sites: [BLOG],
+      annotations: 'shared',
     });
     expect(config.policy.rules[2]).toMatchObject({ groups: ['seo'], deny_tools: ['get_indexing_status'] });
     const raw = JSON.stringify(config);

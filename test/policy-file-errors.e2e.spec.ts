@@ -123,7 +123,7 @@ const cases: Case[] = [
     policy: { rules: [alice, { groups: ['ops'], tools: ['delete_*'] }] },
     env: { GSC_READ_ONLY: 'true' },
     says: [
-      /rule 2 \("groups": \["ops"\]\): "tools" names "delete_\*", which matches only write tools \(delete_sitemap, delete_site\), but GSC_READ_ONLY=true/,
+      /rule 2 \("groups": \["ops"\]\): "tools" names "delete_\*", which matches only write tools \(delete_annotation, delete_sitemap, delete_site\), but GSC_READ_ONLY=true/,
     ],
   },
   {

@@ -130,7 +130,7 @@ describe('OAuth principals: as written, ASCII lower-case, look-alikes refused', 
   it('kate keeps her rule, her exports and her session; the Kelvin-sign Kate reaches none of them', async () => {
     const kate = await connect('KATE@corp.example', '2025-11-25');
     try {
-      expect((await toolNames(kate)).length).toBe(21);
+      expect((await toolNames(kate)).length).toBe(24);
       const made = await kate.call('query_search_analytics', { site_url: WWW, dimensions: ['query'], all_rows: true });
       expect(made.structuredContent!.export.principal).toBe('kate@corp.example');
       const sessionId = kate.raw.transport.sessionId as string;
@@ -249,7 +249,7 @@ describe("a host application's principal", () => {
   it('is compared as written: KATE@corp.example is kate, with kate’s rule', async () => {
     const kate = await connectHttp(url, { revision: '2026-07-28' }, { 'x-user': 'KATE@corp.example' });
     try {
-      expect((await kate.listTools()).length).toBe(21);
+      expect((await kate.listTools()).length).toBe(24);
     } finally {
       await kate.close();
     }

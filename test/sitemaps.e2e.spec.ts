@@ -21,10 +21,11 @@ describe('list_sitemaps', () => {
     expect(out.sitemaps.map((s: any) => s.path).sort()).toEqual(['https://www.example.com/feed.xml', NEWS, INDEX].sort());
     const news = out.sitemaps.find((s: any) => s.path === NEWS);
     expect(news).toMatchObject({ errors: 2, warnings: 4, is_pending: false, is_sitemaps_index: false, type: 'sitemap' });
-    // Counted from the pages of the seed world it lists: the AMP launch story and the three blog posts.
+    // Counted from the pages of the seed world it lists: the AMP launch story and the three blog posts. The emulator
+    // sends Google's deprecated indexed as "0"; it is no figure, so the answer leaves it out (issue 32 item 6).
     expect(news.contents).toEqual([
-      { type: 'web', submitted: 4, indexed: 0 },
-      { type: 'news', submitted: 4, indexed: 0 },
+      { type: 'web', submitted: 4 },
+      { type: 'news', submitted: 4 },
     ]);
     expect(typeof news.last_downloaded).toBe('string');
     const index = out.sitemaps.find((s: any) => s.path === INDEX);

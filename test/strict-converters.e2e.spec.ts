@@ -8,7 +8,7 @@ import { connectHttp, type TestClient } from './support/clients.js';
 import { startGoogle, type TestGoogle } from './support/google.js';
 import { type InProcessServer, startInProcess } from './support/server.js';
 
-// PRODUCT.md §5c, §10: strict function-calling clients accept all 21 tools as
+// PRODUCT.md §5c, §10: strict function-calling clients accept all 24 tools (21 Google, 3 annotation) as
 // listed — through the real converters, offline: the OpenAI Agents SDK's
 // mcpToFunctionTool with convertSchemasToStrict (which falls back to a
 // non-strict tool, with only a log line, when a schema does not convert), and
@@ -16,7 +16,7 @@ import { type InProcessServer, startInProcess } from './support/server.js';
 // parametersJsonSchema / responseJsonSchema for the Gemini API to read within
 // its documented subset.
 
-const ALL = 21;
+const ALL = 24;
 
 /** The JSON Schema keywords Gemini reads, as the installed @google/genai documents them (responseJsonSchema). */
 function geminiKeywords(): Set<string> {
@@ -104,7 +104,7 @@ describe.each([
     expect(window).toMatchObject({ required: ['start_date', 'end_date'], additionalProperties: false });
   });
 
-  it('Gemini: mcpToTool declares all 21, with schemas inside the documented subset (no const, no minLength)', async () => {
+  it('Gemini: mcpToTool declares all 24, with schemas inside the documented subset (no const, no minLength)', async () => {
     const allowed = geminiKeywords();
     expect(allowed.has('enum')).toBe(true);
     expect(allowed.has('const')).toBe(false);
@@ -129,6 +129,13 @@ describe.each([
       ],
       ['get_verified_site', { id: '' }, /id: id is empty: give an id from list_verified_sites/],
       ['query_search_analytics', { site_url: 'https://www.example.com/', start_row: -1 }, /start_row: start_row is 0 or more/],
+      ['query_search_analytics', { site_url: 'https://www.example.com/', row_limit: 0 }, /row_limit: row_limit is at least 1/],
+      ['query_search_analytics', { site_url: 'https://www.example.com/', row_limit: 30000 }, /row_limit: row_limit is at most 25000/],
+      [
+        'query_search_analytics',
+        { site_url: 'https://www.example.com/', brand_terms: ['acme(?=x)'], brand: 'branded' },
+        /brand_terms\[0\] "acme\(\?=x\)" is not a regular expression Google accepts/,
+      ],
       [
         'query_search_analytics',
         { site_url: 'https://www.example.com/', compare: { end_date: '2026-01-01' } },

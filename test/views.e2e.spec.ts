@@ -325,9 +325,17 @@ describe('index health view', () => {
       if (!results[i].error) {
         expect(cells[2]).toBe(results[i].coverage_state ?? '—');
       }
-      expect(cells[4].startsWith(results[i].google_canonical ? 'mismatch' : 'same')).toBe(true);
+      // Google names a canonical only for what it indexes: an unindexed URL has none, never "same" (issue 32 item 6).
+      const canonical = results[i].google_canonical ? 'mismatch' : results[i].verdict === 'PASS' ? 'same' : 'none';
+      expect([results[i].url, cells[4].split(' ')[0]]).toEqual([results[i].url, canonical]);
     }
     expect(await view.frame.locator('td.canonical .badge').count()).toBe(results.filter((r: any) => r.google_canonical).length);
+    // The 404 page: the view and inspect_url tell one story.
+    const gone = await call(client, 'inspect_url', { site_url: OWNED, url: page('old-page') });
+    expect(gone.structuredContent.google_canonical).toBeUndefined();
+    expect(gone.content[0].text).toContain('Canonical: none reported');
+    expect(await view.frame.locator(`tr[data-url="${page('old-page')}"] td.canonical`).textContent()).toBe('none');
+    expect(await view.frame.locator(`tr[data-url="${page('')}"] td.canonical`).textContent()).toBe('same');
     expect(await view.frame.locator('.quota-line').textContent()).toContain(
       `${quota_remaining.day.remaining.toLocaleString('en-US')} of ${quota_remaining.day.limit.toLocaleString('en-US')} today`,
     );
@@ -362,6 +370,13 @@ describe('index health view', () => {
     expect(await view.frame.locator('table.sitemaps tbody tr').count()).toBe(sitemaps.length);
     expect(await view.frame.locator('tr.has-errors').count()).toBe(sitemaps.filter((s: any) => s.errors > 0).length);
     expect(await view.frame.locator('tr.has-warnings').count()).toBe(sitemaps.filter((s: any) => !s.errors && s.warnings > 0).length);
+    // A news sitemap's 4 pages are reported once per content type (web 4, news 4): 4 URLs, not 8 (issue 32 item 6).
+    const news = sitemaps.find((s: any) => s.contents.some((c: any) => c.type === 'news'));
+    expect(news.contents).toEqual([
+      { type: 'web', submitted: 4 },
+      { type: 'news', submitted: 4 },
+    ]);
+    expect(await view.frame.locator(`tr[data-path="${news.path}"] td.num`).last().textContent()).toBe('4 (news 4)');
     const quota = JSON.parse(((await client.readResource({ uri: 'gsc://quota' })).contents[0] as { text: string }).text);
     const mine = quota.inspection.find((q: any) => q.property === OWNED);
     expect(await view.frame.locator('.quota').textContent()).toContain(

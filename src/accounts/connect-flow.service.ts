@@ -34,6 +34,8 @@ export interface ConnectSite {
   /** Where the pages are served, no trailing slash; redirect URIs are made under it. */
   readonly base: string;
   readonly proof: BrowserProof;
+  /** How the pages name this server to the person: "the Search Console server at https://mcp.corp.example". */
+  readonly server: string;
 }
 
 /** One login or Google round trip, under its single-use `state`, bound to the request and to the browser. */
@@ -229,7 +231,7 @@ export class ConnectFlow {
     const missing = request.scopes.filter((s) => !granted.includes(s) && !['openid', 'email'].includes(s));
     this.logger.log(`connected ${account.email} for ${request.principal} (${granted.length} scopes granted)`);
     await this.record({ event: 'connect_completed', principal: request.principal, google_account: account.email, tool: request.tool });
-    return sendPage(res, 200, say.connected(account.email, request.principal, missing));
+    return sendPage(res, 200, say.connected(account.email, { server: site.server, principal: request.principal }, granted, missing));
   }
 
   /** The person's browser is proven to be the request's principal (or refused with 403); off to Google. */

@@ -106,6 +106,8 @@ export class ConnectLoopbackServer implements ConnectPageHost {
     const site: ConnectSite = {
       base: `http://127.0.0.1:${port}`,
       proof: { kind: 'principal', principal: () => Promise.resolve(LOCAL_PRINCIPAL) },
+      // The port is this page's, not the server's: a stdio server has no address of its own.
+      server: 'the Search Console server your MCP client runs over stdio on this machine',
     };
     try {
       if (!(await this.flow.route(req, res, site))) {

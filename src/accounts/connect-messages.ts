@@ -1,3 +1,5 @@
+import { permissionName, permissionWords } from '../google/permission-names.js';
+import { LOCAL_PRINCIPAL } from '../identity/caller.js';
 import type { PageText } from './connect-pages.js';
 import { MAX_LIVE_LINKS, type RequestRefusal } from './connect-requests.js';
 
@@ -137,13 +139,32 @@ export function googleFailure(what: string, failure: unknown): PageText {
   };
 }
 
-export function connected(email: string, principal: string, missing: readonly string[]): PageText {
+/** Where a grant was stored and for whom, as the success page says it. */
+export interface ConnectedTo {
+  /** How the page host names this server: "the Search Console server at http://127.0.0.1:3000". */
+  readonly server: string;
+  /** The principal the connect request was made for. */
+  readonly principal: string;
+}
+
+/** "you, the local user" on loopback (stdio, or HTTP on loopback without a token); otherwise the principal's own name. */
+export function whom(principal: string): string {
+  return principal === LOCAL_PRINCIPAL ? 'you, the local user' : principal;
+}
+
+export function connected(email: string, to: ConnectedTo, granted: readonly string[], missing: readonly string[]): PageText {
+  const named = granted.map(permissionWords).filter((words) => words !== undefined);
   return {
     title: 'Google account connected',
     lines: [
-      `Connected ${email} for ${principal}.`,
+      `Connected ${email} to ${to.server} for ${whom(to.principal)}.`,
+      ...(named.length ? [`${email} granted: ${named.map((words) => `“${words}”`).join(', ')}.`] : []),
       ...(missing.length
-        ? [`Not granted: ${missing.join(', ')}; the tools that need it stay unavailable to you until you connect again and allow it.`]
+        ? [
+            `${email} did not grant ${missing.map(permissionName).join(' and ')}. ` +
+              'The tools that need it run only through another Google account you connected that granted it, and leave your tool list when none did; ' +
+              `to use them as ${email}, connect it again and allow it.`,
+          ]
         : []),
       'You can close this page and go back to your MCP client.',
     ],

@@ -28,15 +28,16 @@ export interface PageText {
 }
 
 const STYLE =
-  'body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;color:#1f1f1f}' +
-  'h1{font-size:1.4rem}.who{font-weight:600}footer{margin-top:2rem;color:#5f6368;font-size:.85rem}';
+  'body{font:16px/1.5 system-ui,sans-serif;color:#1f1f1f;background:#f6f8fb;margin:0;padding:3rem 1rem}' +
+  'main{max-width:36rem;margin:0 auto;background:#fff;border:1px solid #dfe3e8;border-radius:.9rem;padding:1.6rem 2rem}' +
+  'h1{font-size:1.4rem;margin:0 0 .8rem}p{margin:.6rem 0}footer{margin-top:1.6rem;color:#5f6368;font-size:.85rem}';
 
 export function renderPage(text: PageText): string {
   const lines = text.lines.map((line) => `<p>${escapeHtml(line)}</p>`).join('');
   return (
     `<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">` +
     `<title>${escapeHtml(text.title)}</title><style>${STYLE}</style></head>` +
-    `<body><h1>${escapeHtml(text.title)}</h1>${lines}<footer>${escapeHtml(SERVER_NAME)}</footer></body></html>\n`
+    `<body><main><h1>${escapeHtml(text.title)}</h1>${lines}<footer>${escapeHtml(SERVER_NAME)}</footer></main></body></html>\n`
   );
 }
 

@@ -88,7 +88,8 @@ export class ConnectController implements ConnectPageHost {
       return sendPage(res, surface.status, { title: 'Forbidden', lines: [surface.message] });
     }
     try {
-      await run({ base: await this.base(), proof: this.proof() });
+      const base = await this.base();
+      await run({ base, proof: this.proof(), server: `the Search Console server at ${base}` });
     } catch (error) {
       sendFailurePage(res, error, (line) => this.logger.error(line));
     }

@@ -5,9 +5,9 @@ import { GrantStore } from '../accounts/grant-store.js';
 import { UserFacingError } from '../common/user-facing-error.js';
 import { CONFIG, type Config } from '../config/config.js';
 import { AuditTrail } from '../mcp/approval/audit-trail.service.js';
-import { StateUnavailableError } from '../state/state-store.js';
 import { AdminAccessGuard } from './admin-access.guard.js';
 import { adminPrincipal } from './admin-principal.js';
+import { refuse, unavailable } from './admin-replies.js';
 import { AdminRoute } from './admin-route.decorator.js';
 
 /** The principal the audit trail names for what the operations API did. */
@@ -160,16 +160,4 @@ export class AccountsController {
     ];
     return views;
   }
-}
-
-function refuse(res: ServerResponse, status: HttpStatus, reason: string) {
-  res.statusCode = status;
-  return { status: 'error', reason };
-}
-
-function unavailable(res: ServerResponse, error: unknown) {
-  if (!(error instanceof StateUnavailableError)) {
-    throw error;
-  }
-  return refuse(res, HttpStatus.SERVICE_UNAVAILABLE, error.message);
 }

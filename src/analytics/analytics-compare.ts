@@ -6,7 +6,7 @@
 
 import { plural } from '../common/sentences.js';
 import { fitToBudget, type ToolOutput, toolOutput } from '../mcp/tool-output.js';
-import { cell, dates, formatCount, formatCtr, formatPosition, signed, tableHead } from './analytics-format.js';
+import { cell, dates, formatCount, formatCtr, formatPosition, signed, tableHead, zoneOf } from './analytics-format.js';
 import { PAGE_ROWS, type ReportRequest } from './analytics-request.js';
 import { computeTotals, delta, type Delta, percentChange, roundMetrics, type Totals } from './analytics-metrics.js';
 import type { AnalyticsResult, AnalyticsRow } from './analytics.service.js';
@@ -14,6 +14,9 @@ import { buildDataTruth, type Freshness, type PropertyFigures } from './data-tru
 import { requestFacts } from './analytics-report.js';
 import { type LeftOut, type WindowPair } from './compare-windows.js';
 import { addDays, daysInRange } from './pacific-period.js';
+import { shiftHourKey } from './hour-keys.js';
+import { brandLine } from './brand-split.js';
+import type { KnownAnomaly } from '../config/anomalies-file.js';
 
 /** Rows a window is fetched with: one request, Google's maximum, so that absence means absence as often as possible. */
 export const COMPARE_FETCH_ROWS = PAGE_ROWS;
@@ -53,6 +56,8 @@ export interface CompareInput {
   readonly freshness: Freshness;
   readonly current: WindowAnswer;
   readonly previous: WindowAnswer;
+  /** The known anomalies in force (KnownAnomalies). */
+  readonly anomalies?: readonly KnownAnomaly[];
 }
 
 const metricsOf = (r: AnalyticsRow): Metrics => ({ clicks: r.clicks, impressions: r.impressions, ctr: r.ctr, position: r.position });
@@ -64,12 +69,18 @@ export function joinRows(
   offsetDays: number,
   complete: { current: boolean; previous: boolean },
 ): JoinedRow[] {
-  const dateAt = dimensions.map((d) => d === 'date');
-  const shift = (keys: string[]) => keys.map((k, i) => (dateAt[i] ? addDays(k, offsetDays) : k));
+  // A date moves by the windows' offset; an hour to the same wall-clock hour that many days on (hour-keys.ts).
+  const shiftAt = dimensions.map((d) =>
+    d === 'date' ? (k: string) => addDays(k, offsetDays) : d === 'hour' ? (k: string) => shiftHourKey(k, offsetDays) : undefined,
+  );
+  const shift = (keys: string[]) => keys.map((k, i) => shiftAt[i]?.(k) ?? k);
   const id = (keys: string[]) => keys.join('\u0000');
   const before = new Map<string, AnalyticsRow>();
   for (const row of previous) {
-    before.set(id(shift(row.keys)), row);
+    const key = id(shift(row.keys));
+    const same = before.get(key);
+    // Only hours can meet here: both 01:00 of a night the clocks go back land on one 01:00 of an ordinary night, and count as it.
+    before.set(key, same ? merged(same, row) : row);
   }
   const joined: JoinedRow[] = [];
   for (const row of current) {
@@ -101,6 +112,11 @@ export function joinRows(
     });
   }
   return joined;
+}
+
+function merged(a: AnalyticsRow, b: AnalyticsRow): AnalyticsRow {
+  const { clicks, impressions, ctr, position } = computeTotals([a, b]);
+  return { keys: a.keys, clicks, impressions, ctr, position };
 }
 
 /** Biggest gains and losses alternately, then the rest by current clicks: what matters most comes first when a budget cuts. */
@@ -149,6 +165,8 @@ export function buildComparison(input: CompareInput): ToolOutput {
       aggregationType: current.rows.aggregationType,
     },
     property,
+    anomalies: input.anomalies,
+    previousRange: pair.previous,
   });
   const counts = {
     total: joined.length,
@@ -158,6 +176,7 @@ export function buildComparison(input: CompareInput): ToolOutput {
     not_listed: joined.filter((r) => r.notListedIn).length,
   };
   const totalsDelta = delta(current.totals, previous.totals);
+  const byPage = dims.includes('page');
   const compareFacts = {
     with: pair.mode,
     current: {
@@ -169,7 +188,7 @@ export function buildComparison(input: CompareInput): ToolOutput {
       ...lastListed(previous.rows.rows, complete.previous),
     },
     ...(input.leftOut.length ? { left_out: input.leftOut.map((l) => ({ ...l })) } : {}),
-    previous_totals: roundMetrics(previous.totals),
+    ...(byPage ? { previous_rows_sum: roundMetrics(previous.totals) } : { previous_totals: roundMetrics(previous.totals) }),
     change: {
       ...totalsDelta,
       ...pct('clicks_percent', percentChange(current.totals.clicks, previous.totals.clicks)),
@@ -179,12 +198,13 @@ export function buildComparison(input: CompareInput): ToolOutput {
     row_limit: request.rowLimit,
   };
   const header = compareHeader(input);
-  const lead = [header, ...leftOutLines(input), totalsComparison(current.totals, previous.totals, totalsDelta)];
+  const lead = [header, ...leftOutLines(input), totalsComparison(current.totals, previous.totals, totalsDelta, totalsKind(dims))];
   const structuredBase = {
     ...requestFacts(request),
     ...(current.rows.aggregationType ? { aggregation_type: current.rows.aggregationType } : {}),
     // The property's, from the whole-property query (or the one row, without dimensions); the rows are only the biggest movers.
-    totals: roundMetrics(current.totals),
+    // Grouped by page that query counts every page of a search (by page): a sum of page rows, so named rows_sum (PRODUCT.md §5c).
+    ...(byPage ? { rows_sum: roundMetrics(current.totals) } : { totals: roundMetrics(current.totals) }),
     start_row: 0,
     compare: compareFacts,
     data_truth: truth.structured,
@@ -241,10 +261,11 @@ function compareHeader({ request, pair }: CompareInput): string {
   const grouping = request.dimensions.length ? `, by ${request.dimensions.join(', ')}` : ', whole property';
   const aggregation = request.aggregationType ? `, aggregation ${request.aggregationType}` : '';
   const filters = request.filters.length
-    ? `\nFilters (all must match, in both windows): ${request.filters.map((f) => `${f.dimension} ${f.operator} ${JSON.stringify(cell(f.expression))}`).join('; ')}`
+    ? `\nFilters (all must match, in both windows): ${request.filters.map((f) => `${f.dimension} ${f.operator} ${JSON.stringify(cell(f.expression))}`).join('; ')}` +
+      (request.brand ? `\n${brandLine(request.brand)}` : '')
     : '';
   return (
-    `Search performance of ${request.site}, ${dates(pair.current)} compared with ${dates(pair.previous)} (${MODE_TEXT[pair.mode]}; ${daysInRange(pair.current)} days each, Pacific Time), ` +
+    `Search performance of ${request.site}, ${dates(pair.current)} compared with ${dates(pair.previous)} (${MODE_TEXT[pair.mode]}; ${plural(daysInRange(pair.current), 'day')} each, ${zoneOf(request)}), ` +
     `${request.type} search, data_state ${request.dataState}${aggregation}${grouping}.${filters}`
   );
 }
@@ -253,24 +274,45 @@ function leftOutLines({ leftOut, freshness }: CompareInput): string[] {
   if (!leftOut.length) {
     return [];
   }
-  const first = freshness.known && freshness.firstIncompleteDate ? ` (first_incomplete_date ${freshness.firstIncompleteDate})` : '';
+  const hourly = leftOut.some((l) => l.from_hour);
+  const first =
+    freshness.known && (hourly ? freshness.firstIncompleteHour : freshness.firstIncompleteDate)
+      ? ` (${hourly ? 'first_incomplete_hour' : 'first_incomplete_date'} ${hourly ? freshness.firstIncompleteHour : freshness.firstIncompleteDate})`
+      : '';
+  const unit = hourly ? 'hour' : 'day';
   const why = {
     not_final: `not final yet, Google is still collecting them${first}`,
     outside_retention: 'older than the ~16 months Google keeps',
-    not_in_other_window: 'final, but their matching days in the other window are left out',
+    not_in_other_window: `final, but their matching ${unit}s in the other window are left out`,
   };
-  const parts = leftOut.map((l) => `${dates({ start: l.start_date, end: l.end_date })} of the ${l.window} window — ${why[l.reason]}`);
-  return [`Left out of both windows, so that day i still matches day i: ${parts.join('; ')}.`];
+  const parts = leftOut.map(
+    (l) =>
+      `${l.from_hour ? `from ${l.from_hour} to the end of ${l.end_date}` : dates({ start: l.start_date, end: l.end_date })} of the ${l.window} window — ${why[l.reason]}`,
+  );
+  return [`Left out of both windows, so that ${unit} i still matches ${unit} i: ${parts.join('; ')}.`];
 }
 
-function totalsComparison(current: Totals, previous: Totals, d: Delta): string {
+type TotalsKind = 'property' | 'page_rows' | 'property_hours';
+
+function totalsKind(dims: readonly string[]): TotalsKind {
+  return dims.includes('page') ? 'page_rows' : dims.includes('hour') ? 'property_hours' : 'property';
+}
+
+const TOTALS_LABEL: Record<TotalsKind, string> = {
+  property: 'Totals (whole-property queries, not row sums)',
+  property_hours: 'Totals (the whole property hour by hour, summed over the hours compared; not row sums)',
+  page_rows:
+    'Sums of every page row (rows_sum: Google counts each page of a search by page, so these exceed the whole-property totals; not just the rows listed)',
+};
+
+function totalsComparison(current: Totals, previous: Totals, d: Delta, kind: TotalsKind): string {
   const change = (now: number, before: number, diff: number) => {
     const p = percentChange(now, before);
     return `${signed(diff)}${p === undefined ? ', none before' : `, ${signed(p, 1)}%`}`;
   };
   const better = d.position < 0 ? ', better' : d.position > 0 ? ', worse' : '';
   return (
-    `Totals (whole-property queries, not row sums): clicks ${formatCount(current.clicks)} vs ${formatCount(previous.clicks)} (${change(current.clicks, previous.clicks, d.clicks)}); ` +
+    `${TOTALS_LABEL[kind]}: clicks ${formatCount(current.clicks)} vs ${formatCount(previous.clicks)} (${change(current.clicks, previous.clicks, d.clicks)}); ` +
     `impressions ${formatCount(current.impressions)} vs ${formatCount(previous.impressions)} (${change(current.impressions, previous.impressions, d.impressions)}); ` +
     `CTR ${formatCtr(current.ctr)} vs ${formatCtr(previous.ctr)} (${signed(d.ctr_points, 2)} points); ` +
     `position ${formatPosition(current.position)} vs ${formatPosition(previous.position)} (${signed(d.position, 1)}${better}).`

@@ -5,6 +5,8 @@
 import { inert } from '../common/inert-text.js';
 import type { AnalyticsFilter, ReportRequest } from './analytics-request.js';
 import type { AnalyticsRow } from './analytics.service.js';
+import { brandLine } from './brand-split.js';
+import { zoneWords } from './hour-keys.js';
 import { type DateRange, daysInRange, type Period } from './pacific-period.js';
 
 export function formatCount(n: number): string {
@@ -63,11 +65,18 @@ export function dates(range: DateRange): string {
 /** "Search performance of X, <dates> (Pacific Time…), web search, data_state final, by query." plus the filters line. */
 export function describeRequest(request: ReportRequest, what = dates(request.range), when?: string): string {
   const { range, period } = request;
-  const meaning = when ?? (period ? `; ${period} = ${periodMeaning(period, range)}` : '');
+  const meaning = when ?? (period ? `; ${period} = ${periodMeaning(period, range)}` : request.windowNote ? `; ${request.windowNote}` : '');
   const grouping = request.dimensions.length ? `, by ${request.dimensions.join(', ')}` : ', whole property';
-  const filters = request.filters.length ? `\nFilters (all must match): ${request.filters.map(describeFilter).join('; ')}` : '';
+  const filters =
+    (request.filters.length ? `\nFilters (all must match): ${request.filters.map(describeFilter).join('; ')}` : '') +
+    (request.brand ? `\n${brandLine(request.brand)}` : '');
   const aggregation = request.aggregationType ? `, aggregation ${request.aggregationType}` : '';
-  return `Search performance of ${request.site}, ${what} (Pacific Time${meaning}), ${request.type} search, data_state ${request.dataState}${aggregation}${grouping}.${filters}`;
+  return `Search performance of ${request.site}, ${what} (${zoneOf(request)}${meaning}), ${request.type} search, data_state ${request.dataState}${aggregation}${grouping}.${filters}`;
+}
+
+/** "Pacific Time", or for hours the zone and the offsets their keys carry. */
+export function zoneOf(request: Pick<ReportRequest, 'dimensions' | 'range'>): string {
+  return request.dimensions.includes('hour') ? `Pacific Time; ${zoneWords(request.range)}` : 'Pacific Time';
 }
 
 function periodMeaning(period: Period, range: DateRange): string {

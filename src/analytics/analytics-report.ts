@@ -11,11 +11,14 @@ import { computeTotals, roundMetrics, type Totals } from './analytics-metrics.js
 import type { AnalyticsResult } from './analytics.service.js';
 import { buildDataTruth, capReached, type Freshness, listComplete, type PropertyFigures } from './data-truth.js';
 import { addDays } from './pacific-period.js';
+import type { KnownAnomaly } from '../config/anomalies-file.js';
 
 /** What the side queries found out: which days are final, and the whole-property figures (grouped by query). */
 export interface ReportContext {
   readonly freshness: Freshness;
   readonly property?: PropertyFigures;
+  /** The known anomalies in force (KnownAnomalies). */
+  readonly anomalies?: readonly KnownAnomaly[];
 }
 
 /** The request's own facts, shared by every analytics result shape. */
@@ -28,6 +31,7 @@ export function requestFacts(request: ReportRequest) {
     dimensions: [...request.dimensions],
     type: request.type,
     ...(request.filters.length ? { filters: request.filters.map((f) => ({ ...f })) } : {}),
+    ...(request.brand ? { brand: { ...request.brand, terms: [...request.brand.terms], classifier: 'caller_terms' as const } } : {}),
   };
 }
 
@@ -60,6 +64,7 @@ export function buildReport(request: ReportRequest, result: AnalyticsResult, con
     rowCapReached: cap,
     listed: { totals, complete: listComplete(request, rows.length), count: rows.length, aggregationType: result.aggregationType },
     property: context.property,
+    anomalies: context.anomalies,
   });
   const structuredBase = {
     ...requestFacts(request),

@@ -4,16 +4,16 @@
 // all_rows is AnalyticsExports' own.
 
 import { Injectable } from '@nestjs/common';
-import { runBounded } from '../common/bounded-pool.js';
-import { NOTHING_CHANGED, NOTHING_SENT } from '../common/sentences.js';
+import { NOTHING_SENT } from '../common/sentences.js';
 import { UserFacingError } from '../common/user-facing-error.js';
 import { COMPARE_FETCH_ROWS, type CompareInput } from './analytics-compare.js';
 import { dates } from './analytics-format.js';
 import { computeTotals } from './analytics-metrics.js';
 import type { ReportContext } from './analytics-report.js';
-import { ANALYTICS_CONCURRENCY, type ReportRequest } from './analytics-request.js';
+import type { ReportRequest } from './analytics-request.js';
 import { AnalyticsService, type AnalyticsResult } from './analytics.service.js';
 import { type CompareArg, laterWindow, pairWindows, retentionStart, trimPair } from './compare-windows.js';
+import { allOrNothing, compareHours } from './compare-hours.js';
 import {
   finalByAge,
   type Freshness,
@@ -51,15 +51,13 @@ export class AnalyticsReports {
    * half of one is not an answer.
    */
   async compare(request: ReportRequest, compare: CompareArg, signal: AbortSignal): Promise<CompareInput> {
-    if (request.dimensions.includes('hour')) {
-      throw new UserFacingError(
-        `compare does not work with the hour dimension: hourly data covers only the last ~10 days, which are never all final. ${NOTHING_SENT} Group by date instead.`,
-      );
-    }
     if (request.startRow) {
       throw new UserFacingError(
         `start_row does not apply to compare, which ranks the joined rows itself (row_limit says how many). ${NOTHING_SENT}`,
       );
+    }
+    if (request.dimensions.includes('hour')) {
+      return compareHours(this.analytics, request, compare, signal);
     }
     const asked = pairWindows(request.range, compare);
     // Both windows' days, up to the later end: the freshness query looks at the last week of that span.
@@ -90,14 +88,7 @@ export class AnalyticsReports {
         () => this.analytics.propertyTotals(previous),
       );
     }
-    const outcomes = await runBounded(jobs, ANALYTICS_CONCURRENCY, (job) => (signal.aborted ? Promise.reject(cancelled()) : job()), {
-      stopOn: () => true,
-    });
-    const failed = outcomes.find((o) => o.state === 'failed');
-    if (failed && failed.state === 'failed') {
-      throw failed.error;
-    }
-    const [cur, prev, curTotals, prevTotals] = outcomes.map((o) => (o.state === 'done' ? o.value : undefined)) as AnalyticsResult[];
+    const [cur, prev, curTotals, prevTotals] = await allOrNothing(jobs, signal);
     return {
       request: { ...request, range: pair.current },
       pair,
@@ -107,8 +98,4 @@ export class AnalyticsReports {
       previous: { rows: prev, totals: computeTotals(withTotals ? prevTotals.rows : prev.rows) },
     };
   }
-}
-
-function cancelled(): UserFacingError {
-  return new UserFacingError(`The comparison was cancelled; no further requests were sent. ${NOTHING_CHANGED}`);
 }

@@ -1,6 +1,7 @@
 // What a query_search_analytics call asks for, as the server resolved it, and
 // Google's limits that shape how it is asked.
 
+import type { BrandSplit } from './brand-split.js';
 import type { DateRange, Period } from './pacific-period.js';
 
 /** At most this many rows in one searchanalytics.query answer (rowLimit). */
@@ -33,8 +34,12 @@ export interface ReportRequest {
   readonly dataState: string;
   /** Set when the server chose the data state itself, saying why (period today without data_state). */
   readonly dataStateNote?: string;
+  /** Set when the server chose the window itself, saying how (the hour dimension without dates). */
+  readonly windowNote?: string;
   readonly aggregationType?: string;
+  /** The user's filters, then the branded split's query filter when one was asked for. */
   readonly filters: readonly AnalyticsFilter[];
+  readonly brand?: BrandSplit;
   readonly rowLimit: number;
   readonly startRow: number;
 }

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { AnnotationsOut } from '../annotations/annotations.schemas.js';
 import { NOTHING_SENT } from '../common/sentences.js';
 import { SiteUrlArg } from '../mcp/tool-args.js';
 import { DataTruthSchema } from './data-truth.js';
@@ -16,7 +17,8 @@ const OPERATORS = ['equals', 'notEquals', 'contains', 'notContains', 'includingR
 export const AnalyticsInput = z.object({
   site_url: SiteUrlArg,
   period: z.enum(PERIODS).optional(),
-  start_date: z.string().optional().describe('YYYY-MM-DD'),
+  // YYYY-MM-DD: said by the refusal of any other form (characters on every request).
+  start_date: z.string().optional(),
   end_date: z.string().optional(),
   dimensions: z.array(z.enum(DIMENSIONS)).optional(),
   type: z.enum(['web', 'image', 'video', 'news', 'discover', 'googleNews']).optional(),
@@ -33,13 +35,14 @@ export const AnalyticsInput = z.object({
       }),
     )
     .optional()
-    .describe('country: ISO alpha-3, e.g. usa.'),
+    .describe('country: alpha-3, e.g. usa.'),
   filter_type: z.enum(['and']).optional(),
+  // Bounds checked, not advertised (characters on every request): the refusal names them.
   row_limit: z
     .number()
-    .int()
-    .min(1, 'row_limit is at least 1.')
-    .max(25000, 'row_limit is at most 25000; page on with start_row, or use all_rows.')
+    .int('row_limit is a whole number from 1 to 25000.')
+    .refine((n) => n >= 1, 'row_limit is at least 1.')
+    .refine((n) => n <= 25000, 'row_limit is at most 25000; page on with start_row, or use all_rows.')
     .optional(),
   // No minimum in the schema (characters on every request); the server refuses a negative start_row with a sentence.
   start_row: z
@@ -53,6 +56,9 @@ export const AnalyticsInput = z.object({
     })
     .optional(),
   all_rows: z.boolean().optional(),
+  // No descriptions (characters on every request): the README and a refusal's sentence say how they combine.
+  brand_terms: z.array(z.string()).optional(),
+  brand: z.enum(['branded', 'non_branded']).optional(),
 });
 
 export type AnalyticsArgs = z.infer<typeof AnalyticsInput>;
@@ -102,6 +108,7 @@ const Compare = z.object({
         window: z.enum(['current', 'previous']),
         start_date: z.string(),
         end_date: z.string(),
+        from_hour: z.string().optional().describe('compare by hour: the first hour left out; earlier hours of start_date are kept.'),
         reason: z.enum(['not_final', 'outside_retention', 'not_in_other_window']),
       }),
     )
@@ -109,11 +116,14 @@ const Compare = z.object({
     .describe(
       'Days dropped from both windows so that day i still matches day i; not_in_other_window: final days whose counterparts are left out.',
     ),
-  previous_totals: Totals.describe(
-    "The previous window's whole-property query (same filters); the current window's is the result's totals.",
+  previous_totals: Totals.optional().describe(
+    "The previous window's whole-property query (same filters); the current window's is the result's totals. By hour: the property's hours compared, summed.",
+  ),
+  previous_rows_sum: Totals.optional().describe(
+    "Grouped by page: the previous window's sum of every page row (Google's by-page figures); the current window's is the result's rows_sum.",
   ),
   change: Delta.extend({ clicks_percent: z.number().optional(), impressions_percent: z.number().optional() }).describe(
-    'totals − previous_totals; the percentages are absent when there was nothing before.',
+    'totals − previous_totals (grouped by page: rows_sum − previous_rows_sum); the percentages are absent when there was nothing before.',
   ),
   keys: z.object({
     total: z.number().int(),
@@ -153,12 +163,24 @@ export const AnalyticsOutput = z.object({
   type: z.string(),
   filters: z.array(z.object({ dimension: z.string(), operator: z.string(), expression: z.string() })).optional(),
   aggregation_type: z.string().optional(),
+  brand: z
+    .object({
+      split: z.enum(['branded', 'non_branded']),
+      terms: z.array(z.string()),
+      operator: z.enum(['includingRegex', 'excludingRegex']),
+      expression: z.string(),
+      classifier: z.literal('caller_terms'),
+    })
+    .optional()
+    .describe(
+      "brand_terms: the split is the caller's terms as Google's query regex filter (also listed in filters), not Search Console's own brand classifier, which the API does not expose.",
+    ),
   rows: z.array(Row).describe('compare: the biggest movers, by clicks gained; all_rows: the first rows of the export.'),
   totals: Totals.optional().describe(
-    "The property's totals (same filters): from the one row without dimensions, or from a whole-property query (grouped by query; compare). Absent when not queried.",
+    "The property's totals (same filters): from the one row without dimensions, or from a whole-property query (grouped by query; compare, by hour summed over the hours compared). Absent when not queried, and for compare grouped by page, whose by-page figures are rows_sum.",
   ),
   rows_sum: Totals.optional().describe(
-    'Σ of the rows Google returned (all_rows: exported): ctr = Σclicks/Σimpressions, position impression-weighted; 0 when there are no impressions.',
+    'Σ of the rows Google returned (all_rows: exported; compare grouped by page: every page row of the window, from a query by page): ctr = Σclicks/Σimpressions, position impression-weighted; 0 when there are no impressions.',
   ),
   rows_returned: z
     .number()
@@ -171,5 +193,6 @@ export const AnalyticsOutput = z.object({
   compare: Compare.optional(),
   export: Export.optional(),
   data_truth: DataTruthSchema,
+  annotations: AnnotationsOut.optional(),
   untrusted: z.literal(true),
 });

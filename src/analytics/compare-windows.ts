@@ -37,6 +37,8 @@ export interface LeftOut {
   readonly window: 'current' | 'previous';
   readonly start_date: string;
   readonly end_date: string;
+  /** compare by hour: the first hour left out (hours before it on start_date are kept). */
+  readonly from_hour?: string;
   readonly reason: LeftOutReason;
 }
 

@@ -9,7 +9,10 @@ import { describeError, formatCount, formatCtr, round } from './analytics-format
 import { involves, PAGE_ROWS, ROW_CAP, type ReportRequest } from './analytics-request.js';
 import { computeTotals, type Totals } from './analytics-metrics.js';
 import { type AnalyticsService, FRESHNESS_DAYS } from './analytics.service.js';
-import { addDays, daysInRange } from './pacific-period.js';
+import type { KnownAnomaly } from '../config/anomalies-file.js';
+import { AnomalyFactSchema, anomalyFacts } from './known-anomalies.js';
+import { windowOffsets } from './hour-keys.js';
+import { addDays, type DateRange, daysInRange } from './pacific-period.js';
 
 export const TIME_ZONE = 'America/Los_Angeles';
 
@@ -31,6 +34,11 @@ export const DataTruthSchema = z.object({
   time_zone: z.literal(TIME_ZONE),
   data_state: z.string(),
   data_state_note: z.string().optional(),
+  window_note: z.string().optional().describe('Why the server chose this window (the hour dimension without dates).'),
+  hour_offsets: z
+    .array(z.string())
+    .optional()
+    .describe('The hour dimension: the UTC offsets its keys use in this window, e.g. "-08:00 PST" (America/Los_Angeles).'),
   freshness: z.enum(['final', 'fresh', 'unknown']).describe('final: every day shown is final; fresh: some are still being collected.'),
   first_incomplete_date: z
     .string()
@@ -44,6 +52,10 @@ export const DataTruthSchema = z.object({
   unattributed: Unattributed.optional().describe(
     'query dimension: whole-property total (a query without dimensions) minus Σ rows = anonymised queries.',
   ),
+  anomalies: z
+    .array(AnomalyFactSchema)
+    .optional()
+    .describe("Google's announced data anomalies that overlap the window (compare: either window); absent when none does."),
 });
 
 export type DataTruth = z.infer<typeof DataTruthSchema>;
@@ -72,6 +84,10 @@ export interface TruthInput {
   readonly listed: { readonly totals: Totals; readonly complete: boolean; readonly count: number; readonly aggregationType?: string };
   /** Present exactly when the request is grouped by query. */
   readonly property?: PropertyFigures;
+  /** The known anomalies in force (KnownAnomalies); those overlapping the window are reported. */
+  readonly anomalies?: readonly KnownAnomaly[];
+  /** compare: the previous window, whose overlap with an anomaly is reported too. */
+  readonly previousRange?: DateRange;
 }
 
 /** Whether a call needs the freshness query: Google's own answer carries it only for data_state all grouped by date. */
@@ -188,6 +204,12 @@ export function buildDataTruth(input: TruthInput): { structured: DataTruth; line
     row_sum_caveats: [],
   };
 
+  if (request.windowNote) {
+    structured.window_note = request.windowNote;
+  }
+  if (request.dimensions.includes('hour')) {
+    structured.hour_offsets = windowOffsets(range);
+  }
   if (request.dataStateNote) {
     structured.data_state_note = request.dataStateNote;
     lines.push(`- Data state: ${request.dataStateNote}`);
@@ -219,6 +241,12 @@ export function buildDataTruth(input: TruthInput): { structured: DataTruth; line
         `- Freshness: final — every day of the window is final${freshness.source === 'age' ? ` (it ended over ${FRESHNESS_DAYS} days ago)` : ''}.`,
       );
     }
+  }
+
+  const anomalies = anomalyFacts(input.anomalies ?? [], { range, previous: input.previousRange, type: request.type });
+  if (anomalies.structured.length) {
+    structured.anomalies = anomalies.structured;
+    lines.push(...anomalies.lines);
   }
 
   lines.push(

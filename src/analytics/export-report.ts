@@ -11,10 +11,11 @@ import { noDataSentence, requestFacts, totalsFacts, totalsLine } from './analyti
 import type { ExportOutcome } from './analytics-export.service.js';
 import { buildDataTruth } from './data-truth.js';
 import { columnsOf, exportUri, FORMATS } from './export-format.js';
+import type { KnownAnomaly } from '../config/anomalies-file.js';
 
 type ExportBound = NonNullable<ExportOutcome['replaced']>['bound'];
 
-export function buildExportReport(request: ReportRequest, outcome: ExportOutcome): ToolOutput {
+export function buildExportReport(request: ReportRequest, outcome: ExportOutcome, anomalies?: readonly KnownAnomaly[]): ToolOutput {
   const { record } = outcome;
   const rows = record?.rows ?? 0;
   const truth = buildDataTruth({
@@ -28,6 +29,7 @@ export function buildExportReport(request: ReportRequest, outcome: ExportOutcome
       aggregationType: outcome.aggregationType,
     },
     property: outcome.property,
+    anomalies,
   });
   const header = describeRequest(request).replace(/\.(\n|$)/, ' — all rows.$1');
   const structured = {

@@ -10,6 +10,7 @@ import { AnalyticsInput } from './analytics.schemas.js';
 import { AnalyticsService } from './analytics.service.js';
 import { reportRequest } from './analytics.tools.js';
 import { round } from './analytics-format.js';
+import { checkExpressions } from './brand-split.js';
 
 // The daily series behind the Performance view (PRODUCT.md §5d): the view of
 // query_search_analytics asks for it with the window(s) the tool answered
@@ -85,6 +86,7 @@ export class PerformanceSeriesTools {
         now,
       ),
     );
+    await checkExpressions(requests[0].filters);
     const results = await Promise.all(requests.map((request) => this.analytics.query(request)));
     const firstIncomplete = results.map((r) => r.firstIncompleteDate).find((d) => d !== undefined);
     const series = (i: number) => ({

@@ -2,6 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { Clock } from '../common/clock.js';
 import type { SearchConsoleMcpAsyncOptions, SearchConsoleMcpOptions } from './search-console-mcp.options.js';
 import { CONFIG, type Config, loadSettings } from './config.js';
+import { refuseFixturesInModule } from './conformance-fixtures.js';
 
 /** The embedded module's options as the host's factory produced them. */
 export const MODULE_OPTIONS = Symbol('MODULE_OPTIONS');
@@ -35,5 +36,7 @@ export class ConfigModule {
 
 function configOf(options: SearchConsoleMcpOptions): Config {
   // The host app listens; GSC_TRANSPORT and the bind address are the standalone server's concern.
-  return loadSettings({ ...(options.settings ?? {}) }, { forceHttp: true, policy: options.policy });
+  const config = loadSettings({ ...(options.settings ?? {}) }, { forceHttp: true, policy: options.policy });
+  refuseFixturesInModule(config.conformanceFixtures);
+  return config;
 }

@@ -2,6 +2,7 @@ import { closeSync, openSync } from 'node:fs';
 import { normalizeProperty, PropertyError } from '../property/property.js';
 import { isPropertyAllowed } from '../property/site-allowlist.js';
 import { ConfigError, rememberSecrets } from './config-error.js';
+import { conformanceFixtures } from './conformance-fixtures.js';
 import type { ConnectedConfig } from './connected-config.js';
 import { connectedClient, parseConnected } from './connected-settings.js';
 import { type Credential, resolveCredential } from './credentials.js';
@@ -21,6 +22,7 @@ import { parseToolPatterns, type ToolPattern } from './tool-patterns.js';
 import { GOOGLE_USER_INFO, isLoopback, parseHttpUrl } from './urls.js';
 import { assertPath } from './values.js';
 import { checkPolicySites, parsePolicy, type Policy } from './policy-file.js';
+import { type AnomalyCatalog, parseAnomalies, readAnomaliesFile } from './anomalies-file.js';
 
 export { isLoopback } from './urls.js';
 export { maskUrl } from './quote.js';
@@ -64,6 +66,8 @@ export interface Config {
   readonly state: StateConfig;
   /** Per-principal rules (GSC_POLICY_FILE or the embedded module's `policy`), parsed and checked for shape; tool names are checked at bootstrap. */
   readonly policy?: Policy;
+  /** GSC_ANOMALIES_FILE, parsed: replaces the list of Google's known data anomalies shipped with the package. */
+  readonly knownAnomalies?: AnomalyCatalog;
   /** The bound on each principal's all_rows exports in the state store; the oldest goes first. */
   readonly exports: {
     readonly maxPerPrincipal: number;
@@ -75,6 +79,8 @@ export interface Config {
     /** Deadline for one Google or token request. */
     readonly timeoutMs: number;
   };
+  /** GSC_CONFORMANCE_FIXTURES: the conformance suite's fixtures are served too (emulator only; src/conformance/). */
+  readonly conformanceFixtures: boolean;
 }
 
 export interface LoadOptions {
@@ -173,6 +179,8 @@ function buildConfig(source: SettingSource, options: LoadOptions | SettingsOptio
   if (policy) {
     checkPolicySites(policy, allowedSites);
   }
+  const anomaliesText = readAnomaliesFile(source);
+  const knownAnomalies = anomaliesText === undefined ? undefined : parseAnomalies(anomaliesText, 'GSC_ANOMALIES_FILE');
   const state = parseState(source);
   const google = {
     apiRootUrl: apiRoot(source.get('GSC_API_ROOT_URL')),
@@ -214,11 +222,13 @@ function buildConfig(source: SettingSource, options: LoadOptions | SettingsOptio
     auditLog,
     state,
     policy,
+    knownAnomalies,
     exports: {
       maxPerPrincipal: vars.GSC_EXPORT_MAX_PER_PRINCIPAL ?? EXPORT_MAX_PER_PRINCIPAL.default,
       maxBytesPerPrincipal: vars.GSC_EXPORT_MAX_BYTES_PER_PRINCIPAL ?? EXPORT_MAX_BYTES_PER_PRINCIPAL.default,
     },
     google,
+    conformanceFixtures: conformanceFixtures(vars.GSC_CONFORMANCE_FIXTURES, google),
   } satisfies Config);
 }
 

@@ -53,6 +53,14 @@ describe('parsePolicy', () => {
     expect(policy.rules[0]).not.toHaveProperty('principals');
   });
 
+  it("keeps a rule's annotations mode, and leaves it out when the rule does not say (shared)", () => {
+    const policy = parsePolicy(
+      withRules({ ...ok, annotations: 'own' }, { groups: ['leads'], tools: ['*'], annotations: 'admin' }, ok),
+      'policy',
+    );
+    expect(policy.rules.map((r) => r.annotations)).toEqual(['own', 'admin', undefined]);
+  });
+
   it('normalises sites like GSC_ALLOWED_SITES and drops duplicates', () => {
     const policy = parsePolicy(
       withRules({ ...ok, sites: ['SC-DOMAIN:Corp.Example', 'sc-domain:corp.example', 'https://corp.example/shop'] }),
@@ -72,7 +80,17 @@ describe('parsePolicy', () => {
     [
       'unknown rule key',
       withRules(ok, { groups: ['seo'], tools: ['*'], deny: ['delete_*'] }),
-      /^GSC_POLICY_FILE rule 2 \("groups": \["seo"\]\): unknown key "deny"; the keys are principals, groups, tools, deny_tools, sites$/,
+      /^GSC_POLICY_FILE rule 2 \("groups": \["seo"\]\): unknown key "deny"; the keys are principals, groups, tools, deny_tools, sites, annotations$/,
+    ],
+    [
+      'annotations that is not a mode',
+      withRules(ok, { groups: ['seo'], tools: ['*'], annotations: 'private' }),
+      /^GSC_POLICY_FILE rule 2 \("groups": \["seo"\]\): "annotations" is the string "private"; write "shared" \(the default: everyone's notes\), "own" \(each person sees only their own\) or "admin" \(shared, and may delete anyone's\)$/,
+    ],
+    [
+      'annotations as a list',
+      withRules({ groups: ['seo'], tools: ['*'], annotations: ['own'] }),
+      /^GSC_POLICY_FILE rule 1 \("groups": \["seo"\]\): "annotations" is a list; write "shared"/,
     ],
     [
       'principals not a list',

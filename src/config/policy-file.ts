@@ -6,7 +6,19 @@ import { normalizeProperty, PropertyError } from '../property/property.js';
 import { isPropertyAllowed } from '../property/site-allowlist.js';
 
 // GSC_POLICY_FILE (or the embedded module's `policy` option), PRODUCT §8b:
-// { "rules": [ { "principals" | "groups", "tools", "deny_tools"?, "sites"? }, … ] }
+// { "rules": [ { "principals" | "groups", "tools", "deny_tools"?, "sites"?, "annotations"? }, … ] }
+
+/**
+ * What a rule's people do with annotations (PRODUCT.md §5e), besides which of the
+ * three tools their "tools" allow:
+ * - `shared` (the default): they see everyone's shared notes on their properties,
+ *   write shared notes, and delete only their own;
+ * - `own`: a notebook of their own — they see only the notes they wrote, and what
+ *   they write is seen by no one else (ops excepted, through /admin/annotations);
+ * - `admin`: as `shared`, and they may delete anyone's shared note on their properties.
+ */
+export const ANNOTATION_MODES = ['shared', 'own', 'admin'] as const;
+export type AnnotationMode = (typeof ANNOTATION_MODES)[number];
 
 export type PrincipalPattern =
   | { readonly kind: 'address'; readonly text: string; readonly address: string }
@@ -23,6 +35,8 @@ export interface PolicyRule {
   readonly denyTools: readonly ToolPattern[];
   /** Normalised properties; undefined means the server-wide GSC_ALLOWED_SITES. */
   readonly sites?: readonly string[];
+  /** Undefined means `shared`. */
+  readonly annotations?: AnnotationMode;
 }
 
 export interface Policy {
@@ -31,7 +45,7 @@ export interface Policy {
   readonly rules: readonly PolicyRule[];
 }
 
-const RULE_KEYS = ['principals', 'groups', 'tools', 'deny_tools', 'sites'] as const;
+const RULE_KEYS = ['principals', 'groups', 'tools', 'deny_tools', 'sites', 'annotations'] as const;
 const LOCAL_PART = /^[^\s@*"(),:;<>[\]\\]+$/;
 const DOMAIN = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
@@ -164,6 +178,13 @@ function parseRule(raw: unknown, number: number, source: string): PolicyRule {
     }
   });
 
+  const annotations = rule.annotations;
+  if (annotations !== undefined && !(ANNOTATION_MODES as readonly unknown[]).includes(annotations)) {
+    fail(
+      `"annotations" is ${describe(annotations)}; write "shared" (the default: everyone's notes), "own" (each person sees only their own) or "admin" (shared, and may delete anyone's)`,
+    );
+  }
+
   return Object.freeze({
     number,
     label,
@@ -172,6 +193,7 @@ function parseRule(raw: unknown, number: number, source: string): PolicyRule {
     tools: Object.freeze(tools),
     denyTools: Object.freeze(denyTools),
     ...(sites ? { sites: Object.freeze([...new Set(sites)]) } : {}),
+    ...(annotations !== undefined ? { annotations: annotations as AnnotationMode } : {}),
   });
 }
 

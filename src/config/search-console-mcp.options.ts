@@ -40,6 +40,12 @@ export interface SearchConsoleMcpOptions {
   readonly admin?: { readonly path: string } | false;
   /** Prometheus metrics, or false (the default). */
   readonly metrics?: { readonly path: string } | false;
+  /**
+   * Serve /.well-known/ai-catalog.json (under the global prefix unless you exclude it) listing this server's card,
+   * or false (the default): the site's catalog is usually the host's own, which can list `<path>/server-card`.
+   * The card itself (experimental, SEP-2127) is always served at `<path>/server-card`.
+   */
+  readonly aiCatalog?: boolean;
 }
 
 export interface SearchConsoleMcpAsyncOptions {

@@ -57,6 +57,7 @@ export type ParsedBy =
   | 'parsePublicUrl'
   | 'parseState'
   | 'readPolicyFile'
+  | 'readAnomaliesFile'
   | 'assertAppendable'
   | 'parseHttpUrl'
   | 'connectedClient'
@@ -345,9 +346,27 @@ export const SETTINGS = [
               tools: r.tools.map((p) => p.text),
               deny_tools: r.denyTools.map((p) => p.text),
               sites: r.sites ?? null,
+              annotations: r.annotations ?? 'shared',
             })),
           }
         : null,
+    ),
+  },
+  {
+    name: 'GSC_ANOMALIES_FILE',
+    kind: 'path',
+    help: "JSON list of Google's known data anomalies, replacing the one shipped with the package",
+    more: 'Checked strictly at start-up. See "Search performance you can trust".',
+    parse: 'readAnomaliesFile',
+    show: at('known_anomalies', (c) =>
+      c.knownAnomalies
+        ? {
+            source: c.knownAnomalies.source,
+            version: c.knownAnomalies.version,
+            updated: c.knownAnomalies.updated,
+            ids: c.knownAnomalies.anomalies.map((a) => a.id),
+          }
+        : 'built-in',
     ),
   },
   {
@@ -384,6 +403,14 @@ export const SETTINGS = [
     show: at('exports.max_bytes_per_principal', (c) => c.exports.maxBytesPerPrincipal),
   },
   ...CONNECTED_SETTINGS,
+  {
+    name: 'GSC_CONFORMANCE_FIXTURES',
+    kind: 'boolean',
+    help: "true: also serve the official MCP conformance suite's fixture tools, resources and prompts (emulator only; default false)",
+    more: 'For `npm run conformance`. Honoured only against the Google emulator (`npm run demo`, or GSC_API_ROOT_URL and GSC_OAUTH_TOKEN_URL on a loopback address) and only by the standalone server; anywhere else start-up stops naming it.',
+    parse: bool('GSC_CONFORMANCE_FIXTURES'),
+    show: at('conformance_fixtures', (c) => c.conformanceFixtures),
+  },
 ] as const satisfies readonly SettingSpec[];
 
 export type SettingName = (typeof SETTINGS)[number]['name'];

@@ -201,11 +201,18 @@ export function handleControlRequest(emulator: GoogleEmulator, method: string, r
           typeof b.clientSecret !== 'string' ||
           !Array.isArray(uris) ||
           !uris.every((u) => typeof u === 'string') ||
-          (b.type !== undefined && b.type !== 'web' && b.type !== 'desktop')
+          (b.type !== undefined && b.type !== 'web' && b.type !== 'desktop') ||
+          (b.name !== undefined && typeof b.name !== 'string')
         ) {
-          return fail(400, 'oauth-clients needs {clientId, clientSecret, redirectUris[], type?: web | desktop}');
+          return fail(400, 'oauth-clients needs {clientId, clientSecret, redirectUris[], type?: web | desktop, name?}');
         }
-        emulator.registerOAuthClient({ clientId: b.clientId, clientSecret: b.clientSecret, redirectUris: uris, type: b.type });
+        emulator.registerOAuthClient({
+          clientId: b.clientId,
+          clientSecret: b.clientSecret,
+          redirectUris: uris,
+          type: b.type,
+          ...(typeof b.name === 'string' ? { name: b.name } : {}),
+        });
         return ok();
       }
       case 'GET /__emulator/google-users':

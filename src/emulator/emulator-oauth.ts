@@ -21,6 +21,8 @@ export interface GoogleUser {
 
 export interface OAuthWebClient {
   clientId: string;
+  /** The app name its consent screen shows (Google Auth Platform → Branding → "App name"); the client id when unset. */
+  name?: string;
   clientSecret: string;
   /** A web client's registered redirect URIs (exact match). A desktop client registers none: see `type`. */
   redirectUris: string[];

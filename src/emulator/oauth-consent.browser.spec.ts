@@ -60,9 +60,11 @@ describe('consent page in headless Chromium', () => {
     const page = await browser.newPage();
     const { client, codeVerifier } = await start(page, ['openid', 'email', SCOPES.webmastersReadonly, SCOPES.webmasters], 'st-allow');
     await page.getByLabel('bob@example.net').check();
-    await page.getByLabel(SCOPES.webmasters, { exact: true }).uncheck();
-    // Identity scopes cannot be unticked.
-    expect(await page.getByLabel('openid').isDisabled()).toBe(true);
+    // Each permission in Google's words, its scope as small print; identity scopes cannot be unticked.
+    await page.getByLabel('View and manage Search Console data for your verified sites', { exact: true }).uncheck();
+    expect(await page.getByLabel('Associate you with your personal info on Google').isDisabled()).toBe(true);
+    expect(await page.getByLabel('View Search Console data for your verified sites', { exact: true }).isChecked()).toBe(true);
+    expect(await page.locator('body').innerText()).toContain(SCOPES.webmastersReadonly);
     await page.getByRole('button', { name: 'Allow' }).click();
     await page.waitForURL((u) => u.pathname === '/callback');
     const back = new URL(page.url());
@@ -75,6 +77,20 @@ describe('consent page in headless Chromium', () => {
     client.setCredentials(tokens);
     const info = await client.request<{ email: string }>({ url: `${emulator.url}/oauth2/v3/userinfo` });
     expect(info.data.email).toBe('bob@example.net');
+    await page.close();
+  });
+
+  it('names the app by its display name (the client id when it has none) and the account chosen, as the radio changes', async () => {
+    const page = await browser.newPage();
+    await start(page, ['openid', SCOPES.webmastersReadonly], 'st-name');
+    expect(await page.locator('#client').innerText()).toBe(CLIENT.clientId);
+    emulator.registerOAuthClient({ ...CLIENT, name: 'Acme <SEO> assistant', redirectUris: [redirectUri] });
+    await start(page, ['openid', SCOPES.webmastersReadonly], 'st-name');
+    expect(await page.locator('#client').innerText()).toBe('Acme <SEO> assistant');
+    expect(await page.locator('#chosen').innerText()).toBe('Signing in as alice@example.com');
+    await page.getByLabel('carol@example.org').check();
+    expect(await page.locator('#chosen').innerText()).toBe('Signing in as carol@example.org');
+    emulator.registerOAuthClient({ ...CLIENT, redirectUris: [redirectUri] });
     await page.close();
   });
 

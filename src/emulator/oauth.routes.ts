@@ -7,6 +7,7 @@ import type { EmulatorCredentials } from './emulator-credentials.js';
 import type { Answer } from './emulator-faults.js';
 import { CODE_LIFETIME_MS, IDENTITY_SCOPES, newId, type OAuthUsers, type PendingConsent, redirectAllowed } from './emulator-oauth.js';
 import { SCOPES } from './emulator-routing.js';
+import { consentWords } from './consent-words.js';
 
 export const AUTHORIZE_PATH = '/o/oauth2/v2/auth';
 export const CONSENT_PATH = '/o/oauth2/v2/auth/consent';
@@ -27,9 +28,10 @@ export function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-function page(status: number, title: string, body: string): Answer {
+function page(status: number, title: string, body: string, style = ''): Answer {
   const payload =
-    `<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head>` +
+    `<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">` +
+    `<title>${escapeHtml(title)}</title>${style ? `<style>${style}</style>` : ''}</head>` +
     `<body>${body}</body></html>\n`;
   return { status, raw: { contentType: 'text/html; charset=utf-8', payload }, headers: NO_STORE };
 }
@@ -127,29 +129,58 @@ export function handleAuthorize(query: Record<string, string>, ctx: OAuthContext
   return consentPage(pending, ctx);
 }
 
+/** The consent page's look: Google's account chooser and consent screen, reduced to what a person reads. */
+const CONSENT_STYLE =
+  'body{font:15px/1.45 system-ui,sans-serif;color:#1f1f1f;background:#f0f4f9;margin:0;padding:2rem 1rem}' +
+  'main{max-width:34rem;margin:0 auto;background:#fff;border-radius:1.75rem;padding:2rem 2.25rem}' +
+  '.brand{font-size:1.1rem;margin:0 0 1rem}.brand small{color:#5f6368;font-size:.8rem;margin-left:.4rem}' +
+  'h1{font-size:1.6rem;font-weight:400;margin:.2rem 0}h2{font-size:1.05rem;font-weight:500;margin:1.4rem 0 .4rem}' +
+  'fieldset{border:0;padding:0;margin:0}legend{font-weight:500;padding:0;margin:.8rem 0 .4rem}' +
+  '.account{display:flex;gap:.75rem;align-items:center;border:1px solid #dadce0;border-radius:.6rem;padding:.55rem .8rem;margin:.35rem 0}' +
+  '.account:has(input:checked){border-color:#0b57d0;background:#e8f0fe}.account .email{color:#5f6368;font-size:.9rem;display:block}' +
+  '.as{display:none;font-weight:500}.perm{display:flex;gap:.6rem;align-items:flex-start;padding:.5rem 0;border-top:1px solid #e3e3e3}' +
+  '.perm small{display:block;color:#5f6368;font-size:.75rem;word-break:break-all}.note{color:#444746;font-size:.85rem}' +
+  '.client{color:#5f6368;font-size:.75rem;word-break:break-all}.buttons{display:flex;justify-content:flex-end;gap:.75rem;margin-top:1.2rem}' +
+  'button{font:inherit;border-radius:1.2rem;padding:.5rem 1.4rem;border:1px solid #747775;background:#fff;color:#0b57d0;cursor:pointer}' +
+  'button[value=allow]{background:#0b57d0;border-color:#0b57d0;color:#fff}';
+
 function consentPage(p: PendingConsent, ctx: OAuthContext): Answer {
-  const users = [...ctx.oauth.users.values()]
+  const client = ctx.oauth.clients.get(p.clientId);
+  const app = escapeHtml(client?.name ?? p.clientId);
+  const users = [...ctx.oauth.users.values()];
+  const accounts = users
     .map(
       (u, i) =>
-        `<li><label><input type="radio" name="user" value="${escapeHtml(u.email)}"${i === 0 ? ' checked' : ''}> ` +
-        `${escapeHtml(u.name ?? u.email)} &lt;${escapeHtml(u.email)}&gt;</label></li>`,
+        `<label class="account"><input type="radio" name="user" id="user-${i}" value="${escapeHtml(u.email)}"${i === 0 ? ' checked' : ''}>` +
+        `<span><span class="name">${escapeHtml(u.name ?? u.email)}</span><span class="email">${escapeHtml(u.email)}</span></span></label>`,
     )
     .join('');
+  // The account chosen above, named in the consent part: CSS shows the one whose radio is checked (no script).
+  const chosen = users.map((u, i) => `<span class="as" id="as-${i}">${escapeHtml(u.email)}</span>`).join('');
+  const showChosen = users.map((_, i) => `form:has(#user-${i}:checked) #as-${i}{display:inline}`).join('');
   const scopes = p.scopes
-    .map((s) => {
+    .map((s, i) => {
       const identity = Object.hasOwn(IDENTITY_SCOPES, s);
       // Identity scopes are always granted: shown ticked and disabled, and not read from the form.
-      return `<li><label><input type="checkbox" name="scope" value="${escapeHtml(s)}" checked${identity ? ' disabled' : ''}> ${escapeHtml(s)}</label></li>`;
+      return (
+        `<div class="perm"><input type="checkbox" name="scope" id="scope-${i}" value="${escapeHtml(s)}" checked${identity ? ' disabled' : ''} aria-describedby="scope-url-${i}">` +
+        `<span><label for="scope-${i}">${escapeHtml(consentWords(s))}</label><small id="scope-url-${i}">${escapeHtml(s)}</small></span></div>`
+      );
     })
     .join('');
   return page(
     200,
     'Sign in - Google Accounts (emulator)',
-    `<h1>Choose an account</h1><p>to continue to <span id="client">${escapeHtml(p.clientId)}</span></p>` +
+    `<main><p class="brand">Google <small>Accounts · emulator, no password</small></p>` +
+      `<h1>Choose an account</h1><p>to continue to <strong id="client">${app}</strong></p>` +
       `<form method="post" action="${CONSENT_PATH}"><input type="hidden" name="request" value="${escapeHtml(p.id)}">` +
-      `<fieldset><legend>Account</legend><ul>${users}</ul></fieldset>` +
-      `<fieldset><legend>This app wants to</legend><ul>${scopes}</ul></fieldset>` +
-      `<button type="submit" name="decision" value="deny">Cancel</button> <button type="submit" name="decision" value="allow">Allow</button></form>`,
+      `<fieldset><legend>Account</legend>${accounts}</fieldset>` +
+      `<h2>${app} wants to access your Google Account</h2><p id="chosen">Signing in as ${chosen}</p>` +
+      `<fieldset><legend>Select what ${app} can access</legend>${scopes}</fieldset>` +
+      `<p class="note">Make sure you trust ${app}: it gets what you leave ticked. You can remove its access at any time in your Google Account.</p>` +
+      `<p class="client">OAuth client ${escapeHtml(p.clientId)} · returns to ${escapeHtml(new URL(p.redirectUri).origin)}</p>` +
+      `<div class="buttons"><button type="submit" name="decision" value="deny">Cancel</button> <button type="submit" name="decision" value="allow">Allow</button></div></form></main>`,
+    CONSENT_STYLE + showChosen,
   );
 }
 

@@ -63,9 +63,9 @@ function matches(filter: Filter, value: string | null): boolean {
     case 'notContains':
       return !has();
     case 'includingRegex':
-      return value !== null && filter.regex!.test(v);
+      return value !== null && filter.regex!(v);
     case 'excludingRegex':
-      return !filter.regex!.test(v);
+      return !filter.regex!(v);
   }
 }
 

@@ -2,6 +2,7 @@
 // spelling Google accepts (wire camelCase and discovery SCREAMING_SNAKE,
 // case-insensitively); invalid combinations are refused, never silently changed.
 
+import { RE2JS } from 're2js';
 import { invalidParameter, type GoogleApiError } from './emulator-errors.js';
 import { checkFields } from './emulator-routing.js';
 import { isValidDate } from './pacific-time.js';
@@ -17,7 +18,8 @@ export interface Filter {
   dimension: FilterDimension;
   operator: Operator;
   expression: string;
-  regex?: RegExp;
+  /** includingRegex / excludingRegex: whether a value matches (RE2). */
+  regex?: (value: string) => boolean;
 }
 
 export interface AnalyticsQuery {
@@ -87,29 +89,16 @@ function int(value: unknown, field: string): number | undefined {
   return n;
 }
 
-/** RE2 has no lookaround or backreferences; refuse them as Google's RE2 would. */
-export function compileRe2(expression: string, field: string): RegExp {
-  let source = expression;
-  let flags = 'u';
-  const leading = /^\(\?([imsU]+)\)/.exec(source);
-  if (leading) {
-    if (leading[1].includes('i')) {
-      flags += 'i';
-    }
-    if (leading[1].includes('s')) {
-      flags += 's';
-    }
-    if (leading[1].includes('m')) {
-      flags += 'm';
-    }
-    source = source.slice(leading[0].length);
-  }
-  source = source.replace(/\(\?P</g, '(?<');
-  if (/\(\?<?[=!]/.test(source) || /\\[1-9]/.test(source) || /\\k</.test(source)) {
-    throw bad(`Invalid regular expression: '${expression}' uses syntax RE2 does not support.`, field);
-  }
+/**
+ * Google runs includingRegex / excludingRegex with RE2: compiled here by re2js,
+ * a port of RE2's parser and matcher, so what RE2 refuses (look-around,
+ * back-references, repeats over 1000, bad syntax) is refused and the rest
+ * matches as RE2 matches — a partial match, case-sensitive unless (?i).
+ */
+export function compileRe2(expression: string, field: string): (value: string) => boolean {
   try {
-    return new RegExp(source, flags);
+    const re = RE2JS.compile(expression);
+    return (value) => re.matcher(value).find();
   } catch {
     throw bad(`Invalid regular expression: '${expression}'.`, field);
   }

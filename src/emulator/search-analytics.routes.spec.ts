@@ -219,6 +219,26 @@ describe('filters', () => {
     expect(loose.map((r) => r.keys![0]).sort()).toEqual(['Widget Pro', 'widget pro', 'widget pro review']);
   });
 
+  it('applies includingRegex and excludingRegex as RE2 does: partial, case-sensitive unless (?i), complementary', async () => {
+    const body = (operator: string, expression: string) => ({
+      ...range,
+      dimensions: ['query'],
+      rowLimit: 25000,
+      dimensionFilterGroups: [{ filters: [{ dimension: 'query', operator, expression }] }],
+    });
+    const all = (await query({ ...range, dimensions: ['query'], rowLimit: 25000 })).rows!.map((r) => r.keys![0]);
+    const branded = (await query(body('includingRegex', '(?i)widget pro|example'))).rows!.map((r) => r.keys![0]);
+    const other = (await query(body('excludingRegex', '(?i)widget pro|example'))).rows!.map((r) => r.keys![0]);
+    expect(branded).toEqual(expect.arrayContaining(['Widget Pro', 'widget pro', 'widget pro review']));
+    expect(branded.every((q) => /widget pro|example/i.test(q))).toBe(true);
+    expect(other.some((q) => /widget pro|example/i.test(q))).toBe(false);
+    expect([...branded, ...other].sort()).toEqual([...all].sort());
+    const exact = (await query(body('includingRegex', 'Widget Pro'))).rows!.map((r) => r.keys![0]);
+    expect(exact).toEqual(['Widget Pro']);
+    expect((await failure(body('includingRegex', '(a)\\1'))).status).toBe(400);
+    expect((await failure(body('excludingRegex', 'a{1001}'))).status).toBe(400);
+  });
+
   it('ANDs filters across groups, including RE2 regexes on pages and case-insensitive countries', async () => {
     const rows = (
       await query({
@@ -266,6 +286,43 @@ describe('freshness, hours and retention', () => {
     const day = (await query({ startDate: '2026-11-25', endDate: '2026-11-25', dataState: 'all' })).rows![0];
     const hours = res.rows!.filter((r) => r.keys![0].startsWith('2026-11-25T'));
     expect(sum(hours, 'impressions')).toBe(day.impressions);
+  });
+
+  it('serves hours that add up to its daily rows, day by day, metric by metric, also filtered and by another dimension', async () => {
+    const window = { startDate: '2026-11-21', endDate: '2026-11-30' };
+    const hours = await query({ ...window, dimensions: ['hour'], dataState: 'hourly_all', rowLimit: 25000 });
+    const days = await query({ ...window, dimensions: ['date'], dataState: 'all', rowLimit: 25000 });
+    expect(days.rows!.length).toBe(10);
+    for (const day of days.rows!) {
+      const ofDay = hours.rows!.filter((r) => r.keys![0].startsWith(`${day.keys![0]}T`));
+      expect(ofDay.length).toBeGreaterThan(0);
+      expect([sum(ofDay, 'clicks'), sum(ofDay, 'impressions')]).toEqual([day.clicks, day.impressions]);
+    }
+    const widget = [{ filters: [{ dimension: 'query', operator: 'contains', expression: 'widget' }] }];
+    const byDevice = await query({
+      ...window,
+      dimensions: ['hour', 'device'],
+      dataState: 'hourly_all',
+      dimensionFilterGroups: widget,
+      rowLimit: 25000,
+    });
+    const deviceDays = await query({
+      ...window,
+      dimensions: ['date', 'device'],
+      dataState: 'all',
+      dimensionFilterGroups: widget,
+      rowLimit: 25000,
+    });
+    for (const day of deviceDays.rows!) {
+      const [date, device] = day.keys!;
+      const ofDay = byDevice.rows!.filter((r) => r.keys![0].startsWith(`${date}T`) && r.keys![1] === device);
+      expect([date, device, sum(ofDay, 'clicks'), sum(ofDay, 'impressions')]).toEqual([date, device, day.clicks, day.impressions]);
+    }
+  });
+
+  it('answers an hourly window older than its ten days with no rows for those days (not an error)', async () => {
+    const old = await query({ startDate: '2026-11-01', endDate: '2026-11-20', dimensions: ['hour'], dataState: 'HOURLY_ALL' });
+    expect(old).toEqual({ responseAggregationType: 'byProperty' });
   });
 
   it('uses the daylight-saving offset in summer', async () => {

@@ -13,6 +13,8 @@ export interface HttpMount {
   readonly groups?: SearchConsoleMcpOptions['groups'];
   /** The standalone server (it owns the process and the bind address); false inside a host app. */
   readonly standalone: boolean;
+  /** /.well-known/ai-catalog.json listing the server card: the standalone server's own; a host app's only when asked for (aiCatalog). */
+  readonly aiCatalog: boolean;
 }
 
 export const HTTP_MOUNT = Symbol('HTTP_MOUNT');
@@ -24,6 +26,7 @@ export const STANDALONE_MOUNT: HttpMount = {
   metricsPath: 'metrics',
   allowedHosts: [],
   standalone: true,
+  aiCatalog: true,
 };
 
 /** The embedded module's mount, from its options; admin and metrics are off unless asked for, so they never shadow the host's own routes. */
@@ -36,6 +39,7 @@ export function mountOf(options: SearchConsoleMcpOptions): HttpMount {
     principal: options.principal,
     groups: options.groups,
     standalone: false,
+    aiCatalog: options.aiCatalog === true,
   };
 }
 

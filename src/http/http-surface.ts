@@ -20,7 +20,14 @@ const WILDCARD = new Set(['0.0.0.0', '::', '']);
  * the host application's own authentication) and the server is not bound to
  * loopback — behind a proxy, that is, where GSC_PUBLIC_URL should name it.
  */
-export function checkSurface(req: IncomingMessage, config: Config, mount: HttpMount, credentialRequired: boolean): SurfaceCheck {
+export function checkSurface(
+  req: IncomingMessage,
+  config: Config,
+  mount: HttpMount,
+  credentialRequired: boolean,
+  /** `any`: a public, read-only document every page may read (CORS `*`); its Host is checked all the same. */
+  origins: 'checked' | 'any' = 'checked',
+): SurfaceCheck {
   const hostHeader = req.headers.host;
   const hostname = hostnameOf(hostHeader);
   if (hostname === undefined) {
@@ -36,7 +43,7 @@ export function checkSurface(req: IncomingMessage, config: Config, mount: HttpMo
     );
   }
   const origin = req.headers.origin;
-  if (origin !== undefined && !originAllowed(origin, config, declared)) {
+  if (origin !== undefined && origins === 'checked' && !originAllowed(origin, config, declared)) {
     return refuse(`Invalid Origin: ${shown(origin)}; add it to GSC_ALLOWED_ORIGINS to allow it`);
   }
   return { ok: true };

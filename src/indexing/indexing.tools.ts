@@ -6,7 +6,6 @@ import { PageUrlArg } from '../mcp/tool-args.js';
 import type { TargetOf, ToolCall } from '../mcp/tool-call.js';
 import { Tool, ToolProvider } from '../mcp/tool.decorator.js';
 import { type ToolOutput, toolOutput } from '../mcp/tool-output.js';
-import { GOOGLE_QUOTA_LIMITS } from '../quota/quota-limits.js';
 import { QuotaRemainingOut, quotaRemaining, quotaRemainingLine } from '../quota/quota-report.js';
 import type { SentNotification } from './indexing-record.service.js';
 import { IndexingService } from './indexing.service.js';
@@ -30,9 +29,11 @@ const PublishInput = z.object({
   type: z.enum(['URL_UPDATED', 'URL_DELETED']).optional().describe('Default URL_UPDATED; URL_DELETED once the page is gone.'),
 });
 
-const NOT_INDEX_STATUS = 'This is the history of notifications sent, not index status: inspect_url shows whether Google indexed the page.';
-const FORGETS =
-  "Google's notification history is unreliable: getMetadata is widely reported to answer 404 even right after a successful publish, and publish to answer without the notification, so a 404 does not mean nothing was sent.";
+// The answers lead with the outcome for the URL in one line; every detail is in structuredContent (PRODUCT.md §5b).
+const NOT_INDEX_STATUS = 'This is notification history, not index status: inspect_url shows whether Google indexed the page.';
+const FORGETS = 'Google answers so even right after a successful publish, so a 404 does not mean nothing was sent';
+const ACTS_ON =
+  'Google acts on it only for pages with JobPosting or BroadcastEvent (in a VideoObject) structured data (other pages: a sitemap, submit_sitemap), and it is no promise to index: inspect_url shows index status.';
 
 type History = { latest_update?: z.infer<typeof Latest>; latest_remove?: z.infer<typeof Latest> };
 
@@ -70,12 +71,10 @@ export class IndexingTools {
     const latest = merge(fromGoogle, sent ?? []);
     const notified = !!(latest.latest_update || latest.latest_remove) || (sent ?? []).length > 0;
     const lines = [
-      `Indexing API notification history for ${inert(url)}:`,
-      `- latest URL_UPDATED: ${describeLatest(latest.latest_update)}`,
-      `- latest URL_DELETED: ${describeLatest(latest.latest_remove)}`,
+      headline(url, latest, sent ?? []),
       google
         ? `Google's own history: URL_UPDATED ${fromGoogle.latest_update?.notify_time ?? 'none'}, URL_DELETED ${fromGoogle.latest_remove?.notify_time ?? 'none'}.`
-        : `Google answered 404 "Requested entity was not found." for ${inert(url)}: it has no notification history it will show for it. ${FORGETS}`,
+        : `Google's own history: 404 "Requested entity was not found." (${FORGETS}).`,
       sentLine(sent),
       NOT_INDEX_STATUS,
     ];
@@ -126,16 +125,16 @@ export class IndexingTools {
     const latest = merge(fromGoogle, published.sent);
     const own = type === 'URL_UPDATED' ? latest.latest_update : latest.latest_remove;
     const notifyTime = own?.notify_time;
+    const when = !notifyTime
+      ? ''
+      : own?.source === 'google'
+        ? `, recorded by Google at ${notifyTime}`
+        : `, sent at ${notifyTime} (Google's answer did not echo it; this server's record keeps it)`;
     const text = [
-      `Google accepted the ${type} notification for ${url}${notifyTime ? ` (${own?.source === 'google' ? 'Google recorded it at' : 'sent at'} ${notifyTime})` : ''}; do not send it again for the same change.`,
-      own?.source === 'google'
-        ? ''
-        : "Google's answer did not echo the notification (it often does not); this server keeps its own record, which get_indexing_status shows.",
+      `${url}: ${type} accepted by Google${when}. Do not send it again for the same change.`,
       record ? '' : 'This server could not record it: its state store cannot be reached.',
-      'Google acts on Indexing API notifications only for pages with JobPosting or BroadcastEvent (in a VideoObject) structured data; for other pages use a sitemap (submit_sitemap) instead.',
-      `The API needs Owner access on the property, and each notification counts against the ${GOOGLE_QUOTA_LIMITS.publishPerDay}-per-day publish quota.`,
       quotaRemainingLine(published.quota, published.project?.label),
-      'A notification is not a promise to index: get_indexing_status shows what was sent, inspect_url whether the page is indexed.',
+      ACTS_ON,
     ].filter(Boolean);
     return toolOutput(
       {
@@ -146,7 +145,7 @@ export class IndexingTools {
         recorded: !!record,
         ...(published.quota ? { quota_remaining: quotaRemaining(published.quota, published.project?.label) } : {}),
       },
-      text.join(' '),
+      text.join('\n'),
     );
   }
 }
@@ -185,11 +184,23 @@ function strip(history: History) {
   };
 }
 
+/** The outcome for the URL, in one line: the latest notification of each type, or why none is known. */
+function headline(url: string, latest: History, sent: readonly SentNotification[]): string {
+  if (latest.latest_update || latest.latest_remove) {
+    return `${inert(url)}: latest URL_UPDATED ${describeLatest(latest.latest_update)}; latest URL_DELETED ${describeLatest(latest.latest_remove)}.`;
+  }
+  const [lost] = sent;
+  if (lost) {
+    return `${inert(url)}: no notification Google is known to have; this server sent ${lost.type} at ${lost.sent_at}, but Google's answer was lost, so it may or may not have it.`;
+  }
+  return `${inert(url)}: no Indexing API notification known, neither in Google's history nor in this server's record.`;
+}
+
 function describeLatest(latest: History['latest_update']): string {
   if (!latest) {
     return 'none known';
   }
-  return `${latest.notify_time} (${latest.source === 'google' ? "from Google's history" : "from this server's own record"})`;
+  return `${latest.notify_time} (${latest.source === 'google' ? "Google's history" : "this server's record"})`;
 }
 
 function sentLine(sent: readonly SentNotification[] | undefined): string {
@@ -199,13 +210,13 @@ function sentLine(sent: readonly SentNotification[] | undefined): string {
   if (!sent.length) {
     return "This server's own record has no notification for this URL (another client, or this server before its state store began, may have sent one).";
   }
-  const shown = sent
-    .slice(0, 5)
-    .map(
-      (n) =>
-        `${n.type} at ${n.sent_at} by ${inert(n.principal, 80)}${n.outcome === 'unknown' ? " (Google's answer was lost: it may or may not have it)" : ''}`,
-    );
-  return `Sent by this server, newest first: ${shown.join('; ')}${sent.length > shown.length ? ` (and ${sent.length - shown.length} more)` : ''}.`;
+  const [newest] = sent;
+  const lost = sent.filter((n) => n.outcome === 'unknown').length;
+  return (
+    // The record is read newest first, at most 10 (sent_by_this_server's bound): 10 means "10 or more".
+    `This server's record: ${sent.length === 1 ? 'one notification' : sent.length >= 10 ? 'at least 10 notifications' : `${sent.length} notifications`}, the newest ${newest.type} at ${newest.sent_at} by ${inert(newest.principal, 80)}` +
+    `${lost ? `; for ${lost} of them Google's answer was lost, so it may or may not have them` : ''} (each in sent_by_this_server).`
+  );
 }
 
 function sentOut(n: SentNotification) {

@@ -91,7 +91,13 @@ function callOf(
     sdk,
     server: {} as McpServer,
     caller: { principal: 'ann@corp.example', groups: [] },
-    access: { rule: undefined, decidedBy: 'server', tools: new Set([spec.name!]), ...(options.sites ? { sites: options.sites } : {}) },
+    access: {
+      rule: undefined,
+      decidedBy: 'server',
+      annotations: 'shared',
+      tools: new Set([spec.name!]),
+      ...(options.sites ? { sites: options.sites } : {}),
+    },
   });
 }
 

@@ -23,7 +23,7 @@ function call(options: { tool?: string; principal?: string; era?: 'legacy' | 'mo
     sdk,
     server: {} as McpServer,
     caller: { principal: options.principal ?? 'ann@corp.example', groups: [] },
-    access: { rule: undefined, decidedBy: 'server', tools: new Set(['get_site']) },
+    access: { rule: undefined, decidedBy: 'server', annotations: 'shared', tools: new Set(['get_site']) },
   });
 }
 

@@ -117,7 +117,7 @@ function callWith(
     sdk,
     server: {} as McpServer,
     caller: { principal, groups: [] },
-    access: { rule: undefined, decidedBy: 'server', tools: new Set(['list_sites']) },
+    access: { rule: undefined, decidedBy: 'server', annotations: 'shared', tools: new Set(['list_sites']) },
   });
 }
 

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import {
   type CallToolResult,
   type InputRequiredResult,
   inputRequired,
   inputResponse,
   isInputRequiredResult,
+  type ServerEventBus,
 } from '@modelcontextprotocol/server';
 import { type ConnectLink, ConnectRequests } from '../accounts/connect-requests.js';
 import { SERVER_NAME } from '../common/product.js';
@@ -28,6 +29,7 @@ import { type AuditEvent, AuditTrail } from './approval/audit-trail.service.js';
 import { opensLinks } from './client-capabilities.js';
 import { ConnectWaits, type Waited } from './connect-waits.js';
 import { missingScopes, permissionName } from './granted-scopes.js';
+import { SERVER_EVENTS } from './server-features.js';
 import type { ToolCall } from './tool-call.js';
 import { ToolRegistry } from './tool-registry.service.js';
 
@@ -92,6 +94,7 @@ export class ConnectedCalls {
     private readonly trail: AuditTrail,
     private readonly resolution: AccountResolution,
     private readonly waits: ConnectWaits,
+    @Optional() @Inject(SERVER_EVENTS) private readonly events?: ServerEventBus,
   ) {}
 
   /** Whether this server runs in connected mode (GSC_GOOGLE_OAUTH_CLIENT_ID and _SECRET). */
@@ -240,6 +243,9 @@ export class ConnectedCalls {
       // A 2025-11-25 session listed the tools before the grant existed; what it may call now follows the scopes granted.
       if (call.era === 'legacy') {
         call.server.sendToolListChanged();
+      } else {
+        // 2026-07-28: the listing follows the grant's scopes too; its clients hear of it on subscriptions/listen.
+        this.events?.publish({ kind: 'tools_list_changed' });
       }
     }
     // No account holds the permission: say so before any lookup at Google (one account: the usual case).

@@ -8,18 +8,6 @@ import { scopesFor } from '../policy/tool-selection.js';
 
 const READONLY = '.readonly';
 
-/**
- * The permission each scope is, in the words of Google's consent screen
- * ("OAuth 2.0 Scopes for Google APIs", developers.google.com/identity/protocols/oauth2/scopes),
- * so a person recognises the box they unticked.
- */
-const PERMISSIONS: Readonly<Record<string, string>> = {
-  'https://www.googleapis.com/auth/webmasters': 'View and manage Search Console data for your verified sites',
-  'https://www.googleapis.com/auth/webmasters.readonly': 'View Search Console data for your verified sites',
-  'https://www.googleapis.com/auth/indexing': 'Submit data to Google for indexing',
-  'https://www.googleapis.com/auth/siteverification': 'Manage the list of sites and domains you control',
-};
-
 /** The scopes `tool` needs that `granted` does not cover; a full scope covers its `.readonly` form (webmasters covers webmasters.readonly). */
 export function missingScopes(tool: ToolDeclaration, granted: readonly string[]): string[] {
   const have = new Set(granted);
@@ -31,8 +19,5 @@ export function grantCovers(tool: ToolDeclaration, granted: readonly string[]): 
   return tool.apis.length === 0 || missingScopes(tool, granted).length === 0;
 }
 
-/** `“View and manage Search Console data for your verified sites” (https://www.googleapis.com/auth/webmasters)`. */
-export function permissionName(scope: string): string {
-  const words = PERMISSIONS[scope];
-  return words ? `“${words}” (${scope})` : scope;
-}
+// Google's words for each permission live beside the other Google facts (the connect pages use them too).
+export { permissionName } from '../google/permission-names.js';

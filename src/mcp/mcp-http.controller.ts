@@ -1,6 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { All, Controller, Inject, Logger, type OnModuleDestroy, Req, Res } from '@nestjs/common';
-import { type AuthInfo, createMcpHandler, PROTOCOL_VERSION_META_KEY, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
+import {
+  type AuthInfo,
+  createMcpHandler,
+  PROTOCOL_VERSION_META_KEY,
+  type ServerEventBus,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { SERVER_NAME } from '../common/product.js';
 import { CONFIG, type Config } from '../config/config.js';
@@ -13,6 +19,7 @@ import { rpcError, send } from './json-rpc-reply.js';
 import { AuditTrail } from './approval/audit-trail.service.js';
 import { LegacySessions } from './legacy-sessions.service.js';
 import { McpServerFactory } from './mcp-server.factory.js';
+import { SERVER_EVENTS } from './server-features.js';
 
 type Request = IncomingMessage & { body?: unknown; auth?: AuthInfo; originalUrl?: string };
 
@@ -41,8 +48,9 @@ export class McpHttpController implements OnModuleDestroy {
     @Inject(CONFIG) private readonly config: Config,
     @Inject(HTTP_MOUNT) private readonly mount: HttpMount,
     private readonly audit: AuditTrail,
+    @Inject(SERVER_EVENTS) events: ServerEventBus,
   ) {
-    this.modern = createMcpHandler(factory.create, { legacy: 'reject', onerror: (e) => this.logger.warn(e.message) });
+    this.modern = createMcpHandler(factory.create, { legacy: 'reject', bus: events, onerror: (e) => this.logger.warn(e.message) });
     this.modernNode = toNodeHandler(this.modern);
   }
 

@@ -20,6 +20,7 @@ import { callerOf } from '../identity/caller.js';
 import { rendersViews } from './app-visibility.js';
 import { type ResourceCatalog, resourceCatalog, serveResources } from './resource-catalog.js';
 import { ResourceRegistry } from './resource-registry.service.js';
+import { ServerFeatures } from './server-features.js';
 import type { CallContext } from './tool-call.js';
 import { ConnectedCalls } from './connected-calls.js';
 import { grantCovers } from './granted-scopes.js';
@@ -51,6 +52,7 @@ export class McpServerFactory {
     private readonly dispatcher: ToolDispatcher,
     private readonly access: AccessPolicy,
     private readonly connected: ConnectedCalls,
+    private readonly features: ServerFeatures,
   ) {}
 
   private catalog?: Map<string, CatalogEntry>;
@@ -81,6 +83,9 @@ export class McpServerFactory {
     }
     server.server.setRequestHandler('tools/call', serveTool);
     serveResources(server, (this.resourceEntries ??= resourceCatalog(this.resources.resources)), { caller, sites });
+    for (const feature of this.features.all) {
+      feature.extend(server, { era: context.era, caller });
+    }
     return server;
   };
 

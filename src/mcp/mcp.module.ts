@@ -18,6 +18,7 @@ import { ConnectPageAudit } from './connect-page-audit.js';
 import { ConnectWaits } from './connect-waits.js';
 import { McpServerFactory } from './mcp-server.factory.js';
 import { ResourceRegistry } from './resource-registry.service.js';
+import { SERVER_EVENTS, SERVER_EVENTS_PROVIDER, ServerFeatures } from './server-features.js';
 import { SessionEventStores } from './session-event-store.js';
 import { SiteAccessGuard } from './site-access.guard.js';
 import { ToolDispatcher } from './tool-dispatcher.service.js';
@@ -50,6 +51,8 @@ import { ToolRegistry } from './tool-registry.service.js';
     ApprovalInterceptor,
     APPROVAL_SECRETS_PROVIDER,
     SessionEventStores,
+    ServerFeatures,
+    SERVER_EVENTS_PROVIDER,
     { provide: UsedNonces, useFactory: (store: StateStore) => new StoredUsedNonces(store), inject: [STATE_STORE] },
   ],
   exports: [
@@ -62,6 +65,7 @@ import { ToolRegistry } from './tool-registry.service.js';
     AccountSites,
     ConnectedCalls,
     SessionEventStores,
+    SERVER_EVENTS,
     APPROVAL_SECRETS_PROVIDER.provide,
   ],
 })

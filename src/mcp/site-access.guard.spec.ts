@@ -157,7 +157,7 @@ describe('checkTarget (start-up)', () => {
 
   it('a reserved argument without its declared target stops start-up, naming the tool and the fix', () => {
     expect(() => checkTarget({ name: 'export_job', input: z.object({ id: z.string() }) })).toThrow(
-      `Tool export_job has the argument "id" but does not declare target 'resource': SiteAccessGuard reserves "id" for the id of a Site Verification resource (which it fetches). Add 'resource' to the target of its @Tool, or rename the argument.`,
+      `Tool export_job has the argument "id" but does not declare target 'resource' or 'annotation': SiteAccessGuard reserves "id" for the id of a Site Verification resource (which it fetches) or the id of an annotation (which names its property). Add one of them to the target of its @Tool, or rename the argument.`,
     );
     expect(() => checkTarget({ name: 'probe', input, target: ['site'] })).toThrow(/Tool probe has the argument "id"/);
   });
@@ -168,7 +168,17 @@ describe('checkTarget (start-up)', () => {
     );
   });
 
+  it('an id is one kind or the other, never both', () => {
+    expect(() => checkTarget({ name: 'probe', input, target: ['resource', 'annotation', 'site'] })).toThrow(
+      `Tool probe declares targets 'resource' and 'annotation', but its "id" is one of them.`,
+    );
+    expect(() =>
+      checkTarget({ name: 'probe', input: z.object({ site_url: SiteUrlArg }), target: ['site', 'annotation'] as never }),
+    ).toThrow(`Tool probe declares target 'annotation' but has no "id" argument for it.`);
+  });
+
   it('declared and present agree: start-up goes on', () => {
+    expect(() => checkTarget({ name: 'probe', input: z.object({ id: z.string() }), target: ['annotation'] })).not.toThrow();
     expect(() => checkTarget({ name: 'probe', input, target: ['resource', 'site'] })).not.toThrow();
     expect(() => checkTarget({ name: 'probe', input: z.object({ url: PageUrlArg, job: z.string() }), target: ['page'] })).not.toThrow();
   });

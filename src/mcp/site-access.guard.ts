@@ -7,6 +7,7 @@ import { GoogleApiError } from '../google/google-error.js';
 import { actingIdentity } from '../google/connected-accounts.js';
 import { GoogleService } from '../google/google.service.js';
 import { normalizeProperty, pageInProperty, parsePageUrl, PropertyError } from '../property/property.js';
+import { type AnnotationRef, parseAnnotationId } from '../property/annotation-id.js';
 import { decodeResourceId } from '../property/resource-id.js';
 import { isPageAllowed, isPropertyAllowed } from '../property/site-allowlist.js';
 import { toVerifiedResource, type VerifiedResource } from '../property/verification-resource.js';
@@ -19,7 +20,8 @@ import type { ResolvedTarget, ToolCall } from './tool-call.js';
  * property (defaulting to GSC_SITE_URL), `page`/`pages` are the url/urls pages
  * (inside that property, or inside an allowed one), `resource` is the id of a
  * Site Verification resource (fetched, and its site mapped back to a
- * property). The properties allowed, and the rule that narrowed them, are what
+ * property), `annotation` is the id of an annotation (the property it names).
+ * The properties allowed, and the rule that narrowed them, are what
  * AccessPolicy decided for the caller (ToolCall.access); the guard applies
  * that decision and never makes it again. A tool gets these checks by
  * declaring its target; it writes no policy code of its own.
@@ -46,6 +48,9 @@ export class SiteAccessGuard implements CanActivate {
     }
     if (kinds.has('resource') && typeof args.id === 'string') {
       target.resource = await this.fetchResource(args.id, call);
+    }
+    if (kinds.has('annotation') && typeof args.id === 'string') {
+      target.annotation = this.checkAnnotation(args.id, call);
     }
     call.resolve(target);
     return true;
@@ -134,6 +139,21 @@ export class SiteAccessGuard implements CanActivate {
       );
     }
     return { ...resource, id: resource.id || id };
+  }
+
+  /**
+   * An annotation id names its property (property/annotation-id.ts), which is checked like a site_url before the
+   * store is read: the refusal names only what the caller wrote, so it says nothing of whether the note exists.
+   */
+  private checkAnnotation(id: string, call: ToolCall): AnnotationRef {
+    const ref = parseAnnotationId(id);
+    if (!ref) {
+      throw new UserFacingError(
+        `"${inert(id, 120)}" is not an annotation id: ids look like 1767225600000-0@sc-domain:example.com, and list_annotations shows them. ${NOTHING_CHANGED}`,
+      );
+    }
+    this.assertAllowed(ref.site, call, `The annotation ${ref.id} belongs to ${ref.site}, which`, NOTHING_CHANGED);
+    return ref;
   }
 
   private assertAllowed(property: string, call: ToolCall, subject = property, sent = NOTHING_SENT): void {

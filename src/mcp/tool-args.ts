@@ -6,7 +6,7 @@ import * as z from 'zod';
 // (No minLength: SiteAccessGuard answers an empty value with a sentence anyway.)
 export const SiteUrlArg = z.string().describe('Property: "sc-domain:example.com" or "https://www.example.com/".');
 
-export const PageUrlArg = z.string().describe('Full page URL, e.g. https://www.example.com/page.');
+export const PageUrlArg = z.string().describe('Full page URL.');
 
 export const ConfirmTokenArg = z
   .string()

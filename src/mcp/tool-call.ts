@@ -1,6 +1,7 @@
 import type { McpServer, ServerContext } from '@modelcontextprotocol/server';
 import type * as z from 'zod';
 import type { Access } from '../policy/policy-resolution.js';
+import type { AnnotationRef } from '../property/annotation-id.js';
 import type { VerifiedResource } from '../property/verification-resource.js';
 import type { Caller } from '../identity/caller.js';
 import type { ConnectedGrant } from '../google/connected-accounts.js';
@@ -10,21 +11,24 @@ import type { RegisteredTool } from './tool-registry.service.js';
  * What SiteAccessGuard resolved a call's arguments to, before any request went
  * out. Which fields exist follows from the target a tool declares (ToolSpec.target):
  * `site` → the checked property, `page` → one checked page, `pages` → checked
- * pages, `resource` → the Site Verification resource, fetched.
+ * pages, `resource` → the Site Verification resource, fetched, `annotation` →
+ * an annotation id and the checked property it names (nothing is read).
  */
 export interface ResolvedTarget {
   readonly site?: string;
   readonly page?: URL;
   readonly pages?: readonly URL[];
   readonly resource?: VerifiedResource;
+  readonly annotation?: AnnotationRef;
 }
 
 /**
  * The argument each kind of target is read from. These names are reserved: a
  * tool whose input has one of them must declare that target (start-up fails
  * otherwise), so no argument is checked, fetched or refused by its name alone.
+ * `id` is read by two kinds; a tool declares the one its ids are.
  */
-export const TARGET_ARGS = { site: 'site_url', page: 'url', pages: 'urls', resource: 'id' } as const satisfies Record<
+export const TARGET_ARGS = { site: 'site_url', page: 'url', pages: 'urls', resource: 'id', annotation: 'id' } as const satisfies Record<
   keyof ResolvedTarget,
   string
 >;

@@ -1,5 +1,5 @@
 import { HttpException, Inject, Injectable, Logger, Optional } from '@nestjs/common';
-import { type CallToolResult, type InputRequiredResult, isInputRequiredResult } from '@modelcontextprotocol/server';
+import { type CallToolResult, type InputRequiredResult, isInputRequiredResult, ProtocolError } from '@modelcontextprotocol/server';
 import { OBSERVER, type Observer } from '../common/observer.js';
 import { UserFacingError } from '../common/user-facing-error.js';
 import { ConnectedCalls } from './connected-calls.js';
@@ -11,7 +11,10 @@ import { NOTHING_SENT } from '../common/sentences.js';
 /**
  * The one place a tool call turns into an MCP result: it runs the Nest
  * pipeline (guards, interceptors, method) and turns every exception into an
- * isError result with a sentence for the model. In connected mode the call
+ * isError result with a sentence for the model — except a ProtocolError, which
+ * a tool throws only to refuse the request itself (SEP-2322: a requestState
+ * that fails verification where the tool rejects rather than asks again) and
+ * which therefore stays a JSON-RPC error. In connected mode the call
  * runs as its principal, and only once ConnectedCalls admitted it (a usable
  * grant covering the tool's scope).
  */
@@ -36,6 +39,10 @@ export class ToolDispatcher {
     try {
       result = await (this.connected?.enabled ? this.connected.run(call, invoke, args) : invoke());
     } catch (error) {
+      if (error instanceof ProtocolError) {
+        this.observer?.toolCall(tool.spec.name, 'error', (performance.now() - started) / 1000);
+        throw error;
+      }
       result = this.fail(tool, error);
     } finally {
       if (--this.inFlight === 0) {

@@ -144,7 +144,8 @@ export class ToolRegistry implements OnApplicationBootstrap {
     }
     if (this.config.connected) {
       // Several Google accounts per person: a tool that takes a property, page or resource may name the account; the default listing is untouched.
-      if ((spec.target ?? []).length > 0) {
+      // A tool over this server's own store (annotations) acts as no Google account.
+      if ((spec.target ?? []).length > 0 && !spec.closedWorld) {
         // Its answer names the account it acted as and the property it resolved to (PRODUCT.md §8d), for a page-URL tool too.
         const acted = { google_account: ActingAccountOut, ...('site_url' in spec.output.shape ? {} : { site_url: ResolvedPropertyOut }) };
         spec = { ...spec, input: spec.input.extend({ google_account: GoogleAccountArg }), output: spec.output.extend(acted) };
@@ -170,26 +171,38 @@ const TARGET_MEANS: Record<TargetKind, string> = {
   page: 'a page URL',
   pages: 'a list of page URLs',
   resource: 'the id of a Site Verification resource (which it fetches)',
+  annotation: 'the id of an annotation (which names its property)',
 };
 
 /**
  * The guard acts on a tool's declared target, never on an argument's name
  * alone; but the reserved names must not mean something else either, or an
  * argument called `id` would go unchecked where a reader expects the guard.
- * So a tool with a reserved argument declares its kind, and a declared kind has
+ * So a tool with a reserved argument declares one kind of it (`id` is either
+ * a Site Verification resource or an annotation), and a declared kind has
  * its argument: otherwise start-up stops, naming the tool.
  */
 export function checkTarget(spec: Pick<ToolSpec, 'name' | 'input' | 'target'>): void {
   const declared = new Set<TargetKind>(spec.target ?? []);
+  const kindsOf = new Map<string, TargetKind[]>();
   for (const [kind, arg] of Object.entries(TARGET_ARGS) as [TargetKind, string][]) {
+    kindsOf.set(arg, [...(kindsOf.get(arg) ?? []), kind]);
+  }
+  for (const [arg, kinds] of kindsOf) {
     const has = arg in spec.input.shape;
-    if (has && !declared.has(kind)) {
+    const chosen = kinds.filter((kind) => declared.has(kind));
+    if (has && chosen.length === 0) {
       throw new Error(
-        `Tool ${spec.name} has the argument "${arg}" but does not declare target '${kind}': SiteAccessGuard reserves "${arg}" for ${TARGET_MEANS[kind]}. Add '${kind}' to the target of its @Tool, or rename the argument.`,
+        `Tool ${spec.name} has the argument "${arg}" but does not declare target ${kinds.map((k) => `'${k}'`).join(' or ')}: SiteAccessGuard reserves "${arg}" for ${kinds.map((k) => TARGET_MEANS[k]).join(' or ')}. Add ${kinds.length > 1 ? 'one of them' : `'${kinds[0]}'`} to the target of its @Tool, or rename the argument.`,
       );
     }
-    if (!has && declared.has(kind)) {
-      throw new Error(`Tool ${spec.name} declares target '${kind}' but has no "${arg}" argument for it.`);
+    if (chosen.length > 1) {
+      throw new Error(`Tool ${spec.name} declares targets ${chosen.map((k) => `'${k}'`).join(' and ')}, but its "${arg}" is one of them.`);
+    }
+    for (const kind of chosen) {
+      if (!has) {
+        throw new Error(`Tool ${spec.name} declares target '${kind}' but has no "${arg}" argument for it.`);
+      }
     }
   }
 }

@@ -1,5 +1,6 @@
 import { SetMetadata } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
+import type { InputRequiredResult } from '@modelcontextprotocol/server';
 import type * as z from 'zod';
 import type { ApprovalPlan } from './approval/approval-plan.js';
 import type { TargetKindsOf, TargetOf, ToolCall } from './tool-call.js';
@@ -24,7 +25,7 @@ export interface ToolSpec<I extends z.ZodObject = z.ZodObject, O extends z.ZodOb
   /**
    * What SiteAccessGuard checks before the call and hands the method as
    * `call.target`: `site` (the site_url argument, a property), `page` (url),
-   * `pages` (urls), `resource` (id, a Site Verification resource). Only kinds
+   * `pages` (urls), `resource` (id, a Site Verification resource), `annotation` (id, an annotation). Only kinds
    * whose argument the input has type-check; a tool that has one of those
    * arguments and leaves its kind out fails at start-up.
    */
@@ -41,10 +42,21 @@ export interface ToolSpec<I extends z.ZodObject = z.ZodObject, O extends z.ZodOb
   readonly connectedOutput?: z.ZodObject;
   /** MCP Apps: the ui:// view a client that renders views shows this tool's result in (`_meta.ui.resourceUri`). */
   readonly view?: string;
+  /**
+   * Works on this server's own state store only (annotations): nothing reaches Google, so openWorldHint is
+   * false, and in connected mode it takes no google_account (it acts as no Google account).
+   */
+  readonly closedWorld?: true;
 }
 
-/** A tool method: arguments typed by the input schema, the target resolved by SiteAccessGuard. */
-export type ToolMethod<I extends z.ZodObject> = (args: z.infer<I>, call: ToolCall<TargetOf<I>>) => Promise<ToolOutput>;
+/**
+ * A tool method: arguments typed by the input schema, the target resolved by SiteAccessGuard. It answers, or
+ * (2026-07-28 multi-round requests; the SDK's legacy shim pushes them on 2025-11-25) asks the client for input first.
+ */
+export type ToolMethod<I extends z.ZodObject> = (
+  args: z.infer<I>,
+  call: ToolCall<TargetOf<I>>,
+) => Promise<ToolOutput | InputRequiredResult>;
 
 /** Marks a provider class whose methods carry @Tool declarations. */
 export const ToolProvider = DiscoveryService.createDecorator<void>();
@@ -71,6 +83,6 @@ export function annotationsFor(spec: ToolSpec) {
     readOnlyHint: spec.access === 'read',
     destructiveHint: spec.access === 'destructive',
     idempotentHint: spec.access === 'read' ? true : (spec.idempotent ?? false),
-    openWorldHint: true,
+    openWorldHint: !spec.closedWorld,
   };
 }

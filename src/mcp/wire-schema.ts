@@ -78,25 +78,34 @@ function strictInput(node: unknown): unknown {
  * answer and the field names say what the values mean, and which are there. Always looser than the zod schema
  * the server checks, so no result it sends can fail a client's validation.
  * The whole output schemas were two thirds of tools/list (28 of 42 KB).
+ *
+ * Three more things repeat what is already there: a choice is its `enum`
+ * alone (the values are strings; `"type": "string"` beside them repeats it),
+ * a list item whose fields are listed needs no `"type": "object"`, and a
+ * field every result carries as `true` (`untrusted`) is left to the result
+ * itself. That is how the three annotation tools fit PRODUCT.md §10.
  */
 function outline(node: Json, depth: number, itemOfList: boolean): Json {
   if (Array.isArray(node.anyOf)) {
     return { anyOf: (node.anyOf as Json[]).map((branch) => outline(branch, depth, itemOfList)) };
   }
   const out: Json = {};
-  if (node.type !== undefined) {
+  // A const of a string or number is an enum of one; Gemini's subset has enum only for those, so a true literal is just a boolean.
+  const choices = node.enum ?? (node.const !== undefined && typeof node.const !== 'boolean' ? [node.const] : undefined);
+  const listsFields = !!node.properties && (depth === 0 || (depth === 1 && itemOfList));
+  // An item whose fields are listed is an object: its "type" would repeat what "properties" says (the root keeps it: MCP requires it).
+  if (node.type !== undefined && !(choices && node.type === 'string') && !(itemOfList && listsFields)) {
     out.type = node.type;
   }
-  if (node.enum) {
-    out.enum = node.enum;
+  if (choices) {
+    out.enum = choices;
   }
-  // A const of a string or number is an enum of one; Gemini's subset has enum only for those, so a true literal is just a boolean.
-  if (node.const !== undefined && typeof node.const !== 'boolean') {
-    out.enum = [node.const];
-  }
-  if (node.properties && (depth === 0 || (depth === 1 && itemOfList))) {
+  if (listsFields) {
+    const required = new Set((node.required as string[] | undefined) ?? []);
     out.properties = Object.fromEntries(
-      Object.entries(node.properties as Record<string, Json>).map(([name, sub]) => [name, outline(sub, depth + 1, false)]),
+      Object.entries(node.properties as Record<string, Json>)
+        .filter(([name, sub]) => !(depth === 0 && required.has(name) && sub.const === true))
+        .map(([name, sub]) => [name, outline(sub, depth + 1, false)]),
     );
   }
   if (node.items && typeof node.items === 'object') {

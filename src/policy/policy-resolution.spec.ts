@@ -42,6 +42,7 @@ describe('resolvePolicy', () => {
       decidedBy: 'server',
       tools: new Set(everything.map((t) => t.name)),
       sites: ['sc-domain:corp.example'],
+      annotations: 'shared',
     });
   });
 
@@ -102,7 +103,7 @@ describe('resolvePolicy', () => {
 
   it('no matching rule means no tools and no sites', () => {
     const access = resolvePolicy(policy, caller({ principal: 'mallory@other.example', groups: ['eng'] }), server);
-    expect(access).toEqual({ rule: undefined, decidedBy: 'no_match', tools: new Set(), sites: [] });
+    expect(access).toEqual({ rule: undefined, decidedBy: 'no_match', tools: new Set(), sites: [], annotations: 'shared' });
     expect(isPropertyAllowed('sc-domain:corp.example', access.sites!)).toBe(false);
   });
 
@@ -112,6 +113,22 @@ describe('resolvePolicy', () => {
     expect(ro.tools.has('delete_site')).toBe(false);
     const denied = selectTools(declared, { readOnly: false, denyTools: parseToolPatterns('GSC_DENY_TOOLS', 'submit_*')! }).registered;
     expect(resolvePolicy(policy, caller({ groups: ['seo'] }), { registered: denied }).tools.has('submit_sitemap')).toBe(false);
+  });
+
+  it("carries the rule's annotations mode, shared when the rule does not say", () => {
+    const p = parsePolicy(
+      {
+        rules: [
+          { principals: ['carol@agency.example'], tools: ['*'], annotations: 'own' },
+          { groups: ['leads'], tools: ['*'], annotations: 'admin' },
+          { groups: ['seo'], tools: ['essential'] },
+        ],
+      },
+      'policy',
+    );
+    expect(resolvePolicy(p, caller({ principal: 'carol@agency.example', groups: ['leads'] }), server).annotations).toBe('own');
+    expect(resolvePolicy(p, caller({ groups: ['leads'] }), server).annotations).toBe('admin');
+    expect(resolvePolicy(p, caller({ groups: ['seo'] }), server).annotations).toBe('shared');
   });
 
   it('a rule without sites has the server-wide sites; a server without a list has the rule sites', () => {

@@ -1,7 +1,7 @@
 import { patternMatches } from '../config/tool-patterns.js';
 import type { ToolDeclaration } from './tool-declaration.js';
 import { isPropertyAllowed } from '../property/site-allowlist.js';
-import type { Policy, PolicyRule } from '../config/policy-file.js';
+import type { AnnotationMode, Policy, PolicyRule } from '../config/policy-file.js';
 import type { Caller } from '../identity/caller.js';
 import { canonicalPrincipal } from '../common/principal-name.js';
 
@@ -21,6 +21,8 @@ export interface Access {
   readonly sites?: readonly string[];
   /** The rule whose "sites" narrowed those properties, and the policy file it is in: where an operator widens them. */
   readonly sitesRule?: { readonly number: number; readonly source: string };
+  /** What this caller does with annotations (the rule's "annotations"; `shared` without a policy). */
+  readonly annotations: AnnotationMode;
 }
 
 /**
@@ -37,11 +39,12 @@ export function resolvePolicy(policy: Policy | undefined, caller: Caller, server
       decidedBy: 'server',
       tools: new Set(server.registered.map((t) => t.name).sort()),
       sites: server.allowedSites,
+      annotations: 'shared',
     };
   }
   const rule = matchingRule(policy, caller);
   if (!rule) {
-    return { rule: undefined, decidedBy: 'no_match', tools: new Set(), sites: [] };
+    return { rule: undefined, decidedBy: 'no_match', tools: new Set(), sites: [], annotations: 'shared' };
   }
   return {
     rule: rule.number,
@@ -49,6 +52,7 @@ export function resolvePolicy(policy: Policy | undefined, caller: Caller, server
     tools: toolsOf(rule, server.registered),
     sites: intersectSites(rule.sites, server.allowedSites),
     ...(rule.sites ? { sitesRule: { number: rule.number, source: policy.source } } : {}),
+    annotations: rule.annotations ?? 'shared',
   };
 }
 

@@ -41,7 +41,8 @@ describe('toSitemapOut', () => {
       warnings: 3,
       errors: 1,
       contents: [
-        { type: 'web', submitted: 120, indexed: 0 },
+        // indexed is Google's deprecated field ("do not use"): no figure, whatever Google sent.
+        { type: 'web', submitted: 120 },
         { type: 'image', submitted: 4 },
       ],
     });

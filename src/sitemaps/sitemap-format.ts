@@ -18,13 +18,11 @@ export const SitemapSchema = z.object({
   last_downloaded: z.string().optional(),
   warnings: z.number(),
   errors: z.number(),
-  contents: z.array(
-    z.object({
-      type: z.string(),
-      submitted: z.number(),
-      indexed: z.number().optional().describe('Deprecated by Google; not a reliable indexed count.'),
-    }),
-  ),
+  // Google's contents[].indexed is "Deprecated; do not use" (value N/A) in its reference
+  // (https://developers.google.com/webmaster-tools/v1/sitemaps): whether it is sent as "0" or left out,
+  // it is no figure, so it is never passed on as one. How many of a sitemap's URLs are indexed is
+  // what inspect_url / inspect_urls say per URL.
+  contents: z.array(z.object({ type: z.string(), submitted: z.number().describe('URLs of this content type listed in it.') })),
 });
 
 export type SitemapOut = z.infer<typeof SitemapSchema>;
@@ -48,11 +46,7 @@ export function toSitemapOut(s: searchconsole_v1.Schema$WmxSitemap): SitemapOut 
     ...(s.lastDownloaded ? { last_downloaded: s.lastDownloaded } : {}),
     warnings: toCount(s.warnings),
     errors: toCount(s.errors),
-    contents: (s.contents ?? []).map((c) => ({
-      type: c.type ?? 'web',
-      submitted: toCount(c.submitted),
-      ...(c.indexed !== undefined && c.indexed !== null ? { indexed: toCount(c.indexed) } : {}),
-    })),
+    contents: (s.contents ?? []).map((c) => ({ type: c.type ?? 'web', submitted: toCount(c.submitted) })),
   };
 }
 

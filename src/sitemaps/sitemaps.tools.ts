@@ -53,7 +53,7 @@ export class SitemapsTools {
   @Tool({
     name: 'list_sitemaps',
     title: 'List sitemaps',
-    description: "A property's sitemaps with status and counts; sitemap_index lists an index's children.",
+    description: "A property's sitemaps, status and counts; sitemap_index: an index's children.",
     input: ListInput,
     target: ['site'],
     output: z.object({

@@ -30,7 +30,7 @@ export class SitesTools {
   @Tool({
     name: 'list_sites',
     title: 'List properties',
-    description: 'The Search Console properties this server can use, with permission levels.',
+    description: 'Search Console properties this server can use, with permission levels.',
     input: NoArgs,
     output: ListSitesOut,
     // Connected mode: the union over the person's Google accounts, each entry naming its account.
@@ -107,7 +107,8 @@ export class SitesTools {
   @Tool({
     name: 'delete_site',
     title: 'Remove property',
-    description: 'Remove a property from this account; its performance history is no longer available. Asks a person first.',
+    description:
+      "Remove a property from this account's list: the account stops seeing its data. Google says it can be added back later. Asks a person first.",
     input: SiteInput,
     target: ['site'],
     output: z.object({ site_url: z.string(), deleted: z.boolean() }),
@@ -119,7 +120,7 @@ export class SitesTools {
   async deleteSite(_args: unknown, call: ToolCall<TargetOf<typeof SiteInput>>): Promise<ToolOutput> {
     const { site } = call.target;
     await this.sites.delete(site);
-    return toolOutput({ site_url: site, deleted: true }, `Removed ${site} from Search Console.`);
+    return toolOutput({ site_url: site, deleted: true }, `Removed ${site} from this account's Search Console properties. ${READD}`);
   }
 
   @Tool({
@@ -152,13 +153,31 @@ export class SitesTools {
   }
 }
 
+/**
+ * What removing a property costs, as Google documents it and no more. Search Console Help, "Remove a property"
+ * (https://support.google.com/webmasters/answer/9357768): you stop receiving its notifications and cannot see any of
+ * its information or settings; with other verified owners left, the only effect is that it leaves your list; if you
+ * are its last verified owner, every user loses access; you regain access by adding the same property again and
+ * clicking Verify while your verification token is still in place. "Property Settings page"
+ * (https://support.google.com/webmasters/answer/7687465): "Remove a property from your list, with the option of adding
+ * it back later (in most cases)… You can regain access to the property by adding it back without the need for
+ * verification (as long as the property still has one verified owner)." Neither page says the data is deleted, nor
+ * that a re-added property starts empty — the wording of spec/asking-a-person.txt ("roughly 16 months of performance
+ * history. Re-adding starts empty") goes further than Google's pages, so it is not said here.
+ */
+const REMOVAL_COST =
+  "This account stops seeing the property's data and notifications, and if it is the last verified owner every user of the property loses access; " +
+  "Google's help says it can be added back later, without verifying again while a verified owner remains, and does not say its data is deleted.";
+const READD =
+  "This account no longer sees its data or notifications. Google's help says it can be added back (add_site), without verifying again while the property keeps a verified owner.";
+
 function describeDeleteSite(_args: unknown, { site }: TargetOf<typeof SiteInput>, actor?: string): ApprovalPlan {
   const acting = actingPart(actor);
   return {
     target: site,
     ...(acting.effect.length ? { effect: acting.effect.join('\n') } : {}),
     summary: `This will remove ${site} from Search Console for this account.`,
-    cost: 'Roughly 16 months of performance history stop being available here, and re-adding the property starts empty.',
+    cost: REMOVAL_COST,
     supplied: acting.supplied,
     action: `remove ${site} from Search Console`,
   };

@@ -172,6 +172,11 @@ export class RedisStateStore implements StateStore {
     return toEntries(await this.command('XREVRANGE', this.key(stream), end, '-', ...count));
   }
 
+  async removeEntry(stream: string, id: string): Promise<boolean> {
+    checkName(stream, 'stream');
+    return Number(await this.command('XDEL', this.key(stream), entryId(id))) === 1;
+  }
+
   async ping(): Promise<void> {
     await this.command('PING');
   }

@@ -70,6 +70,8 @@ function prepareStatements(db: DatabaseSync) {
        ON CONFLICT (name) DO UPDATE SET last_ms = excluded.last_ms, last_seq = excluded.last_seq, length = excluded.length, expires_at = excluded.expires_at`,
     ),
     insertEntry: db.prepare('INSERT INTO entries (stream, ms, seq, value) VALUES (?, ?, ?, ?)'),
+    removeEntry: db.prepare('DELETE FROM entries WHERE stream = ? AND ms = ? AND seq = ?'),
+    shorten: db.prepare('UPDATE streams SET length = length - 1 WHERE name = ?'),
     // Drops the ?2 oldest entries: the work is proportional to what goes, not to what stays.
     trim: db.prepare(
       `DELETE FROM entries WHERE stream = ?1 AND (ms, seq) <=
@@ -247,6 +249,19 @@ export class SqliteStateStore implements StateStore {
       return [];
     }
     return this.run(false, (s, now) => toEntries(s.readBefore.all(stream, now, ms, seq, limit ?? -1)));
+  }
+
+  async removeEntry(stream: string, id: string): Promise<boolean> {
+    checkName(stream, 'stream');
+    const [ms, seq] = parseEntryId(id);
+    return this.transaction((s, now) => {
+      // An expired stream's leftovers are gone already, as far as readers can tell.
+      if (!s.stream.get(stream, now) || s.removeEntry.run(stream, ms, seq).changes !== 1) {
+        return false;
+      }
+      s.shorten.run(stream);
+      return true;
+    });
   }
 
   async ping(): Promise<void> {

@@ -326,12 +326,32 @@ describe.each(subjects)('StateStore contract on %s', (_name, make) => {
       expect(await store.read(fresh('never-written'))).toEqual([]);
     });
 
+    it('removes one entry by id, for every handle; the rest, later ids and the bound are unaffected', async () => {
+      const stream = fresh('remove');
+      const ids = await store.appendMany(stream, ['a', 'b', 'c']);
+      expect(await sibling.removeEntry(stream, ids[1])).toBe(true);
+      expect(await store.removeEntry(stream, ids[1])).toBe(false); // already gone: one remover wins
+      expect(await store.removeEntry(stream, '1-0')).toBe(false); // never there
+      expect(await store.removeEntry(fresh('never-written'), ids[0])).toBe(false);
+      expect(await store.read(stream)).toEqual([
+        { id: ids[0], value: 'a' },
+        { id: ids[2], value: 'c' },
+      ]);
+      const next = await store.append(stream, 'd', { maxLength: 3 });
+      expect(compareEntryIds(next, ids[2])).toBeGreaterThan(0);
+      // Three entries left after the removal and the append: the bound counts what is there, so nothing was trimmed.
+      expect((await sibling.read(stream)).map((e) => e.value)).toEqual(['a', 'c', 'd']);
+      await store.append(stream, 'e', { maxLength: 3 });
+      expect((await sibling.read(stream)).map((e) => e.value)).toEqual(['c', 'd', 'e']);
+    });
+
     it('refuses ids that are not stream entry ids', async () => {
       const stream = fresh('bad-id');
       await store.append(stream, 'a');
       for (const bad of ['', 'abc', '12', '1-2-3', '-1-0', '(1-0', '+', '1e3-0']) {
         await expect(store.read(stream, { after: bad })).rejects.toThrow(RangeError);
         await expect(store.readLatest(stream, { before: bad })).rejects.toThrow(RangeError);
+        await expect(store.removeEntry(stream, bad)).rejects.toThrow(RangeError);
       }
     });
   });
@@ -352,6 +372,7 @@ describe.each(subjects)('StateStore contract on %s', (_name, make) => {
       () => other.store.append('s', 'x'),
       () => other.store.read('s'),
       () => other.store.readLatest('s'),
+      () => other.store.removeEntry('s', '1-0'),
     ];
     for (const operation of operations) {
       const error = await operation().catch((e: unknown) => e);

@@ -55,6 +55,11 @@ export interface StateStore {
   read(stream: string, options?: { after?: string; limit?: number }): Promise<StreamEntry[]>;
   /** Newest first, entries strictly before `before`, at most `limit` (all when unset); for paging back through history. */
   readLatest(stream: string, options?: { before?: string; limit?: number }): Promise<StreamEntry[]>;
+  /**
+   * Removes one entry of a stream (Redis XDEL); true when it was there. The other entries, their ids and the
+   * stream's expiry stay as they were, and later ids keep growing past the removed one.
+   */
+  removeEntry(stream: string, id: string): Promise<boolean>;
   /** Throws StateUnavailableError when the store cannot be reached. */
   ping(): Promise<void>;
   /** Idempotent; later operations throw StateUnavailableError. */

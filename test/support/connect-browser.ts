@@ -35,6 +35,8 @@ export interface ConnectInBrowserOptions {
   readonly browser?: Browser;
   /** The screenshot's file name (without .png) under test-artifacts/connect/. */
   readonly screenshot?: string;
+  /** Also a screenshot of the consent page, once the account is chosen and the scopes unticked, before answering it. */
+  readonly consentScreenshot?: string;
 }
 
 export interface ConnectInBrowserResult {
@@ -48,6 +50,8 @@ export interface ConnectInBrowserResult {
   readonly steps: readonly ('login' | 'consent')[];
   /** The scopes the consent page offered (empty when it never appeared). */
   readonly offeredScopes: readonly string[];
+  /** The consent page's visible text just before it was answered ('' when it never appeared). */
+  readonly consentText: string;
   /** Path of the screenshot of the final page. */
   readonly screenshot: string;
 }
@@ -66,12 +70,24 @@ export async function connectInBrowser(url: string, options: ConnectInBrowserOpt
     let last = await page.goto(url);
     const steps: ('login' | 'consent')[] = [];
     let offeredScopes: string[] = [];
+    let consentText = '';
     for (let i = 0; i < MAX_STEPS; i++) {
       if (await page.locator(CONSENT_FORM).count()) {
         offeredScopes = await page
           .locator(`${CONSENT_FORM} input[name="scope"]`)
           .evaluateAll((inputs) => inputs.map((input) => (input as unknown as { value: string }).value));
-        last = await submit(page, () => consent(page, options));
+        last = await submit(page, async () => {
+          await choose(page, options);
+          consentText = (await page.locator('body').innerText()).trim();
+          if (options.consentScreenshot) {
+            mkdirSync(CONNECT_ARTIFACTS, { recursive: true });
+            await page.screenshot({ path: join(CONNECT_ARTIFACTS, `${options.consentScreenshot}.png`), fullPage: true });
+          }
+          await page
+            .locator(CONSENT_FORM)
+            .getByRole('button', { name: options.deny ? 'Cancel' : 'Allow', exact: true })
+            .click();
+        });
         steps.push('consent');
         continue;
       }
@@ -97,6 +113,7 @@ export async function connectInBrowser(url: string, options: ConnectInBrowserOpt
       url: page.url(),
       steps,
       offeredScopes,
+      consentText,
       screenshot,
     };
   } finally {
@@ -119,7 +136,8 @@ async function submit(page: Page, act: () => Promise<void>): Promise<Response | 
   return response;
 }
 
-async function consent(page: Page, options: ConnectInBrowserOptions): Promise<void> {
+/** On the consent page: the account and the scopes, as told; answering it is the caller's. */
+async function choose(page: Page, options: ConnectInBrowserOptions): Promise<void> {
   const form = page.locator(CONSENT_FORM);
   if (options.googleUser !== undefined) {
     const account = form.locator(`input[name="user"][value="${cssString(options.googleUser)}"]`);
@@ -138,7 +156,6 @@ async function consent(page: Page, options: ConnectInBrowserOptions): Promise<vo
     }
     await box.uncheck();
   }
-  await form.getByRole('button', { name: options.deny ? 'Cancel' : 'Allow', exact: true }).click();
 }
 
 /** The login form's field for the person, when the page shows one. */

@@ -133,7 +133,15 @@ export function linkClientHttp(url: string, options: LinkClientOptions): Promise
 
 /** The official client of the revision, spawning the built server over stdio. */
 export function linkClientStdio(env: Record<string, string>, options: LinkClientOptions): Promise<LinkClient> {
-  const params = { command: process.execPath, args: [MAIN], env: isolatedEnv(env), stderr: 'pipe' as const };
+  return linkClientSpawning({ command: process.execPath, args: [MAIN], env: isolatedEnv(env) }, options);
+}
+
+/** The same, spawning what a client's configuration names ("command", "args", "env" of an mcpServers entry). */
+export function linkClientSpawning(
+  server: { command: string; args: string[]; env: Record<string, string> },
+  options: LinkClientOptions,
+): Promise<LinkClient> {
+  const params = { ...server, stderr: 'pipe' as const };
   const transport = options.revision === '2026-07-28' ? new V2StdioTransport(params) : new V1StdioTransport(params);
   return linkClient(transport, options);
 }

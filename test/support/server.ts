@@ -1,6 +1,7 @@
 import type { INestApplication, Type } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
+import { optionalModules } from '../../src/app.module.js';
 import { StderrLogger } from '../../src/common/stderr-logger.js';
 import { loadConfig } from '../../src/config/config.js';
 import { SearchConsoleMcpModule } from '../../src/search-console-mcp.module.js';
@@ -25,7 +26,9 @@ export async function startInProcess(
   extraModules: Type[] = [],
 ): Promise<InProcessServer> {
   const config = loadConfig(isolatedEnv({ GSC_HTTP_PORT: '0', ...env }), { forceHttp: true });
-  let builder = Test.createTestingModule({ imports: [SearchConsoleMcpModule.forConfig(config), ...extraModules] });
+  // As startHttpServer does: what configuration switches on (the conformance fixtures) is imported too.
+  const optional = await optionalModules(config);
+  let builder = Test.createTestingModule({ imports: [SearchConsoleMcpModule.forConfig(config, optional), ...extraModules] });
   for (const [token, value] of overrides) {
     builder = builder.overrideProvider(token).useValue(value);
   }

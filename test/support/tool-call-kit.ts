@@ -13,6 +13,8 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { from, lastValueFrom } from 'rxjs';
+import { AnnotationsService } from '../../src/annotations/annotations.service.js';
+import { AnnotationsTools } from '../../src/annotations/annotations.tools.js';
 import { loadSettings, type Config } from '../../src/config/config.js';
 import { FakeGoogle } from '../../src/google/google-service.fake.js';
 import { ApprovalInterceptor } from '../../src/mcp/approval/approval.interceptor.js';
@@ -101,6 +103,7 @@ export class ToolCallKit {
       new SitemapsTools(new SitemapsService(this.google.service)),
       new VerificationTools(verification),
       new InspectionTools(inspection),
+      new AnnotationsTools(new AnnotationsService(this.store, this.clock), this.trail),
     ]) {
       const prototype = Object.getPrototypeOf(instance) as Record<string, (args: unknown, call: unknown) => Promise<unknown>>;
       for (const name of Object.getOwnPropertyNames(prototype)) {

@@ -37,6 +37,8 @@ export const AUDIT_EVENTS = [
   'principal_refused',
   // The connect pages (started, completed, denied at Google, sign-in cancelled, wrong browser, wrong person): accounts/connect-events.ts.
   ...CONNECT_PAGE_EVENTS,
+  // An annotation (PRODUCT.md §5e) deleted through delete_annotation or DELETE /admin/annotations; target_principal is its author when someone else deleted it.
+  'annotation_deleted',
 ] as const;
 export type AuditEvent = (typeof AUDIT_EVENTS)[number];
 

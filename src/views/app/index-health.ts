@@ -103,12 +103,7 @@ function urlTable(batch: Batch, quotaBox: HTMLElement): HTMLElement {
       el('td', {}, r.error ? el('span', { class: 'badge fail' }, 'error') : verdictBadge(r.verdict)),
       el('td', {}, r.error ?? r.coverage_state ?? '—'),
       el('td', {}, r.last_crawl_time ? r.last_crawl_time.replace('T', ' ').replace(/\.\d+Z$|Z$/, ' UTC') : '—'),
-      el(
-        'td',
-        { class: 'canonical' },
-        r.google_canonical ? el('span', { class: 'badge warn' }, 'mismatch') : 'same',
-        r.google_canonical ? el('span', { class: 'small' }, ` Google chose ${r.google_canonical}`) : null,
-      ),
+      el('td', { class: 'canonical' }, ...canonicalCell(r)),
       cell,
     );
   });
@@ -135,6 +130,38 @@ function urlTable(batch: Batch, quotaBox: HTMLElement): HTMLElement {
     batch.not_inspected.length ? notice(`Not inspected (${batch.stop_reason ?? 'stopped'}): ${batch.not_inspected.join(', ')}`) : null,
     inspected.length ? check : null,
   );
+}
+
+/**
+ * inspect_urls names google_canonical only when Google chose another URL. Without it, an indexed URL (verdict
+ * PASS) is its own canonical; any other has none, since Google selects a canonical only for what it indexes
+ * (inspect_url then says "Canonical: none reported") — so a 404 is never "same".
+ */
+function canonicalCell(r: Condensed): (HTMLElement | string)[] {
+  if (r.error) {
+    return ['—'];
+  }
+  if (r.google_canonical) {
+    return [el('span', { class: 'badge warn' }, 'mismatch'), el('span', { class: 'small' }, ` Google chose ${r.google_canonical}`)];
+  }
+  return r.verdict === 'PASS'
+    ? ['same']
+    : [el('span', { class: 'muted', title: 'Google selects a canonical only for URLs it indexes' }, 'none')];
+}
+
+/**
+ * The URLs a sitemap lists. contents[] has one entry per content type, each counting the sitemap's URLs of that
+ * type, so a news sitemap's pages appear under web and again under news: the pages are the web count (else the
+ * largest), and the other types are said beside it, never added to it.
+ */
+function sitemapUrls(s: Sitemap): (HTMLElement | string)[] {
+  if (!s.contents.length) {
+    return ['—'];
+  }
+  const web = s.contents.find((c) => c.type === 'web');
+  const pages = web?.submitted ?? Math.max(...s.contents.map((c) => c.submitted));
+  const others = s.contents.filter((c) => c !== web).map((c) => `${c.type} ${count(c.submitted)}`);
+  return [count(pages), others.length && web ? el('span', { class: 'small' }, ` (${others.join(', ')})`) : ''];
 }
 
 async function checkRichResults(
@@ -204,7 +231,7 @@ function sitemapTable(list: Sitemaps): HTMLElement {
           el('td', {}, s.last_downloaded?.slice(0, 10) ?? 'never'),
           el('td', { class: 'num' }, s.errors ? el('span', { class: 'badge fail' }, count(s.errors)) : '0'),
           el('td', { class: 'num' }, s.warnings ? el('span', { class: 'badge warn' }, count(s.warnings)) : '0'),
-          el('td', { class: 'num' }, count(s.contents.reduce((n, c) => n + c.submitted, 0))),
+          el('td', { class: 'num' }, ...sitemapUrls(s)),
         ),
       ),
     ),
