@@ -178,12 +178,7 @@ async function arrangePerson(
   const form = await linkClientHttp(server.url, {
     revision,
     headers,
-    choose: (request) => {
-      // The chooser lists each account with its permission level (a titled single-select: oneOf of const + title).
-      const field = (request.requestedSchema as { properties: { google_account: { oneOf: { const: string }[] } } }).properties
-        .google_account;
-      return chooseNext(field.oneOf.map((o) => o.const));
-    },
+    choose: (offered) => chooseNext(offered.map((o) => o.email)),
   });
   return { principal, form, token: await connectHttp(server.url, { revision }, headers) };
 }
