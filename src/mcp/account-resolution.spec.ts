@@ -1,4 +1,7 @@
-import { describe, expect, it } from '@jest/globals';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from '@jest/globals';
 import {
   CLIENT_CAPABILITIES_META_KEY,
   type InputRequiredResult,
@@ -9,7 +12,7 @@ import {
 import type { ConnectRequests } from '../accounts/connect-requests.js';
 import type { Config } from '../config/config.js';
 import type { ConnectedGrant } from '../google/connected-accounts.js';
-import type { StateStore } from '../state/state-store.js';
+import { SqliteStateStore } from '../state/sqlite-state-store.js';
 import { AccountResolution, type Resolution } from './account-resolution.js';
 import type { AccountSite, AccountSites } from './account-sites.js';
 import { ToolCall } from './tool-call.js';
@@ -36,6 +39,10 @@ const SEES: Record<string, AccountSite[]> = {
   ],
 };
 
+/** Each subject's own state store (rounds and the accounts used before), the real one over SQLite. */
+const stores: SqliteStateStore[] = [];
+afterAll(() => Promise.all(stores.map((s) => s.close())));
+
 function subject(
   grants: ConnectedGrant[] = [ALICE, BOB],
   failing?: string,
@@ -43,7 +50,6 @@ function subject(
   cache: Record<string, AccountSite[]> = {},
 ) {
   const looked: string[] = [];
-  const kept = new Map<string, string>();
   const cached = new Map(Object.entries(cache));
   const sites = {
     grantsOf: () => Promise.resolve(grants),
@@ -63,14 +69,10 @@ function subject(
   const requests = {
     create: () => Promise.resolve({ url: 'http://127.0.0.1:9/connect/google?request=abc', expiresAt: new Date('2026-12-03T10:00:00Z') }),
   } as unknown as ConnectRequests;
-  const store = {
-    get: (k: string) => Promise.resolve(kept.get(k)),
-    put: (k: string, v: string) => Promise.resolve(void kept.set(k, v)),
-    delete: (k: string) => Promise.resolve(void kept.delete(k)),
-    claim: (k: string) => Promise.resolve(kept.has(k) ? false : (kept.set(k, '1'), true)),
-  } as unknown as StateStore;
+  const store = new SqliteStateStore(mkdtempSync(join(tmpdir(), 'gsc-account-resolution-')));
+  stores.push(store);
   const resolution = new AccountResolution({ elicitation: true } as unknown as Config, sites, requests, store);
-  return { resolution, looked, kept };
+  return { resolution, looked };
 }
 
 function callOf(
@@ -304,16 +306,23 @@ describe('AccountResolution', () => {
     await expect(resolution.resolve(callOf(spec), { site_url: 'https://blog.example.net/' }, [])).rejects.toThrow(/bob@example\.net/);
     expect(chosen(await resolution.resolve(callOf(spec), { site_url: 'sc-domain:example.com' }, []))).toBe(ALICE.googleEmail);
   });
-  it('the resolution names the property it resolved to (for a page, the one it belongs to)', async () => {
+  it('the resolution names the property it resolved to (for a page, the one it belongs to) and the level the account has on it', async () => {
     const { resolution } = subject();
     const page = await resolution.resolve(
       callOf({ name: 'request_indexing', target: ['page'] }),
       { url: 'https://Shop.example.com/job?id=1#x' },
       [],
     );
-    expect(page).toMatchObject({ grant: ALICE, property: 'sc-domain:example.com' });
+    expect(page).toMatchObject({ grant: ALICE, property: 'sc-domain:example.com', permissionLevel: 'siteOwner' });
     const site = await resolution.resolve(callOf({ name: 'get_site', target: ['site'] }), { site_url: 'HTTPS://BLOG.EXAMPLE.NET' }, []);
-    expect(site).toMatchObject({ grant: BOB, property: 'https://blog.example.net/' });
+    expect(site).toMatchObject({ grant: BOB, property: 'https://blog.example.net/', permissionLevel: 'siteOwner' });
+    // Named: the level of the named account, not of another that holds it too.
+    const named = await resolution.resolve(
+      callOf({ name: 'get_site', target: ['site'] }),
+      { site_url: 'https://www.example.com/', google_account: BOB.googleEmail },
+      [],
+    );
+    expect(named).toMatchObject({ grant: BOB, permissionLevel: 'siteRestrictedUser' });
   });
 
   it('a page whose most specific property both accounts have is asked about, naming the page and that property', async () => {

@@ -4,13 +4,10 @@ import { ConnectRequests } from '../accounts/connect-requests.js';
 import { inert } from '../common/inert-text.js';
 import { CONFIG, type Config } from '../config/config.js';
 import type { ConnectedGrant } from '../google/connected-accounts.js';
-import { verificationSiteToProperty } from '../property/property.js';
-import { matchProperty, parsePropertyQuery, type PropertyMatch, type PropertySubject } from '../property/property-match.js';
-import { decodeResourceId } from '../property/resource-id.js';
-import { isPropertyAllowed } from '../property/site-allowlist.js';
+import { matchProperty, type PropertyMatch, type PropertySubject } from '../property/property-match.js';
 import { STATE_STORE } from '../state/state.module.js';
 import type { StateStore } from '../state/state-store.js';
-import { AccountMemory, hostKey, propertyKey } from './account-memory.js';
+import { AccountMemory } from './account-memory.js';
 import { type AccountSiteList, AccountSites } from './account-sites.js';
 import {
   type AskReason,
@@ -25,6 +22,7 @@ import {
 } from './account-texts.js';
 import { whyNoDialog } from './approval/approval-flow.js';
 import { CallRounds, type Round } from './call-rounds.js';
+import { memoryKeys, type Subject, subjectOf, whatOf } from './call-subject.js';
 import { clientCapabilities } from './client-capabilities.js';
 import { grantCovers } from './granted-scopes.js';
 import type { ToolCall } from './tool-call.js';
@@ -42,21 +40,16 @@ export const ACCOUNT_KEY = 'google_account';
  * offered (remembered for the round that answers it).
  */
 export type Resolution =
-  | { readonly grant: ConnectedGrant; readonly property?: string; readonly cached: boolean; readonly chosen?: string }
+  | {
+      readonly grant: ConnectedGrant;
+      readonly property?: string;
+      /** The account's level on that property, as its sites.list said (unknown for add_site and a resource no property names). */
+      readonly permissionLevel?: string;
+      readonly cached: boolean;
+      readonly chosen?: string;
+    }
   | { readonly refused: true }
   | { readonly answer: CallToolResult | InputRequiredResult; readonly offered?: readonly string[] };
-
-/**
- * What a call's arguments name at Google: a property or a page, matched over
- * the accounts' sites.list by the one rule (property-match.ts); a property
- * add_site creates; a Site Verification resource (and the property its site
- * maps to, when it maps to one); or arguments the guard refuses.
- */
-export type Subject =
-  | PropertySubject
-  | { readonly kind: 'new'; readonly property: string }
-  | { readonly kind: 'resource'; readonly id: string; readonly property?: string }
-  | { readonly kind: 'refused' };
 
 /** Every account's sites.list, matched; the lookups that failed, by account (userinfo `sub`). */
 interface Matched {
@@ -126,7 +119,7 @@ export class AccountResolution {
 
   /** undefined: the tool takes no property, so no one account is chosen (it runs over every account). */
   async resolve(call: ToolCall, args: Record<string, unknown>, connectScopes: string[], round?: Round): Promise<Resolution | undefined> {
-    const subject = this.subjectOf(call, args);
+    const subject = subjectOf(call, args, this.config.siteUrl);
     if (!subject || subject.kind === 'refused') {
       return subject && { refused: true };
     }
@@ -134,14 +127,21 @@ export class AccountResolution {
     const named = typeof args.google_account === 'string' ? args.google_account.trim() : '';
     if (named) {
       const grant = grants.find((g) => g.googleEmail.toLowerCase() === named.toLowerCase());
-      return grant ? this.named(call, subject, grants, grant) : { answer: errorResult(unknownAccountText(call.tool.spec.name, named, grants)) };
+      return grant
+        ? this.named(call, subject, grants, grant)
+        : { answer: errorResult(unknownAccountText(call.tool.spec.name, named, grants)) };
     }
     const found = await this.candidates(call, subject, grants, connectScopes);
     if ('answer' in found) {
       return found;
     }
     const { offers, property, keys } = found;
-    const chose = (offer: Offer): Resolution => ({ grant: offer.grant, property, cached: false, chosen: offer.grant.googleSub });
+    const acts = (offer: Offer) => ({
+      grant: offer.grant,
+      property,
+      ...(offer.permissionLevel ? { permissionLevel: offer.permissionLevel } : {}),
+    });
+    const chose = (offer: Offer): Resolution => ({ ...acts(offer), cached: false, chosen: offer.grant.googleSub });
     // A later round of this very call (the approval dialog of a guarded tool): the account chosen in an earlier one.
     const before = round?.chosen === undefined ? undefined : offers.find((o) => o.grant.googleSub === round.chosen);
     if (before) {
@@ -162,7 +162,7 @@ export class AccountResolution {
     }
     if (offers.length === 1 && found.reason.kind !== 'gone') {
       await this.memory.remember(offers[0].grant, keys);
-      return { grant: offers[0].grant, property, cached: offers[0].cached ?? false };
+      return { ...acts(offers[0]), cached: offers[0].cached ?? false };
     }
     return this.ask(call, found);
   }
@@ -196,7 +196,8 @@ export class AccountResolution {
     }
     if (match.kind === 'match') {
       await this.memory.remember(grant, memoryKeys(subject, match.property));
-      return { grant, property: match.property, cached: lists.find((l) => l.grant === grant)?.cached ?? false };
+      const cached = lists.find((l) => l.grant === grant)?.cached ?? false;
+      return { grant, property: match.property, permissionLevel: match.permissionLevel, cached };
     }
     const elsewhere = match.kind === 'none' ? match.elsewhere.map((h) => h.email) : [];
     const what = subject.kind === 'page' ? subject.page.href : subject.property;
@@ -337,69 +338,23 @@ export class AccountResolution {
       offered: offers.map((o) => o.grant.googleSub),
     };
   }
-
-  /**
-   * What the arguments name, parsed and checked against the caller's
-   * properties (parsePropertyQuery) before any account is looked up. A tool
-   * taking a list of pages names its property by site_url (inspect_urls): a
-   * list alone names no one property.
-   */
-  private subjectOf(call: ToolCall, args: Record<string, unknown>): Subject | undefined {
-    const kinds = new Set(call.tool.spec.target ?? []);
-    // No property, one that does not parse, or one outside the allowlist: SiteAccessGuard refuses it before anything is sent.
-    const refused = { kind: 'refused' } as const;
-    if (kinds.has('site')) {
-      const given = typeof args.site_url === 'string' && args.site_url.trim() ? args.site_url : undefined;
-      const raw = given ?? (call.tool.spec.newProperty ? undefined : this.config.siteUrl);
-      const parsed = raw === undefined ? refused : parsePropertyQuery({ siteUrl: raw }, call.sites);
-      if (parsed.kind !== 'site') {
-        return refused;
-      }
-      return call.tool.spec.newProperty ? { kind: 'new', property: parsed.property } : parsed;
-    }
-    if (kinds.has('page')) {
-      const parsed = typeof args.url === 'string' ? parsePropertyQuery({ pageUrl: args.url }, call.sites) : refused;
-      return parsed.kind === 'page' ? parsed : refused;
-    }
-    if (kinds.has('resource') && typeof args.id === 'string' && args.id.trim()) {
-      // The guard fetches the resource (as the account resolved here) and checks its site against the allowlist.
-      const id = decodeResourceId(args.id);
-      const dns = /^dns:\/\//i.exec(id);
-      const property = verificationSiteToProperty(
-        dns ? { type: 'INET_DOMAIN', identifier: id.slice(dns[0].length) } : { type: 'SITE', identifier: id },
-      );
-      return { kind: 'resource', id, ...(property ? { property } : {}) };
-    }
-    return kinds.size > 0 ? refused : undefined;
-  }
-}
-
-/** Where the account a call used is remembered: its property; for a page, also its host (PRODUCT.md §8d: what "used before" means). */
-function memoryKeys(subject: Exclude<Subject, { kind: 'refused' }>, property: string | undefined): string[] {
-  if (subject.kind === 'page') {
-    return [hostKey(subject.page.hostname), ...(property ? [propertyKey(property)] : [])];
-  }
-  return subject.kind === 'new' || !property ? [] : [propertyKey(property)];
 }
 
 /** A Site Verification resource no account lists as a property: which account holds it is known only to Google, so any may be asked for. */
-function anyAccount(call: ToolCall, subject: { readonly id: string; readonly property?: string }, grants: readonly ConnectedGrant[]): Candidates {
+function anyAccount(
+  call: ToolCall,
+  subject: { readonly id: string; readonly property?: string },
+  grants: readonly ConnectedGrant[],
+): Candidates {
   const able = grants.filter((g) => grantCovers(call.tool.spec, g.scopes));
   const id = inert(subject.id, 120);
   const why = `The Site Verification resource "${id}" ${subject.property ? `(${subject.property}) is not among the Search Console properties of your accounts` : 'names no Search Console property'}, so which of your Google accounts holds it is not known.`;
-  return { offers: (able.length ? able : grants).map((grant) => ({ grant })), what: `the resource ${id}`, reason: { kind: 'any', why }, keys: [] };
-}
-
-/**
- * What a question names: a page with the property it belongs to — or only the
- * page, when a narrower allowlist entry let it through and that property is
- * one the person may not see.
- */
-function whatOf(subject: Subject, property: string, allowed: readonly string[] | undefined): string {
-  if (subject.kind !== 'page') {
-    return property;
-  }
-  return !allowed || isPropertyAllowed(property, allowed) ? `${subject.page.href} (property ${property})` : subject.page.href;
+  return {
+    offers: (able.length ? able : grants).map((grant) => ({ grant })),
+    what: `the resource ${id}`,
+    reason: { kind: 'any', why },
+    keys: [],
+  };
 }
 
 function errorResult(text: string): CallToolResult {
