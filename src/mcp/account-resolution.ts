@@ -26,6 +26,7 @@ import { memoryKeys, type Subject, subjectOf, whatOf } from './call-subject.js';
 import { clientCapabilities } from './client-capabilities.js';
 import { grantCovers } from './granted-scopes.js';
 import type { ToolCall } from './tool-call.js';
+import { errorResult } from './tool-output.js';
 
 /** The inputRequests key of the form elicitation that asks which Google account a call should use. */
 export const ACCOUNT_KEY = 'google_account';
@@ -355,8 +356,4 @@ function anyAccount(
     reason: { kind: 'any', why },
     keys: [],
   };
-}
-
-function errorResult(text: string): CallToolResult {
-  return { content: [{ type: 'text', text }], isError: true };
 }

@@ -12,6 +12,7 @@ import {
 import { ConnectedAccounts, type ConnectedGrant, NotConnectedError } from '../google/connected-accounts.js';
 import type { Round } from './call-rounds.js';
 import type { ToolCall } from './tool-call.js';
+import { errorResult } from './tool-output.js';
 
 /** How often a waiting call (and a 2025-11-25 session's watch) reads the store for the grant or the link's end. */
 export const POLL_MS = 500;
@@ -194,10 +195,6 @@ export class ConnectWaits {
     watch?.stop.abort();
     return watch;
   }
-}
-
-function errorResult(text: string): CallToolResult {
-  return { content: [{ type: 'text', text }], isError: true };
 }
 
 /**

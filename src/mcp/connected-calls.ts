@@ -32,6 +32,7 @@ import { missingScopes, permissionName } from './granted-scopes.js';
 import { SERVER_EVENTS } from './server-features.js';
 import type { ToolCall } from './tool-call.js';
 import { ToolRegistry } from './tool-registry.service.js';
+import { errorResult } from './tool-output.js';
 
 /** The inputRequests key of the URL elicitation that asks a person to connect their Google account. */
 export const CONNECT_KEY = 'connect_google';
@@ -346,10 +347,6 @@ export class ConnectedCalls {
       ...extra,
     });
   }
-}
-
-function errorResult(text: string): CallToolResult {
-  return { content: [{ type: 'text', text }], isError: true };
 }
 
 const WHY: Record<NotConnectedReason, string> = {
