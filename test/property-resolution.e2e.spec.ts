@@ -1,9 +1,12 @@
 // Property resolution fuzzed, second depth: through the real server. One
 // emulator as Google (five Google users whose Search Console properties are
 // set per layout), one in-process server in OAuth resource-server mode with
-// connected accounts, GSC_ALLOWED_SITES and a policy file giving three people
-// three different "sites" rules; per layout, one person's connected accounts
-// are replaced by the layout's, and the official MCP clients make the layout's
+// connected accounts, GSC_ALLOWED_SITES and a policy file giving three kinds
+// of people three different "sites" rules; each layout is a person of its own
+// (a principal new to the server, so nothing one layout's calls left behind —
+// the account a property's calls acted as — carries into the next, where that
+// account may no longer be connected and the server rightly asks), with the
+// layout's connected accounts, and the official MCP clients make the layout's
 // calls (a form-capable client that answers the account question, and a
 // client without elicitation: the token path). Each answer is judged by the
 // oracle of test/support/resolution-fuzz.ts and by what Google saw: the
@@ -17,7 +20,6 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { GrantStore } from '../src/accounts/grant-store.js';
 import { GoogleEmulator } from '../src/emulator/google-emulator.js';
-import { AccountSites } from '../src/mcp/account-sites.js';
 import { connectHttp, type TestClient, text, type ToolResult } from './support/clients.js';
 import { connectedEnv, GOOGLE_CLIENT } from './support/connect-kit.js';
 import { ALL_TOOL_SCOPES, type LinkClient, linkClientHttp, saveGrant } from './support/connected-kit.js';
@@ -61,15 +63,19 @@ const SERVER_SITES = [
   'http://example.net/',
   'SC-DOMAIN:CAFÉ.FR',
 ];
-/** Three people, three rules: no "sites" (the server's list), and two narrower ones (a rule may only narrow it: start-up checks). */
+/**
+ * Three kinds of people, three rules: no "sites" (the server's list), and two narrower ones (a rule may only narrow it:
+ * start-up checks). A rule holds for every principal of its domain (`*@pat.corp.example`); a layout's person is one of them.
+ */
 const RULES: Record<string, readonly string[] | undefined> = {
-  'pat@corp.example': undefined,
-  'quinn@corp.example': ['https://www.example.com/', 'sc-domain:shop.example.com', 'https://xn--bcher-kva.de/fr/', 'http://example.net/'],
-  'rene@corp.example': ['sc-domain:café.fr', 'https://www.bücher.de/', 'https://example.com/blog/'],
+  pat: undefined,
+  quinn: ['https://www.example.com/', 'sc-domain:shop.example.com', 'https://xn--bcher-kva.de/fr/', 'http://example.net/'],
+  rene: ['sc-domain:café.fr', 'https://www.bücher.de/', 'https://example.com/blog/'],
 };
 const PEOPLE = Object.keys(RULES);
-/** The 2025-11-25 client for one person, 2026-07-28 for the others. */
-const LEGACY = 'rene@corp.example';
+const domainOf = (person: string) => `${person}.corp.example`;
+/** The 2025-11-25 client for one kind of person, 2026-07-28 for the others. */
+const LEGACY = 'rene';
 /** The Indexing API's 200 publishes a day (this server's own ledger counts them): the rest of request_indexing calls become get_indexing_status. */
 const MAX_PUBLISHES = 150;
 
@@ -77,9 +83,7 @@ let emulator: GoogleEmulator;
 let issuer: TestIssuer;
 let server: InProcessServer;
 let store: GrantStore;
-let sites: AccountSites;
 const minted = new Map<string, MintedGrant>();
-const clients = new Map<string, { form: LinkClient; token: TestClient }>();
 /** Which account the form client answers with next (the fuzz's choice among those offered). */
 let chooseNext: (offered: readonly string[]) => string = (offered) => offered[0];
 
@@ -106,7 +110,11 @@ beforeAll(async () => {
   writeFileSync(
     policy,
     JSON.stringify({
-      rules: PEOPLE.map((person) => ({ principals: [person], tools: ['*'], ...(RULES[person] ? { sites: RULES[person] } : {}) })),
+      rules: PEOPLE.map((person) => ({
+        principals: [`*@${domainOf(person)}`],
+        tools: ['*'],
+        ...(RULES[person] ? { sites: RULES[person] } : {}),
+      })),
     }),
   );
   server = await startInProcess({
@@ -119,29 +127,9 @@ beforeAll(async () => {
     GSC_POLICY_FILE: policy,
   });
   store = server.app.get(GrantStore, { strict: false });
-  sites = server.app.get(AccountSites, { strict: false });
-  for (const person of PEOPLE) {
-    const headers = {
-      authorization: `Bearer ${await issuer.mint({ sub: person, email: person, exp: Math.floor(Date.now() / 1000) + 3600 })}`,
-    };
-    const revision = person === LEGACY ? '2025-11-25' : '2026-07-28';
-    const form = await linkClientHttp(server.url, {
-      revision,
-      headers,
-      choose: (request) => {
-        const offered = (request.requestedSchema as { properties: { google_account: { enum: string[] } } }).properties.google_account.enum;
-        return chooseNext(offered);
-      },
-    });
-    clients.set(person, { form, token: await connectHttp(server.url, { revision }, headers) });
-  }
 }, 60_000);
 
 afterAll(async () => {
-  for (const { form, token } of clients.values()) {
-    await form.close();
-    await token.close();
-  }
   await server?.close();
   await issuer?.close();
   await emulator?.close();
@@ -149,11 +137,9 @@ afterAll(async () => {
 
 /** Properties added to the emulator's world for the layout before, removed before the next. */
 const added = new Set<string>();
-/** Each person's connected accounts as saved now: a layout changes only what differs (a saved grant keeps its access token). */
-const connected = new Map<string, Set<string>>(PEOPLE.map((person) => [person, new Set()]));
 
-/** Google's side and the server's side of one layout: each Google user's properties, and the person's connected accounts. */
-async function arrange(layout: Layout, person: string): Promise<void> {
+/** Google's side of one layout: each Google user's properties. */
+function arrangeGoogle(layout: Layout): void {
   for (const property of added) {
     emulator.state.sites.delete(property);
   }
@@ -169,20 +155,32 @@ async function arrange(layout: Layout, person: string): Promise<void> {
       }
     }
   }
-  const now = connected.get(person)!;
-  const wanted = new Set(layout.accounts.map((a) => a.email));
-  for (const email of [...now].filter((e) => !wanted.has(e))) {
-    await store.remove(person, subOf(email));
-    now.delete(email);
+}
+
+/**
+ * The server's side: the layout's person (a principal new to the server, of the rule of `person`) with the layout's
+ * connected accounts, and the two clients that person calls with (one that answers the account question, one without
+ * elicitation: the token path).
+ */
+async function arrangePerson(
+  layout: Layout,
+  index: number,
+  person: string,
+): Promise<{ principal: string; form: LinkClient; token: TestClient }> {
+  const principal = `layout${index}@${domainOf(person)}`;
+  for (const account of layout.accounts) {
+    await saveGrant(store, principal, minted.get(account.email)!);
   }
-  for (const email of wanted) {
-    if (!now.has(email)) {
-      await saveGrant(store, person, minted.get(email)!);
-      now.add(email);
-    }
-    // Its cached sites.list answer belongs to the layout before.
-    await sites.forget({ principal: person, googleSub: subOf(email) });
-  }
+  const headers = {
+    authorization: `Bearer ${await issuer.mint({ sub: principal, email: principal, exp: Math.floor(Date.now() / 1000) + 3600 })}`,
+  };
+  const revision = person === LEGACY ? '2025-11-25' : '2026-07-28';
+  const form = await linkClientHttp(server.url, {
+    revision,
+    headers,
+    choose: (offered) => chooseNext(offered.map((o) => o.email)),
+  });
+  return { principal, form, token: await connectHttp(server.url, { revision }, headers) };
 }
 
 function argumentsOf(call: Call): Record<string, unknown> {
@@ -214,7 +212,9 @@ function propertiesIn(answer: string): string[] {
 interface Observed {
   readonly layout: Layout;
   readonly call: Call;
+  /** The kind of person (whose rule applies), and the layout's principal of that kind. */
   readonly person: string;
+  readonly principal: string;
   readonly path: 'form' | 'token';
   readonly want: Expected;
   readonly pageRefused: boolean;
@@ -239,14 +239,14 @@ beforeAll(async () => {
       emails: USERS,
       callsPerLayout: CALLS_PER_LAYOUT,
     });
-    await arrange(layout, person);
+    arrangeGoogle(layout);
+    const { principal, form, token } = await arrangePerson(layout, index, person);
     const rng = makeRng((SEED ^ Math.imul(index + 1, 0x85ebca6b)) >>> 0);
     for (let call of layout.calls) {
       if (call.tool === 'request_indexing' && ++publishes > MAX_PUBLISHES) {
         call = { ...call, tool: 'get_indexing_status' };
       }
       const path = rng() < 0.25 ? 'token' : 'form';
-      const { form, token } = clients.get(person)!;
       const asked: string[][] = [];
       let chosen: string | undefined;
       chooseNext = (offered) => {
@@ -262,6 +262,7 @@ beforeAll(async () => {
         layout,
         call,
         person,
+        principal,
         path,
         want: expected(layout, call),
         pageRefused: pagesOutsideSite(call),
@@ -272,6 +273,8 @@ beforeAll(async () => {
         sent: sentToGoogle(),
       });
     }
+    await form.close();
+    await token.close();
   }
   elapsedMs = performance.now() - started;
 }, 600_000);
@@ -330,7 +333,7 @@ function failuresOf(kinds: readonly string[]): string[] {
     .map(({ o, fault }) => {
       const got = actualOf(o);
       const failure: FuzzFailure = { fault: fault as Fault, layout: o.layout, call: o.call, want: o.want, got };
-      return `${describeFailure(failure)}\n  person: ${o.person} (${o.path} path); answer: ${text(o.result).slice(0, 400)}; Google saw: ${JSON.stringify(o.sent)}`;
+      return `${describeFailure(failure)}\n  person: ${o.principal} (${o.path} path); answer: ${text(o.result).slice(0, 400)}; Google saw: ${JSON.stringify(o.sent)}`;
     });
 }
 
@@ -368,7 +371,7 @@ describe(`property resolution fuzz through the server (FUZZ_SEED=${SEED})`, () =
         const named = propertiesIn(o.question!).filter((p) => withheld.has(p));
         return named.length
           ? [
-              `${o.call.tool} ${JSON.stringify(argumentsOf(o.call))} as ${o.person}: "${o.question!.slice(0, 300)}" names ${named.join(', ')}`,
+              `${o.call.tool} ${JSON.stringify(argumentsOf(o.call))} as ${o.principal}: "${o.question!.slice(0, 300)}" names ${named.join(', ')}`,
             ]
           : [];
       });

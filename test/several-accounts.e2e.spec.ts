@@ -458,19 +458,45 @@ describe('the allowlist still bounds every account', () => {
     }
   });
 
-  it("Google's refusal for a named account lists only the allowed properties it has", async () => {
+  it('a named account that lacks the property is refused before anything is sent, naming the account that has it', async () => {
     const client = await linkClientHttp(server.url, { revision: '2026-07-28' });
+    google.emulator.clearLog();
     try {
       const refused = await client.call('get_site', { site_url: BOB_ONLY, google_account: ALICE });
       expect(refused.isError).toBe(true);
-      expect(text(refused).split('\n')[0]).toBe(`As ${ALICE} on ${BOB_ONLY}:`);
-      expect(text(refused)).toContain(
-        `is not among the properties of ${ALICE}, which has: ${SEED_PROPERTIES.fullUser} (siteFullUser) and 3 more you may not use here.`,
+      expect(text(refused)).toBe(
+        `${ALICE} has no property for ${BOB_ONLY} in Search Console, so get_site did not run and nothing was sent to Google. ${BOB} has it: call get_site again with google_account set to it.`,
       );
-      for (const hidden of [ALICE_ONLY, BOTH, SEED_PROPERTIES.subPath]) {
+      expect(actedAs()).toEqual([]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("Google's refusal for a named account (its cached list out of date) lists only the allowed properties it has", async () => {
+    const client = await linkClientHttp(server.url, { revision: '2026-07-28' });
+    const erin = `erin-${Date.now()}@example.com`;
+    const sub = `55${Date.now()}`.padEnd(21, '0');
+    const withheld = [SEED_PROPERTIES.large, SEED_PROPERTIES.subPath];
+    const others = Object.fromEntries(withheld.map((p) => [p, 'siteOwner']));
+    google.emulator.registerGoogleUser({ email: erin, sub, sites: { ...others, [BOB_ONLY]: 'siteOwner' } });
+    await saveGrant(store, 'local', await google.mint(erin));
+    try {
+      // Its list (now cached) has the property: the call goes to Google as erin.
+      expect((await client.call('get_site', { site_url: BOB_ONLY, google_account: erin })).isError).toBeFalsy();
+      // Erin loses it at Google and gains an allowed one, while the cached list still says otherwise: Google answers 403.
+      google.emulator.registerGoogleUser({ email: erin, sub, sites: { ...others, [SEED_PROPERTIES.fullUser]: 'siteFullUser' } });
+      const refused = await client.call('get_site', { site_url: BOB_ONLY, google_account: erin });
+      expect(refused.isError).toBe(true);
+      expect(text(refused).split('\n')[0]).toBe(`As ${erin} on ${BOB_ONLY}:`);
+      expect(text(refused)).toContain(
+        `is not among the properties of ${erin}, which has: ${SEED_PROPERTIES.fullUser} (siteFullUser) and 2 more you may not use here.`,
+      );
+      for (const hidden of withheld) {
         expect(text(refused)).not.toContain(hidden);
       }
     } finally {
+      await store.remove('local', sub);
       await client.close();
     }
   });

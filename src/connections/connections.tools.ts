@@ -5,13 +5,13 @@ import { plural } from '../common/sentences.js';
 import { UserFacingError } from '../common/user-facing-error.js';
 import { type AccountSiteList, AccountSites } from '../mcp/account-sites.js';
 import { ConnectedCalls } from '../mcp/connected-calls.js';
-import { allowedProperties, withheldWords } from '../mcp/account-texts.js';
+import { withheldWords } from '../mcp/account-texts.js';
 import { permissionName } from '../mcp/granted-scopes.js';
 import { NoArgs } from '../mcp/tool-args.js';
 import type { ToolCall } from '../mcp/tool-call.js';
 import { Tool, ToolProvider } from '../mcp/tool.decorator.js';
 import { type ToolOutput, toolOutput } from '../mcp/tool-output.js';
-import { isPropertyAllowed } from '../property/site-allowlist.js';
+import { partitionAllowed } from '../property/site-allowlist.js';
 import { ConnectionsService } from './connections.service.js';
 
 const AccountOut = z.object({
@@ -68,8 +68,7 @@ export class ConnectionsTools {
         } catch (failure) {
           error = failure instanceof Error ? failure.message : String(failure);
         }
-        const shown = list?.sites.filter((s) => !call.sites || isPropertyAllowed(s.siteUrl, call.sites)) ?? [];
-        const withheld = (list?.sites.length ?? 0) - shown.length;
+        const { kept: shown, withheld } = partitionAllowed(list?.sites ?? [], (s) => s.siteUrl, call.sites);
         return {
           google_account: grant.googleEmail,
           scopes: [...grant.scopes],
@@ -132,7 +131,8 @@ export class ConnectionsTools {
     const done = await this.connections.disconnect(grant);
     await this.sites.forget(grant);
     // Only the properties this caller may use are named; the rest are counted (PRODUCT.md §8d).
-    const { shown: properties, withheld } = allowedProperties(before?.sites ?? [], call.sites);
+    const { kept, withheld } = partitionAllowed(before?.sites ?? [], (s) => s.siteUrl, call.sites);
+    const properties = kept.map((s) => s.siteUrl);
     const others = (await this.connections.list(call.principal)).map((g) => g.googleEmail);
     const hidden = withheld ? ` (${withheldWords(withheld)})` : '';
     const stops = properties.length

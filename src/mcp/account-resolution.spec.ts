@@ -1,4 +1,7 @@
-import { describe, expect, it } from '@jest/globals';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from '@jest/globals';
 import {
   CLIENT_CAPABILITIES_META_KEY,
   type InputRequiredResult,
@@ -9,7 +12,7 @@ import {
 import type { ConnectRequests } from '../accounts/connect-requests.js';
 import type { Config } from '../config/config.js';
 import type { ConnectedGrant } from '../google/connected-accounts.js';
-import type { StateStore } from '../state/state-store.js';
+import { SqliteStateStore } from '../state/sqlite-state-store.js';
 import { AccountResolution, type Resolution } from './account-resolution.js';
 import type { AccountSite, AccountSites } from './account-sites.js';
 import { ToolCall } from './tool-call.js';
@@ -36,30 +39,40 @@ const SEES: Record<string, AccountSite[]> = {
   ],
 };
 
-function subject(grants: ConnectedGrant[] = [ALICE, BOB], failing?: string, sees: Record<string, AccountSite[]> = SEES) {
+/** Each subject's own state store (rounds and the accounts used before), the real one over SQLite. */
+const stores: SqliteStateStore[] = [];
+afterAll(() => Promise.all(stores.map((s) => s.close())));
+
+function subject(
+  grants: ConnectedGrant[] = [ALICE, BOB],
+  failing?: string,
+  sees: Record<string, AccountSite[]> = SEES,
+  cache: Record<string, AccountSite[]> = {},
+) {
   const looked: string[] = [];
-  const kept = new Map<string, string>();
+  const cached = new Map(Object.entries(cache));
   const sites = {
     grantsOf: () => Promise.resolve(grants),
     sitesOf: (g: ConnectedGrant) => {
+      const held = cached.get(g.googleSub);
+      if (held) {
+        return Promise.resolve({ grant: g, sites: held, cached: true });
+      }
       looked.push(g.googleEmail);
       if (g.googleSub === failing) {
         return Promise.reject(new Error(`Google refused the lookup for ${g.googleEmail}`));
       }
       return Promise.resolve({ grant: g, sites: sees[g.googleSub] ?? [], cached: false });
     },
+    forget: (g: ConnectedGrant) => Promise.resolve(void cached.delete(g.googleSub)),
   } as unknown as AccountSites;
   const requests = {
     create: () => Promise.resolve({ url: 'http://127.0.0.1:9/connect/google?request=abc', expiresAt: new Date('2026-12-03T10:00:00Z') }),
   } as unknown as ConnectRequests;
-  const store = {
-    get: (k: string) => Promise.resolve(kept.get(k)),
-    put: (k: string, v: string) => Promise.resolve(void kept.set(k, v)),
-    delete: (k: string) => Promise.resolve(void kept.delete(k)),
-    claim: (k: string) => Promise.resolve(kept.has(k) ? false : (kept.set(k, '1'), true)),
-  } as unknown as StateStore;
+  const store = new SqliteStateStore(mkdtempSync(join(tmpdir(), 'gsc-account-resolution-')));
+  stores.push(store);
   const resolution = new AccountResolution({ elicitation: true } as unknown as Config, sites, requests, store);
-  return { resolution, looked, kept };
+  return { resolution, looked };
 }
 
 function callOf(
@@ -292,5 +305,80 @@ describe('AccountResolution', () => {
     const spec = { name: 'get_site', target: ['site'] } as Partial<ToolSpec>;
     await expect(resolution.resolve(callOf(spec), { site_url: 'https://blog.example.net/' }, [])).rejects.toThrow(/bob@example\.net/);
     expect(chosen(await resolution.resolve(callOf(spec), { site_url: 'sc-domain:example.com' }, []))).toBe(ALICE.googleEmail);
+  });
+  it('the resolution names the property it resolved to (for a page, the one it belongs to) and the level the account has on it', async () => {
+    const { resolution } = subject();
+    const page = await resolution.resolve(
+      callOf({ name: 'request_indexing', target: ['page'] }),
+      { url: 'https://Shop.example.com/job?id=1#x' },
+      [],
+    );
+    expect(page).toMatchObject({ grant: ALICE, property: 'sc-domain:example.com', permissionLevel: 'siteOwner' });
+    const site = await resolution.resolve(callOf({ name: 'get_site', target: ['site'] }), { site_url: 'HTTPS://BLOG.EXAMPLE.NET' }, []);
+    expect(site).toMatchObject({ grant: BOB, property: 'https://blog.example.net/', permissionLevel: 'siteOwner' });
+    // Named: the level of the named account, not of another that holds it too.
+    const named = await resolution.resolve(
+      callOf({ name: 'get_site', target: ['site'] }),
+      { site_url: 'https://www.example.com/', google_account: BOB.googleEmail },
+      [],
+    );
+    expect(named).toMatchObject({ grant: BOB, permissionLevel: 'siteRestrictedUser' });
+  });
+
+  it('a page whose most specific property both accounts have is asked about, naming the page and that property', async () => {
+    const { resolution } = subject();
+    const asked = question(
+      await resolution.resolve(callOf({ name: 'get_indexing_status', target: ['page'] }), { url: 'https://www.example.com/a/b' }, []),
+    );
+    expect(asked.message).toContain('https://www.example.com/a/b (property https://www.example.com/)');
+    expect(asked.schema.oneOf.map((o) => o.const)).toEqual([ALICE.googleEmail, BOB.googleEmail]);
+  });
+
+  it('a page let through by a narrower allowlist entry, whose property is withheld: the question names the page only', async () => {
+    const { resolution } = subject();
+    const call = callOf({ name: 'get_indexing_status', target: ['page'] }, { sites: ['https://www.example.com/a/'] });
+    const asked = question(await resolution.resolve(call, { url: 'https://www.example.com/a/b' }, []));
+    expect(asked.message).toContain('https://www.example.com/a/b in Search Console');
+    expect(asked.message).not.toContain('property https://www.example.com/');
+  });
+
+  it('google_account that lacks the property: refused before anything is sent, naming the account that has it', async () => {
+    const { resolution } = subject();
+    const text = said(
+      await resolution.resolve(
+        callOf({ name: 'get_site', target: ['site'] }),
+        { site_url: 'https://blog.example.net/', google_account: ALICE.googleEmail },
+        [],
+      ),
+    );
+    expect(text).toMatch(
+      /^alice@example\.com has no property for https:\/\/blog\.example\.net\/ .*nothing was sent to Google.*bob@example\.net has it/,
+    );
+    // A page: the account named must hold the property the page belongs to.
+    const page = said(
+      await resolution.resolve(
+        callOf({ name: 'get_indexing_status', target: ['page'] }),
+        { url: 'https://blog.example.net/post', google_account: 'ALICE@example.com' },
+        [],
+      ),
+    );
+    expect(page).toMatch(/^alice@example\.com has no property for https:\/\/blog\.example\.net\/post .*bob@example\.net has it/);
+  });
+
+  it('google_account whose properties cannot be read: that failure is the answer', async () => {
+    const { resolution } = subject([ALICE, BOB], BOB.googleSub);
+    const spec = { name: 'get_site', target: ['site'] } as Partial<ToolSpec>;
+    await expect(
+      resolution.resolve(callOf(spec), { site_url: 'https://www.example.com/', google_account: BOB.googleEmail }, []),
+    ).rejects.toThrow(/bob@example\.net/);
+  });
+
+  it('"none" from a cached list is looked up again first: the property may have been added at Google since', async () => {
+    const { resolution, looked } = subject([BOB], undefined, SEES, {
+      '2': [{ siteUrl: 'https://old.example.net/', permissionLevel: 'siteOwner' }],
+    });
+    const found = await resolution.resolve(callOf({ name: 'get_site', target: ['site'] }), { site_url: 'https://blog.example.net/' }, []);
+    expect(found).toMatchObject({ grant: BOB, cached: false });
+    expect(looked).toEqual([BOB.googleEmail]);
   });
 });

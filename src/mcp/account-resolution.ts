@@ -4,17 +4,16 @@ import { ConnectRequests } from '../accounts/connect-requests.js';
 import { inert } from '../common/inert-text.js';
 import { CONFIG, type Config } from '../config/config.js';
 import type { ConnectedGrant } from '../google/connected-accounts.js';
-import { normalizeProperty, pageInProperty, parsePageUrl, verificationSiteToProperty } from '../property/property.js';
-import { decodeResourceId } from '../property/resource-id.js';
-import { isPageAllowed, isPropertyAllowed } from '../property/site-allowlist.js';
+import { matchProperty, type PropertyMatch, type PropertySubject } from '../property/property-match.js';
 import { STATE_STORE } from '../state/state.module.js';
 import type { StateStore } from '../state/state-store.js';
-import { AccountMemory, hostKey, propertyKey } from './account-memory.js';
-import { type AccountSite, type AccountSiteList, AccountSites } from './account-sites.js';
+import { AccountMemory } from './account-memory.js';
+import { type AccountSiteList, AccountSites } from './account-sites.js';
 import {
   type AskReason,
   chooseByArgumentText,
   chooserMessage,
+  namedLacksText,
   noAccountText,
   notChosenText,
   type Offer,
@@ -23,16 +22,18 @@ import {
 } from './account-texts.js';
 import { whyNoDialog } from './approval/approval-flow.js';
 import { CallRounds, type Round } from './call-rounds.js';
+import { memoryKeys, type Subject, subjectOf, whatOf } from './call-subject.js';
 import { clientCapabilities } from './client-capabilities.js';
 import { grantCovers } from './granted-scopes.js';
 import type { ToolCall } from './tool-call.js';
+import { errorResult } from './tool-output.js';
 
 /** The inputRequests key of the form elicitation that asks which Google account a call should use. */
 export const ACCOUNT_KEY = 'google_account';
 
 /**
  * What a call acts as: the account, the property it resolved to (for a page,
- * the property that covers it), whether the account was matched from a cached
+ * the property it belongs to: property-match.ts), whether the account was matched from a cached
  * sites.list (a 403 then refreshes it) and, when the person chose it, its sub
  * (later rounds of the same call keep it). `refused`: the guard refuses the
  * call's arguments before Google hears of them, so no account is chosen at
@@ -40,88 +41,22 @@ export const ACCOUNT_KEY = 'google_account';
  * offered (remembered for the round that answers it).
  */
 export type Resolution =
-  | { readonly grant: ConnectedGrant; readonly property?: string; readonly cached: boolean; readonly chosen?: string }
+  | {
+      readonly grant: ConnectedGrant;
+      readonly property?: string;
+      /** The account's level on that property, as its sites.list said (unknown for add_site and a resource no property names). */
+      readonly permissionLevel?: string;
+      readonly cached: boolean;
+      readonly chosen?: string;
+    }
   | { readonly refused: true }
   | { readonly answer: CallToolResult | InputRequiredResult; readonly offered?: readonly string[] };
 
-/** What a call's arguments name at Google. */
-export type Subject =
-  | { readonly kind: 'property'; readonly property: string }
-  | { readonly kind: 'pages'; readonly pages: readonly URL[] }
-  | { readonly kind: 'new'; readonly property: string }
-  | { readonly kind: 'resource'; readonly id: string; readonly property?: string }
-  | { readonly kind: 'refused' };
-
-/** What the resolution rule matches against each account's sites.list. */
-export type MatchSubject = Extract<Subject, { kind: 'property' | 'pages' }>;
-
-/** One account that holds the subject, and its entry for the property it holds it as. */
-export interface AccountMatch {
-  readonly list: AccountSiteList;
-  readonly site: AccountSite;
-}
-
-/**
- * The resolution rule (PRODUCT.md §8d), the one function a stricter resolver
- * may replace: a `site_url` names one property exactly (never a covering one);
- * a page URL resolves to the exact property, else the longest covering
- * URL-prefix property, else the narrowest covering `sc-domain:` — over every
- * account at once, so the accounts returned all hold that one property (more
- * than one is a tie: the person is asked). Undefined property: none has it.
- */
-export function matchAccounts(lists: readonly AccountSiteList[], subject: MatchSubject): { property?: string; matches: AccountMatch[] } {
-  const holding = (property: string) =>
-    lists.flatMap((list) => {
-      const site = list.sites.find((s) => canonical(s.siteUrl) === property);
-      return site ? [{ list, site }] : [];
-    });
-  if (subject.kind === 'property') {
-    const matches = holding(subject.property);
-    return matches.length ? { property: subject.property, matches } : { matches: [] };
-  }
-  const bests = subject.pages.map((page) => bestProperty(lists, page));
-  const first = bests[0];
-  if (first === undefined || bests.some((b) => b === undefined)) {
-    return { matches: [] };
-  }
-  const others = new Set(bests.filter((b) => b !== first));
-  const matches = holding(first).filter((m) => [...others].every((b) => m.list.sites.some((s) => canonical(s.siteUrl) === b)));
-  return matches.length ? { property: first, matches } : { matches: [] };
-}
-
-function bestProperty(lists: readonly AccountSiteList[], page: URL): string | undefined {
-  let best: { property: string; rank: number } | undefined;
-  for (const list of lists) {
-    for (const site of list.sites) {
-      const property = canonical(site.siteUrl);
-      const rank = coverRank(page, property);
-      if (rank >= 0 && (!best || rank > best.rank)) {
-        best = { property, rank };
-      }
-    }
-  }
-  return best?.property;
-}
-
-/** How closely a property covers a page: any URL-prefix above any sc-domain:, a longer path or a narrower domain above a shorter one; -1 when it does not. */
-function coverRank(page: URL, property: string): number {
-  try {
-    if (!pageInProperty(page, property)) {
-      return -1;
-    }
-  } catch {
-    return -1;
-  }
-  return property.startsWith('sc-domain:') ? property.length : 100_000 + property.length;
-}
-
-/** A property as Google lists it, spelt as the server normalises one (case, trailing slash, IDN); as listed when it does not parse. */
-function canonical(siteUrl: string): string {
-  try {
-    return normalizeProperty(siteUrl);
-  } catch {
-    return siteUrl;
-  }
+/** Every account's sites.list, matched; the lookups that failed, by account (userinfo `sub`). */
+interface Matched {
+  readonly match: PropertyMatch<ConnectedGrant>;
+  readonly lists: readonly AccountSiteList[];
+  readonly failures: ReadonlyMap<string, Error>;
 }
 
 /** Who a call could act as, before the person is asked (when more than one, or the one before is gone). */
@@ -142,15 +77,19 @@ type Candidates = {
  * "Several Google accounts per person", "Never the wrong account, never
  * silently"). Never a guess and never a default:
  *
- * - `google_account` names it (its e-mail; it must be one of the principal's);
- * - otherwise the property the call takes (site_url or GSC_SITE_URL; for a page
- *   URL the property that covers it; for a Site Verification id its site) is
- *   matched against each account's sites.list (AccountSites: cached 10 minutes
- *   per account in the state store) by matchAccounts. Exactly one account has
- *   it → that one. None → an isError naming the accounts (and only the
- *   properties the caller may use) and a connect link; nothing sent. Several →
- *   the person is asked (a form listing each account with its permission on
- *   the property); on the token path an isError naming them and google_account.
+ * - the property the call takes (site_url or GSC_SITE_URL; for a page URL the
+ *   property it belongs to; for a Site Verification id its site) is matched
+ *   against each account's sites.list (AccountSites: cached 10 minutes per
+ *   account in the state store) by the one rule, matchProperty
+ *   (property-match.ts). Exactly one account has it → that one. None → an
+ *   isError naming the accounts (and only the properties the caller may use)
+ *   and a connect link; nothing sent. Several → the person is asked (a form
+ *   listing each account with its permission on the property); on the token
+ *   path an isError naming them and google_account. A "none" from cached
+ *   lists is looked up again once before it is said.
+ * - `google_account` names the account (its e-mail; it must be one of the
+ *   principal's); when it lacks the property, the call is refused before
+ *   anything is sent, naming the accounts that have it.
  * - The account calls for that property acted as last is remembered
  *   (AccountMemory). When it is gone (disconnected, revoked) and another
  *   account would take over, the person is asked, or on the token path told
@@ -181,7 +120,7 @@ export class AccountResolution {
 
   /** undefined: the tool takes no property, so no one account is chosen (it runs over every account). */
   async resolve(call: ToolCall, args: Record<string, unknown>, connectScopes: string[], round?: Round): Promise<Resolution | undefined> {
-    const subject = this.subjectOf(call, args);
+    const subject = subjectOf(call, args, this.config.siteUrl);
     if (!subject || subject.kind === 'refused') {
       return subject && { refused: true };
     }
@@ -189,19 +128,21 @@ export class AccountResolution {
     const named = typeof args.google_account === 'string' ? args.google_account.trim() : '';
     if (named) {
       const grant = grants.find((g) => g.googleEmail.toLowerCase() === named.toLowerCase());
-      if (!grant) {
-        return { answer: errorResult(unknownAccountText(call.tool.spec.name, named, grants)) };
-      }
-      const property = await this.propertyIn(grant, subject);
-      await this.memory.remember(grant, memoryKeys(subject, property));
-      return { grant, property, cached: false };
+      return grant
+        ? this.named(call, subject, grants, grant)
+        : { answer: errorResult(unknownAccountText(call.tool.spec.name, named, grants)) };
     }
     const found = await this.candidates(call, subject, grants, connectScopes);
     if ('answer' in found) {
       return found;
     }
     const { offers, property, keys } = found;
-    const chose = (offer: Offer): Resolution => ({ grant: offer.grant, property, cached: false, chosen: offer.grant.googleSub });
+    const acts = (offer: Offer) => ({
+      grant: offer.grant,
+      property,
+      ...(offer.permissionLevel ? { permissionLevel: offer.permissionLevel } : {}),
+    });
+    const chose = (offer: Offer): Resolution => ({ ...acts(offer), cached: false, chosen: offer.grant.googleSub });
     // A later round of this very call (the approval dialog of a guarded tool): the account chosen in an earlier one.
     const before = round?.chosen === undefined ? undefined : offers.find((o) => o.grant.googleSub === round.chosen);
     if (before) {
@@ -222,7 +163,7 @@ export class AccountResolution {
     }
     if (offers.length === 1 && found.reason.kind !== 'gone') {
       await this.memory.remember(offers[0].grant, keys);
-      return { grant: offers[0].grant, property, cached: offers[0].cached ?? false };
+      return { ...acts(offers[0]), cached: offers[0].cached ?? false };
     }
     return this.ask(call, found);
   }
@@ -230,6 +171,38 @@ export class AccountResolution {
   /** Google answered 403 for a property matched from a cached list: look the account's properties up again next time. */
   async staleMatch(grant: ConnectedGrant): Promise<void> {
     await this.sites.forget(grant);
+  }
+
+  /**
+   * google_account names `grant`: a property or page it lacks is refused before
+   * anything is sent, naming the accounts that have it. add_site and a Site
+   * Verification resource act as it (which account holds a resource only
+   * Google knows: it may be verified without being a listed property).
+   */
+  private async named(
+    call: ToolCall,
+    subject: Exclude<Subject, { kind: 'refused' }>,
+    grants: readonly ConnectedGrant[],
+    grant: ConnectedGrant,
+  ): Promise<Resolution> {
+    if (subject.kind !== 'site' && subject.kind !== 'page') {
+      await this.memory.remember(grant, memoryKeys(subject, subject.property));
+      return { grant, property: subject.property, cached: false };
+    }
+    const { match, lists, failures } = await this.match(call, subject, grants, grant.googleEmail);
+    const failed = failures.get(grant.googleSub);
+    if (failed) {
+      // Its properties could not be read: that is the answer, not "it lacks it".
+      throw failed;
+    }
+    if (match.kind === 'match') {
+      await this.memory.remember(grant, memoryKeys(subject, match.property));
+      const cached = lists.find((l) => l.grant === grant)?.cached ?? false;
+      return { grant, property: match.property, permissionLevel: match.permissionLevel, cached };
+    }
+    const elsewhere = match.kind === 'none' ? match.elsewhere.map((h) => h.email) : [];
+    const what = subject.kind === 'page' ? subject.page.href : subject.property;
+    return { answer: errorResult(namedLacksText(call.tool.spec.name, grant.googleEmail, what, elsewhere)) };
   }
 
   private async candidates(
@@ -248,36 +221,43 @@ export class AccountResolution {
         keys: [],
       };
     }
-    const { lists, failures } = await this.listsOf(grants);
-    let property: string | undefined;
-    let matches: AccountMatch[];
-    let what: string;
+    let query: PropertySubject;
     if (subject.kind === 'resource') {
-      ({ property, matches } = subject.property ? matchAccounts(lists, { kind: 'property', property: subject.property }) : { matches: [] });
-      what = property ?? `the resource ${inert(subject.id, 120)}`;
-      if (!property) {
-        // The resource stands for no property any account lists: which account holds it is known only to Google.
-        const able = grants.filter((g) => grantCovers(call.tool.spec, g.scopes));
-        const why = `The Site Verification resource "${inert(subject.id, 120)}" ${subject.property ? `(${subject.property}) is not among the Search Console properties of your accounts` : 'names no Search Console property'}, so which of your Google accounts holds it is not known.`;
-        return { offers: (able.length ? able : grants).map((grant) => ({ grant })), what, reason: { kind: 'any', why }, keys: [] };
+      if (!subject.property) {
+        return anyAccount(call, subject, grants);
       }
+      // A Site Verification resource is matched as the property its site maps to.
+      query = { kind: 'site', property: subject.property };
     } else {
-      ({ property, matches } = matchAccounts(lists, subject));
-      what = subject.kind === 'property' ? subject.property : pagesWhat(subject.pages, property);
+      query = subject;
     }
-    if (!property) {
+    const found = await this.match(call, query, grants);
+    const { match, failures } = found;
+    if (subject.kind === 'resource' && match.kind === 'none') {
+      return anyAccount(call, subject, grants);
+    }
+    if (match.kind !== 'match' && match.kind !== 'ambiguous') {
       const failed = failures.values().next();
       if (!failed.done) {
         // An account whose properties could not be read may be the one: its failure is the answer, not "none has it".
         throw failed.value;
       }
       const link = await this.requests.create(call.principal, connectScopes);
-      return { answer: errorResult(noAccountText(call.tool.spec.name, what, lists, call.sites, link)) };
+      const accounts = match.kind === 'none' ? match.accounts : [];
+      const what = query.kind === 'page' ? query.page.href : query.property;
+      return { answer: errorResult(noAccountText(call.tool.spec.name, what, accounts, link)) };
     }
+    const holders = match.kind === 'match' ? [match] : match.candidates;
+    const property = holders[0].property;
+    const offers = holders.map((h) => ({
+      grant: h.account,
+      permissionLevel: h.permissionLevel,
+      cached: found.lists.find((l) => l.grant === h.account)?.cached ?? false,
+    }));
     const keys = memoryKeys(subject, property);
     const used = await this.memory.recall(call.principal, keys);
-    const candidates = { ...offered(matches), property, what, keys };
-    if (used && !candidates.offers.some((o) => o.grant.googleSub === used.sub)) {
+    const candidates = { offers, property, what: whatOf(subject, property, call.sites), keys };
+    if (used && !offers.some((o) => o.grant.googleSub === used.sub)) {
       const failure = failures.get(used.sub);
       if (failure) {
         // The account used before could not be read now: it may still hold the property, so no other takes its place.
@@ -290,13 +270,28 @@ export class AccountResolution {
     return { ...candidates, reason: { kind: 'several' }, ...(used ? { preferred: used.sub } : {}) };
   }
 
-  /** The property a named account holds the call's subject as (for a page, the one that covers it), when it lists one. */
-  private async propertyIn(grant: ConnectedGrant, subject: Exclude<Subject, { kind: 'refused' }>): Promise<string | undefined> {
-    if (subject.kind !== 'pages') {
-      return subject.property;
+  /**
+   * The subject matched over every account's properties (property-match.ts;
+   * `named`: as google_account names one). A "none" from lists up to 10
+   * minutes old is looked up again first: the property may have been added at
+   * Google since.
+   */
+  private async match(call: ToolCall, subject: PropertySubject, grants: readonly ConnectedGrant[], named?: string): Promise<Matched> {
+    const over = (lists: readonly AccountSiteList[]) =>
+      matchProperty(
+        subject,
+        lists.map((l) => ({ account: l.grant, email: l.grant.googleEmail, sites: l.sites })),
+        { ...(call.sites ? { allowed: call.sites } : {}), ...(named ? { googleAccount: named } : {}) },
+      );
+    let { lists, failures } = await this.listsOf(grants);
+    let match = over(lists);
+    const stale = lists.filter((l) => l.cached);
+    if (match.kind === 'none' && stale.length > 0) {
+      await Promise.all(stale.map((l) => this.sites.forget(l.grant)));
+      ({ lists, failures } = await this.listsOf(grants));
+      match = over(lists);
     }
-    const list = await this.sites.sitesOf(grant).catch(() => undefined);
-    return list ? matchAccounts([list], subject).property : undefined;
+    return { match, lists, failures };
   }
 
   /** Every account's list, and the lookups that failed by account (one Google refused, or one revoked meanwhile). */
@@ -344,66 +339,21 @@ export class AccountResolution {
       offered: offers.map((o) => o.grant.googleSub),
     };
   }
-
-  private subjectOf(call: ToolCall, args: Record<string, unknown>): Subject | undefined {
-    const kinds = new Set(call.tool.spec.target ?? []);
-    const allowed = call.sites;
-    if (kinds.has('site')) {
-      const given = typeof args.site_url === 'string' && args.site_url.trim() ? args.site_url : undefined;
-      const raw = given ?? (call.tool.spec.newProperty ? undefined : this.config.siteUrl);
-      const property = raw === undefined ? undefined : attempt(() => normalizeProperty(raw));
-      // No property, one that does not parse, or one outside the allowlist: SiteAccessGuard refuses it before anything is sent.
-      if (!property || (allowed && !isPropertyAllowed(property, allowed))) {
-        return { kind: 'refused' };
-      }
-      return { kind: call.tool.spec.newProperty ? 'new' : 'property', property };
-    }
-    if (kinds.has('page') || kinds.has('pages')) {
-      const raw: unknown[] = kinds.has('page') ? [args.url] : Array.isArray(args.urls) ? (args.urls as unknown[]) : [];
-      const pages = raw.map((u) => (typeof u === 'string' ? attempt(() => parsePageUrl(u)) : undefined));
-      if (pages.length === 0 || pages.some((p) => !p || (allowed && !isPageAllowed(p, allowed)))) {
-        return { kind: 'refused' };
-      }
-      return { kind: 'pages', pages: pages as URL[] };
-    }
-    if (kinds.has('resource') && typeof args.id === 'string' && args.id.trim()) {
-      // The guard fetches the resource (as the account resolved here) and checks its site against the allowlist.
-      const id = decodeResourceId(args.id);
-      const dns = /^dns:\/\//i.exec(id);
-      const property = verificationSiteToProperty(
-        dns ? { type: 'INET_DOMAIN', identifier: id.slice(dns[0].length) } : { type: 'SITE', identifier: id },
-      );
-      return { kind: 'resource', id, ...(property ? { property } : {}) };
-    }
-    return kinds.size > 0 ? { kind: 'refused' } : undefined;
-  }
 }
 
-function offered(matches: readonly AccountMatch[]): { offers: (Offer & { cached: boolean })[] } {
-  return { offers: matches.map((m) => ({ grant: m.list.grant, permissionLevel: m.site.permissionLevel, cached: m.list.cached })) };
-}
-
-/** Where the account a call used is remembered: its property; for a page, also its host (PRODUCT.md §8d: what "used before" means). */
-function memoryKeys(subject: Exclude<Subject, { kind: 'refused' }>, property: string | undefined): string[] {
-  if (subject.kind === 'pages') {
-    return [hostKey(subject.pages[0].hostname), ...(property ? [propertyKey(property)] : [])];
-  }
-  return subject.kind === 'new' || !property ? [] : [propertyKey(property)];
-}
-
-function pagesWhat(pages: readonly URL[], property: string | undefined): string {
-  const named = pages.map((p) => p.href).join(', ');
-  return property ? `${named} (property ${property})` : named;
-}
-
-function attempt<T>(parse: () => T): T | undefined {
-  try {
-    return parse();
-  } catch {
-    return undefined;
-  }
-}
-
-function errorResult(text: string): CallToolResult {
-  return { content: [{ type: 'text', text }], isError: true };
+/** A Site Verification resource no account lists as a property: which account holds it is known only to Google, so any may be asked for. */
+function anyAccount(
+  call: ToolCall,
+  subject: { readonly id: string; readonly property?: string },
+  grants: readonly ConnectedGrant[],
+): Candidates {
+  const able = grants.filter((g) => grantCovers(call.tool.spec, g.scopes));
+  const id = inert(subject.id, 120);
+  const why = `The Site Verification resource "${id}" ${subject.property ? `(${subject.property}) is not among the Search Console properties of your accounts` : 'names no Search Console property'}, so which of your Google accounts holds it is not known.`;
+  return {
+    offers: (able.length ? able : grants).map((grant) => ({ grant })),
+    what: `the resource ${id}`,
+    reason: { kind: 'any', why },
+    keys: [],
+  };
 }

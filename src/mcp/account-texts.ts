@@ -1,6 +1,5 @@
 import type { ConnectedGrant } from '../google/connected-accounts.js';
-import { isPropertyAllowed } from '../property/site-allowlist.js';
-import type { AccountSiteList } from './account-sites.js';
+import type { AccountView } from '../property/property-match.js';
 
 // The sentences of account resolution (PRODUCT.md §8d "Never the wrong
 // account, never silently"): which accounts have a property, which one a call
@@ -93,37 +92,26 @@ export function unknownAccountText(tool: string, named: string, grants: readonly
   return `google_account "${named.slice(0, 120)}" is not one of the Google accounts connected for you (${yours}), so ${tool} did not run and nothing was sent to Google. Use one of those, or connect that account first (list_google_accounts shows them).`;
 }
 
-/** What each account has, of the properties the caller may use; how many more the allowlist or their rule withholds. */
-export function allowedProperties(
-  sites: readonly { readonly siteUrl: string }[],
-  allowed: readonly string[] | undefined,
-): { shown: string[]; withheld: number } {
-  const shown = sites.map((s) => s.siteUrl).filter((site) => !allowed || isPropertyAllowed(site, allowed));
-  return { shown, withheld: sites.length - shown.length };
-}
-
 export function withheldWords(withheld: number): string {
   return `${withheld} more ${withheld === 1 ? 'property' : 'properties'} withheld: outside the properties you may use here (GSC_ALLOWED_SITES, narrowed by a policy rule where one applies)`;
 }
 
+/** No account has it: each account with the properties the caller may use (matchProperty's views), the rest counted, and a link to connect another. */
 export function noAccountText(
   tool: string,
   what: string,
-  lists: readonly AccountSiteList[],
-  allowed: readonly string[] | undefined,
+  accounts: readonly Pick<AccountView<unknown>, 'email' | 'properties' | 'withheld'>[],
   link: { url: string; expiresAt: Date },
 ): string {
-  let withheld = 0;
-  const seen = lists
-    .map((l) => {
-      const { shown, withheld: hidden } = allowedProperties(l.sites, allowed);
-      withheld += hidden;
+  const withheld = accounts.reduce((sum, a) => sum + a.withheld, 0);
+  const seen = accounts
+    .map(({ email, properties: shown, withheld: hidden }) => {
       const has = shown.length
         ? `${shown.slice(0, 10).join(', ')}${shown.length > 10 ? ` and ${shown.length - 10} more` : ''}`
         : hidden
           ? 'no property you may use here'
           : 'no properties';
-      return `${l.grant.googleEmail} has ${has}`;
+      return `${email} has ${has}`;
     })
     .join('; ');
   const hidden = withheld ? `; ${withheldWords(withheld)}` : '';
@@ -131,4 +119,12 @@ export function noAccountText(
     `None of the Google accounts connected for you has ${what} in Search Console (${seen}${hidden}), so ${tool} did not run and nothing was sent to Google. ` +
     `Use a property one of them has, or connect the Google account that has it: open ${link.url} in a browser before ${link.expiresAt.toISOString()}, then call ${tool} again.`
   );
+}
+
+/** google_account named an account without the property (or page): nothing sent; which accounts do have it. */
+export function namedLacksText(tool: string, named: string, what: string, elsewhere: readonly string[]): string {
+  const others = elsewhere.length
+    ? `${elsewhere.join(', ')} ${elsewhere.length === 1 ? 'has' : 'have'} it: call ${tool} again with google_account set to ${elsewhere.length === 1 ? 'it' : 'one of them'}.`
+    : 'None of the Google accounts connected for you has it.';
+  return `${named} has no property for ${what} in Search Console, so ${tool} did not run and nothing was sent to Google. ${others}`;
 }

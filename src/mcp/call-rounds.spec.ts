@@ -1,19 +1,19 @@
-import { describe, expect, it } from '@jest/globals';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from '@jest/globals';
 import { inputRequired, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
+import { SqliteStateStore } from '../state/sqlite-state-store.js';
 import { CallRounds } from './call-rounds.js';
 import { ToolCall } from './tool-call.js';
 import type { RegisteredTool } from './tool-registry.service.js';
 
 // Which answers count: only those to a question this call's previous round asked.
 
-function store() {
-  const kept = new Map<string, string>();
-  return {
-    get: (k: string) => Promise.resolve(kept.get(k)),
-    put: (k: string, v: string) => Promise.resolve(void kept.set(k, v)),
-    claim: (k: string) => Promise.resolve(kept.has(k) ? false : (kept.set(k, '1'), true)),
-  };
-}
+// Over the real state store (SQLite): every round has a record of its own, so the cases share one.
+const db = new SqliteStateStore(mkdtempSync(join(tmpdir(), 'gsc-call-rounds-')));
+afterAll(() => db.close());
+const store = () => db;
 
 function call(options: { tool?: string; principal?: string; era?: 'legacy' | 'modern'; state?: string } = {}) {
   const tool = { spec: { name: options.tool ?? 'get_site', access: 'read', apis: ['searchconsole'] } } as unknown as RegisteredTool;
@@ -59,5 +59,19 @@ describe('CallRounds', () => {
     const sealed = { ...question, requestState: 'abcdefgh.sealed-by-the-guard' };
     expect(await rounds.remember(call(), args, sealed, { chosen: '2' })).toBe(sealed);
     expect(await rounds.open(call({ state: sealed.requestState }), args)).toEqual({ asked: ['google_account'], chosen: '2' });
+  });
+
+  it('the connect link a round sent comes back with that round only: the next round waits on it', async () => {
+    const rounds = new CallRounds(store());
+    const connect = inputRequired({
+      inputRequests: {
+        connect_google: inputRequired.elicitUrl({ message: 'Connect', url: 'http://127.0.0.1:9/connect/google?request=r1' }),
+      },
+    });
+    const state = (await rounds.remember(call(), args, connect, { link: 'r1' })).requestState!;
+    expect(await rounds.open(call({ state }), args)).toEqual({ asked: ['connect_google'], link: 'r1' });
+    // Another call's round (other arguments) never carries it.
+    const other = (await rounds.remember(call(), args, connect, { link: 'r2' })).requestState!;
+    expect(await rounds.open(call({ state: other }), { site_url: 'https://blog.example.net/' })).toBeUndefined();
   });
 });

@@ -24,6 +24,8 @@ export interface Round {
   readonly offered?: readonly string[];
   /** The Google account the person chose in an earlier round of this call (a guarded tool's approval follows). */
   readonly chosen?: string;
+  /** The connect request whose link the round sent (URL elicitation): the call waits on that link's outcome (ConnectWaits). */
+  readonly link?: string;
 }
 
 interface Stored extends Round {
@@ -79,11 +81,7 @@ export class CallRounds {
     if (!(await this.store.claim(`${key}:used`, ROUND_TTL_MS))) {
       return undefined;
     }
-    return {
-      asked: stored.asked,
-      ...(stored.offered ? { offered: stored.offered } : {}),
-      ...(stored.chosen ? { chosen: stored.chosen } : {}),
-    };
+    return { asked: stored.asked, ...extraOf(stored) };
   }
 
   /**
@@ -105,12 +103,20 @@ export class CallRounds {
       args: argsOf(args),
       era: call.era,
       asked: Object.keys(result.inputRequests ?? {}),
-      ...(extra.offered ? { offered: extra.offered } : {}),
-      ...(extra.chosen ? { chosen: extra.chosen } : {}),
+      ...extraOf(extra),
     };
     await this.store.put(keyOf(state), JSON.stringify(stored), ROUND_TTL_MS);
     return own ? { ...result, requestState: own } : result;
   }
+}
+
+/** What a round carries besides its questions, without the fields it leaves unset. */
+function extraOf(round: Omit<Round, 'asked'>): Omit<Round, 'asked'> {
+  return {
+    ...(round.offered ? { offered: round.offered } : {}),
+    ...(round.chosen ? { chosen: round.chosen } : {}),
+    ...(round.link ? { link: round.link } : {}),
+  };
 }
 
 /** Whether a requestState is one this module made (the approval guard leaves those alone: they are not its seals). */

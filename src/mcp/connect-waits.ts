@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import {
   CONNECT_REQUEST_TTL_MS,
@@ -10,10 +10,9 @@ import {
   MAX_WAITING_CALLS,
 } from '../accounts/connect-requests.js';
 import { ConnectedAccounts, type ConnectedGrant, NotConnectedError } from '../google/connected-accounts.js';
-import { STATE_STORE } from '../state/state.module.js';
-import type { StateStore } from '../state/state-store.js';
-import { callFingerprint } from './call-fingerprint.js';
+import type { Round } from './call-rounds.js';
 import type { ToolCall } from './tool-call.js';
+import { errorResult } from './tool-output.js';
 
 /** How often a waiting call (and a 2025-11-25 session's watch) reads the store for the grant or the link's end. */
 export const POLL_MS = 500;
@@ -41,10 +40,10 @@ interface Watch {
 /**
  * The calls that wait for a person to connect a Google account (PRODUCT.md §8d):
  *
- * - A call given a connect link by URL elicitation leaves the link's id in the
- *   state store under the call's fingerprint, so its next round (the 2026-07-28
- *   retry on any replica, or the 2025-11-25 shim's re-entry) knows which link
- *   it waits on.
+ * - A call given a connect link by URL elicitation carries the link's id in
+ *   the record of its round (CallRounds, in the state store), so its next round
+ *   (the 2026-07-28 retry on any replica, or the 2025-11-25 shim's re-entry)
+ *   knows which link it waits on, and only that round does.
  * - The waiting round polls the store: a usable grant → it goes on; the link
  *   ended with a no (Cancel at Google, a cancelled sign-in at the IdP, recorded
  *   by the callback on whichever replica served it) → it answers at once; ten
@@ -64,24 +63,17 @@ export class ConnectWaits {
   constructor(
     private readonly accounts: ConnectedAccounts,
     private readonly requests: ConnectRequests,
-    @Inject(STATE_STORE) private readonly store: StateStore,
   ) {}
 
-  /** The call was sent `link` by URL elicitation (with `elicitationId` on 2025-11-25): its next round finds it, and a 2025 session is watched. */
-  async asked(call: ToolCall, args: Record<string, unknown>, link: ConnectLink, elicitationId?: string): Promise<void> {
-    await this.store.put(roundKey(call, args), link.id, CONNECT_REQUEST_TTL_MS);
-    if (elicitationId !== undefined) {
-      this.watch(call, link, elicitationId);
-    }
+  /** 2025-11-25: the call was sent `link` by URL elicitation with `elicitationId`; the session is told as soon as the link is done. */
+  asked(call: ToolCall, link: ConnectLink, elicitationId: string): void {
+    this.watch(call, link, elicitationId);
   }
 
-  /** The person declined or dismissed the URL elicitation in the client: nothing to wait for or watch. */
-  async answered(call: ToolCall, args: Record<string, unknown>): Promise<void> {
-    const key = roundKey(call, args);
-    const requestId = await this.store.get(key);
-    if (requestId !== undefined) {
-      this.take(requestId);
-      await this.store.delete(key);
+  /** The person declined or dismissed the URL elicitation in the client (`round`: the one that sent the link): nothing to wait for or watch. */
+  answered(round: Round): void {
+    if (round.link !== undefined) {
+      this.take(round.link);
     }
   }
 
@@ -90,15 +82,14 @@ export class ConnectWaits {
    * notifications, until it exists, the link ends with a no, ten minutes
    * pass, or the call is cancelled.
    */
-  async wait(call: ToolCall, args: Record<string, unknown>): Promise<Waited> {
+  async wait(call: ToolCall, round: Round): Promise<Waited> {
     const tool = call.tool.spec.name;
-    const key = roundKey(call, args);
     const release = await this.requests.holdWaitingPlace(call.principal);
     if (!release) {
       return { answer: errorResult(tooManyWaitingText(tool)) };
     }
     try {
-      const requestId = await this.store.get(key);
+      const requestId = round.link;
       // From here this round polls; a 2025 watch's notifier is kept to tell the client.
       const watch = requestId === undefined ? undefined : this.take(requestId);
       const started = Date.now();
@@ -128,7 +119,6 @@ export class ConnectWaits {
     } finally {
       // Never in the way of the answer: a place not given back (the store is down) expires with the longest wait.
       await release().catch(() => undefined);
-      await this.store.delete(key).catch(() => undefined);
     }
   }
 
@@ -205,14 +195,6 @@ export class ConnectWaits {
     watch?.stop.abort();
     return watch;
   }
-}
-
-function roundKey(call: ToolCall, args: Record<string, unknown>): string {
-  return `connect-round:${callFingerprint(call, args)}`;
-}
-
-function errorResult(text: string): CallToolResult {
-  return { content: [{ type: 'text', text }], isError: true };
 }
 
 /**

@@ -73,21 +73,11 @@ function subject(accounts: Accounts) {
     {
       resolve: () => Promise.resolve(undefined),
       staleMatch: () => Promise.resolve(),
-      rounds: new CallRounds(memoryStore()),
+      rounds: new CallRounds(store),
     } as unknown as AccountResolution,
-    new ConnectWaits(accounts as unknown as ConnectedAccounts, requests, store),
+    new ConnectWaits(accounts as unknown as ConnectedAccounts, requests),
   );
   return { calls, audit, links: requests.links, requests };
-}
-
-/** The state store as CallRounds uses it. */
-function memoryStore() {
-  const kept = new Map<string, string>();
-  return {
-    get: (k: string) => Promise.resolve(kept.get(k)),
-    put: (k: string, v: string) => Promise.resolve(void kept.set(k, v)),
-    claim: (k: string) => Promise.resolve(kept.has(k) ? false : (kept.set(k, '1'), true)),
-  };
 }
 
 /** The requestState of the round that asked this person to connect for this call (an answer counts only to a question asked). */

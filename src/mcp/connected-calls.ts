@@ -32,6 +32,7 @@ import { missingScopes, permissionName } from './granted-scopes.js';
 import { SERVER_EVENTS } from './server-features.js';
 import type { ToolCall } from './tool-call.js';
 import { ToolRegistry } from './tool-registry.service.js';
+import { errorResult } from './tool-output.js';
 
 /** The inputRequests key of the URL elicitation that asks a person to connect their Google account. */
 export const CONNECT_KEY = 'connect_google';
@@ -50,7 +51,14 @@ export type Admission =
     }
   /** The guard refuses the call's arguments before anything is sent: no account is chosen. */
   | { readonly refused: true }
-  | { readonly answer: CallToolResult | InputRequiredResult; readonly offered?: readonly string[] };
+  | Asking;
+
+/** An answer instead of the tool's, and what its round carries for the next one (the accounts offered, the connect link sent). */
+export interface Asking {
+  readonly answer: CallToolResult | InputRequiredResult;
+  readonly offered?: readonly string[];
+  readonly link?: string;
+}
 
 /** The googleSub of a call that may act as no account: GoogleService finds no grant for it. */
 const NO_ACCOUNT = '\u0000no-account';
@@ -119,12 +127,12 @@ export class ConnectedCalls {
       } catch (error) {
         // An account was found revoked while its properties were looked up: ask to connect, as a call without a grant is.
         if (error instanceof NotConnectedError) {
-          return this.asked(call, args, await this.askToConnect(call, error.reason, args));
+          return this.asked(call, args, await this.askToConnect(call, error.reason));
         }
         throw error;
       }
       if ('answer' in admission) {
-        return this.asked(call, args, admission.answer, { offered: admission.offered });
+        return this.asked(call, args, admission);
       }
       if (admission.refused) {
         // The guard refuses the arguments before Google hears of them: no account is chosen, and none may be used.
@@ -155,7 +163,7 @@ export class ConnectedCalls {
         // Requests that went out before the grant failed (a tool of several requests) are on the trail too.
         await this.recordGoogleCall(call, true);
         if (error instanceof NotConnectedError) {
-          return this.asked(call, args, await this.askToConnect(call, error.reason, args));
+          return this.asked(call, args, await this.askToConnect(call, error.reason));
         }
         if (admission.cached && error instanceof GoogleApiError && error.status === 403) {
           // Matched from a cached sites.list that may be out of date (access removed at Google): look it up again next call.
@@ -169,7 +177,7 @@ export class ConnectedCalls {
       }
       if (isInputRequiredResult(result)) {
         // The approval dialog of a guarded tool: its answer comes back in the next round, which acts as the account chosen in this one.
-        return admission.chosen ? this.asked(call, args, result, { chosen: admission.chosen }) : result;
+        return admission.chosen ? this.asked(call, args, { answer: result }, { chosen: admission.chosen }) : result;
       }
       await this.recordGoogleCall(call, result.isError === true);
       return admission.resolved ? namingAccount(result, admission.grant.googleEmail, admission.property) : result;
@@ -180,10 +188,10 @@ export class ConnectedCalls {
   private async asked(
     call: ToolCall,
     args: Record<string, unknown>,
-    result: CallToolResult | InputRequiredResult,
+    { answer, offered, link }: Asking,
     extra: Omit<Round, 'asked'> = {},
   ): Promise<CallToolResult | InputRequiredResult> {
-    return isInputRequiredResult(result) ? this.resolution.rounds.remember(call, args, result, extra) : result;
+    return isInputRequiredResult(answer) ? this.resolution.rounds.remember(call, args, answer, { offered, link, ...extra }) : answer;
   }
 
   /**
@@ -221,14 +229,14 @@ export class ConnectedCalls {
       const answer = inputResponse(call.sdk.mcpReq.inputResponses, CONNECT_KEY);
       // An answer counts only to the link the previous round of this call sent: an unasked "accept" is no answer.
       if (answer.kind !== 'elicit' || !round?.asked.includes(CONNECT_KEY)) {
-        return { answer: await this.askToConnect(call, error.reason, args) };
+        return this.askToConnect(call, error.reason);
       }
       if (answer.action !== 'accept') {
-        await this.waits.answered(call, args);
+        this.waits.answered(round);
         await this.audit(call, answer.action === 'decline' ? 'connect_declined' : 'connect_cancelled');
         return { answer: errorResult(notConnectedText(call.tool.spec.name, answer.action)) };
       }
-      const waited = await this.waitForGrant(call, args);
+      const waited = await this.waitForGrant(call, round);
       if ('answer' in waited) {
         return waited;
       }
@@ -279,13 +287,9 @@ export class ConnectedCalls {
    * the client can open links (and ELICITATION is not false), otherwise an
    * isError sentence with the link. Also what a NotConnectedError raised
    * mid-call (revoked at refresh) turns into. Nothing was sent to Google.
-   * `args` are the call's: its next round finds the link it was given by them.
+   * The link's id goes with the round that sends it: the next round waits on it.
    */
-  async askToConnect(
-    call: ToolCall,
-    reason: NotConnectedReason,
-    args: Record<string, unknown> = {},
-  ): Promise<CallToolResult | InputRequiredResult> {
+  async askToConnect(call: ToolCall, reason: NotConnectedReason): Promise<Asking> {
     const dialog = this.config.elicitation && opensLinks(call);
     const link = await this.requests.create(call.principal, this.scopesOf(call), {
       tool: call.tool.spec.name,
@@ -294,20 +298,19 @@ export class ConnectedCalls {
     await this.audit(call, 'connect_asked', { path: dialog ? 'dialog' : 'link', reason });
     if (dialog) {
       const request = inputRequired.elicitUrl({ message: connectMessage(reason), url: link.url });
-      let elicitationId: string | undefined;
       if (call.era === 'legacy') {
         // 2025-11-25 correlates a URL elicitation by elicitationId, and the client may wait for
         // notifications/elicitation/complete: we choose the id (the SDK's shim keeps one it is given) to send that once connected.
-        elicitationId = randomUUID();
+        const elicitationId = randomUUID();
         (request.params as { elicitationId?: string }).elicitationId = elicitationId;
+        this.waits.asked(call, link, elicitationId);
       }
-      await this.waits.asked(call, args, link, elicitationId);
-      return inputRequired({ inputRequests: { [CONNECT_KEY]: request } });
+      return { answer: inputRequired({ inputRequests: { [CONNECT_KEY]: request } }), link: link.id };
     }
     const why = this.config.elicitation
       ? 'this client cannot open a link for you (it did not declare URL-mode elicitation)'
       : 'ELICITATION=false is set for this server';
-    return errorResult(connectLinkText(call.tool.spec.name, reason, link, why));
+    return { answer: errorResult(connectLinkText(call.tool.spec.name, reason, link, why)) };
   }
 
   /** A single-use link that connects one more Google account for the caller, asking for the scopes of every tool it may use. */
@@ -331,8 +334,8 @@ export class ConnectedCalls {
    * 2025-11-25 also gets notifications/elicitation/complete), ten minutes
    * pass, or the call is cancelled. ConnectWaits holds the how.
    */
-  private waitForGrant(call: ToolCall, args: Record<string, unknown>): Promise<Waited> {
-    return this.waits.wait(call, args);
+  private waitForGrant(call: ToolCall, round: Round): Promise<Waited> {
+    return this.waits.wait(call, round);
   }
 
   private audit(call: ToolCall, event: AuditEvent, extra: { path?: 'dialog' | 'link'; reason?: string; google_account?: string } = {}) {
@@ -344,10 +347,6 @@ export class ConnectedCalls {
       ...extra,
     });
   }
-}
-
-function errorResult(text: string): CallToolResult {
-  return { content: [{ type: 'text', text }], isError: true };
 }
 
 const WHY: Record<NotConnectedReason, string> = {

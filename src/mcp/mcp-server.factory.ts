@@ -28,6 +28,7 @@ import { type CatalogEntry, catalogEntry, validate } from './tool-catalog.js';
 import { describeUnknown, unknownArguments } from './unknown-arguments.js';
 import { ToolDispatcher } from './tool-dispatcher.service.js';
 import { ToolRegistry } from './tool-registry.service.js';
+import { errorResult } from './tool-output.js';
 
 const INFO = { name: SERVER_NAME, title: 'Google Search Console', version: serverVersion() };
 
@@ -108,13 +109,13 @@ export class McpServerFactory {
     // The advertised schema is what is applied: an argument it does not list is refused, not dropped (zod strips unknown keys).
     const unknown = unknownArguments(entry.listed.inputSchema, params.arguments ?? {});
     if (unknown.length > 0) {
-      return toolError(
+      return errorResult(
         `Input validation error: Invalid arguments for tool ${params.name}: ${describeUnknown(unknown)}. Nothing was sent to Google and nothing was changed.`,
       );
     }
     const args = await validate(tool.wire.input, params.arguments ?? {});
     if (!args.ok) {
-      return toolError(`Input validation error: Invalid arguments for tool ${params.name}: ${args.error}`);
+      return errorResult(`Input validation error: Invalid arguments for tool ${params.name}: ${args.error}`);
     }
     const result = await this.dispatcher.dispatch(tool, args.value as Record<string, unknown>, { ...context, sdk });
     if (isInputRequiredResult(result)) {
@@ -123,7 +124,7 @@ export class McpServerFactory {
     if (!result.isError) {
       const output = await validate(tool.wire.output, result.structuredContent);
       if (!output.ok) {
-        return toolError(`Output validation error: Invalid structured content for tool ${params.name}: ${output.error}`);
+        return errorResult(`Output validation error: Invalid structured content for tool ${params.name}: ${output.error}`);
       }
     }
     return context.server.server.projectCallToolResult(result, outputJson);
@@ -173,8 +174,4 @@ function contextWithoutMalformedState(this: Server, ctx: BaseContext, transportI
   const state: unknown = ctx.mcpReq.requestState();
   const kept = state === undefined || typeof state === 'string' ? ctx : { ...ctx, mcpReq: { ...ctx.mcpReq, requestState: NO_STATE } };
   return buildContext.call(this, kept, transportInfo);
-}
-
-function toolError(text: string): CallToolResult {
-  return { content: [{ type: 'text', text }], isError: true };
 }

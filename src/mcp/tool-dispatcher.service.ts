@@ -4,7 +4,7 @@ import { OBSERVER, type Observer } from '../common/observer.js';
 import { UserFacingError } from '../common/user-facing-error.js';
 import { ConnectedCalls } from './connected-calls.js';
 import { type CallContext, ToolCall } from './tool-call.js';
-import { fitWrite, isToolOutput, outputBytes, RESULT_BUDGET_BYTES, type ToolOutput } from './tool-output.js';
+import { errorResult, fitWrite, isToolOutput, outputBytes, RESULT_BUDGET_BYTES, type ToolOutput } from './tool-output.js';
 import type { RegisteredTool } from './tool-registry.service.js';
 import { NOTHING_SENT } from '../common/sentences.js';
 
@@ -125,8 +125,4 @@ export function toCallToolResult(output: ToolOutput): CallToolResult {
     structuredContent: output.structured,
     ...(output.isError ? { isError: true } : {}),
   };
-}
-
-export function errorResult(text: string): CallToolResult {
-  return { content: [{ type: 'text', text }], isError: true };
 }

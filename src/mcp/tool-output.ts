@@ -1,4 +1,4 @@
-import type { ContentBlock } from '@modelcontextprotocol/server';
+import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/server';
 
 /** What a tool method returns: the structured half (matching its output schema) and the text a model reads. */
 export interface ToolOutput<T extends Record<string, unknown> = Record<string, unknown>> {
@@ -106,4 +106,9 @@ function cutToBytes(text: string, bytes: number): string {
     end--;
   }
   return text.slice(0, end);
+}
+
+/** A tool failure as the model reads it: one isError result with the sentence (what failed, why, what to do next). */
+export function errorResult(text: string): CallToolResult {
+  return { content: [{ type: 'text', text }], isError: true };
 }

@@ -1,5 +1,5 @@
 import { isDomainProperty, normalizeProperty, pageInProperty, parsePageUrl, PropertyError, propertyHost } from './property.js';
-import { isPageAllowed, isPropertyAllowed } from './site-allowlist.js';
+import { isPageAllowed, isPropertyAllowed, partitionAllowed } from './site-allowlist.js';
 
 // Which property, held by which of a person's connected Google accounts, a
 // call is about (PRODUCT.md §8d "Never the wrong account, never silently", the
@@ -202,7 +202,7 @@ function pageRank(page: URL, property: string): number {
 
 function views<A>(lists: readonly Listed<A>[], allowed: readonly string[] | undefined): AccountView<A>[] {
   return lists.map((list) => {
-    const properties = list.held.map((h) => h.property).filter((p) => !allowed || isPropertyAllowed(p, allowed));
-    return { account: list.account, email: list.email, properties, withheld: list.held.length - properties.length };
+    const { kept, withheld } = partitionAllowed(list.held, (h) => h.property, allowed);
+    return { account: list.account, email: list.email, properties: kept.map((h) => h.property), withheld };
   });
 }

@@ -119,9 +119,31 @@ export interface LinkClientOptions {
   readonly answer?: AnswerLink;
   /** Approval dialogs (form mode): tick the box and accept; otherwise they are cancelled. */
   readonly approve?: boolean;
-  /** Which Google account to pick when asked (form elicitation listing the accounts); undefined declines. */
-  readonly choose?: (request: UrlElicitation & { requestedSchema: unknown }) => string | undefined;
+  /**
+   * Which Google account to pick when asked (the form elicitation listing the accounts, each with its permission level
+   * on the property: `offered`, read from the form's titled single-select); undefined declines.
+   */
+  readonly choose?: (offered: readonly OfferedAccount[], request: UrlElicitation & { requestedSchema: unknown }) => string | undefined;
   readonly headers?: Record<string, string>;
+}
+
+/** One account the chooser offered: its e-mail (the value to answer with) and what a client shows for it. */
+export interface OfferedAccount {
+  readonly email: string;
+  /** e.g. "alice@example.com (owner)". */
+  readonly title: string;
+}
+
+/**
+ * The accounts a chooser offers, as a client reads its google_account field: a titled single-select (oneOf of
+ * const + title, in both revisions' elicitation schema). Anything else is a chooser no client could render as a list.
+ */
+export function offeredAccounts(requestedSchema: unknown): OfferedAccount[] {
+  const field = (requestedSchema as { properties?: { google_account?: { oneOf?: unknown } } }).properties?.google_account;
+  if (!Array.isArray(field?.oneOf)) {
+    throw new Error(`the account chooser's google_account field is no titled single-select: ${JSON.stringify(field)}`);
+  }
+  return (field.oneOf as { const: unknown; title: unknown }[]).map((o) => ({ email: String(o.const), title: String(o.title) }));
 }
 
 /** The official client of the revision over Streamable HTTP. */
@@ -156,7 +178,7 @@ async function linkClient(transport: any, options: LinkClientOptions): Promise<L
   const handle = async (params: any): Promise<{ action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> }> => {
     asked.push(params as UrlElicitation);
     if (params.mode !== 'url' && options.choose && params.requestedSchema?.properties?.google_account) {
-      const chosen = options.choose(params as UrlElicitation & { requestedSchema: unknown });
+      const chosen = options.choose(offeredAccounts(params.requestedSchema), params as UrlElicitation & { requestedSchema: unknown });
       return chosen ? { action: 'accept' as const, content: { google_account: chosen } } : { action: 'decline' as const };
     }
     if (params.mode !== 'url') {
