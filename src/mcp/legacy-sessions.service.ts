@@ -115,6 +115,11 @@ export class LegacySessions implements OnModuleDestroy {
       res.writeHead(202).end();
       return;
     }
+    // Before a server is built again: a session another replica ended (DELETE) is ended here too.
+    if (!session.live && (await this.endedElsewhere(id))) {
+      this.forget(id, session);
+      return send(res, rpcError(404, 'Session not found', -32001));
+    }
     session.active++;
     res.once('close', () => this.finished(session));
     const live = await (session.live ??= this.revive(id, session, req.auth));
@@ -284,6 +289,15 @@ export class LegacySessions implements OnModuleDestroy {
     } catch (error) {
       this.logger.warn(`session ${id}: the GET stream could not be resumed: ${messageOf(error)}`);
       res.end();
+    }
+  }
+
+  /** True only when the store answers that the record is gone; a store that cannot be reached decides nothing. */
+  private async endedElsewhere(id: string): Promise<boolean> {
+    try {
+      return (await this.store.get(sessionKey(id))) === undefined;
+    } catch {
+      return false;
     }
   }
 
