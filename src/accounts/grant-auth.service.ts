@@ -14,6 +14,7 @@ import type { StateStore } from '../state/state-store.js';
 import { type GrantClientOptions, grantClient, type SharedRefresh } from './grant-client.js';
 import { open, seal } from './grant-crypto.js';
 import { accessTokenKey, type PrincipalGrants, GrantStore, type StoredGrant } from './grant-store.js';
+import { stateKey } from '../state/keys.js';
 
 /** Clients kept in this process (one per principal and Google account); the least recently used goes first. */
 export const GRANT_CLIENTS_MAX = 256;
@@ -173,7 +174,7 @@ export class GrantAuth extends ConnectedAccounts {
   private sharedRefresh(grant: StoredGrant): SharedRefresh {
     const { principal, googleSub } = grant;
     const tokenKey = accessTokenKey(principal, googleSub);
-    const lockKey = `grant-refresh:${slotId(principal, googleSub, ':')}`;
+    const lockKey = stateKey('grantRefresh', slotId(principal, googleSub, ':'));
     const slot = { kind: 'access-token', principal, googleSub };
     const lockTtl = this.config.google.timeoutMs + 5_000;
 

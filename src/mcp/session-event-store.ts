@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { EventId, EventStore, JSONRPCMessage, StreamId } from '@modelcontextprotocol/server';
 import { STATE_STORE } from '../state/state.module.js';
 import { isEntryId, type StateStore } from '../state/state-store.js';
+import { stateKey } from '../state/keys.js';
 
 /** The SSE `retry` field of priming events: how long a 2025-11-25 client waits before it reconnects with Last-Event-ID. */
 export const SSE_RETRY_MS = 1000;
@@ -46,7 +47,7 @@ export class SessionEventStores {
 
 /**
  * Resumable 2025-11-25 streams (SEP-1699), backed by the state store: each SSE
- * message is appended to the state stream `mcp:events:<session>:<stream>`
+ * message is appended to the state stream `mcp-events:v1:<session>:<stream>`
  * (bounded, expiring EVENT_TTL_MS after its latest event) before it is written
  * to the connection, so a client that lost the connection reconnects with
  * Last-Event-ID and gets what followed on that stream — and only that stream,
@@ -103,7 +104,7 @@ export class SessionEventStore implements EventStore {
   }
 
   private key(streamId: StreamId): string {
-    return `mcp:events:${this.sessionId}:${streamId}`;
+    return stateKey('sessionEvents', this.sessionId, streamId);
   }
 }
 

@@ -7,6 +7,7 @@ import { type StateStore, StateUnavailableError } from '../state/state-store.js'
 import { QUOTA_LIMITS, type QuotaLimits } from './quota-limits.js';
 import { refusalExplanation } from './quota-report.js';
 import { minuteWindow, pacificDayWindow, type QuotaWindow } from './quota-windows.js';
+import { STATE_KEYS } from '../state/keys.js';
 
 // The server's own count of the Google quotas that answer with a body that
 // does not say which limit was hit (PRODUCT §9a): URL inspections per property
@@ -114,7 +115,7 @@ interface Counter {
 
 /** Our own minute count this close to the limit makes the per-minute limit the likely one. */
 export const MINUTE_MARGIN = 20;
-const PREFIX = 'quota:v1:';
+const PREFIX = STATE_KEYS.quota.prefix;
 const DAY_GRACE_MS = 3_600_000;
 const MINUTE_GRACE_MS = 60_000;
 
