@@ -262,7 +262,9 @@ describe('refreshing a grant', () => {
     const one = processOf(quick);
     const grant = await connect(one.grants, 'quinn@corp.example', 'alice@example.com');
     // The lock a crashed process left behind (its life: the deadline plus 5 s).
-    expect(await stores[stores.length - 1].claim(stateKey('grantRefresh', encodeURIComponent('quinn@corp.example'), grant.sub), 6_000)).toBe(true);
+    expect(
+      await stores[stores.length - 1].claim(stateKey('grantRefresh', encodeURIComponent('quinn@corp.example'), grant.sub), 6_000),
+    ).toBe(true);
     const before = refreshesOf('alice@example.com').length;
     const { token } = await (await one.auth.authClient('quinn@corp.example')).getAccessToken();
     expect(token).toMatch(/^ya29\./);

@@ -62,7 +62,11 @@ describe('ConnectRequests', () => {
     ]);
     expect((await requests.check(other)).ok).toBe(true);
     // A replaced link stays refused even if its mark were lost: whether it works is read from the principal's newest links.
-    await store.put(stateKey('connectRequest', ids[0]), JSON.stringify({ ...(await requests.peek(ids[0])), supersededAt: undefined }), 60_000);
+    await store.put(
+      stateKey('connectRequest', ids[0]),
+      JSON.stringify({ ...(await requests.peek(ids[0])), supersededAt: undefined }),
+      60_000,
+    );
     expect(await requests.check(ids[0])).toEqual({ ok: false, reason: 'superseded' });
   });
 

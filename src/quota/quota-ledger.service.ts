@@ -34,7 +34,6 @@ import { minuteWindow, pacificDayWindow } from './quota-windows.js';
 //
 // Keys: quota-keys.ts. Types: quota-types.ts. Google's refusals: quota-refusals.ts.
 
-
 @Injectable()
 export class QuotaLedger {
   private readonly logger = new Logger('QuotaLedger');

@@ -50,7 +50,12 @@ export async function migrateLegacyKeys(store: StateStore, options: { waitMs?: n
     }
   }
   try {
-    const outcome = { by: 'this process' as const, grants: await copyGrants(store), annotations: await copyAnnotations(store), auditEntries: 0 };
+    const outcome = {
+      by: 'this process' as const,
+      grants: await copyGrants(store),
+      annotations: await copyAnnotations(store),
+      auditEntries: 0,
+    };
     const copied = { ...outcome, auditEntries: await copyStream(store, legacy('audit'), stateName('audit'), 10_000) };
     await store.put(MIGRATION_DONE, new Date().toISOString());
     return copied;
@@ -101,7 +106,12 @@ async function copyAnnotations(store: StateStore): Promise<number> {
   const sites = new Set((await store.read(legacy('annotationProperties'))).map((e) => e.value));
   let copied = 0;
   for (const site of sites) {
-    copied += await copyStream(store, legacy('annotations', encodeURIComponent(site)), stateKey('annotations', encodeURIComponent(site)), 200);
+    copied += await copyStream(
+      store,
+      legacy('annotations', encodeURIComponent(site)),
+      stateKey('annotations', encodeURIComponent(site)),
+      200,
+    );
     const known = new Set((await store.read(stateName('annotationProperties'))).map((e) => e.value));
     if (!known.has(site)) {
       await store.append(stateName('annotationProperties'), site);

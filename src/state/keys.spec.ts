@@ -20,7 +20,9 @@ const PINNED: Record<string, string> = {
 describe('the state key table', () => {
   it('has no prefix that begins another, so two families never write the same key', () => {
     const clashes = families.flatMap(([a, fa]) =>
-      families.filter(([b, fb]) => a !== b && fb.prefix.startsWith(fa.prefix)).map(([b, fb]) => `${a} (${fa.prefix}) begins ${b} (${fb.prefix})`),
+      families
+        .filter(([b, fb]) => a !== b && fb.prefix.startsWith(fa.prefix))
+        .map(([b, fb]) => `${a} (${fa.prefix}) begins ${b} (${fb.prefix})`),
     );
     expect(clashes).toEqual([]);
   });
