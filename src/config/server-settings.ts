@@ -7,7 +7,7 @@ import type { AuthConfig, StateConfig } from './config-types.js';
 
 export type { AuthConfig, StateConfig } from './config-types.js';
 export { describeState } from './config-types.js';
-import { maskUrl, quote, strongSecretShape } from './quote.js';
+import { quote, strongSecretShape } from './quote.js';
 import type { SettingSource } from './setting-source.js';
 import { parseHttpUrl } from './urls.js';
 import { assertPath, assertPlainText } from './values.js';

@@ -1,3 +1,4 @@
+import { settle } from '../common/settle.js';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { EventId, EventStore, JSONRPCMessage, StreamId } from '@modelcontextprotocol/server';
 import { STATE_STORE } from '../state/state.module.js';
@@ -84,8 +85,8 @@ export class SessionEventStore implements EventStore {
     }
   }
 
-  async getStreamIdForEventId(eventId: EventId): Promise<StreamId | undefined> {
-    return parseEventId(eventId)?.streamId;
+  getStreamIdForEventId(eventId: EventId): Promise<StreamId | undefined> {
+    return settle(() => parseEventId(eventId)?.streamId);
   }
 
   async replayEventsAfter(
