@@ -196,3 +196,27 @@ export const AnalyticsOutput = z.object({
   annotations: AnnotationsOut.optional(),
   untrusted: z.literal(true),
 });
+
+const SeriesDay = z.object({
+  date: z.string(),
+  clicks: z.number(),
+  impressions: z.number(),
+  ctr: z.number(),
+  position: z.number(),
+  incomplete: z.literal(true).optional().describe('On or after first_incomplete_date: Google is still collecting this day.'),
+});
+const SeriesWindow = z.object({
+  start_date: z.string(),
+  end_date: z.string(),
+  days: z.array(SeriesDay).describe('Days with data only, oldest first.'),
+});
+
+/** performance_daily_series (app-only, for the Performance view): also the view's type of its answer. */
+export const SeriesOutput = z.object({
+  site_url: z.string(),
+  type: z.string(),
+  current: SeriesWindow,
+  previous: SeriesWindow.optional(),
+  first_incomplete_date: z.string().optional(),
+  untrusted: z.literal(true),
+});

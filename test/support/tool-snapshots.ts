@@ -15,7 +15,7 @@ type Mode = 'all' | 'new' | 'none';
 
 function updateMode(): Mode {
   // Jest's SnapshotState: 'all' under -u, 'none' under --ci, 'new' otherwise.
-  return (expect.getState().snapshotState as unknown as { _updateSnapshot: Mode })._updateSnapshot;
+  return (expect.getState() as unknown as { snapshotState: { _updateSnapshot: Mode } }).snapshotState._updateSnapshot;
 }
 
 export function serialise(tool: unknown): string {

@@ -2,72 +2,16 @@
 // clicks and impressions (CTR and position on a toggle) from the app-only tool
 // performance_daily_series, incomplete days drawn hollow, the comparison window
 // overlaid, totals, top movers and the data-truth notes of the tool's answer.
+import type * as z from 'zod';
+import type { AnalyticsOutput, SeriesOutput } from '../../analytics/analytics.schemas.js';
 import { type ChartSeries, lineChart } from './chart.js';
 import { count, el, notice, percent, position, show, signed, textOf } from './dom.js';
 import { type ToolResult, ViewBridge } from './view-bridge.js';
 
-interface Metrics {
-  clicks: number;
-  impressions: number;
-  ctr: number;
-  position: number;
-}
-interface Day extends Metrics {
-  date: string;
-  incomplete?: true;
-}
-interface Window {
-  start_date: string;
-  end_date: string;
-}
-interface Row extends Partial<Metrics> {
-  keys: string[];
-  previous?: Metrics;
-  delta?: { clicks: number; impressions: number; ctr_points: number; position: number };
-  only_in?: 'current' | 'previous';
-}
-interface Analytics extends Window {
-  site_url: string;
-  type: string;
-  dimensions: string[];
-  filters?: { dimension: string; operator: string; expression: string }[];
-  rows: Row[];
-  /** The property's totals (absent when not queried); rows_sum is the rows' own sum. */
-  totals?: Metrics;
-  rows_sum?: Metrics;
-  compare?: {
-    with: string;
-    current: Window;
-    previous: Window;
-    left_out?: {
-      window: string;
-      start_date: string;
-      end_date: string;
-      reason: 'not_final' | 'outside_retention' | 'not_in_other_window';
-    }[];
-    previous_totals: Metrics;
-    change: NonNullable<Row['delta']>;
-  };
-  data_truth: {
-    start_date: string;
-    end_date: string;
-    time_zone: string;
-    data_state: string;
-    data_state_note?: string;
-    freshness: string;
-    first_incomplete_date?: string;
-    freshness_unknown?: string;
-    row_cap: number;
-    row_cap_reached: boolean;
-    row_sum_caveats: string[];
-    unattributed?: { click_share?: number; impression_share?: number; not_measured?: string };
-  };
-}
-interface Series {
-  current: Window & { days: Day[] };
-  previous?: Window & { days: Day[] };
-  first_incomplete_date?: string;
-}
+// The tools' own output schemas (types only: erased from the bundle), so a view never drifts from what the tool sends.
+type Analytics = z.output<typeof AnalyticsOutput>;
+type Series = z.output<typeof SeriesOutput>;
+type Metrics = NonNullable<Analytics['totals']>;
 
 const SERIES_TOOL = 'performance_daily_series';
 const app = document.getElementById('app')!;
