@@ -13,7 +13,11 @@ import { type HttpMount, STANDALONE_MOUNT } from './http-mount.js';
 // Who is calling over HTTP, decided once per request (PRODUCT.md §8b), for each of the four modes.
 
 const TOKEN = 'a-shared-token-of-at-least-32-characters-0123';
-const env = (extra: Record<string, string> = {}) => ({ CLOUDSDK_CONFIG: mkdtempSync(join(tmpdir(), 'gcloud-')), HOME: '/home/someone', ...extra });
+const env = (extra: Record<string, string> = {}) => ({
+  CLOUDSDK_CONFIG: mkdtempSync(join(tmpdir(), 'gcloud-')),
+  HOME: '/home/someone',
+  ...extra,
+});
 const identity = (extra: Record<string, string> = {}, mount: Partial<HttpMount> = {}) =>
   new HttpIdentity(loadConfig(env(extra)), { ...STANDALONE_MOUNT, ...mount }, new Clock());
 const request = (headers: Record<string, string> = {}): IncomingMessage =>
@@ -88,7 +92,10 @@ describe('HttpIdentity', () => {
   });
 
   describe('OAuth access tokens (GSC_AUTH_ISSUER)', () => {
-    const oauth = identity({ GSC_AUTH_ISSUER: 'https://login.corp.example/realms/staff', GSC_AUTH_AUDIENCE: 'https://mcp.corp.example/mcp' });
+    const oauth = identity({
+      GSC_AUTH_ISSUER: 'https://login.corp.example/realms/staff',
+      GSC_AUTH_AUDIENCE: 'https://mcp.corp.example/mcp',
+    });
 
     it('asks for a token with a challenge naming the protected-resource metadata of this origin', async () => {
       expect(oauth.mode).toBe('oauth');
