@@ -6,9 +6,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OAUTH_CLIENT, startConnectedGoogle, type ConnectedGoogle } from '../../test/support/connected-kit.js';
+import { WEBMASTERS_READONLY } from '../../test/support/grant-fixtures.js';
 import { Clock } from '../common/clock.js';
 import { loadConfig } from '../config/config.js';
-import { SCOPES } from '../emulator/emulator-routing.js';
 import { SqliteStateStore } from '../state/sqlite-state-store.js';
 import { ConnectFlow, type ConnectSite } from './connect-flow.service.js';
 import { ConnectRequests } from './connect-requests.js';
@@ -70,7 +70,7 @@ afterAll(async () => {
 
 /** A connect link opened in a browser and answered at Google: the callback URL Google sends the browser to, and the browser's cookie. */
 async function toCallback(decision: 'allow' | 'deny' = 'allow'): Promise<{ callback: string; cookie: string; requestId: string }> {
-  const link = await requests.create(PRINCIPAL, [SCOPES.webmastersReadonly]);
+  const link = await requests.create(PRINCIPAL, [WEBMASTERS_READONLY]);
   const page = await fetch(`${base}/connect/google?request=${link.id}`, { redirect: 'manual' });
   expect(page.status).toBe(302);
   const cookie = page.headers.getSetCookie()[0].split(';')[0];
@@ -96,7 +96,7 @@ describe('ConnectFlow, the Google callback', () => {
     expect(await done.text()).toContain('alice@example.com');
     const [grant] = await grants.list(PRINCIPAL);
     expect(grant).toMatchObject({ principal: PRINCIPAL, googleEmail: 'alice@example.com' });
-    expect(grant.scopes).toContain(SCOPES.webmastersReadonly);
+    expect(grant.scopes).toContain(WEBMASTERS_READONLY);
     expect(events).toContain('connect_completed');
     // The same answer again (a reload, a replay) stores nothing more and is told it is not waited for.
     const replay = await open(callback, cookie);
