@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectedConfig, storedGrant } from '../../test/support/grant-fixtures.js';
+import { type RevokeEndpoint, startRevokeEndpoint } from '../../test/support/revoke-endpoint.js';
 import { GrantAuth } from '../accounts/grant-auth.service.js';
 import { GrantRevocation } from '../accounts/grant-revocation.js';
 import { GrantStore } from '../accounts/grant-store.js';
@@ -19,29 +19,17 @@ import { AccountsController } from './accounts.controller.js';
 // revocation endpoint is a local HTTP server answering as told.
 
 const KEYS = `k1:${Buffer.alloc(32, 9).toString('base64')}`;
-let revokeAnswer: { status: number; body: unknown } = { status: 200, body: {} };
-const revoked: string[] = [];
-let revokeServer: Server;
-let revokeUrl: string;
+let google: RevokeEndpoint;
 const dirs: string[] = [];
 const stores: StateStore[] = [];
 
 beforeAll(async () => {
-  revokeServer = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    req.on('end', () => {
-      revoked.push(new URLSearchParams(body).get('token') ?? '');
-      res.writeHead(revokeAnswer.status, { 'content-type': 'application/json' }).end(JSON.stringify(revokeAnswer.body));
-    });
-  });
-  await new Promise<void>((resolve) => revokeServer.listen(0, '127.0.0.1', resolve));
-  revokeUrl = `http://127.0.0.1:${(revokeServer.address() as AddressInfo).port}/revoke`;
+  google = await startRevokeEndpoint();
 });
 afterAll(async () => {
   await Promise.all(stores.map((s) => s.close()));
   dirs.forEach((d) => rmSync(d, { recursive: true, force: true }));
-  await new Promise((resolve) => revokeServer.close(resolve));
+  await google.close();
 });
 
 /** A response stand-in: the controller sets only statusCode on it (passthrough). */
@@ -50,7 +38,7 @@ const response = () => ({ statusCode: 200 }) as ServerResponse;
 function subject(config?: Config) {
   const dir = mkdtempSync(join(tmpdir(), 'gsc-admin-accounts-'));
   dirs.push(dir);
-  const cfg = config ?? connectedConfig({ dir, keys: KEYS, env: { GSC_OAUTH_REVOKE_URL: revokeUrl, GSC_GOOGLE_TIMEOUT_MS: '1000' } });
+  const cfg = config ?? connectedConfig({ dir, keys: KEYS, env: { GSC_OAUTH_REVOKE_URL: google.url, GSC_GOOGLE_TIMEOUT_MS: '1000' } });
   const store = new SqliteStateStore(dir);
   stores.push(store);
   const grants = new GrantStore(store, cfg);
@@ -93,12 +81,12 @@ describe('AccountsController', () => {
     const { controller, grants, audit } = subject();
     const grant = storedGrant({ principal: 'cy@corp.example', googleSub: '7', googleEmail: 'Cy@Example.com', refreshToken: '1//0cy' });
     await grants.save(grant);
-    revokeAnswer = { status: 200, body: {} };
+    google.answer(200);
     const res = response();
     const answer = await controller.disconnect('cy@corp.example', 'cy@example.com', res);
     expect(res.statusCode).toBe(200);
     expect(answer).toMatchObject({ status: 'ok', principal: 'cy@corp.example', google_sub: '7', revoked_at_google: true });
-    expect(revoked).toContain('1//0cy');
+    expect(google.revoked).toContain('1//0cy');
     expect(await grants.list('cy@corp.example')).toEqual([]);
     const { entries } = await audit.query({ outcome: 'account_disconnected' });
     expect(entries[0]).toMatchObject({ principal: 'admin', target_principal: 'cy@corp.example', google_account: 'Cy@Example.com' });
@@ -107,13 +95,13 @@ describe('AccountsController', () => {
   it("deletes nothing when Google's revocation endpoint fails, and says so with a 502", async () => {
     const { controller, grants } = subject();
     await grants.save(storedGrant({ principal: 'di@corp.example', googleSub: '8' }));
-    revokeAnswer = { status: 503, body: { error: 'backend' } };
+    google.answer(503, { error: 'backend' });
     const res = response();
     const answer = await controller.disconnect('di@corp.example', '8', res);
     expect(res.statusCode).toBe(502);
     expect(answer).toEqual({ status: 'error', reason: expect.stringMatching(/answered HTTP 503.*nothing was deleted/) });
     expect((await grants.list('di@corp.example')).map((g) => g.googleSub)).toEqual(['8']);
-    revokeAnswer = { status: 200, body: {} };
+    google.answer(200);
   });
 
   it('answers 404 for an account the principal does not have, and 400 for a look-alike principal', async () => {
