@@ -13,7 +13,7 @@ import { type Config, loadConfig } from '../config/config.js';
 import { AuditTrail } from '../mcp/approval/audit-trail.service.js';
 import { SqliteStateStore } from '../state/sqlite-state-store.js';
 import type { StateStore } from '../state/state-store.js';
-import { AccountsController } from './accounts.controller.js';
+import { AccountsController, type AccountView } from './accounts.controller.js';
 
 // GET and DELETE <admin>/accounts as ops call them, over a real grant store and audit trail; Google's
 // revocation endpoint is a local HTTP server answering as told.
@@ -57,10 +57,7 @@ describe('AccountsController', () => {
     await grants.touch('ann@corp.example', '1');
 
     const res = response();
-    const listed = (await controller.list(res)) as {
-      principals: { principal: string; accounts: Record<string, unknown>[] }[];
-      count: unknown;
-    };
+    const listed = (await controller.list(res)) as { principals: { principal: string; accounts: AccountView[] }[]; count: unknown };
     expect(res.statusCode).toBe(200);
     expect(listed.count).toEqual({ principals: 2, accounts: 3 });
     const ann = listed.principals.find((p) => p.principal === 'ann@corp.example')!;

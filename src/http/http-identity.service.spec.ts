@@ -50,7 +50,12 @@ describe('HttpIdentity', () => {
     it('refuses a request without it, or with another, with a Bearer challenge', async () => {
       expect(shared.mode).toBe('token');
       expect(shared.credentialRequired).toBe(true);
-      for (const headers of [{}, { authorization: 'Bearer another-token-of-at-least-32-characters-xyz' }, { authorization: TOKEN }]) {
+      const tries: Record<string, string>[] = [
+        {},
+        { authorization: 'Bearer another-token-of-at-least-32-characters-xyz' },
+        { authorization: TOKEN },
+      ];
+      for (const headers of tries) {
         const answer = refused(await shared.identify(request(headers), 'mcp'));
         expect(answer.status).toBe(401);
         expect(answer.message).toBe('Missing or invalid bearer token (GSC_HTTP_TOKEN)');
