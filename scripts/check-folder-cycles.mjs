@@ -6,8 +6,14 @@
 // scanner, builds the graph of folders, and reports each strongly connected group with
 // one import per arrow, so the line to change is plain to see.
 //
-//   node scripts/check-folder-cycles.mjs [root]     (default src; run by `npm run pretest`)
-import { readdirSync, readFileSync } from 'node:fs';
+// It also checks the files: a group of files that import one another (type-only imports
+// included) is a circle a reader has to hold in their head at once. Today's groups are
+// pinned in scripts/file-cycles.json; a new group, or a file joining a pinned one, fails.
+// A group that shrank or went fails too until the pin says so (`--update` rewrites the pin,
+// and refuses to when anything grew), so the list only ever gets shorter.
+//
+//   node scripts/check-folder-cycles.mjs [root] [--update] [--pin=<file>]   (default src; run by `npm run pretest`)
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
@@ -44,6 +50,46 @@ export function folderGraph(root) {
     }
   }
   return graph;
+}
+
+/** file → file → the import that draws the arrow, for the relative imports between .ts files of root (paths relative to it). */
+export function fileGraph(root) {
+  const base = resolve(root);
+  const graph = new Map();
+  for (const file of tsFiles(base)) {
+    const from = relative(base, file);
+    const arrows = new Map();
+    for (const { fileName } of ts.preProcessFile(readFileSync(file, 'utf8'), true, true).importedFiles) {
+      if (!fileName.startsWith('.')) {
+        continue;
+      }
+      const target = resolve(dirname(file), fileName).replace(/\.(m|c)?js$/, '.$1ts');
+      if (target.startsWith(base + sep) && existsSync(target) && !arrows.has(relative(base, target))) {
+        arrows.set(relative(base, target), fileName);
+      }
+    }
+    graph.set(from, arrows);
+  }
+  return graph;
+}
+
+/** The file circles of root: each group of files reaching one another, its files sorted, the groups sorted. */
+export function fileCycles(root) {
+  return folderCycles(fileGraph(root))
+    .map(({ folders, cycle }) => ({ files: folders, cycle }))
+    .sort((a, b) => (a.files[0] < b.files[0] ? -1 : 1));
+}
+
+/**
+ * Compares the circles found with the pinned ones: `grown` are groups not
+ * inside a pinned group (new, or with a file added), `shrunk` pinned groups
+ * that no longer stand as they are pinned.
+ */
+export function compareWithPin(found, pinned) {
+  const inside = (group, pin) => group.every((f) => pin.includes(f));
+  const grown = found.filter((c) => !pinned.some((pin) => inside(c.files, pin)));
+  const shrunk = pinned.filter((pin) => !found.some((c) => c.files.length === pin.length && inside(c.files, pin)));
+  return { grown, shrunk };
 }
 
 /** Each group of two or more folders that reach one another (Tarjan), with its shortest round trip. */
@@ -138,17 +184,58 @@ function tsFiles(dir) {
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const root = process.argv[2] ?? 'src';
+  const args = process.argv.slice(2);
+  const update = args.includes('--update');
+  const root = args.find((a) => !a.startsWith('--')) ?? 'src';
+  let failed = false;
   const cycles = folderCycles(folderGraph(root));
-  if (cycles.length > 0) {
-    for (const { folders, cycle } of cycles) {
-      process.stderr.write(
-        `Folder cycle in ${root}/ among ${folders.join(', ')}; the shortest round trip is below, break one of its imports (README "## Development" draws the allowed arrows):\n`,
-      );
-      for (const line of cycle) {
-        process.stderr.write(`  ${line}\n`);
-      }
+  for (const { folders, cycle } of cycles) {
+    failed = true;
+    process.stderr.write(
+      `Folder cycle in ${root}/ among ${folders.join(', ')}; the shortest round trip is below, break one of its imports (README "## Development" draws the allowed arrows):\n`,
+    );
+    for (const line of cycle) {
+      process.stderr.write(`  ${line}\n`);
     }
-    process.exit(1);
+  }
+
+  // The pin is src/'s; another tree (a spec's) names its own with --pin=<file>, or has none: then every circle fails.
+  const pinArg = args.find((a) => a.startsWith('--pin='));
+  const srcPin =
+    resolve(root) === fileURLToPath(new URL('../src', import.meta.url))
+      ? fileURLToPath(new URL('./file-cycles.json', import.meta.url))
+      : undefined;
+  const pinFile = pinArg ? resolve(pinArg.slice('--pin='.length)) : srcPin;
+  const found = fileCycles(root);
+  const hasPin = pinFile !== undefined && existsSync(pinFile);
+  const pinned = hasPin ? JSON.parse(readFileSync(pinFile, 'utf8')).groups : [];
+  // With no pin yet, --update pins what there is (once); after that, only less.
+  const { grown, shrunk } = update && !hasPin && pinFile !== undefined ? { grown: [], shrunk: [] } : compareWithPin(found, pinned);
+  for (const { files, cycle } of grown) {
+    failed = true;
+    process.stderr.write(
+      `File circle in ${root}/ among ${files.length} files that is not pinned in scripts/file-cycles.json (a new one, or a file joined a pinned one); its shortest round trip, break one of its imports (a type to a *-types.ts file of its own often does it):\n`,
+    );
+    for (const line of cycle) {
+      process.stderr.write(`  ${line}\n`);
+    }
+  }
+  if (update && grown.length === 0 && pinFile !== undefined) {
+    const groups = found.map((c) => c.files);
+    writeFileSync(
+      pinFile,
+      `${JSON.stringify({ note: 'File circles of src/ (check-folder-cycles.mjs): this list may only shrink.', groups }, null, 2)}\n`,
+    );
+    process.stdout.write(`${relative(process.cwd(), pinFile)}: ${groups.length} file circles, ${groups.flat().length} files\n`);
+  } else if (shrunk.length > 0) {
+    failed = true;
+    for (const pin of shrunk) {
+      process.stderr.write(
+        `A pinned file circle no longer stands as pinned (good): ${pin.join(', ')}; run node scripts/check-folder-cycles.mjs ${root} --update to pin the shorter list.\n`,
+      );
+    }
+  }
+  if (!update || grown.length > 0) {
+    process.exit(failed ? 1 : 0);
   }
 }

@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GrantAuth } from '../src/accounts/grant-auth.service.js';
-import { GrantStore, recordKey } from '../src/accounts/grant-store.js';
+import { accessTokenKey, GrantStore, recordKey } from '../src/accounts/grant-store.js';
 import { type Config, loadConfig } from '../src/config/config.js';
 import { SCOPES } from '../src/emulator/emulator-routing.js';
 import { SEED_PROPERTIES } from '../src/emulator/emulator-seed.js';
@@ -20,6 +20,7 @@ import { GoogleAuthService } from '../src/google/google-auth.service.js';
 import { GoogleApiError } from '../src/google/google-error.js';
 import { GoogleService } from '../src/google/google.service.js';
 import { createStateStore } from '../src/state/create-state-store.js';
+import { stateKey } from '../src/state/keys.js';
 import type { StateStore } from '../src/state/state-store.js';
 import { isolatedEnv, MAIN } from './support/env.js';
 import { spawnHttpBinary } from './support/http-binary.js';
@@ -197,9 +198,7 @@ describe('refreshing a grant', () => {
     expect(new Set(tokens.map((t) => t.token)).size).toBe(1);
     expect(tokens[0].token).toMatch(/^ya29\./);
     // The token is shared sealed, never in the clear.
-    const shared = await stores[0].get(
-      `grant-token:${encodeURIComponent('carol@corp.example')}:${encodeURIComponent((await a.auth.requireGrant('carol@corp.example')).googleSub)}`,
-    );
+    const shared = await stores[0].get(accessTokenKey('carol@corp.example', (await a.auth.requireGrant('carol@corp.example')).googleSub));
     expect(shared).toBeDefined();
     expect(shared).not.toContain(tokens[0].token!);
     // A later process reuses it without asking Google.
@@ -264,9 +263,9 @@ describe('refreshing a grant', () => {
     const one = processOf(quick);
     const grant = await connect(one.grants, 'quinn@corp.example', 'alice@example.com');
     // The lock a crashed process left behind (its life: the deadline plus 5 s).
-    expect(await stores[stores.length - 1].claim(`grant-refresh:${encodeURIComponent('quinn@corp.example')}:${grant.sub}`, 6_000)).toBe(
-      true,
-    );
+    expect(
+      await stores[stores.length - 1].claim(stateKey('grantRefresh', encodeURIComponent('quinn@corp.example'), grant.sub), 6_000),
+    ).toBe(true);
     const before = refreshesOf('alice@example.com').length;
     const { token } = await (await one.auth.authClient('quinn@corp.example')).getAccessToken();
     expect(token).toMatch(/^ya29\./);
@@ -320,7 +319,7 @@ describe('refreshing a grant', () => {
 
   // Issue 29 break 5: an answer about a refresh token the person has replaced while it was on its way.
   describe('an answer that arrives after the person connected the account again', () => {
-    const lockOf = (principal: string, sub: string) => `grant-refresh:${encodeURIComponent(principal)}:${encodeURIComponent(sub)}`;
+    const lockOf = (principal: string, sub: string) => stateKey('grantRefresh', encodeURIComponent(principal), encodeURIComponent(sub));
     /** Resolves once a process holds the refresh lock of the grant: its request to the token endpoint is on its way. */
     async function refreshUnderWay(store: StateStore, principal: string, sub: string): Promise<void> {
       while ((await store.get(lockOf(principal, sub))) === undefined) {

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
@@ -21,8 +21,8 @@ function tree(files: Record<string, string>): string {
   return root;
 }
 
-function check(root: string): { status: number | null; stderr: string } {
-  const run = spawnSync(process.execPath, ['scripts/check-folder-cycles.mjs', root], { encoding: 'utf8' });
+function check(root: string, ...flags: string[]): { status: number | null; stderr: string } {
+  const run = spawnSync(process.execPath, ['scripts/check-folder-cycles.mjs', root, ...flags], { encoding: 'utf8' });
   return { status: run.status, stderr: run.stderr };
 }
 
@@ -86,5 +86,56 @@ describe('check-folder-cycles', () => {
       'common/notes.ts': "// import { decide } from '../policy/decide.js';\nexport const text = \"import '../policy/decide.js'\";\n",
     });
     expect(check(root)).toEqual({ status: 0, stderr: '' });
+  });
+
+  describe('file circles', () => {
+    // Two files of one folder that import each other, one of the arrows type-only.
+    const CIRCLE = {
+      ...LAYERED,
+      'config/a.ts': "import type { B } from './b.js';\nexport type A = { b?: B };\n",
+      'config/b.ts': "import type { A } from './a.js';\nexport type B = { a?: A };\n",
+    };
+
+    it('fails on a circle of files inside one folder, type-only imports included, naming its round trip', () => {
+      const { status, stderr } = check(tree(CIRCLE));
+      expect(status).toBe(1);
+      expect(stderr).toContain('File circle in');
+      expect(stderr).toContain('config/a.ts -> config/b.ts (./b.js)');
+    });
+
+    it('passes on a pinned circle, and fails when a file joins it or a new one appears', () => {
+      const root = tree(CIRCLE);
+      const pin = join(root, '..', `${root.split('/').pop()}-pin.json`);
+      made.push(pin);
+      writeFileSync(pin, JSON.stringify({ groups: [['config/a.ts', 'config/b.ts']] }));
+      expect(check(root, `--pin=${pin}`)).toEqual({ status: 0, stderr: '' });
+
+      writeFileSync(join(root, 'config/c.ts'), "import type { A } from './a.js';\nexport type C = A;\n");
+      writeFileSync(
+        join(root, 'config/a.ts'),
+        "import type { B } from './b.js';\nimport type { C } from './c.js';\nexport type A = { b?: B; c?: C };\n",
+      );
+      const grown = check(root, `--pin=${pin}`);
+      expect(grown.status).toBe(1);
+      expect(grown.stderr).toContain('among 3 files that is not pinned');
+    });
+
+    it('fails when a pinned circle shrank until the pin says so, and --update pins only a shorter list', () => {
+      const root = tree(CIRCLE);
+      const pin = join(root, '..', `${root.split('/').pop()}-pin.json`);
+      made.push(pin);
+      writeFileSync(pin, JSON.stringify({ groups: [['config/a.ts', 'config/b.ts']] }));
+      writeFileSync(join(root, 'config/b.ts'), 'export type B = { a?: unknown };\n');
+      const shrunk = check(root, `--pin=${pin}`);
+      expect(shrunk.status).toBe(1);
+      expect(shrunk.stderr).toContain('no longer stands as pinned (good): config/a.ts, config/b.ts');
+      expect(check(root, `--pin=${pin}`, '--update').status).toBe(0);
+      expect(JSON.parse(readFileSync(pin, 'utf8')).groups).toEqual([]);
+      expect(check(root, `--pin=${pin}`)).toEqual({ status: 0, stderr: '' });
+      // An update cannot pin a new circle.
+      writeFileSync(join(root, 'config/b.ts'), "import type { A } from './a.js';\nexport type B = { a?: A };\n");
+      expect(check(root, `--pin=${pin}`, '--update').status).toBe(1);
+      expect(JSON.parse(readFileSync(pin, 'utf8')).groups).toEqual([]);
+    });
   });
 });

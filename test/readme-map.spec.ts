@@ -1,9 +1,10 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 
 // The README's map of src/ (## Development → ### The map of `src/`) names every folder, in its
 // list and in its arrows, and names none that is gone: a newcomer reads the layers there first.
+// Every src/ path the README names, anywhere, exists.
 
 const ROOT = join(import.meta.dirname, '..');
 const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -54,5 +55,12 @@ describe('README map of src/', () => {
         .filter(Boolean),
     );
     expect(folders.filter((f) => !drawn.has(f))).toEqual([]);
+  });
+
+  it('names no src/ path that does not exist, anywhere in the README', () => {
+    // A path as written: `src/mcp/tool-call.ts`, `src/google/`, src/emulator/README.md; a pattern (src/*/…, <folder>) is no path.
+    const named = [...readme.matchAll(/\bsrc\/[\w./-]*[\w/]/g)].map((m) => m[0]).filter((path) => !/[*<…{]/.test(path));
+    expect(named.length).toBeGreaterThan(10);
+    expect([...new Set(named)].filter((path) => !existsSync(join(ROOT, path)))).toEqual([]);
   });
 });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startGoogle, type TestGoogle } from './support/google.js';
 import { rawToolsList } from './support/raw-tools-list.js';
 import { listToolsInProcess } from './support/server.js';
+import { expectNoStaleToolSnapshots, expectToolSnapshot } from './support/tool-snapshots.js';
 
 const ALL_TOOLS = [
   'add_annotation',
@@ -47,10 +48,22 @@ export function toolListCost(tools: { name: string; description?: string; inputS
 }
 
 describe('tools/list', () => {
-  it('pins the whole surface: names, descriptions, schemas and annotations (a change is a reviewed diff)', async () => {
-    const tools = await listTools();
-    expect(tools.map((t) => t.name)).toEqual(ALL_TOOLS);
-    expect(tools).toMatchSnapshot();
+  describe('pins the whole surface, one file per tool in test/__snapshots__/tools/ (a change is a reviewed diff)', () => {
+    let tools: { name: string }[];
+    beforeAll(async () => {
+      tools = await listTools();
+    });
+
+    it('lists the tools in order, and keeps a file for no tool that is gone', () => {
+      expect(tools.map((t) => t.name)).toEqual(ALL_TOOLS);
+      expectNoStaleToolSnapshots(ALL_TOOLS);
+    });
+
+    it.each(ALL_TOOLS)('pins %s: name, title, description, schemas and annotations', (name) => {
+      const tool = tools.find((t) => t.name === name);
+      expect(tool).toBeDefined();
+      expectToolSnapshot(tool!);
+    });
   });
 
   it('derives every annotation from the access of the tool, and guards exactly the four destructive tools', async () => {

@@ -14,6 +14,7 @@ import * as say from './connect-messages.js';
 import { browserCookie, browserCookieName, type PageText, readCookie, sendPage, sendRedirect } from './connect-pages.js';
 import { CONNECT_REQUEST_TTL_MS, type ConnectOutcome, type ConnectRequest, ConnectRequests } from './connect-requests.js';
 import { GrantStore } from './grant-store.js';
+import { stateKey } from '../state/keys.js';
 
 /** The connect routes, under a page host's base. */
 export const CONNECT_PATHS = {
@@ -283,7 +284,7 @@ export class ConnectFlow {
     kind: FlowState['kind'],
     state: string | null,
   ): Promise<FlowState | undefined> {
-    const raw = state && TOKEN_SHAPE.test(state) ? await this.store.get(`connect-state:${state}`) : undefined;
+    const raw = state && TOKEN_SHAPE.test(state) ? await this.store.get(stateKey('connectState', state)) : undefined;
     const flow = raw ? (JSON.parse(raw) as FlowState) : undefined;
     if (!flow || flow.kind !== kind) {
       sendPage(res, 400, say.NOT_WAITING);
@@ -297,7 +298,7 @@ export class ConnectFlow {
       sendPage(res, 403, say.DIFFERENT_BROWSER);
       return undefined;
     }
-    if (!(await this.store.claim(`connect-state-used:${state}`, STATE_TTL_MS))) {
+    if (!(await this.store.claim(stateKey('connectStateUsed', String(state)), STATE_TTL_MS))) {
       this.logger.warn('a connect answer was replayed (its state was already used): refused');
       sendPage(res, 400, say.NOT_WAITING);
       return undefined;
@@ -330,7 +331,7 @@ export class ConnectFlow {
   }
 
   private putState(state: string, flow: FlowState): Promise<void> {
-    return this.store.put(`connect-state:${state}`, JSON.stringify(flow), STATE_TTL_MS);
+    return this.store.put(stateKey('connectState', state), JSON.stringify(flow), STATE_TTL_MS);
   }
 
   private connected(res: ServerResponse): ConnectedConfig | undefined {

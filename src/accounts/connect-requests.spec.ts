@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import type { Clock } from '../common/clock.js';
 import type { Config } from '../config/config.js';
+import { stateKey } from '../state/keys.js';
 import { SqliteStateStore } from '../state/sqlite-state-store.js';
 import { CONNECT_REQUEST_TTL_MS, type ConnectPageHost, ConnectRequests, MAX_LIVE_LINKS, MAX_WAITING_CALLS } from './connect-requests.js';
 
@@ -61,7 +62,11 @@ describe('ConnectRequests', () => {
     ]);
     expect((await requests.check(other)).ok).toBe(true);
     // A replaced link stays refused even if its mark were lost: whether it works is read from the principal's newest links.
-    await store.put(`connect-request:${ids[0]}`, JSON.stringify({ ...(await requests.peek(ids[0])), supersededAt: undefined }), 60_000);
+    await store.put(
+      stateKey('connectRequest', ids[0]),
+      JSON.stringify({ ...(await requests.peek(ids[0])), supersededAt: undefined }),
+      60_000,
+    );
     expect(await requests.check(ids[0])).toEqual({ ok: false, reason: 'superseded' });
   });
 

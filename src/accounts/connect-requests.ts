@@ -5,6 +5,7 @@ import { canonicalPrincipal } from '../common/principal-name.js';
 import { CONFIG, type Config } from '../config/config.js';
 import { STATE_STORE } from '../state/state.module.js';
 import type { StateStore } from '../state/state-store.js';
+import { stateKey } from '../state/keys.js';
 
 /** How long a connect link may be opened. */
 export const CONNECT_REQUEST_TTL_MS = 10 * 60_000;
@@ -203,7 +204,7 @@ export class ConnectRequests {
   async holdWaitingPlace(principal: string): Promise<(() => Promise<void>) | undefined> {
     const who = encodeURIComponent(canonicalPrincipal(principal) ?? principal);
     for (let place = 0; place < MAX_WAITING_CALLS; place++) {
-      const slot = `connect-waiting:${who}:${place}`;
+      const slot = stateKey('connectWaiting', who, String(place));
       if (await this.store.claim(slot, CONNECT_REQUEST_TTL_MS + WAIT_MARGIN_MS)) {
         return () => this.store.delete(slot);
       }
@@ -213,7 +214,7 @@ export class ConnectRequests {
 
   /** One final state per request, across every process sharing the store: the first claim wins. */
   private async settle(request: ConnectRequest, final: Pick<ConnectRequest, 'usedAt' | 'ended'>): Promise<boolean> {
-    if (!(await this.store.claim(`connect-request-used:${request.id}`, CONNECT_REQUEST_TTL_MS + RECORD_GRACE_MS))) {
+    if (!(await this.store.claim(stateKey('connectRequestUsed', request.id), CONNECT_REQUEST_TTL_MS + RECORD_GRACE_MS))) {
       return false;
     }
     await this.store.put(key(request.id), JSON.stringify({ ...request, ...final }), CONNECT_REQUEST_TTL_MS + RECORD_GRACE_MS);
@@ -255,10 +256,10 @@ export class ConnectRequests {
 const WAIT_MARGIN_MS = 60_000;
 
 function key(id: string): string {
-  return `connect-request:${id}`;
+  return stateKey('connectRequest', id);
 }
 
 /** The principal's newest link ids (a stream trimmed to MAX_LIVE_LINKS). */
 function linksKey(principal: string): string {
-  return `connect-links:${encodeURIComponent(principal)}`;
+  return stateKey('connectLinks', encodeURIComponent(principal));
 }

@@ -3,36 +3,22 @@ import { Logger } from '@nestjs/common';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connectedConfig, FIXTURE_REFRESH_TOKEN, storedGrant } from '../../test/support/grant-fixtures.js';
 import { type RedisServer, startRedisServer } from '../../test/support/redis-server.js';
-import { type Config, loadConfig } from '../config/config.js';
+import type { Config } from '../config/config.js';
 import { createStateStore } from '../state/create-state-store.js';
 import type { StateStore } from '../state/state-store.js';
 import { GrantStore, indexKey, recordKey, type StoredGrant } from './grant-store.js';
 
-const CLIENT_ID = '123456789012-abcdefghijklmnopqrstuvwxyz012345.apps.googleusercontent.com';
 const key = (byte: number) => Buffer.alloc(32, byte).toString('base64');
-const REFRESH = '1//0refresh-token-of-alice-must-stay-secret';
+const REFRESH = FIXTURE_REFRESH_TOKEN;
 
 function configFor(state: { dir?: string; redis?: string }, keys?: string): Config {
-  return loadConfig({
-    CLOUDSDK_CONFIG: mkdtempSync(join(tmpdir(), 'gcloud-')),
-    GSC_STATE_DIR: state.dir ?? mkdtempSync(join(tmpdir(), 'gsc-grants-')),
-    ...(state.redis ? { GSC_REDIS_URL: state.redis } : {}),
-    GSC_GOOGLE_OAUTH_CLIENT_ID: CLIENT_ID,
-    GSC_GOOGLE_OAUTH_CLIENT_SECRET: 'GOCSPX-test',
-    ...(keys ? { GSC_GRANT_ENCRYPTION_KEYS: keys } : {}),
-  });
+  return connectedConfig({ ...state, ...(keys ? { keys } : {}) });
 }
 
-const grant = (principal: string, googleSub: string, extra: Partial<StoredGrant> = {}): StoredGrant => ({
-  principal,
-  googleSub,
-  googleEmail: `${googleSub}@example.com`,
-  scopes: ['openid', 'https://www.googleapis.com/auth/webmasters.readonly'],
-  connectedAt: new Date('2026-12-01T10:00:00Z').toISOString(),
-  refreshToken: REFRESH,
-  ...extra,
-});
+const grant = (principal: string, googleSub: string, extra: Partial<StoredGrant> = {}): StoredGrant =>
+  storedGrant({ principal, googleSub, ...extra });
 
 interface Subject {
   store: StateStore;

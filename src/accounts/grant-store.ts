@@ -5,6 +5,7 @@ import { STATE_STORE } from '../state/state.module.js';
 import type { StateStore } from '../state/state-store.js';
 import { open, seal } from './grant-crypto.js';
 import { type GrantKeys, loadGrantKeys } from './grant-keys.js';
+import { stateKey, stateName } from '../state/keys.js';
 
 /** A grant as stored: what the server may show, plus the refresh token that must never leave this folder. */
 export interface StoredGrant extends ConnectedGrant {
@@ -66,7 +67,7 @@ const LAST_USE_SLOTS_MAX = 4096;
  * The principals' Google grants in the state store (PRODUCT.md §8d "Grants at
  * rest"), AES-256-GCM (grant-crypto.ts).
  *
- * One record per (principal, Google account) under `grant:<principal>:<sub>`,
+ * One record per (principal, Google account) under `grant:v1:<principal>:<sub>`,
  * plus an append-only index stream of the principal's account ids. Why not one
  * record per principal holding every account: the store has no transactions,
  * and a read-modify-write of a shared record loses one of two accounts saved at
@@ -354,23 +355,23 @@ export class GrantStore implements OnModuleInit {
 
 /** The state key of one account's grant of a principal (exported for specs that tamper with records). */
 export function recordKey(principal: string, googleSub: string): string {
-  return `grant:${encodeURIComponent(principal)}:${encodeURIComponent(googleSub)}`;
+  return stateKey('grant', encodeURIComponent(principal), encodeURIComponent(googleSub));
 }
 
 /** The state key of a grant's shared access token (sealed; GrantAuth keeps it). */
 export function accessTokenKey(principal: string, googleSub: string): string {
-  return `grant-token:${encodeURIComponent(principal)}:${encodeURIComponent(googleSub)}`;
+  return stateKey('grantToken', encodeURIComponent(principal), encodeURIComponent(googleSub));
 }
 
 /** The state stream listing principals with grants, for ops (see GrantStore.principals). */
-export const PRINCIPALS_INDEX = 'grant-principals';
+export const PRINCIPALS_INDEX = stateName('grantPrincipals');
 
 /** The state key of a grant's last use (an ISO time; not secret, so not sealed). */
 export function lastUseKey(principal: string, googleSub: string): string {
-  return `grant-used:${encodeURIComponent(principal)}:${encodeURIComponent(googleSub)}`;
+  return stateKey('grantUsed', encodeURIComponent(principal), encodeURIComponent(googleSub));
 }
 
 /** The principal's index stream of account ids. */
 export function indexKey(principal: string): string {
-  return `grant-index:${encodeURIComponent(principal)}`;
+  return stateKey('grantIndex', encodeURIComponent(principal));
 }

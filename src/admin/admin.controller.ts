@@ -31,6 +31,7 @@ export class AdminController {
     private readonly identity: HttpIdentity,
     @Inject(CONFIG) private readonly config: Config,
     @Inject(HTTP_MOUNT) private readonly mount: HttpMount,
+    @Inject(STATE_STORE) private readonly store: StateStore,
   ) {}
 
   @Get('health')
@@ -38,8 +39,6 @@ export class AdminController {
   health() {
     return { status: 'ok', uptime_seconds: Math.round((Date.now() - this.started) / 1000) };
   }
-
-  @Inject(STATE_STORE) private readonly store!: StateStore;
 
   /** Whether the credential can mint an access token for the requested scopes right now, and the state store answers. */
   @Get('ready')

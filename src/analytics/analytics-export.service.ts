@@ -27,6 +27,7 @@ import {
 } from './data-truth.js';
 import { decodeRow, encodeRow } from './export-format.js';
 import { describeError } from './analytics-format.js';
+import { stateKey } from '../state/keys.js';
 
 export const EXPORT_TTL_MS = 24 * 3600_000;
 /** Exports listed per principal in resources/list. */
@@ -85,9 +86,9 @@ interface SideFacts {
   readonly property?: PropertyFigures;
 }
 
-const recordKey = (id: string) => `analytics:export:${id}`;
-const rowsKey = (id: string) => `analytics:export:${id}:rows`;
-const indexKey = (principal: string) => `analytics:exports:${principal}`;
+const recordKey = (id: string) => stateKey('exportRecord', id);
+const rowsKey = (id: string) => stateKey('exportRows', id);
+const indexKey = (principal: string) => stateKey('exportIndex', principal);
 
 @Injectable()
 export class AnalyticsExports {

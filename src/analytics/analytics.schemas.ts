@@ -196,3 +196,32 @@ export const AnalyticsOutput = z.object({
   annotations: AnnotationsOut.optional(),
   untrusted: z.literal(true),
 });
+
+const SeriesDay = z.object({
+  date: z.string().describe('YYYY-MM-DD; hourly: the hour key as Google gives it, e.g. 2026-12-01T14:00:00-08:00.'),
+  clicks: z.number(),
+  impressions: z.number(),
+  ctr: z.number(),
+  position: z.number(),
+  incomplete: z
+    .literal(true)
+    .optional()
+    .describe('On or after first_incomplete_date (hourly: first_incomplete_hour): Google is still collecting it.'),
+});
+const SeriesWindow = z.object({
+  start_date: z.string(),
+  end_date: z.string(),
+  days: z.array(SeriesDay).describe('Days with data only, oldest first.'),
+});
+
+/** performance_daily_series (app-only, for the Performance view): also the view's type of its answer. */
+export const SeriesOutput = z.object({
+  site_url: z.string(),
+  type: z.string(),
+  current: SeriesWindow,
+  previous: SeriesWindow.optional(),
+  first_incomplete_date: z.string().optional(),
+  first_incomplete_hour: z.string().optional(),
+  hourly: z.literal(true).optional(),
+  untrusted: z.literal(true),
+});

@@ -6,7 +6,7 @@ import type { TargetOf, ToolCall } from '../mcp/tool-call.js';
 import { Tool, ToolProvider } from '../mcp/tool.decorator.js';
 import { SiteUrlArg } from '../mcp/tool-args.js';
 import { type ToolOutput, toolOutput } from '../mcp/tool-output.js';
-import { AnalyticsInput } from './analytics.schemas.js';
+import { AnalyticsInput, SeriesOutput } from './analytics.schemas.js';
 import { AnalyticsService } from './analytics.service.js';
 import { reportRequest } from './analytics.tools.js';
 import { round } from './analytics-format.js';
@@ -30,34 +30,6 @@ const SeriesInput = z.object({
     .optional()
     .describe('The comparison window, drawn over the current one.'),
   hourly: z.boolean().optional().describe('Per hour (Google keeps about 10 days of hourly data); date then holds the hour key.'),
-});
-
-const Day = z.object({
-  date: z.string().describe('YYYY-MM-DD; hourly: the hour key as Google gives it, e.g. 2026-12-01T14:00:00-08:00.'),
-  clicks: z.number(),
-  impressions: z.number(),
-  ctr: z.number(),
-  position: z.number(),
-  incomplete: z
-    .literal(true)
-    .optional()
-    .describe('On or after first_incomplete_date (hourly: first_incomplete_hour): Google is still collecting it.'),
-});
-const Series = z.object({
-  start_date: z.string(),
-  end_date: z.string(),
-  days: z.array(Day).describe('Days with data only, oldest first.'),
-});
-
-const SeriesOutput = z.object({
-  site_url: z.string(),
-  type: z.string(),
-  current: Series,
-  previous: Series.optional(),
-  first_incomplete_date: z.string().optional(),
-  first_incomplete_hour: z.string().optional(),
-  hourly: z.literal(true).optional(),
-  untrusted: z.literal(true),
 });
 
 type Args = z.infer<typeof SeriesInput>;

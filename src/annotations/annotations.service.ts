@@ -5,6 +5,7 @@ import type { AnnotationMode } from '../config/policy-file.js';
 import { type AnnotationRef, annotationId } from '../property/annotation-id.js';
 import { STATE_STORE } from '../state/state.module.js';
 import type { StateStore, StreamEntry } from '../state/state-store.js';
+import { stateKey, stateName } from '../state/keys.js';
 
 /** Annotations kept per property, as Search Console's own UI keeps them (briefs/wave4.md): the oldest goes first. */
 export const ANNOTATIONS_PER_PROPERTY = 200;
@@ -145,10 +146,10 @@ export function canDelete(note: Annotation, reader: Annotator): boolean {
 
 /** The property's stream (its name stays one key whatever the property's characters). */
 export function streamOf(site: string): string {
-  return `annotations:${encodeURIComponent(site)}`;
+  return stateKey('annotations', encodeURIComponent(site));
 }
 
-export const PROPERTIES_INDEX = 'annotation-properties';
+export const PROPERTIES_INDEX = stateName('annotationProperties');
 
 /** A note's fields as stored: trimmed, checked; each refusal a sentence naming the field. */
 export function checkNote(note: NewAnnotation): NewAnnotation {

@@ -2,6 +2,7 @@ import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/server';
 import { textOf, ToolCallKit } from '../../test/support/tool-call-kit.js';
+import { streamOf } from './annotations.service.js';
 
 // The three annotation tools behind the real SiteAccessGuard, over a real SQLite
 // store: who sees and deletes which note under each rule mode, the allowlist on
@@ -121,7 +122,7 @@ describe('the allowlist and the rules', () => {
       expect(isError(result)).toBe(true);
       expect(textOf(result)).toContain(`${OTHER} is outside this server's allowed properties (${SITE})`);
     }
-    expect(await kit.store.read('annotations:https%3A%2F%2Fblog.example.net%2F')).toEqual([]);
+    expect(await kit.store.read(streamOf(OTHER))).toEqual([]);
   });
 
   it('delete by an id of a property the caller may not use names only that property, and deletes nothing', async () => {

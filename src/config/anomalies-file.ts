@@ -1,6 +1,9 @@
 import { readFileSync, statSync } from 'node:fs';
 import { hasInvisible, inert } from '../common/inert-text.js';
 import { ConfigError } from './config-error.js';
+import type { AnomalyCatalog, KnownAnomaly, Metric } from './config-types.js';
+
+export type { AnomalyCatalog, KnownAnomaly, Metric } from './config-types.js';
 import { quote } from './quote.js';
 import type { SettingSource } from './setting-source.js';
 import { assertPath } from './values.js';
@@ -18,37 +21,8 @@ import { assertPath } from './values.js';
 //     "search_types": ["web"]?, "backfilled": false?,
 //     "source": "https://…", "more_sources": ["https://…"]?, "sentence": "…" } ] }
 
-export const METRICS = ['clicks', 'impressions', 'ctr', 'position'] as const;
-export type Metric = (typeof METRICS)[number];
+export const METRICS = ['clicks', 'impressions', 'ctr', 'position'] as const satisfies readonly Metric[];
 export const ANOMALY_SEARCH_TYPES = ['web', 'image', 'video', 'news', 'discover', 'googleNews'] as const;
-
-export interface KnownAnomaly {
-  /** Stable, lower-case, for citing and de-duplicating. */
-  readonly id: string;
-  readonly start_date: string;
-  /** Inclusive; absent while Google has not announced a fix. */
-  readonly end_date?: string;
-  /** The end date is a third party's estimate or "about", not Google's own day. */
-  readonly end_approximate: boolean;
-  readonly affected: readonly Metric[];
-  readonly not_affected: readonly Metric[];
-  /** Absent: every search type. */
-  readonly search_types?: readonly string[];
-  /** Whether Google corrected the affected days afterwards; absent when it did not say. */
-  readonly backfilled?: boolean;
-  readonly source: string;
-  readonly more_sources?: readonly string[];
-  /** One sentence saying what happened, for the answer and the view. */
-  readonly sentence: string;
-}
-
-export interface AnomalyCatalog {
-  /** What to call it in messages: `GSC_ANOMALIES_FILE`, or the built-in list. */
-  readonly source: string;
-  readonly version: number;
-  readonly updated: string;
-  readonly anomalies: readonly KnownAnomaly[];
-}
 
 /** A list of announcements is small; anything this large is not one. */
 export const ANOMALIES_FILE_MAX_BYTES = 256 * 1024;

@@ -3,9 +3,8 @@ import { normalizeProperty, PropertyError } from '../property/property.js';
 import { isPropertyAllowed } from '../property/site-allowlist.js';
 import { ConfigError, rememberSecrets } from './config-error.js';
 import { conformanceFixtures } from './conformance-fixtures.js';
-import type { ConnectedConfig } from './connected-config.js';
 import { connectedClient, parseConnected } from './connected-settings.js';
-import { type Credential, resolveCredential } from './credentials.js';
+import { resolveCredential } from './credentials.js';
 import {
   EXPORT_MAX_BYTES_PER_PRINCIPAL,
   EXPORT_MAX_PER_PRINCIPAL,
@@ -14,77 +13,24 @@ import {
   validateScalars,
 } from './environment.js';
 import { quote, strongSecretShape, notShown } from './quote.js';
-import { type AuthConfig, parseAuth, parsePublicUrl, parseState, readPolicyFile, type StateConfig } from './server-settings.js';
+import { parseAuth, parsePublicUrl, parseState, readPolicyFile } from './server-settings.js';
 import { fromEnvironment, fromSettingsObject, type SettingSource } from './setting-source.js';
 import { SCRUBBED_SETTINGS, type SettingName } from './settings-table.js';
 import { checkStatePermissions } from './state-permissions.js';
 import { parseToolPatterns, type ToolPattern } from './tool-patterns.js';
 import { GOOGLE_USER_INFO, isLoopback, parseHttpUrl } from './urls.js';
 import { assertPath } from './values.js';
-import { parseTelemetry, type TelemetryConfig } from './telemetry-settings.js';
-import { checkPolicySites, parsePolicy, type Policy } from './policy-file.js';
-import { type AnomalyCatalog, parseAnomalies, readAnomaliesFile } from './anomalies-file.js';
+import { parseTelemetry } from './telemetry-config.js';
+import { checkPolicySites, parsePolicy } from './policy-file.js';
+import { parseAnomalies, readAnomaliesFile } from './anomalies-file.js';
+import type { Config, Credential } from './config-types.js';
 
 export { isLoopback } from './urls.js';
 export { maskUrl } from './quote.js';
-export { describeState, type AuthConfig, type StateConfig } from './server-settings.js';
+export { describeState } from './server-settings.js';
+export type { AuthConfig, Config, StateConfig } from './config-types.js';
 
 export const CONFIG = Symbol('CONFIG');
-
-export interface Config {
-  readonly credential: Credential;
-  /** Domain-wide delegation subject for a service account. */
-  readonly impersonate?: string;
-  /** The default property, normalised; never used by add_site. */
-  readonly siteUrl?: string;
-  /** Normalised allowed properties; undefined means every property the credential can see. */
-  readonly allowedSites?: readonly string[];
-  readonly readOnly: boolean;
-  readonly allowTools?: readonly ToolPattern[];
-  readonly denyTools: readonly ToolPattern[];
-  readonly elicitation: boolean;
-  readonly transport: 'stdio' | 'http';
-  readonly http: {
-    readonly host: string;
-    readonly port: number;
-    readonly token?: string;
-    readonly adminToken?: string;
-    readonly allowedOrigins: readonly string[];
-    /** Cap on open 2025-11-25 sessions. */
-    readonly maxSessions: number;
-    /** Public base URL without a trailing slash (GSC_PUBLIC_URL). */
-    readonly publicUrl?: string;
-  };
-  /** OAuth resource-server mode (GSC_AUTH_ISSUER + GSC_AUTH_AUDIENCE). */
-  readonly auth?: AuthConfig;
-  /** Connected accounts: each principal's own Google grant (PRODUCT.md §8d); undefined with a shared credential. */
-  readonly connected?: ConnectedConfig;
-  /** With no GSC_APPROVAL_SECRET, the state store creates one and keeps it. */
-  readonly approval:
-    | { readonly secret: string; readonly secretSource: 'GSC_APPROVAL_SECRET' }
-    | { readonly secret?: undefined; readonly secretSource: 'store' };
-  readonly auditLog?: string;
-  readonly state: StateConfig;
-  /** Per-principal rules (GSC_POLICY_FILE or the embedded module's `policy`), parsed and checked for shape; tool names are checked at bootstrap. */
-  readonly policy?: Policy;
-  /** GSC_ANOMALIES_FILE, parsed: replaces the list of Google's known data anomalies shipped with the package. */
-  readonly knownAnomalies?: AnomalyCatalog;
-  /** The bound on each principal's all_rows exports in the state store; the oldest goes first. */
-  readonly exports: {
-    readonly maxPerPrincipal: number;
-    readonly maxBytesPerPrincipal: number;
-  };
-  readonly google: {
-    readonly apiRootUrl?: string;
-    readonly oauthTokenUrl?: string;
-    /** Deadline for one Google or token request. */
-    readonly timeoutMs: number;
-  };
-  /** GSC_CONFORMANCE_FIXTURES: the conformance suite's fixtures are served too (emulator only; src/conformance/). */
-  readonly conformanceFixtures: boolean;
-  /** OpenTelemetry over OTLP (OTEL_EXPORTER_OTLP_*); undefined: off, and src/telemetry/ is never loaded. */
-  readonly telemetry?: TelemetryConfig;
-}
 
 export interface LoadOptions {
   /** `--http` on the command line. */

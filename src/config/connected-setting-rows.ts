@@ -1,6 +1,6 @@
-import type { Config } from './config.js';
+import type { Config } from './config-types.js';
 import { maskUrl } from './quote.js';
-import type { SettingSpec } from './settings-table.js';
+import type { SettingSpec } from './setting-spec.js';
 
 // The configuration table's rows of connected accounts (PRODUCT.md §8d), kept
 // apart so the table stays readable; settings-table.ts spreads them in, and

@@ -3,16 +3,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from './config-error.js';
+import type { Credential, ServiceAccountKey } from './config-types.js';
+
+export type { Credential, ServiceAccountKey } from './config-types.js';
 import { quote } from './quote.js';
 import type { SettingSource } from './setting-source.js';
 import { assertPath } from './values.js';
-
-export type ServiceAccountKey = { client_email: string; private_key: string; private_key_id?: string; project_id?: string };
-
-export type Credential =
-  | { kind: 'service_account'; key: ServiceAccountKey; origin: string }
-  | { kind: 'oauth'; clientId: string; clientSecret: string; refreshToken: string; origin: string }
-  | { kind: 'none' };
 
 const OAUTH_VARS = ['GSC_CLIENT_ID', 'GSC_CLIENT_SECRET', 'GSC_REFRESH_TOKEN'] as const;
 

@@ -3,28 +3,17 @@ import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { SERVER_NAME } from '../common/product.js';
 import { ConfigError } from './config-error.js';
-import { maskUrl, quote, strongSecretShape } from './quote.js';
+import type { AuthConfig, StateConfig } from './config-types.js';
+
+export type { AuthConfig, StateConfig } from './config-types.js';
+export { describeState } from './config-types.js';
+import { quote, strongSecretShape } from './quote.js';
 import type { SettingSource } from './setting-source.js';
 import { parseHttpUrl } from './urls.js';
 import { assertPath, assertPlainText } from './values.js';
 
 // The deployment settings beside the core ones: OAuth resource-server mode, the
 // public URL, the state store and the policy file.
-
-export interface AuthConfig {
-  /** Compared with the token's `iss` exactly as written. */
-  readonly issuer: string;
-  /** Must be among the token's `aud` values (RFC 8707). */
-  readonly audience: string;
-  /** The issuer's key set when its metadata does not name one. */
-  readonly jwksUrl?: string;
-  /** The claim naming the person; unset means `email`, falling back to `sub`. */
-  readonly principalClaim?: string;
-  readonly groupsClaim: string;
-}
-
-/** Where state lives (`config.state`); the one shape the state store is opened with too (src/state/). */
-export type StateConfig = { readonly kind: 'sqlite'; readonly dir: string } | { readonly kind: 'redis'; readonly url: string };
 
 const AUTH_EXTRAS = ['GSC_AUTH_JWKS_URL', 'GSC_AUTH_PRINCIPAL_CLAIM', 'GSC_AUTH_GROUPS_CLAIM'] as const;
 const ISSUER_FORMS = 'an https:// URL such as https://login.corp.example/realms/staff, written exactly as the tokens’ iss claim';
@@ -114,11 +103,6 @@ export function parseState(source: SettingSource): StateConfig {
     return { kind: 'redis', url: parseRedisUrl(redis) };
   }
   return { kind: 'sqlite', dir: dir ? resolve(dir) : defaultStateDir(source) };
-}
-
-/** The state store for a start-up line or /admin/config: the folder, or the Redis URL with its password masked. */
-export function describeState(state: StateConfig): string {
-  return state.kind === 'redis' ? `Redis at ${maskUrl(state.url)}` : `SQLite in ${state.dir}`;
 }
 
 export function defaultStateDir(source: SettingSource): string {

@@ -1,3 +1,4 @@
+import { settle } from '../common/settle.js';
 import { Inject, Injectable } from '@nestjs/common';
 import type { ServerEventBus } from '@modelcontextprotocol/server';
 import * as z from 'zod';
@@ -51,18 +52,24 @@ export class ConformanceContentTools {
   constructor(@Inject(SERVER_EVENTS) private readonly events: ServerEventBus) {}
 
   @Tool({ name: 'test_simple_text', title: 'Simple text', description: 'Conformance fixture: returns one text block.', ...fixture })
-  async simpleText(): Promise<ToolOutput> {
-    return toolOutput({}, 'This is a simple text response for testing.');
+  simpleText(): Promise<ToolOutput> {
+    return settle(() => {
+      return toolOutput({}, 'This is a simple text response for testing.');
+    });
   }
 
   @Tool({ name: 'test_image_content', title: 'Image content', description: 'Conformance fixture: returns a 1×1 PNG.', ...fixture })
-  async image(): Promise<ToolOutput> {
-    return { ...toolOutput({}, 'A 1×1 red PNG.'), content: [{ type: 'image', data: RED_PIXEL_PNG, mimeType: 'image/png' }] };
+  image(): Promise<ToolOutput> {
+    return settle(() => {
+      return { ...toolOutput({}, 'A 1×1 red PNG.'), content: [{ type: 'image', data: RED_PIXEL_PNG, mimeType: 'image/png' }] };
+    });
   }
 
   @Tool({ name: 'test_audio_content', title: 'Audio content', description: 'Conformance fixture: returns a short WAV.', ...fixture })
-  async audio(): Promise<ToolOutput> {
-    return { ...toolOutput({}, 'A silent WAV.'), content: [{ type: 'audio', data: SILENT_WAV, mimeType: 'audio/wav' }] };
+  audio(): Promise<ToolOutput> {
+    return settle(() => {
+      return { ...toolOutput({}, 'A silent WAV.'), content: [{ type: 'audio', data: SILENT_WAV, mimeType: 'audio/wav' }] };
+    });
   }
 
   @Tool({
@@ -71,16 +78,18 @@ export class ConformanceContentTools {
     description: 'Conformance fixture: returns an embedded text resource.',
     ...fixture,
   })
-  async embeddedResource(): Promise<ToolOutput> {
-    return {
-      ...toolOutput({}, 'An embedded resource follows.'),
-      content: [
-        {
-          type: 'resource',
-          resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' },
-        },
-      ],
-    };
+  embeddedResource(): Promise<ToolOutput> {
+    return settle(() => {
+      return {
+        ...toolOutput({}, 'An embedded resource follows.'),
+        content: [
+          {
+            type: 'resource',
+            resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' },
+          },
+        ],
+      };
+    });
   }
 
   @Tool({
@@ -89,26 +98,30 @@ export class ConformanceContentTools {
     description: 'Conformance fixture: returns text, an image and an embedded resource.',
     ...fixture,
   })
-  async mixedContent(): Promise<ToolOutput> {
-    return {
-      ...toolOutput({}, 'Multiple content types test:'),
-      content: [
-        { type: 'image', data: RED_PIXEL_PNG, mimeType: 'image/png' },
-        {
-          type: 'resource',
-          resource: {
-            uri: 'test://mixed-content-resource',
-            mimeType: 'application/json',
-            text: JSON.stringify({ test: 'data', value: 123 }),
+  mixedContent(): Promise<ToolOutput> {
+    return settle(() => {
+      return {
+        ...toolOutput({}, 'Multiple content types test:'),
+        content: [
+          { type: 'image', data: RED_PIXEL_PNG, mimeType: 'image/png' },
+          {
+            type: 'resource',
+            resource: {
+              uri: 'test://mixed-content-resource',
+              mimeType: 'application/json',
+              text: JSON.stringify({ test: 'data', value: 123 }),
+            },
           },
-        },
-      ],
-    };
+        ],
+      };
+    });
   }
 
   @Tool({ name: 'test_error_handling', title: 'Error', description: 'Conformance fixture: always fails (isError).', ...fixture })
-  async error(): Promise<ToolOutput> {
-    throw new UserFacingError('This tool intentionally returns an error for testing. Nothing was changed.');
+  error(): Promise<ToolOutput> {
+    return settle(() => {
+      throw new UserFacingError('This tool intentionally returns an error for testing. Nothing was changed.');
+    });
   }
 
   @Tool({
@@ -187,8 +200,10 @@ export class ConformanceContentTools {
     access: 'read',
     apis: [],
   })
-  async jsonSchema(args: z.infer<typeof ContactInput>): Promise<ToolOutput> {
-    return toolOutput({}, `JSON Schema 2020-12 tool called with: ${JSON.stringify(args)}`);
+  jsonSchema(args: z.infer<typeof ContactInput>): Promise<ToolOutput> {
+    return settle(() => {
+      return toolOutput({}, `JSON Schema 2020-12 tool called with: ${JSON.stringify(args)}`);
+    });
   }
 
   @Tool({
@@ -197,9 +212,11 @@ export class ConformanceContentTools {
     description: 'Conformance fixture: tells open subscriptions/listen streams that the tool list changed.',
     ...fixture,
   })
-  async triggerToolChange(): Promise<ToolOutput> {
-    this.events.publish({ kind: 'tools_list_changed' });
-    return toolOutput({}, 'Mutation triggered');
+  triggerToolChange(): Promise<ToolOutput> {
+    return settle(() => {
+      this.events.publish({ kind: 'tools_list_changed' });
+      return toolOutput({}, 'Mutation triggered');
+    });
   }
 
   @Tool({
@@ -208,8 +225,10 @@ export class ConformanceContentTools {
     description: 'Conformance fixture: tells open subscriptions/listen streams that the prompt list changed.',
     ...fixture,
   })
-  async triggerPromptChange(): Promise<ToolOutput> {
-    this.events.publish({ kind: 'prompts_list_changed' });
-    return toolOutput({}, 'Mutation triggered');
+  triggerPromptChange(): Promise<ToolOutput> {
+    return settle(() => {
+      this.events.publish({ kind: 'prompts_list_changed' });
+      return toolOutput({}, 'Mutation triggered');
+    });
   }
 }

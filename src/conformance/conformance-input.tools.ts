@@ -1,3 +1,4 @@
+import { settle } from '../common/settle.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import {
@@ -76,12 +77,14 @@ export class ConformanceInputTools {
     access: 'read',
     apis: [],
   })
-  async sampling({ prompt }: { prompt: string }, call: Call): Answer {
-    const text = sampledText(call, 'completion');
-    if (text === undefined) {
-      return inputRequired({ inputRequests: { completion: sample(prompt) } });
-    }
-    return toolOutput({}, `LLM response: ${text}`);
+  sampling({ prompt }: { prompt: string }, call: Call): Answer {
+    return settle(() => {
+      const text = sampledText(call, 'completion');
+      if (text === undefined) {
+        return inputRequired({ inputRequests: { completion: sample(prompt) } });
+      }
+      return toolOutput({}, `LLM response: ${text}`);
+    });
   }
 
   @Tool({
@@ -175,35 +178,43 @@ export class ConformanceInputTools {
     description: 'Conformance fixture: needs the client to sample; refused (-32021) when the client does not declare sampling.',
     ...fixture,
   })
-  async missingCapability(_args: unknown, call: Call): Answer {
-    // The SDK answers an input request the client's capabilities do not cover with -32021 (HTTP 400).
-    return sampledText(call, 'sample') === undefined
-      ? inputRequired({ inputRequests: { sample: sample('Say anything.', 20) } })
-      : toolOutput({}, 'Success');
+  missingCapability(_args: unknown, call: Call): Answer {
+    return settle(() => {
+      // The SDK answers an input request the client's capabilities do not cover with -32021 (HTTP 400).
+      return sampledText(call, 'sample') === undefined
+        ? inputRequired({ inputRequests: { sample: sample('Say anything.', 20) } })
+        : toolOutput({}, 'Success');
+    });
   }
 
   @Tool({ name: 'test_input_required_result_elicitation', title: 'Asks a name', description: 'Conformance fixture (MRTR).', ...fixture })
-  async mrtrElicitation(_args: unknown, call: Call): Answer {
-    const name = answered(call, 'user_name', 'name');
-    return typeof name === 'string'
-      ? toolOutput({}, `Hello, ${name}!`)
-      : inputRequired({ inputRequests: { user_name: ask('What is your name?', 'name') } });
+  mrtrElicitation(_args: unknown, call: Call): Answer {
+    return settle(() => {
+      const name = answered(call, 'user_name', 'name');
+      return typeof name === 'string'
+        ? toolOutput({}, `Hello, ${name}!`)
+        : inputRequired({ inputRequests: { user_name: ask('What is your name?', 'name') } });
+    });
   }
 
   @Tool({ name: 'test_input_required_result_sampling', title: 'Asks a sample', description: 'Conformance fixture (MRTR).', ...fixture })
-  async mrtrSampling(_args: unknown, call: Call): Answer {
-    const text = sampledText(call, 'capital_question');
-    return text !== undefined
-      ? toolOutput({}, `Sampling result: ${text}`)
-      : inputRequired({ inputRequests: { capital_question: sample('What is the capital of France?') } });
+  mrtrSampling(_args: unknown, call: Call): Answer {
+    return settle(() => {
+      const text = sampledText(call, 'capital_question');
+      return text !== undefined
+        ? toolOutput({}, `Sampling result: ${text}`)
+        : inputRequired({ inputRequests: { capital_question: sample('What is the capital of France?') } });
+    });
   }
 
   @Tool({ name: 'test_input_required_result_list_roots', title: 'Asks the roots', description: 'Conformance fixture (MRTR).', ...fixture })
-  async mrtrRoots(_args: unknown, call: Call): Answer {
-    const roots = rootCount(call, 'client_roots');
-    return roots !== undefined
-      ? toolOutput({}, `Found ${roots} root(s)`)
-      : inputRequired({ inputRequests: { client_roots: inputRequired.listRoots() } });
+  mrtrRoots(_args: unknown, call: Call): Answer {
+    return settle(() => {
+      const roots = rootCount(call, 'client_roots');
+      return roots !== undefined
+        ? toolOutput({}, `Found ${roots} root(s)`)
+        : inputRequired({ inputRequests: { client_roots: inputRequired.listRoots() } });
+    });
   }
 
   @Tool({
@@ -312,15 +323,17 @@ export class ConformanceInputTools {
   }
 
   /** A form elicitation on the first call; its answer, as the suite's fixture words it, on the re-entry. */
-  private async formAnswer(call: Call, params: { message: string; requestedSchema: Record<string, unknown> }): Answer {
-    const view = inputResponse(call.sdk.mcpReq.inputResponses, 'form');
-    if (view.kind !== 'elicit') {
-      // The schemas are passed as written (enumNames, oneOf/anyOf titles): the SDK's zod conversion would rewrite them.
-      return inputRequired({
-        inputRequests: { form: { method: 'elicitation/create', params: { mode: 'form', ...params } } as InputRequest },
-      });
-    }
-    return toolOutput({}, `User response: action=${view.action}, content=${JSON.stringify(view.content ?? {})}`);
+  private formAnswer(call: Call, params: { message: string; requestedSchema: Record<string, unknown> }): Answer {
+    return settle(() => {
+      const view = inputResponse(call.sdk.mcpReq.inputResponses, 'form');
+      if (view.kind !== 'elicit') {
+        // The schemas are passed as written (enumNames, oneOf/anyOf titles): the SDK's zod conversion would rewrite them.
+        return inputRequired({
+          inputRequests: { form: { method: 'elicitation/create', params: { mode: 'form', ...params } } as InputRequest },
+        });
+      }
+      return toolOutput({}, `User response: action=${view.action}, content=${JSON.stringify(view.content ?? {})}`);
+    });
   }
 
   private seal(kind: string, more: Partial<State> = {}): Promise<string> {

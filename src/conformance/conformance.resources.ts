@@ -1,3 +1,4 @@
+import { settle } from '../common/settle.js';
 import { Injectable } from '@nestjs/common';
 import type { ReadResourceResult } from '@modelcontextprotocol/server';
 import { McpResource, type ResourceContext, ResourceProvider } from '../mcp/resource.decorator.js';
@@ -16,8 +17,10 @@ export class ConformanceResources {
     description: 'Conformance fixture: a fixed text resource.',
     mimeType: 'text/plain',
   })
-  async staticText(uri: URL, _variables: Record<string, string>, _context: ResourceContext): Promise<ReadResourceResult> {
-    return { contents: [{ uri: uri.href, mimeType: 'text/plain', text: 'This is the content of the static text resource.' }] };
+  staticText(uri: URL, _variables: Record<string, string>, _context: ResourceContext): Promise<ReadResourceResult> {
+    return settle(() => {
+      return { contents: [{ uri: uri.href, mimeType: 'text/plain', text: 'This is the content of the static text resource.' }] };
+    });
   }
 
   @McpResource({
@@ -27,8 +30,10 @@ export class ConformanceResources {
     description: 'Conformance fixture: a fixed binary resource (a 1×1 PNG).',
     mimeType: 'image/png',
   })
-  async staticBinary(uri: URL, _variables: Record<string, string>, _context: ResourceContext): Promise<ReadResourceResult> {
-    return { contents: [{ uri: uri.href, mimeType: 'image/png', blob: RED_PIXEL_PNG }] };
+  staticBinary(uri: URL, _variables: Record<string, string>, _context: ResourceContext): Promise<ReadResourceResult> {
+    return settle(() => {
+      return { contents: [{ uri: uri.href, mimeType: 'image/png', blob: RED_PIXEL_PNG }] };
+    });
   }
 
   @McpResource({
@@ -38,13 +43,15 @@ export class ConformanceResources {
     description: 'Conformance fixture: a resource template whose id is echoed back.',
     mimeType: 'application/json',
   })
-  async template(uri: URL, variables: Record<string, string>, _context: ResourceContext): Promise<ReadResourceResult> {
-    const { id } = variables;
-    return {
-      contents: [
-        { uri: uri.href, mimeType: 'application/json', text: JSON.stringify({ id, templateTest: true, data: `Data for ID: ${id}` }) },
-      ],
-    };
+  template(uri: URL, variables: Record<string, string>, _context: ResourceContext): Promise<ReadResourceResult> {
+    return settle(() => {
+      const { id } = variables;
+      return {
+        contents: [
+          { uri: uri.href, mimeType: 'application/json', text: JSON.stringify({ id, templateTest: true, data: `Data for ID: ${id}` }) },
+        ],
+      };
+    });
   }
 
   @McpResource({
@@ -54,7 +61,9 @@ export class ConformanceResources {
     description: 'Conformance fixture: a resource a 2025-11-25 client may subscribe to.',
     mimeType: 'text/plain',
   })
-  async watched(uri: URL, _variables: Record<string, string>, _context: ResourceContext): Promise<ReadResourceResult> {
-    return { contents: [{ uri: uri.href, mimeType: 'text/plain', text: 'Watched resource content' }] };
+  watched(uri: URL, _variables: Record<string, string>, _context: ResourceContext): Promise<ReadResourceResult> {
+    return settle(() => {
+      return { contents: [{ uri: uri.href, mimeType: 'text/plain', text: 'Watched resource content' }] };
+    });
   }
 }

@@ -10,12 +10,13 @@ const GOOGLE_TOKEN_ORIGIN = 'https://oauth2.googleapis.com';
 /** Sends a client's token requests to the emulator instead of Google. */
 export function redirectTokenRequests(client: JWT, emulatorUrl: string): void {
   client.transporter.interceptors.request.add({
-    resolved: async (config) => {
+    // gaxios runs interceptors in its promise chain, so a throw here is its rejection either way.
+    resolved: (config) => {
       const url = new URL(String(config.url));
       if (url.origin === GOOGLE_TOKEN_ORIGIN) {
         config.url = new URL(url.pathname, emulatorUrl);
       }
-      return config;
+      return Promise.resolve(config);
     },
   });
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { STATE_STORE } from '../state/state.module.js';
 import { type StateStore, StateUnavailableError } from '../state/state-store.js';
+import { stateKey } from '../state/keys.js';
 
 // The server's own record of the Indexing API notifications it sent
 // (PRODUCT §8c, §9a). Google's getMetadata is widely reported to answer 404
@@ -63,7 +64,7 @@ export class IndexingRecord {
 }
 
 function keyOf(url: string): string {
-  return `indexing:v1:sent:${createHash('sha256').update(url).digest('hex')}`;
+  return stateKey('indexing', createHash('sha256').update(url).digest('hex'));
 }
 
 function parse(text: string): SentNotification | undefined {

@@ -8,7 +8,7 @@ import { condense, condensedLine, describeInspection, INDEXED_STATE, indexVerdic
 import { BatchOutput, type CondensedVerdict, InspectionOutput } from './inspection.schemas.js';
 import { type BatchItem, type BatchResult, InspectionService } from './inspection.service.js';
 import { inert } from '../common/inert-text.js';
-import type { QuotaVerdict } from '../quota/quota-ledger.service.js';
+import type { QuotaVerdict } from '../quota/quota-types.js';
 import { figure, quotaRemaining, quotaRemainingLine, refusalExplanation } from '../quota/quota-report.js';
 import { NOTHING_SENT, plural } from '../common/sentences.js';
 import { INDEX_HEALTH_VIEW } from '../mcp/view-uris.js';

@@ -1,4 +1,5 @@
 import type { ConnectedGrant } from '../google/connected-accounts.js';
+import { legacyStateKey, stateKey } from '../state/keys.js';
 import type { StateStore } from '../state/state-store.js';
 
 /** How long the account a property's calls acted as is remembered after it was last set. */
@@ -26,7 +27,7 @@ export class AccountMemory {
   /** The first remembered account among `keys`, in order. */
   async recall(principal: string, keys: readonly string[]): Promise<UsedAccount | undefined> {
     for (const key of keys) {
-      const raw = await this.store.get(storeKey(principal, key));
+      const raw = (await this.store.get(storeKey(principal, key))) ?? (await this.fromLegacy(principal, key));
       if (raw === undefined) {
         continue;
       }
@@ -40,6 +41,15 @@ export class AccountMemory {
       }
     }
     return undefined;
+  }
+
+  /** A memory kept under its name from before the key table (keys.ts), read once and kept under the new one. */
+  private async fromLegacy(principal: string, key: string): Promise<string | undefined> {
+    const raw = await this.store.get(legacyStateKey('accountChoice', encodeURIComponent(principal), key));
+    if (raw !== undefined) {
+      await this.store.put(storeKey(principal, key), raw, ACCOUNT_MEMORY_TTL_MS);
+    }
+    return raw;
   }
 
   /** Remembers the account for each key; a key that already names it is left as it is (a read, not a write, on every call). */
@@ -63,5 +73,5 @@ export const propertyKey = (property: string): string => `p:${property}`;
 export const hostKey = (host: string): string => `h:${host}`;
 
 function storeKey(principal: string, key: string): string {
-  return `account-used:${encodeURIComponent(principal)}:${key}`;
+  return stateKey('accountChoice', encodeURIComponent(principal), key);
 }

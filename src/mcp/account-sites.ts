@@ -4,6 +4,7 @@ import { actAs, ConnectedAccounts, type ConnectedGrant } from '../google/connect
 import { GoogleService } from '../google/google.service.js';
 import { STATE_STORE } from '../state/state.module.js';
 import type { StateStore } from '../state/state-store.js';
+import { stateKey } from '../state/keys.js';
 
 /** How long one account's sites.list answer is trusted for resolving a property to it (PRODUCT.md §8d: ≤ 10 minutes). */
 export const ACCOUNT_SITES_TTL_MS = 10 * 60_000;
@@ -83,5 +84,5 @@ export class AccountSites {
 }
 
 function sitesKey(grant: Pick<ConnectedGrant, 'principal' | 'googleSub'>): string {
-  return `grant-sites:${encodeURIComponent(grant.principal)}:${encodeURIComponent(grant.googleSub)}`;
+  return stateKey('grantSites', encodeURIComponent(grant.principal), encodeURIComponent(grant.googleSub));
 }

@@ -12,6 +12,7 @@ import { Clock } from '../common/clock.js';
 import { CONFIG, type Config } from '../config/config.js';
 import { callerOf } from '../identity/caller.js';
 import { STATE_STORE } from '../state/state.module.js';
+import { stateKey } from '../state/keys.js';
 import type { StateStore } from '../state/state-store.js';
 import { rpcError, send } from './json-rpc-reply.js';
 import { KEEP_ALIVE_MS, openStandaloneStream, resumesStandalone, STANDALONE_STREAM, writeEvent } from './legacy-standalone-stream.js';
@@ -40,7 +41,7 @@ type Session = {
 const SESSION_IDLE_MS = 30 * 60_000;
 /** A session in use pushes its record's expiry back at most this often (one write, not one per request). */
 const TOUCH_EVERY_MS = 60_000;
-const sessionKey = (id: string) => `mcp:session:${id}`;
+const sessionKey = (id: string) => stateKey('session', id);
 
 /**
  * The 2025-11-25 sessions of one MCP endpoint: opened by an initialize
@@ -52,7 +53,7 @@ const sessionKey = (id: string) => `mcp:session:${id}`;
  * (McpHttpController) has already checked Host/Origin, identity and the body.
  *
  * An idle session costs a compact record, here and in the state store
- * (`mcp:session:<id>`, expiring SESSION_IDLE_MS after its last use), plus its
+ * (`mcp-session:v1:<id>`, expiring SESSION_IDLE_MS after its last use), plus its
  * GET stream when the client holds one (legacy-standalone-stream.ts). Its
  * McpServer and transport are built when a request arrives, restored by
  * replaying the session's own initialize request to them, and dropped when

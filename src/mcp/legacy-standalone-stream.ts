@@ -33,7 +33,7 @@ export async function openStandaloneStream(
     'mcp-session-id': sessionId,
   });
   if (typeof lastEventId === 'string' && lastEventId) {
-    await events.replayEventsAfter(lastEventId, { send: async (id, message) => void writeEvent(res, message, id) });
+    await events.replayEventsAfter(lastEventId, { send: (id, message) => Promise.resolve(writeEvent(res, message, id)) });
   } else {
     const primingId = await events.storeEvent(STANDALONE_STREAM, {} as JSONRPCMessage);
     res.write(primingId ? `id: ${primingId}\nretry: ${SSE_RETRY_MS}\ndata: \n\n` : `retry: ${SSE_RETRY_MS}\ndata: \n\n`);

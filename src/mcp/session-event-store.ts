@@ -1,7 +1,9 @@
+import { settle } from '../common/settle.js';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { EventId, EventStore, JSONRPCMessage, StreamId } from '@modelcontextprotocol/server';
 import { STATE_STORE } from '../state/state.module.js';
 import { isEntryId, type StateStore } from '../state/state-store.js';
+import { stateKey } from '../state/keys.js';
 
 /** The SSE `retry` field of priming events: how long a 2025-11-25 client waits before it reconnects with Last-Event-ID. */
 export const SSE_RETRY_MS = 1000;
@@ -46,7 +48,7 @@ export class SessionEventStores {
 
 /**
  * Resumable 2025-11-25 streams (SEP-1699), backed by the state store: each SSE
- * message is appended to the state stream `mcp:events:<session>:<stream>`
+ * message is appended to the state stream `mcp-events:v1:<session>:<stream>`
  * (bounded, expiring EVENT_TTL_MS after its latest event) before it is written
  * to the connection, so a client that lost the connection reconnects with
  * Last-Event-ID and gets what followed on that stream — and only that stream,
@@ -83,8 +85,8 @@ export class SessionEventStore implements EventStore {
     }
   }
 
-  async getStreamIdForEventId(eventId: EventId): Promise<StreamId | undefined> {
-    return parseEventId(eventId)?.streamId;
+  getStreamIdForEventId(eventId: EventId): Promise<StreamId | undefined> {
+    return settle(() => parseEventId(eventId)?.streamId);
   }
 
   async replayEventsAfter(
@@ -103,7 +105,7 @@ export class SessionEventStore implements EventStore {
   }
 
   private key(streamId: StreamId): string {
-    return `mcp:events:${this.sessionId}:${streamId}`;
+    return stateKey('sessionEvents', this.sessionId, streamId);
   }
 }
 

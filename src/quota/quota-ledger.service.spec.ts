@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { actingAs } from '../google/connected-accounts.js';
 import { createStateStore } from '../state/create-state-store.js';
 import { GOOGLE_QUOTA_LIMITS } from './quota-limits.js';
-import { QuotaLedger, verdictOf } from './quota-ledger.service.js';
+import { QuotaLedger } from './quota-ledger.service.js';
+import { verdictOf } from './quota-refusals.js';
 import { ledgerKit, type LedgerKit } from '../../test/support/quota-ledger-kit.js';
 import { minuteWindow, pacificDayWindow, pacificMidnightStarting } from './quota-windows.js';
 

@@ -1,12 +1,27 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../common/clock.js';
 import { actingAs } from '../google/connected-accounts.js';
-import { type GoogleApiError, type GoogleOperation, likelyQuotaLead } from '../google/google-error.js';
+import type { GoogleApiError, GoogleOperation } from '../google/google-error.js';
 import { STATE_STORE } from '../state/state.module.js';
 import { type StateStore, StateUnavailableError } from '../state/state-store.js';
+import { accountKey, DAY_GRACE_MS, dayIndexKey, indexedKey, MINUTE_GRACE_MS, quotaKey, ttl } from './quota-keys.js';
 import { QUOTA_LIMITS, type QuotaLimits } from './quota-limits.js';
-import { refusalExplanation } from './quota-report.js';
-import { minuteWindow, pacificDayWindow, type QuotaWindow } from './quota-windows.js';
+import { explainedRefusal, RefusalRecords, verdictOf } from './quota-refusals.js';
+import {
+  type AccountUse,
+  type BatchReservation,
+  type Counter,
+  type LimitWindow,
+  parseScope,
+  type QuotaScope,
+  type QuotaSnapshot,
+  type QuotaVerdict,
+  type Reservation,
+  type ReserveResult,
+  scopeId,
+  type WindowUse,
+} from './quota-types.js';
+import { minuteWindow, pacificDayWindow } from './quota-windows.js';
 
 // The server's own count of the Google quotas that answer with a body that
 // does not say which limit was hit (PRODUCT §9a): URL inspections per property
@@ -17,106 +32,7 @@ import { minuteWindow, pacificDayWindow, type QuotaWindow } from './quota-window
 // clients of the same property or project spend the same quota, and only
 // requests Google answered with success are kept.
 //
-// Keys (all under quota:v1:):
-//   <kind>:<scope>:minute:<epoch minute>   counter, expires 60 s after its minute ends
-//   <kind>:<scope>:day:<Pacific date>      counter, expires 1 h after Pacific midnight
-//   <kind>:<scope>:refused:<Pacific date>  {at, likely_limit} of Google's latest refusal that day
-//   index:<Pacific date>                   stream of the scopes counted that day (for gsc://quota)
-//   indexed:<Pacific date>:<kind>:<scope>  claim: the scope is in that day's index
-//   <kind>:<scope>:account:<Pacific date>:<e-mail>  connected mode: that day's count made as one Google account
-//   <kind>:<scope>:accounts:<Pacific date>          stream of the Google accounts counted for the scope that day
-
-export type QuotaScope =
-  { readonly kind: 'inspection'; readonly property: string } | { readonly kind: 'publish'; readonly project: string };
-export type LimitWindow = 'minute' | 'day';
-
-export interface WindowUse {
-  /** Counted by this server (and every process sharing its store). */
-  readonly used: number;
-  readonly limit: number;
-  /** limit − used, never below 0; an upper bound of what Google still allows. */
-  readonly remaining: number;
-  readonly resetsAt: Date;
-}
-
-export interface QuotaRefusal {
-  readonly at: Date;
-  readonly likelyLimit: LimitWindow;
-}
-
-export interface QuotaSnapshot {
-  readonly scope: QuotaScope;
-  readonly now: Date;
-  /** Inspection only: Indexing publishes have no per-minute limit of their own. */
-  readonly minute?: WindowUse;
-  readonly day: WindowUse;
-  /** Google refused this scope earlier today (its answer did not say which limit). */
-  readonly refusedToday?: QuotaRefusal;
-  /** Connected mode, in today(): the day's count per Google account the calls were made as (quotas stay per property and project). */
-  readonly accounts?: readonly AccountUse[];
-}
-
-export interface AccountUse {
-  readonly account: string;
-  readonly used: number;
-}
-
-/** Why a refusal is thought to be one limit rather than the other. */
-export type VerdictBasis =
-  /** This server's own count fills the daily limit. */
-  | 'own_day_count'
-  /** This server's own count (nearly) fills the per-minute limit. */
-  | 'own_minute_count'
-  /** Google refused already in an earlier minute of this Pacific day. */
-  | 'refused_earlier'
-  /** Others would have to spend the per-minute limit within a minute, which uses up a day's budget within minutes. */
-  | 'rates';
-
-export interface QuotaVerdict {
-  readonly likely: LimitWindow;
-  readonly basis: VerdictBasis;
-  readonly snapshot: QuotaSnapshot;
-}
-
-/** Units taken from every window of a scope, to give back if Google did not count them. */
-export interface Reservation {
-  readonly taken: readonly Counter[];
-  /** How many units each counter holds for this reservation (1 for a single call). */
-  readonly units?: number;
-}
-
-/** What a batch may send: `granted` of the units it asked for (the rest would pass this server's own daily count). */
-export interface BatchReservation {
-  readonly granted: number;
-  /** undefined when the store was unavailable (nothing counted; the batch goes out uncounted). */
-  readonly reservation?: Reservation;
-}
-
-export type ReserveResult =
-  /** reservation undefined: the store was unavailable, so nothing is counted (the call still goes out). */
-  | { readonly ok: true; readonly reservation?: Reservation }
-  /** This server's own count says the window is full: nothing was taken, and the call should not go out. */
-  | { readonly ok: false; readonly window: LimitWindow; readonly resetsAt: Date; readonly snapshot: QuotaSnapshot };
-
-interface Counter {
-  readonly window: LimitWindow;
-  readonly key: string;
-  readonly limit: number;
-  /**
-   * Whether a full count refuses the call. Not for Indexing publishes: 200 is
-   * the default, and a project Google granted more to has more, so only Google
-   * can say no.
-   */
-  readonly enforced: boolean;
-  readonly ttlMs: number;
-  readonly endsAt: Date;
-}
-
-/** Our own minute count this close to the limit makes the per-minute limit the likely one. */
-export const MINUTE_MARGIN = 20;
-const PREFIX = 'quota:v1:';
-const DAY_GRACE_MS = 3_600_000;
-const MINUTE_GRACE_MS = 60_000;
+// Keys: quota-keys.ts. Types: quota-types.ts. Google's refusals: quota-refusals.ts.
 
 @Injectable()
 export class QuotaLedger {
@@ -124,12 +40,15 @@ export class QuotaLedger {
   private warned = false;
   /** Scopes this process has put in a day's index already: a memo that saves a write per call, never the record itself. */
   private readonly indexed = new Set<string>();
+  private readonly refusals: RefusalRecords;
 
   constructor(
     @Inject(STATE_STORE) private readonly store: StateStore,
     private readonly clock: Clock,
     @Inject(QUOTA_LIMITS) readonly limits: QuotaLimits,
-  ) {}
+  ) {
+    this.refusals = new RefusalRecords(store);
+  }
 
   /**
    * Takes one unit from every window of the scope before the call goes out,
@@ -225,13 +144,7 @@ export class QuotaLedger {
     }
   }
 
-  /**
-   * Which limit a refusal whose body does not say (Google's URL Inspection 429)
-   * most likely was, from this server's own counts. Reaching the per-minute
-   * limit takes others a burst that spends a large share of the daily limit
-   * (600 a minute against 2 000 a day), so unless our own minute count nearly
-   * fills the minute, the daily limit is the likely one.
-   */
+  /** Which limit a refusal whose body does not say most likely was (verdictOf), from this server's own counts. */
   async classify(scope: QuotaScope): Promise<QuotaVerdict | undefined> {
     const snapshot = await this.snapshot(scope);
     return snapshot && verdictOf(snapshot);
@@ -240,13 +153,8 @@ export class QuotaLedger {
   /** Remembers that Google refused the scope (for gsc://quota, and so the next batch probes first). */
   async noteRefusal(scope: QuotaScope, likelyLimit: LimitWindow): Promise<void> {
     const now = this.clock.now();
-    const day = pacificDayWindow(now);
     try {
-      await this.store.put(
-        this.key(scope, 'refused', day.id),
-        JSON.stringify({ at: now.toISOString(), likely_limit: likelyLimit }),
-        ttl(day, now, DAY_GRACE_MS),
-      );
+      await this.refusals.note(scope, likelyLimit, now);
       await this.index(scope, now);
     } catch (error) {
       this.unavailable(error);
@@ -265,16 +173,13 @@ export class QuotaLedger {
     if (likely) {
       await this.noteRefusal(scope, error.quotaWindow ?? likely);
     }
-    if (error.quotaWindow || !verdict) {
-      return error;
-    }
-    return error.rephrased(`${likelyQuotaLead(op, error.facts.googleMessage, verdict.likely)} ${refusalExplanation(verdict)}`);
+    return explainedRefusal(error, op, verdict);
   }
 
   /** Google accepted the scope again after a refusal: the refusal no longer stands. */
   async clearRefusal(scope: QuotaScope): Promise<void> {
     try {
-      await this.store.delete(this.key(scope, 'refused', pacificDayWindow(this.clock.now()).id));
+      await this.refusals.clear(scope, this.clock.now());
     } catch (error) {
       this.unavailable(error);
     }
@@ -285,7 +190,7 @@ export class QuotaLedger {
     const now = this.clock.now();
     const day = pacificDayWindow(now);
     try {
-      const entries = await this.store.read(`${PREFIX}index:${day.id}`);
+      const entries = await this.store.read(dayIndexKey(day.id));
       const seen = new Set<string>();
       const scopes: QuotaSnapshot[] = [];
       for (const entry of entries) {
@@ -317,9 +222,9 @@ export class QuotaLedger {
       const used = Math.max(0, Number.parseInt(values[i] ?? '0', 10) || 0);
       return { used, limit: counters[i].limit, remaining: Math.max(0, counters[i].limit - used), resetsAt: counters[i].endsAt };
     };
-    const refused = await this.store.get(this.key(scope, 'refused', pacificDayWindow(now).id));
+    const refused = await this.refusals.read(scope, now);
     const minute = use('minute');
-    return { scope, now, ...(minute ? { minute } : {}), day: use('day')!, ...(refused ? { refusedToday: parseRefusal(refused) } : {}) };
+    return { scope, now, ...(minute ? { minute } : {}), day: use('day')!, ...(refused ? { refusedToday: refused } : {}) };
   }
 
   private counters(scope: QuotaScope, now: Date): Counter[] {
@@ -329,7 +234,7 @@ export class QuotaLedger {
     const counters: Counter[] = [
       {
         window: 'day',
-        key: this.key(scope, 'day', day.id),
+        key: quotaKey(scope, 'day', day.id),
         limit: dayLimit,
         enforced,
         ttlMs: ttl(day, now, DAY_GRACE_MS),
@@ -340,7 +245,7 @@ export class QuotaLedger {
       const minute = minuteWindow(now);
       counters.push({
         window: 'minute',
-        key: this.key(scope, 'minute', minute.id),
+        key: quotaKey(scope, 'minute', minute.id),
         limit: this.limits.inspectionPerMinute,
         enforced,
         ttlMs: ttl(minute, now, MINUTE_GRACE_MS),
@@ -362,7 +267,7 @@ export class QuotaLedger {
       const day = counters[0];
       counters.push({
         ...day,
-        key: this.accountKey(scope, pacificDayWindow(now).id, account),
+        key: accountKey(scope, pacificDayWindow(now).id, account),
         limit: Number.MAX_SAFE_INTEGER,
         enforced: false,
       });
@@ -370,25 +275,17 @@ export class QuotaLedger {
     return counters;
   }
 
-  private accountKey(scope: QuotaScope, day: string, account: string): string {
-    return this.key(scope, 'account', `${day}:${account}`);
-  }
-
   /** Connected mode: which Google accounts the scope was counted for today, and how many each. */
   private async accountsOf(scope: QuotaScope, now: Date): Promise<AccountUse[]> {
     const day = pacificDayWindow(now).id;
-    const seen = new Set((await this.store.read(this.key(scope, 'accounts', day))).map((e) => e.value));
+    const seen = new Set((await this.store.read(quotaKey(scope, 'accounts', day))).map((e) => e.value));
     const uses = await Promise.all(
       [...seen].map(async (account) => ({
         account,
-        used: Math.max(0, Number.parseInt((await this.store.get(this.accountKey(scope, day, account))) ?? '0', 10) || 0),
+        used: Math.max(0, Number.parseInt((await this.store.get(accountKey(scope, day, account))) ?? '0', 10) || 0),
       })),
     );
     return uses.filter((u) => u.used > 0).sort((a, b) => (a.account < b.account ? -1 : 1));
-  }
-
-  private key(scope: QuotaScope, what: string, id: string): string {
-    return `${PREFIX}${scope.kind}:${scopeId(scope)}:${what}:${id}`;
   }
 
   private async giveBack(taken: readonly Counter[], units = 1): Promise<void> {
@@ -401,11 +298,11 @@ export class QuotaLedger {
     const day = pacificDayWindow(now);
     const ttlMs = ttl(day, now, DAY_GRACE_MS);
     const memo = `${day.id}:${scope.kind}:${scopeId(scope)}`;
-    await this.once(memo, ttlMs, () => this.store.append(`${PREFIX}index:${day.id}`, JSON.stringify(scope), { ttlMs, maxLength: 10_000 }));
+    await this.once(memo, ttlMs, () => this.store.append(dayIndexKey(day.id), JSON.stringify(scope), { ttlMs, maxLength: 10_000 }));
     const account = actingAs.getStore()?.account;
     if (account) {
       await this.once(`${memo}:${account}`, ttlMs, () =>
-        this.store.append(this.key(scope, 'accounts', day.id), account, { ttlMs, maxLength: 10_000 }),
+        this.store.append(quotaKey(scope, 'accounts', day.id), account, { ttlMs, maxLength: 10_000 }),
       );
     }
   }
@@ -415,7 +312,7 @@ export class QuotaLedger {
     if (this.indexed.has(memo)) {
       return;
     }
-    if (await this.store.claim(`${PREFIX}indexed:${memo}`, ttlMs)) {
+    if (await this.store.claim(indexedKey(memo), ttlMs)) {
       await append();
     }
     if (this.indexed.size > 10_000) {
@@ -434,55 +331,5 @@ export class QuotaLedger {
       this.logger.warn(`quota ledger not updated: ${error.message}`);
     }
     this.warned = true;
-  }
-}
-
-export function verdictOf(snapshot: QuotaSnapshot): QuotaVerdict {
-  const { day, minute, refusedToday, now } = snapshot;
-  if (day.used >= day.limit) {
-    return { likely: 'day', basis: 'own_day_count', snapshot };
-  }
-  if (minute && minute.used >= minute.limit - MINUTE_MARGIN) {
-    return { likely: 'minute', basis: 'own_minute_count', snapshot };
-  }
-  if (refusedToday && refusedToday.likelyLimit === 'day' && minuteWindow(refusedToday.at).id !== minuteWindow(now).id) {
-    return { likely: 'day', basis: 'refused_earlier', snapshot };
-  }
-  return { likely: 'day', basis: 'rates', snapshot };
-}
-
-export function scopeId(scope: QuotaScope): string {
-  return scope.kind === 'inspection' ? scope.property : scope.project;
-}
-
-function ttl(window: QuotaWindow, now: Date, grace: number): number {
-  return Math.max(1, window.endsAt.getTime() - now.getTime()) + grace;
-}
-
-function parseScope(text: string): QuotaScope | undefined {
-  try {
-    const value = JSON.parse(text) as Partial<{ kind: string; property: string; project: string }>;
-    if (value.kind === 'inspection' && typeof value.property === 'string') {
-      return { kind: 'inspection', property: value.property };
-    }
-    if (value.kind === 'publish' && typeof value.project === 'string') {
-      return { kind: 'publish', project: value.project };
-    }
-  } catch {
-    // an entry written by another version: skip it
-  }
-  return undefined;
-}
-
-function parseRefusal(text: string): QuotaRefusal | undefined {
-  try {
-    const value = JSON.parse(text) as { at?: string; likely_limit?: string };
-    const at = new Date(value.at ?? '');
-    if (Number.isNaN(at.getTime())) {
-      return undefined;
-    }
-    return { at, likelyLimit: value.likely_limit === 'minute' ? 'minute' : 'day' };
-  } catch {
-    return undefined;
   }
 }

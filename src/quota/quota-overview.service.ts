@@ -2,7 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Clock } from '../common/clock.js';
 import { CONFIG, type Config } from '../config/config.js';
 import { isPropertyAllowed } from '../property/site-allowlist.js';
-import { QuotaLedger, type QuotaScope, type QuotaSnapshot } from './quota-ledger.service.js';
+import { QuotaLedger } from './quota-ledger.service.js';
+import type { QuotaScope, QuotaSnapshot } from './quota-types.js';
 import { quotaProjectOf } from './quota-project.js';
 import { LOWER_BOUND, type QuotaRemaining, quotaRemaining } from './quota-report.js';
 

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { inAbout } from './quota-windows.js';
-import type { QuotaSnapshot, QuotaVerdict, WindowUse } from './quota-ledger.service.js';
+import type { QuotaSnapshot, QuotaVerdict, WindowUse } from './quota-types.js';
 
 // The ledger's numbers as results show them: snake_case facts for
 // structuredContent and the sentences the text carries. Every sentence says

@@ -25,6 +25,15 @@ export const SitemapSchema = z.object({
   contents: z.array(z.object({ type: z.string(), submitted: z.number().describe('URLs of this content type listed in it.') })),
 });
 
+/** list_sitemaps: also the Index health view's type of its answer. */
+export const SitemapListOutput = z.object({
+  site_url: z.string(),
+  sitemap_index: z.string().optional(),
+  sitemaps: z.array(SitemapSchema),
+  omitted: z.number().int().optional().describe('Entries left out to stay within the size limit.'),
+  untrusted: z.literal(true),
+});
+
 export type SitemapOut = z.infer<typeof SitemapSchema>;
 
 /** An int64 count as Google sends it ("12", 12, absent) → a number; absent means 0. */

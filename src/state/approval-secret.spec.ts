@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type RedisServer, startRedisServer } from '../../test/support/redis-server.js';
 import { APPROVAL_SECRET_FILE, APPROVAL_SECRET_KEY, loadOrCreateApprovalSecret } from './approval-secret.js';
+import { legacyStateKey } from './keys.js';
 import { createStateStore } from './create-state-store.js';
 import { StateUnavailableError } from './state-store.js';
 
@@ -89,6 +90,15 @@ describe('approval secret kept by Redis', () => {
     await store.delete(APPROVAL_SECRET_KEY);
     expect((await loadOrCreateApprovalSecret(store, { prefer: first.secret })).secret).toBe(first.secret);
     expect(await store.get(APPROVAL_SECRET_KEY)).toBe(first.secret);
+    await store.close();
+  });
+
+  it('keeps the secret a build from before the key table stored under its old name, so approvals in flight stay valid', async () => {
+    const store = createStateStore({ kind: 'redis', url: `${redis.url.replace(/\/\d*$/, '')}/5` });
+    const old = 'b'.repeat(64);
+    await store.put(legacyStateKey('approvalSecret'), old);
+    expect(await loadOrCreateApprovalSecret(store)).toMatchObject({ secret: old, created: false });
+    expect(await store.get(APPROVAL_SECRET_KEY)).toBe(old);
     await store.close();
   });
 

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createSecretFileOnce } from '../common/secret-file.js';
 import { createStateStore } from './create-state-store.js';
+import { legacyStateKey, stateName } from './keys.js';
 import { SqliteStateStore } from './sqlite-state-store.js';
 import type { StateConfig } from '../config/server-settings.js';
 import { type StateStore, StateUnavailableError } from './state-store.js';
@@ -11,7 +12,7 @@ import { type StateStore, StateUnavailableError } from './state-store.js';
 /** The file in GSC_STATE_DIR that keeps the generated secret (mode 0600). */
 export const APPROVAL_SECRET_FILE = 'approval-secret';
 /** The state key that keeps it on Redis (no expiry). */
-export const APPROVAL_SECRET_KEY = 'secret:approval';
+export const APPROVAL_SECRET_KEY = stateName('approvalSecret');
 /** Same floor as GSC_APPROVAL_SECRET. */
 const MIN_BYTES = 32;
 
@@ -65,10 +66,12 @@ export interface LoadOptions {
 }
 
 async function fromStore(store: StateStore, prefer?: string): Promise<ApprovalSecret> {
-  const fresh = prefer ?? generate();
+  // A secret kept under its name from before the key table (keys.ts) is the one kept: approvals in flight stay valid.
+  const legacy = await store.get(legacyStateKey('approvalSecret'));
+  const fresh = legacy ?? prefer ?? generate();
   const secret = await store.putIfAbsent(APPROVAL_SECRET_KEY, fresh);
   check(secret, `key ${APPROVAL_SECRET_KEY} of ${store.description}`);
-  return { secret, created: secret === fresh, location: `key ${APPROVAL_SECRET_KEY} in ${store.description}` };
+  return { secret, created: legacy === undefined && secret === fresh, location: `key ${APPROVAL_SECRET_KEY} in ${store.description}` };
 }
 
 async function fromFile(dir: string, description: string, prefer?: string): Promise<ApprovalSecret> {

@@ -1,3 +1,4 @@
+import { settle } from '../common/settle.js';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DatabaseSync as Database, StatementSync } from 'node:sqlite';
@@ -123,71 +124,85 @@ export class SqliteStateStore implements StateStore {
     this.file = join(dir, SQLITE_FILE);
   }
 
-  async claim(key: string, ttlMs: number): Promise<boolean> {
-    checkName(key);
-    const ttl = checkTtl(ttlMs);
-    return this.run(true, (s, now) => s.claim.run(key, now + ttl, now).changes === 1);
-  }
-
-  async get(key: string): Promise<string | undefined> {
-    checkName(key);
-    return this.run(false, (s, now) => (s.get.get(key, now) as { value: string } | undefined)?.value);
-  }
-
-  async put(key: string, value: string, ttlMs?: number): Promise<void> {
-    checkName(key);
-    const ttl = ttlMs === undefined ? undefined : checkTtl(ttlMs);
-    this.run(true, (s, now) => s.put.run(key, value, ttl === undefined ? null : now + ttl));
-  }
-
-  async putIfAbsent(key: string, value: string, ttlMs?: number): Promise<string> {
-    checkName(key);
-    const ttl = ttlMs === undefined ? undefined : checkTtl(ttlMs);
-    return this.transaction((s, now) => {
-      const existing = s.get.get(key, now) as { value: string } | undefined;
-      if (existing) {
-        return existing.value;
-      }
-      s.put.run(key, value, ttl === undefined ? null : now + ttl);
-      return value;
+  claim(key: string, ttlMs: number): Promise<boolean> {
+    return settle(() => {
+      checkName(key);
+      const ttl = checkTtl(ttlMs);
+      return this.run(true, (s, now) => s.claim.run(key, now + ttl, now).changes === 1);
     });
   }
 
-  async replaceIf(key: string, expected: string, value: string, ttlMs?: number): Promise<boolean> {
-    checkName(key);
-    const ttl = ttlMs === undefined ? undefined : checkTtl(ttlMs);
-    return this.run(true, (s, now) => s.replaceIf.run(value, ttl === undefined ? null : now + ttl, key, expected, now).changes === 1);
-  }
-
-  async delete(key: string): Promise<void> {
-    checkName(key);
-    this.transaction((s) => {
-      s.deleteRecord.run(key);
-      s.deleteEntries.run(key);
-      s.deleteStream.run(key);
+  get(key: string): Promise<string | undefined> {
+    return settle(() => {
+      checkName(key);
+      return this.run(false, (s, now) => (s.get.get(key, now) as { value: string } | undefined)?.value);
     });
   }
 
-  async increment(key: string, by: number, ttlMs: number): Promise<number> {
-    checkName(key);
-    checkIncrement(by);
-    const ttl = checkTtl(ttlMs);
-    return this.transaction((s, now) => {
-      const existing = s.get.get(key, now) as { value: string; expires_at: number | null } | undefined;
-      let next = by;
-      if (existing) {
-        const current = /^-?\d+$/.test(existing.value) ? Number(existing.value) : NaN;
-        if (!Number.isSafeInteger(current)) {
-          throw new TypeError(`the state record "${key}" does not hold a whole number, so it cannot be incremented`);
+  put(key: string, value: string, ttlMs?: number): Promise<void> {
+    return settle(() => {
+      checkName(key);
+      const ttl = ttlMs === undefined ? undefined : checkTtl(ttlMs);
+      this.run(true, (s, now) => s.put.run(key, value, ttl === undefined ? null : now + ttl));
+    });
+  }
+
+  putIfAbsent(key: string, value: string, ttlMs?: number): Promise<string> {
+    return settle(() => {
+      checkName(key);
+      const ttl = ttlMs === undefined ? undefined : checkTtl(ttlMs);
+      return this.transaction((s, now) => {
+        const existing = s.get.get(key, now) as { value: string } | undefined;
+        if (existing) {
+          return existing.value;
         }
-        next = current + by;
-        if (!Number.isSafeInteger(next)) {
-          throw new RangeError(`incrementing "${key}" by ${by} overflows`);
+        s.put.run(key, value, ttl === undefined ? null : now + ttl);
+        return value;
+      });
+    });
+  }
+
+  replaceIf(key: string, expected: string, value: string, ttlMs?: number): Promise<boolean> {
+    return settle(() => {
+      checkName(key);
+      const ttl = ttlMs === undefined ? undefined : checkTtl(ttlMs);
+      return this.run(true, (s, now) => s.replaceIf.run(value, ttl === undefined ? null : now + ttl, key, expected, now).changes === 1);
+    });
+  }
+
+  delete(key: string): Promise<void> {
+    return settle(() => {
+      checkName(key);
+      this.transaction((s) => {
+        s.deleteRecord.run(key);
+        s.deleteEntries.run(key);
+        s.deleteStream.run(key);
+      });
+    });
+  }
+
+  increment(key: string, by: number, ttlMs: number): Promise<number> {
+    return settle(() => {
+      checkName(key);
+      checkIncrement(by);
+      const ttl = checkTtl(ttlMs);
+      return this.transaction((s, now) => {
+        const existing = s.get.get(key, now) as { value: string; expires_at: number | null } | undefined;
+        let next = by;
+        if (existing) {
+          const current = /^-?\d+$/.test(existing.value) ? Number(existing.value) : NaN;
+          if (!Number.isSafeInteger(current)) {
+            throw new TypeError(`the state record "${key}" does not hold a whole number, so it cannot be incremented`);
+          }
+          next = current + by;
+          if (!Number.isSafeInteger(next)) {
+            throw new RangeError(`incrementing "${key}" by ${by} overflows`);
+          }
         }
-      }
-      s.put.run(key, String(next), existing?.expires_at ?? now + ttl);
-      return next;
-    }, false);
+        s.put.run(key, String(next), existing?.expires_at ?? now + ttl);
+        return next;
+      }, false);
+    });
   }
 
   async append(stream: string, value: string, options: AppendOptions = {}): Promise<string> {
@@ -195,85 +210,97 @@ export class SqliteStateStore implements StateStore {
     return id;
   }
 
-  async appendMany(stream: string, values: readonly string[], options: AppendOptions = {}): Promise<string[]> {
-    checkName(stream, 'stream');
-    const maxLength = checkMaxLength(options.maxLength);
-    const ttl = options.ttlMs === undefined ? undefined : checkTtl(options.ttlMs);
-    if (values.length === 0) {
-      return [];
-    }
-    return this.transaction((s, now) => {
-      const current = s.stream.get(stream, now) as
-        { last_ms: number; last_seq: number; length: number; expires_at: number | null } | undefined;
-      if (!current) {
-        // An expired stream's leftovers go now, so they cannot reappear under the new one.
-        s.deleteEntries.run(stream);
+  appendMany(stream: string, values: readonly string[], options: AppendOptions = {}): Promise<string[]> {
+    return settle(() => {
+      checkName(stream, 'stream');
+      const maxLength = checkMaxLength(options.maxLength);
+      const ttl = options.ttlMs === undefined ? undefined : checkTtl(options.ttlMs);
+      if (values.length === 0) {
+        return [];
       }
-      let ms = current?.last_ms ?? -1;
-      let seq = current?.last_seq ?? 0;
-      const ids: string[] = [];
-      for (const value of values) {
-        if (now > ms) {
-          [ms, seq] = [now, 0];
-        } else {
-          seq += 1;
+      return this.transaction((s, now) => {
+        const current = s.stream.get(stream, now) as
+          { last_ms: number; last_seq: number; length: number; expires_at: number | null } | undefined;
+        if (!current) {
+          // An expired stream's leftovers go now, so they cannot reappear under the new one.
+          s.deleteEntries.run(stream);
         }
-        s.insertEntry.run(stream, ms, seq, value);
-        ids.push(`${ms}-${seq}`);
-      }
-      let length = (current?.length ?? 0) + values.length;
-      if (maxLength !== undefined && length > maxLength) {
-        s.trim.run(stream, length - maxLength);
-        length = maxLength;
-      }
-      s.saveStream.run(stream, ms, seq, length, ttl === undefined ? (current?.expires_at ?? null) : now + ttl);
-      return ids;
+        let ms = current?.last_ms ?? -1;
+        let seq = current?.last_seq ?? 0;
+        const ids: string[] = [];
+        for (const value of values) {
+          if (now > ms) {
+            [ms, seq] = [now, 0];
+          } else {
+            seq += 1;
+          }
+          s.insertEntry.run(stream, ms, seq, value);
+          ids.push(`${ms}-${seq}`);
+        }
+        let length = (current?.length ?? 0) + values.length;
+        if (maxLength !== undefined && length > maxLength) {
+          s.trim.run(stream, length - maxLength);
+          length = maxLength;
+        }
+        s.saveStream.run(stream, ms, seq, length, ttl === undefined ? (current?.expires_at ?? null) : now + ttl);
+        return ids;
+      });
     });
   }
 
-  async read(stream: string, options: { after?: string; limit?: number } = {}): Promise<StreamEntry[]> {
-    checkName(stream, 'stream');
-    const [ms, seq] = options.after === undefined ? MIN_ID : parseEntryId(options.after);
-    const limit = checkLimit(options.limit);
-    if (limit === 0) {
-      return [];
-    }
-    return this.run(false, (s, now) => toEntries(s.readAfter.all(stream, now, ms, seq, limit ?? -1)));
-  }
-
-  async readLatest(stream: string, options: { before?: string; limit?: number } = {}): Promise<StreamEntry[]> {
-    checkName(stream, 'stream');
-    const [ms, seq] = options.before === undefined ? MAX_ID : parseEntryId(options.before);
-    const limit = checkLimit(options.limit);
-    if (limit === 0) {
-      return [];
-    }
-    return this.run(false, (s, now) => toEntries(s.readBefore.all(stream, now, ms, seq, limit ?? -1)));
-  }
-
-  async removeEntry(stream: string, id: string): Promise<boolean> {
-    checkName(stream, 'stream');
-    const [ms, seq] = parseEntryId(id);
-    return this.transaction((s, now) => {
-      // An expired stream's leftovers are gone already, as far as readers can tell.
-      if (!s.stream.get(stream, now) || s.removeEntry.run(stream, ms, seq).changes !== 1) {
-        return false;
+  read(stream: string, options: { after?: string; limit?: number } = {}): Promise<StreamEntry[]> {
+    return settle(() => {
+      checkName(stream, 'stream');
+      const [ms, seq] = options.after === undefined ? MIN_ID : parseEntryId(options.after);
+      const limit = checkLimit(options.limit);
+      if (limit === 0) {
+        return [];
       }
-      s.shorten.run(stream);
-      return true;
+      return this.run(false, (s, now) => toEntries(s.readAfter.all(stream, now, ms, seq, limit ?? -1)));
     });
   }
 
-  async ping(): Promise<void> {
-    // A read alone would pass on a folder that became read-only; the purge is a real (cheap) write.
-    this.run(true, (s, now) => {
-      s.purgeRecords.run(now);
+  readLatest(stream: string, options: { before?: string; limit?: number } = {}): Promise<StreamEntry[]> {
+    return settle(() => {
+      checkName(stream, 'stream');
+      const [ms, seq] = options.before === undefined ? MAX_ID : parseEntryId(options.before);
+      const limit = checkLimit(options.limit);
+      if (limit === 0) {
+        return [];
+      }
+      return this.run(false, (s, now) => toEntries(s.readBefore.all(stream, now, ms, seq, limit ?? -1)));
     });
   }
 
-  async close(): Promise<void> {
-    this.closed = true;
-    this.reset();
+  removeEntry(stream: string, id: string): Promise<boolean> {
+    return settle(() => {
+      checkName(stream, 'stream');
+      const [ms, seq] = parseEntryId(id);
+      return this.transaction((s, now) => {
+        // An expired stream's leftovers are gone already, as far as readers can tell.
+        if (!s.stream.get(stream, now) || s.removeEntry.run(stream, ms, seq).changes !== 1) {
+          return false;
+        }
+        s.shorten.run(stream);
+        return true;
+      });
+    });
+  }
+
+  ping(): Promise<void> {
+    return settle(() => {
+      // A read alone would pass on a folder that became read-only; the purge is a real (cheap) write.
+      this.run(true, (s, now) => {
+        s.purgeRecords.run(now);
+      });
+    });
+  }
+
+  close(): Promise<void> {
+    return settle(() => {
+      this.closed = true;
+      this.reset();
+    });
   }
 
   private run<T>(writes: boolean, fn: (s: Statements, now: number) => T): T {

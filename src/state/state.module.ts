@@ -5,11 +5,14 @@ import {
   type InjectionToken,
   Module,
   type ModuleMetadata,
+  Logger,
+  type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import { createStateStore } from './create-state-store.js';
+import { migrateLegacyKeys } from './key-migration.js';
 import type { StateConfig } from '../config/server-settings.js';
-import type { StateStore } from './state-store.js';
+import { type StateStore, StateUnavailableError } from './state-store.js';
 
 /** Injection token of the process's one StateStore. */
 export const STATE_STORE = Symbol('STATE_STORE');
@@ -40,6 +43,44 @@ class StateStoreCloser implements OnApplicationShutdown {
   }
 }
 
+/** Retried this often while the store cannot be reached at start-up. */
+const MIGRATION_RETRY_MS = 30_000;
+
+/**
+ * Copies records from their names before the key table once per store
+ * (key-migration.ts), before the application serves. A store that cannot be
+ * reached at start-up does not stop it (nothing guarded runs anyway, and
+ * /admin/ready says why): the copy is retried in the background until it ran.
+ */
+@Injectable()
+class StateKeyMigration implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('StateStore');
+  private retry?: NodeJS.Timeout;
+
+  constructor(@Inject(STATE_STORE) private readonly store: StateStore) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    try {
+      const outcome = await migrateLegacyKeys(this.store);
+      if (outcome.by === 'this process' && outcome.grants + outcome.annotations + outcome.auditEntries > 0) {
+        this.logger.log(
+          `copied records to the versioned key names: ${outcome.grants} grants, ${outcome.annotations} annotations, ${outcome.auditEntries} audit entries`,
+        );
+      }
+    } catch (error) {
+      if (!(error instanceof StateUnavailableError)) {
+        throw error;
+      }
+      this.logger.warn(`records from before the versioned key names are not copied yet (retrying every 30 s): ${error.message}`);
+      this.retry = setTimeout(() => void this.onApplicationBootstrap(), MIGRATION_RETRY_MS).unref();
+    }
+  }
+
+  onApplicationShutdown(): void {
+    clearTimeout(this.retry);
+  }
+}
+
 /**
  * Provides STATE_STORE to the modules that import it (ModuleGraph.shared; not
  * @Global, so a host app's modules never see it): a store built from `config.state`, or
@@ -65,6 +106,7 @@ export class StateModule {
         },
         { provide: OWNS_STORE, useFactory: (source: Source) => !('store' in source), inject: [SOURCE] },
         StateStoreCloser,
+        StateKeyMigration,
       ],
       exports: [STATE_STORE],
     };

@@ -1,3 +1,4 @@
+import { settle } from '../common/settle.js';
 import { Injectable } from '@nestjs/common';
 import * as z from 'zod';
 import { inert } from '../common/inert-text.js';
@@ -185,12 +186,14 @@ export class VerificationTools {
     access: 'read',
     apis: ['siteverification'],
   })
-  async getVerifiedSite(_args: unknown, call: ToolCall<TargetOf<typeof IdInput>>): Promise<ToolOutput> {
-    const { resource } = call.target;
-    return toolOutput(
-      { ...resourceOut(resource), untrusted: true },
-      `${siteUrlOf(resource)} (id ${resource.id}) — verified owners: ${resource.owners.join(', ') || 'none listed'}.`,
-    );
+  getVerifiedSite(_args: unknown, call: ToolCall<TargetOf<typeof IdInput>>): Promise<ToolOutput> {
+    return settle(() => {
+      const { resource } = call.target;
+      return toolOutput(
+        { ...resourceOut(resource), untrusted: true },
+        `${siteUrlOf(resource)} (id ${resource.id}) — verified owners: ${resource.owners.join(', ') || 'none listed'}.`,
+      );
+    });
   }
 
   @Tool({

@@ -3,8 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { legacyStateKey, stateKey } from '../../state/keys.js';
 import { SqliteStateStore } from '../../state/sqlite-state-store.js';
-import { ApprovalTokens, approvalSecretId, StoredUsedNonces, TOKEN_TTL_SECONDS, USED_NONCE_PREFIX } from './approval-tokens.js';
+import { ApprovalTokens, approvalSecretId, StoredUsedNonces, TOKEN_TTL_SECONDS } from './approval-tokens.js';
 
 const SECRET = 'the-approval-secret-of-replica-a-0123456789';
 const OTHER_SECRET = 'the-approval-secret-of-replica-b-0123456789';
@@ -91,12 +92,21 @@ describe('ApprovalTokens', () => {
 });
 
 describe('StoredUsedNonces', () => {
-  it('claims approval:used:<nonce> in the store, kept a minute past the approval’s own expiry for replicas whose clock runs behind', async () => {
+  it('claims approval-used:v1:<nonce> in the store, kept a minute past the approval’s own expiry for replicas whose clock runs behind', async () => {
     const used = new StoredUsedNonces(store);
     expect(await used.claim('n-1', 1)).toBe(true);
-    expect(await store.get(`${USED_NONCE_PREFIX}n-1`)).toBe('1');
+    expect(await store.get(stateKey('approvalUsed', 'n-1'))).toBe('1');
     await sleep(20);
     expect(await used.claim('n-1', 1)).toBe(false);
     expect(await used.claim('n-2', 0)).toBe(true);
+  });
+
+  it('refuses a nonce used under its name from before the key table (an approval redeemed before the upgrade, or by a replica not upgraded yet)', async () => {
+    const used = new StoredUsedNonces(store);
+    expect(await store.claim(legacyStateKey('approvalUsed', 'n-old'), 60_000)).toBe(true);
+    expect(await used.claim('n-old', 60_000)).toBe(false);
+    expect(await used.claim('n-new', 60_000)).toBe(true);
+    // …and an old replica's claim of a nonce redeemed here loses.
+    expect(await store.claim(legacyStateKey('approvalUsed', 'n-new'), 60_000)).toBe(false);
   });
 });

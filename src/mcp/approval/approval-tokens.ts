@@ -1,4 +1,5 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { legacyStateKey, stateKey } from '../../state/keys.js';
 import type { StateStore } from '../../state/state-store.js';
 
 export const TOKEN_TTL_SECONDS = 600;
@@ -16,8 +17,6 @@ export abstract class UsedNonces {
   abstract claim(nonce: string, ttlMs: number): Promise<boolean>;
 }
 
-/** Key prefix of used approval nonces (confirm tokens and sealed dialog answers) in the state store. */
-export const USED_NONCE_PREFIX = 'approval:used:';
 /**
  * Kept this long past the approval's own expiry: another replica whose clock
  * runs behind still sees the nonce as used while it still sees the approval
@@ -25,14 +24,19 @@ export const USED_NONCE_PREFIX = 'approval:used:';
  */
 const CLOCK_SKEW_MS = 60_000;
 
-/** Single use in the state store: one atomic claim of `approval:used:<nonce>`, so exactly one redeem wins across processes. */
+/**
+ * Single use in the state store: one atomic claim of `approval-used:v1:<nonce>`, so exactly one redeem wins
+ * across processes. The name from before the key table is claimed too (keys.ts, `claimed-twice`): a token
+ * redeemed before the upgrade, or by a replica not upgraded yet, is never redeemed again here.
+ */
 export class StoredUsedNonces extends UsedNonces {
   constructor(private readonly store: Pick<StateStore, 'claim'>) {
     super();
   }
 
-  claim(nonce: string, ttlMs: number): Promise<boolean> {
-    return this.store.claim(`${USED_NONCE_PREFIX}${nonce}`, Math.max(ttlMs, 0) + CLOCK_SKEW_MS);
+  async claim(nonce: string, ttlMs: number): Promise<boolean> {
+    const ttl = Math.max(ttlMs, 0) + CLOCK_SKEW_MS;
+    return (await this.store.claim(stateKey('approvalUsed', nonce), ttl)) && this.store.claim(legacyStateKey('approvalUsed', nonce), ttl);
   }
 }
 

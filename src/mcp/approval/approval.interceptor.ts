@@ -1,12 +1,5 @@
 import { type CallHandler, type ExecutionContext, Inject, Injectable, type NestInterceptor } from '@nestjs/common';
-import {
-  createRequestStateCodec,
-  type InputRequiredResult,
-  inputRequired,
-  inputResponse,
-  type RequestStateCodec,
-  type ServerContext,
-} from '@modelcontextprotocol/server';
+import { type InputRequiredResult, inputRequired, inputResponse } from '@modelcontextprotocol/server';
 import { from, lastValueFrom, type Observable } from 'rxjs';
 import * as z from 'zod';
 import { Clock } from '../../common/clock.js';
@@ -15,8 +8,7 @@ import { CONFIG, type Config } from '../../config/config.js';
 import { actingAs, NotConnectedError } from '../../google/connected-accounts.js';
 import { GoogleApiError } from '../../google/google-error.js';
 import { STATE_STORE } from '../../state/state.module.js';
-import { type StateStore, StateUnavailableError } from '../../state/state-store.js';
-import { callerOf } from '../../identity/caller.js';
+import type { StateStore } from '../../state/state-store.js';
 import { isRoundState } from '../call-rounds.js';
 import { clientCapabilities } from '../client-capabilities.js';
 import type { ToolCall } from '../tool-call.js';
@@ -29,15 +21,15 @@ import {
   decideToken,
   notApprovedText,
   type Question,
-  type Sealed,
   type SealState,
   storeDownText,
   tokenIssuedText,
   whyNoDialog,
 } from './approval-flow.js';
 import { approvalFingerprint, type ApprovalPlan, effectFingerprint } from './approval-plan.js';
+import { ApprovalKeyring, type ApprovalKeys, StoreDown, storeStep } from './approval-keys.js';
 import { ApprovalSecrets } from './approval-secrets.service.js';
-import { ApprovalTokens, TOKEN_TTL_SECONDS, UsedNonces } from './approval-tokens.js';
+import { TOKEN_TTL_SECONDS, UsedNonces } from './approval-tokens.js';
 import { type AuditEntry, type AuditEvent, AuditTrail } from './audit-trail.service.js';
 
 const ANSWER_KEY = 'approval';
@@ -49,22 +41,9 @@ type Context = {
   call: ToolCall;
   plan: ApprovalPlan;
   question: Question;
-  keys: Keys;
+  keys: ApprovalKeys;
   audit: (event: AuditEvent, reason?: string) => Promise<void>;
 };
-/** What one secret seals and signs with. */
-type Keys = { id: string; codec: RequestStateCodec<Sealed>; tokens: ApprovalTokens };
-
-/**
- * The state store could not be reached before anything was executed. Raised
- * only by this interceptor's own store steps (never by the tool), so the
- * answer "nothing was changed" is always true.
- */
-class StoreDown extends Error {
-  constructor(unavailable: StateUnavailableError) {
-    super(unavailable.message);
-  }
-}
 
 /**
  * Puts the four destructive tools to a person before they reach Google. It
@@ -81,8 +60,9 @@ class StoreDown extends Error {
  * arguments must quote it.
  *
  * What to do at each step is decided by approval-flow.ts (pure); this class
- * does the I/O around it: the secret and the store, seals and tokens, the
- * audit trail, and running the tool. Single use is a claim in the state store,
+ * does the I/O around it: seals and tokens (approval-keys.ts keeps them per
+ * secret and turns an unreachable store into StoreDown), the audit trail,
+ * and running the tool. Single use is a claim in the state store,
  * shared by every replica; so is the secret when GSC_APPROVAL_SECRET is unset.
  * When the store cannot be reached the guard fails closed: nothing is asked,
  * issued or executed, and the answer says why. Seals and tokens carry the id
@@ -90,16 +70,18 @@ class StoreDown extends Error {
  */
 @Injectable()
 export class ApprovalInterceptor implements NestInterceptor {
-  private readonly keys = new Map<string, Keys>();
+  private readonly keyring: ApprovalKeyring;
 
   constructor(
     @Inject(CONFIG) private readonly config: Config,
     private readonly trail: AuditTrail,
     private readonly clock: Clock,
     private readonly used: UsedNonces,
-    private readonly secrets: ApprovalSecrets,
-    @Inject(STATE_STORE) private readonly store: StateStore,
-  ) {}
+    secrets: ApprovalSecrets,
+    @Inject(STATE_STORE) store: StateStore,
+  ) {
+    this.keyring = new ApprovalKeyring(secrets, used, store);
+  }
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const [args, call] = context.getArgs<[Record<string, unknown>, ToolCall]>();
@@ -130,7 +112,7 @@ export class ApprovalInterceptor implements NestInterceptor {
     const audit = (event: AuditEvent, reason?: string) => this.trail.record(this.entry(call, question.fp, path, event, reason));
     const token = typeof args.confirm_token === 'string' ? args.confirm_token : undefined;
     try {
-      const ctx: Context = { call, plan, question, audit, keys: await this.currentKeys() };
+      const ctx: Context = { call, plan, question, audit, keys: await this.keyring.current() };
       return await (noDialog ? this.tokenPath(ctx, token, noDialog, execute) : this.dialogPath(ctx, execute));
     } catch (error) {
       if (!(error instanceof StoreDown)) {
@@ -138,45 +120,6 @@ export class ApprovalInterceptor implements NestInterceptor {
       }
       await audit('store_unavailable', 'state_store');
       throw new UserFacingError(storeDownText(call.tool.spec.name, plan, error.message, token !== undefined));
-    }
-  }
-
-  /**
-   * Before anything is asked or issued: the store must answer (a question whose
-   * answer could not be spent would be wasted on the person), and the secret is
-   * the one it keeps now.
-   */
-  private async currentKeys(): Promise<Keys> {
-    const key = await this.storeStep(async () => {
-      const loaded = await this.secrets.load();
-      await this.store.ping();
-      return loaded;
-    });
-    let keys = this.keys.get(key.id);
-    if (!keys) {
-      keys = {
-        id: key.id,
-        codec: createRequestStateCodec<Sealed>({ key: key.secret, ttlSeconds: TOKEN_TTL_SECONDS, bind: (ctx) => principalOf(ctx) }),
-        tokens: new ApprovalTokens(key.secret, this.used),
-      };
-      this.keys.set(key.id, keys);
-    }
-    return keys;
-  }
-
-  /**
-   * One of this interceptor's own store steps (loading the secret, spending a
-   * nonce): a store that does not answer becomes StoreDown. A claim the store
-   * could not answer is not won (and the nonce may be burned).
-   */
-  private async storeStep<T>(step: () => Promise<T>): Promise<T> {
-    try {
-      return await step();
-    } catch (error) {
-      if (error instanceof StateUnavailableError) {
-        throw new StoreDown(error);
-      }
-      throw error;
     }
   }
 
@@ -193,7 +136,7 @@ export class ApprovalInterceptor implements NestInterceptor {
       return this.ask(ctx);
     }
     // An answer spends its seal, whatever it says: one question, one answer.
-    if (!(await this.storeStep(() => this.used.claim(step.nonce, step.ttlMs)))) {
+    if (!(await storeStep(() => this.used.claim(step.nonce, step.ttlMs)))) {
       await ctx.audit('seal_rejected', 'used');
       return this.ask(ctx);
     }
@@ -242,8 +185,7 @@ export class ApprovalInterceptor implements NestInterceptor {
     const { call, question, keys } = ctx;
     // Issued and redeemed under one binding: a token holds only for the tool, target and principal it was issued to.
     const binding = `${question.tool}\0${question.fp}\0${call.principal}`;
-    const check =
-      token === undefined ? undefined : await this.storeStep(() => keys.tokens.redeem(token, binding, question.now, question.efp));
+    const check = token === undefined ? undefined : await storeStep(() => keys.tokens.redeem(token, binding, question.now, question.efp));
     const step = decideToken(question.tool, check);
     if (check) {
       await ctx.audit(check.ok ? 'token_redeemed' : 'token_refused', check.ok ? undefined : check.reason);
@@ -307,8 +249,4 @@ function actingIdentity(config: Config, call: ToolCall): string | undefined {
   }
   const credential = config.credential;
   return credential.kind === 'service_account' ? (config.impersonate ?? credential.key.client_email) : undefined;
-}
-
-function principalOf(ctx: ServerContext): string {
-  return callerOf(ctx.http?.authInfo).principal;
 }

@@ -7,6 +7,7 @@ import { STATE_STORE } from '../../state/state.module.js';
 import { type StateStore, StateUnavailableError } from '../../state/state-store.js';
 import { canonicalPrincipal } from '../../common/principal-name.js';
 import { CONNECT_PAGE_EVENTS } from '../../accounts/connect-events.js';
+import { stateName } from '../../state/keys.js';
 
 /** The events of the approval guard: what the approvals metric counts. */
 const GUARD_EVENT_NAMES = [
@@ -79,7 +80,7 @@ export interface AuditQuery {
 }
 
 /** The state stream of the trail, and how many newest entries it keeps. */
-export const AUDIT_STREAM = 'audit';
+export const AUDIT_STREAM = stateName('audit');
 export const AUDIT_MAX_ENTRIES = 10_000;
 /** Entries recorded while the store cannot be reached wait in memory, at most this many, and are written once it is back. */
 const PENDING_MAX = 1_000;
@@ -90,7 +91,7 @@ type Pending = { readonly seq: number; readonly line: string };
 
 /**
  * Every decision about a guarded call (and, in connected mode, every request
- * to connect a Google account and every call that reached Google), appended to the `audit` stream of the
+ * to connect a Google account and every call that reached Google), appended to the `audit:v1` stream of the
  * state store (shared by every replica, bounded to its newest
  * AUDIT_MAX_ENTRIES) and, as an export, as JSON lines to GSC_AUDIT_LOG.
  * Entries carry fingerprints and reason codes only — no tokens, seals,

@@ -3,49 +3,20 @@
 // rich-result issues that inspect_url reports, fetched on request because each
 // costs an inspection), the sitemaps with their errors and warnings, and the
 // inspection quota left (from the result, or from gsc://quota).
+import type * as z from 'zod';
+import type { BatchOutput, CondensedOut, InspectionOutput } from '../../inspection/inspection.schemas.js';
+import type { QuotaRemainingOut } from '../../quota/quota-report.js';
+import type { SitemapListOutput } from '../../sitemaps/sitemap-format.js';
 import { count, el, notice, show, textOf } from './dom.js';
 import { type ToolResult, ViewBridge } from './view-bridge.js';
 
-interface Condensed {
-  url: string;
-  verdict?: string;
-  coverage_state?: string;
-  last_crawl_time?: string;
-  google_canonical?: string;
-  error?: string;
-}
-interface QuotaRemaining {
-  property?: string;
-  minute?: { remaining: number; limit: number };
-  day: { used: number; limit: number; remaining: number; resets_at: string };
-  google_refused_at?: string;
-}
-interface Batch {
-  site_url: string;
-  results: Condensed[];
-  not_inspected: string[];
-  stop_reason?: string;
-  quota_remaining?: QuotaRemaining;
-}
-interface Sitemap {
-  path: string;
-  type: string;
-  is_pending: boolean;
-  is_sitemaps_index: boolean;
-  last_downloaded?: string;
-  warnings: number;
-  errors: number;
-  contents: { type: string; submitted: number }[];
-}
-interface Sitemaps {
-  site_url: string;
-  sitemap_index?: string;
-  sitemaps: Sitemap[];
-}
-interface RichResults {
-  verdict: string;
-  types: { type: string; issues: { message: string; severity: string }[]; issues_total: number }[];
-}
+// The tools' own output schemas (types only: erased from the bundle), so a view never drifts from what the tool sends.
+type Batch = z.output<typeof BatchOutput>;
+type Condensed = z.output<typeof CondensedOut>;
+type QuotaRemaining = z.output<typeof QuotaRemainingOut>;
+type Sitemaps = z.output<typeof SitemapListOutput>;
+type Sitemap = Sitemaps['sitemaps'][number];
+type RichResults = NonNullable<z.output<typeof InspectionOutput>['rich_results']>;
 
 const app = document.getElementById('app')!;
 const bridge = new ViewBridge({ onToolResult: (result) => void render(result) });

@@ -2,98 +2,24 @@
 // structuredContent, PRODUCT.md §7a and §5e) and the series of the app-only
 // performance_daily_series, plus the arithmetic that places a day or an hour
 // on the chart's x axis ("slots": day i of a window, or hour i = day × 24 + h).
+import type * as z from 'zod';
+import type { AnalyticsOutput, SeriesOutput } from '../../analytics/analytics.schemas.js';
 
-export interface Metrics {
-  clicks: number;
-  impressions: number;
-  ctr: number;
-  position: number;
-}
-export interface Day extends Metrics {
-  /** YYYY-MM-DD; hourly: Google's hour key, e.g. 2026-12-01T14:00:00-08:00. */
-  date: string;
-  incomplete?: true;
-}
+// The tools' own output schemas (types only: erased from the bundle), so the view never drifts from what the tools send.
+export type Analytics = z.output<typeof AnalyticsOutput>;
+export type Series = z.output<typeof SeriesOutput>;
+export type Metrics = NonNullable<Analytics['totals']>;
+export type Metric = keyof Metrics;
+export type Day = Series['current']['days'][number];
+export type Row = Analytics['rows'][number];
+/** One of Google's announced data anomalies overlapping the answer (data_truth.anomalies). */
+export type Anomaly = NonNullable<Analytics['data_truth']['anomalies']>[number];
+export type Overlap = NonNullable<Anomaly['overlap']>;
+/** A team note (annotations[]): text as a person wrote it, never markup. */
+export type Annotation = NonNullable<Analytics['annotations']>[number];
 export interface Window {
   start_date: string;
   end_date: string;
-}
-export interface Row extends Partial<Metrics> {
-  keys: string[];
-  previous?: Metrics;
-  delta?: { clicks: number; impressions: number; ctr_points: number; position: number };
-  only_in?: 'current' | 'previous';
-}
-export type Metric = keyof Metrics;
-export interface Overlap extends Window {
-  days: number;
-  window_days: number;
-}
-/** One of Google's announced data anomalies overlapping the answer (data_truth.anomalies). */
-export interface Anomaly {
-  id: string;
-  start_date: string;
-  end_date?: string;
-  end_approximate: boolean;
-  affected: Metric[];
-  not_affected: Metric[];
-  overlap?: Overlap;
-  previous_overlap?: Overlap;
-  summary: string;
-  sentence: string;
-  source: string;
-}
-/** A team note (annotations[]): text as a person wrote it, never markup. */
-export interface Annotation {
-  id: string;
-  date: string;
-  text: string;
-  tag?: string;
-  author?: string;
-}
-export interface Analytics extends Window {
-  site_url: string;
-  type: string;
-  dimensions: string[];
-  filters?: { dimension: string; operator: string; expression: string }[];
-  rows: Row[];
-  /** The property's totals (absent when not queried); rows_sum is the rows' own sum. */
-  totals?: Metrics;
-  rows_sum?: Metrics;
-  compare?: {
-    with: string;
-    current: Window;
-    previous: Window;
-    left_out?: { window: string; start_date: string; end_date: string; from_hour?: string; reason: string }[];
-    previous_totals?: Metrics;
-    change: NonNullable<Row['delta']>;
-  };
-  annotations?: Annotation[];
-  data_truth: {
-    start_date: string;
-    end_date: string;
-    time_zone: string;
-    data_state: string;
-    data_state_note?: string;
-    window_note?: string;
-    hour_offsets?: string[];
-    freshness: string;
-    first_incomplete_date?: string;
-    first_incomplete_hour?: string;
-    freshness_unknown?: string;
-    row_cap: number;
-    row_cap_reached: boolean;
-    row_sum_caveats: string[];
-    unattributed?: { click_share?: number; impression_share?: number; not_measured?: string };
-    anomalies?: Anomaly[];
-  };
-}
-export interface Series {
-  current: Window & { days: Day[] };
-  previous?: Window & { days: Day[] };
-  first_incomplete_date?: string;
-  first_incomplete_hour?: string;
-  hourly?: true;
 }
 
 const DAY_MS = 86_400_000;
