@@ -20,8 +20,8 @@ export default {
     ],
   },
   testTimeout: 30000,
-  // Most end-to-end suites wait on the servers they start: more workers than cores fill that time
-  // (2 cores run 3 workers). `--maxWorkers` on the command line still wins.
-  maxWorkers: '150%',
+  // Most end-to-end suites wait on the servers they start, so two workers fill that time even on
+  // 2 cores (jest's default there is one). `--maxWorkers` on the command line still wins.
+  maxWorkers: 2,
   reporters: ['default', '<rootDir>/test/support/slowest-suites-reporter.mjs'],
 };

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
@@ -45,19 +45,13 @@ describe('README generated parts (npm run docs)', () => {
 });
 
 describe('npm run demo / npm run docs do not rebuild a current dist/', () => {
-  const decide = () =>
-    spawnSync(process.execPath, [join(ROOT, 'scripts/build-if-stale.mjs'), '--dry-run'], { encoding: 'utf8' }).stdout.trim();
+  const decide = (...flags: string[]) =>
+    spawnSync(process.execPath, [join(ROOT, 'scripts/build-if-stale.mjs'), '--dry-run', ...flags], { encoding: 'utf8' }).stdout.trim();
 
   it('skips the build right after one, and builds when an output is older than the sources', () => {
     expect(decide()).toBe('would not build: dist/ is current');
-    const output = join(ROOT, 'dist/demo.js');
-    const { atime, mtime } = statSync(output);
-    try {
-      utimesSync(output, atime, new Date(Date.UTC(2020, 0, 1)));
-      expect(decide()).toBe('would build: sources changed since dist/ was built');
-    } finally {
-      utimesSync(output, atime, mtime);
-    }
+    // Judged as if dist/demo.js dated from 2020: dist/ itself is never touched while other suites run from it.
+    expect(decide('--as-if-older')).toBe('would build: sources changed since dist/ was built');
     expect(decide()).toBe('would not build: dist/ is current');
   });
 });
