@@ -85,7 +85,9 @@ export async function startNginx(replicas) {
       `error_log ${join(dir, 'error.log')} warn;`,
       'events { worker_connections 4096; }',
       'http {',
-      '  access_log off;',
+      // Which replica answered each request naming a session: the replicas bench checks routing from this log.
+      "  log_format gsc_routing '$http_mcp_session_id $upstream_addr';",
+      `  access_log ${join(dir, 'access.log')} gsc_routing;`,
       `  ${temp}`,
       `  include ${join(dir, 'site.conf')};`,
       '}',
@@ -118,6 +120,8 @@ export async function startNginx(replicas) {
     url: `http://127.0.0.1:${port}/mcp`,
     /** nginx's own error log: upstream failures are logged here as warnings and errors. */
     errorLog,
+    /** One line per request: the Mcp-Session-Id the client sent ("-" for none) and the replica(s) nginx tried. */
+    accessLog: () => (existsSync(join(dir, 'access.log')) ? readFileSync(join(dir, 'access.log'), 'utf8') : ''),
     async stop() {
       process.off('exit', stopOnExit);
       if (child.exitCode === null && child.signalCode === null) {

@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { binNodeFlags, cleanEnv, MAIN, ms, percentile, startGoogle, verdict } from './common.mjs';
+import { stateKey, stateName } from '../dist/state/keys.js';
 import { freePort, startNginx } from './nginx.mjs';
 
 const SECRET = 'one-approval-secret-shared-by-all-replicas-0123456789';
@@ -65,24 +66,18 @@ export async function replicaFaultRun(options = SHORT) {
       trace(`${name} done`);
     };
     // A replica is killed while a 2025-11-25 approval is in flight on it: the rotation's turn if it has one within a
-    // second, else any. Which replica holds a session is asked of the replicas themselves, from outside, and checked
-    // against the replica nginx named in the session id: stickiness is measured, not assumed.
-    const sticky = { checked: 0, elsewhere: [] };
+    // second, else any. The replica holding a session is the one nginx named in its id (a replica that does not hold a
+    // session can serve it from the store, so asking the replicas proves nothing); that nginx really sent every request
+    // of a session there is checked afterwards from nginx's own access log (stickiness below).
     const kill = (turn) => async () => {
       const started = Date.now();
       let victim;
       let approvals = 0;
       while (victim === undefined && Date.now() - started < 3000) {
-        const sessions = fleet.approvalsInFlight();
-        const holders = await Promise.all(sessions.map((session) => holderOf(session, ports, replicas)));
-        sessions.forEach((session, i) => {
-          if (holders[i] !== undefined) {
-            sticky.checked++;
-            if (session !== `r${holders[i] + 1}.${session.slice(session.indexOf('.') + 1)}`) {
-              sticky.elsewhere.push(`${session} is held by replica ${holders[i] + 1}`);
-            }
-          }
-        });
+        const holders = fleet
+          .approvalsInFlight()
+          .map((session) => Number(/^r(\d+)\./.exec(session)?.[1] ?? 0) - 1)
+          .filter((h) => h >= 0);
         victim = holders.includes(turn) ? turn : Date.now() - started > 1000 ? holders.find((h) => h !== undefined) : undefined;
         approvals = holders.filter((h) => h === victim).length;
         if (victim === undefined) {
@@ -115,7 +110,7 @@ export async function replicaFaultRun(options = SHORT) {
     world.replays = await fleet.replayAll(world.redeemed);
     trace('replayed');
     await books.connect().catch(() => undefined);
-    return { phases, checks: { ...(await finalChecks(world, books, google, phases)), sticky } };
+    return { phases, checks: { ...(await finalChecks(world, books, google, phases)), sticky: stickiness(nginx.accessLog(), ports) } };
   } finally {
     await fleet?.stop().catch(() => undefined);
     books.disconnect();
@@ -130,37 +125,24 @@ export async function replicaFaultRun(options = SHORT) {
 }
 
 /**
- * Which replica holds a 2025-11-25 session: the one that answers a ping in it.
- * nginx hands the client "<route key>.<replica's id>"; the replica knows the part after the dot.
+ * From nginx's access log: every request naming a 2025-11-25 session (`r<N>.<id>`, the replica nginx named when it
+ * answered initialize) went to replica N's address, and to no other.
  */
-async function holderOf(clientSessionId, ports, replicas) {
-  const id = clientSessionId.slice(clientSessionId.indexOf('.') + 1);
-  const answers = await Promise.all(
-    ports.map(async (port, i) => {
-      if (!replicas[i]?.alive()) {
-        return false;
-      }
-      try {
-        const res = await fetch(`http://127.0.0.1:${port}/mcp`, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            accept: 'application/json, text/event-stream',
-            'mcp-session-id': id,
-            'mcp-protocol-version': '2025-11-25',
-          },
-          body: JSON.stringify({ jsonrpc: '2.0', id: 'which-replica', method: 'ping' }),
-          signal: AbortSignal.timeout(2000),
-        });
-        await res.body?.cancel();
-        return res.status === 200;
-      } catch {
-        return false;
-      }
-    }),
-  );
-  const index = answers.indexOf(true);
-  return index < 0 ? undefined : index;
+function stickiness(log, ports) {
+  const sticky = { checked: 0, elsewhere: [] };
+  for (const line of log.split('\n')) {
+    const [session, ...tried] = line.split(' ');
+    const named = /^r(\d+)\./.exec(session ?? '');
+    const upstream = tried.join(' ');
+    if (!named || upstream === '-' || upstream === '') {
+      continue;
+    }
+    sticky.checked++;
+    if (upstream !== `127.0.0.1:${ports[Number(named[1]) - 1]}`) {
+      sticky.elsewhere.push(`${session} went to ${upstream}`);
+    }
+  }
+  return sticky;
 }
 
 /** The clients: v2 token-path workers and v1 dialog workers, each looping reads and deletes while a phase is open. */
@@ -391,10 +373,10 @@ async function compareBooks(books, google) {
       await books.connect();
     }
     let counted = 0;
-    for (const key of await books.keys('gsc-mcp:quota:v1:inspection:*:day:*')) {
+    for (const key of await books.keys(`gsc-mcp:${stateKey('quota', 'inspection', '*', 'day', '*')}`)) {
       counted += Number(await books.get(key));
     }
-    const audit = (await books.xrange('gsc-mcp:audit', '-', '+')).map(([, fields]) => JSON.parse(fields[1]));
+    const audit = (await books.xrange(`gsc-mcp:${stateName('audit')}`, '-', '+')).map(([, fields]) => JSON.parse(fields[1]));
     const executed = audit.filter((e) => e.tool === 'delete_sitemap' && e.event === 'executed').length;
     const approvals = audit.filter((e) => e.tool === 'delete_sitemap' && (e.event === 'approved' || e.event === 'token_redeemed')).length;
     return { inspectionsSent: sent, inspectionsCounted: counted, deletes, executedAudited: executed, approvalsAudited: approvals };

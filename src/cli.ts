@@ -36,7 +36,7 @@ async function main(): Promise<void> {
   try {
     // OpenTelemetry only when an OTLP endpoint is set: otherwise not one of its modules is loaded.
     if (config.telemetry) {
-      const { startTelemetry } = await import('./telemetry/otel-telemetry.js');
+      const { startTelemetry } = await import('./telemetry/otel-telemetry.js').catch(otelMissing);
       installTelemetry(await startTelemetry(config.telemetry, serverVersion()));
     }
     // Loaded after the configuration is valid, so a bad setting never pays for Nest.
@@ -49,6 +49,21 @@ async function main(): Promise<void> {
   } catch (error) {
     exitWith(listenError(error, config.http) ?? error);
   }
+}
+
+/**
+ * OpenTelemetry's packages are optional peer dependencies (about 23 MB a stdio user never loads, over the
+ * 80 MB install budget): a server told to export without them stops at start-up saying what to install.
+ */
+function otelMissing(error: unknown): never {
+  const missing = /Cannot find (?:package|module) '(@opentelemetry\/[^'/]+)/.exec(error instanceof Error ? error.message : '');
+  if (!missing) {
+    throw error;
+  }
+  throw new ConfigError(
+    `OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set, but OpenTelemetry is not installed (${missing[1]} is missing): ` +
+      'install the @opentelemetry/* optional peer dependencies our package.json lists, beside the server, or unset the variable.',
+  );
 }
 
 function exitWith(error: unknown): never {

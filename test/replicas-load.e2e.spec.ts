@@ -40,7 +40,7 @@ describe('three replicas on one Redis behind nginx, under load, through replica 
     expect(Object.keys(phases[0].errors).filter((e) => e !== 'forged token refused')).toEqual([]);
   }, 120_000);
 
-  it('a 2025-11-25 session stays on the replica nginx routed it to (asked of the replicas themselves)', () => {
+  it('every request of a 2025-11-25 session went to the replica nginx named in its id (from the access log nginx writes)', () => {
     expect(checks.sticky.checked).toBeGreaterThan(0);
     expect(checks.sticky.elsewhere).toEqual([]);
   });

@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SEED_PROPERTIES } from '../src/emulator/emulator-seed.js';
+import { stateName } from '../src/state/keys.js';
 import { connectStdio, text } from './support/clients.js';
 import { startGoogle, type TestGoogle } from './support/google.js';
 import { acceptDialog, askDialog, issueToken, redeemToken, textOf } from './support/guarded-wire.js';
@@ -122,7 +123,7 @@ describe('two processes started one after the other on one Redis, each with its 
     await first.stop();
     const second = await spawnHttpBinary(env());
     try {
-      const where = `key secret:approval in Redis at ${redis.url}`;
+      const where = `key ${stateName('approvalSecret')} in Redis at ${redis.url}`;
       expect(secretLine(first)!.slice(2)).toEqual(['created in', where]);
       expect(secretLine(second)!.slice(1)).toEqual([secretLine(first)![1], 'kept in', where]);
       expect(await redeemToken(second.url, SITE, token)).toMatchObject({ structuredContent: { executed: true } });

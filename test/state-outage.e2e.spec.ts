@@ -53,7 +53,7 @@ describe('Redis killed mid-run', () => {
   let secretId: string;
 
   it('before: guarded calls work and /admin/ready names the store', async () => {
-    secretId = /approval secret ([\w-]{8}) created in key secret:approval in Redis at /.exec(server.stderr())![1];
+    secretId = /approval secret ([\w-]{8}) created in key secret:v1:approval in Redis at /.exec(server.stderr())![1];
     expect(await admin('/admin/ready')).toEqual({
       status: 200,
       body: { status: 'ok', credential: 'service_account', state: `Redis at ${redis.url}` },
@@ -131,7 +131,7 @@ describe('Redis killed mid-run', () => {
 
     const sibling = await spawnHttpBinary({ ...google.env, GSC_REDIS_URL: redis.url });
     try {
-      expect(sibling.stderr()).toContain(`approval secret ${secretId} kept in key secret:approval in Redis at ${redis.url}`);
+      expect(sibling.stderr()).toContain(`approval secret ${secretId} kept in key secret:v1:approval in Redis at ${redis.url}`);
     } finally {
       await sibling.stop();
     }
