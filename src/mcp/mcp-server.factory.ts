@@ -17,18 +17,18 @@ import {
 import { SERVER_NAME, serverVersion } from '../common/product.js';
 import { AccessPolicy } from '../policy/access-policy.service.js';
 import { callerOf } from '../identity/caller.js';
-import { rendersViews } from './app-visibility.js';
-import { type ResourceCatalog, resourceCatalog, serveResources } from './resource-catalog.js';
-import { ResourceRegistry } from './resource-registry.service.js';
-import { ServerFeatures } from './server-features.js';
-import type { CallContext } from './tool-call.js';
-import { ConnectedCalls } from './connected-calls.js';
-import { grantCovers } from './granted-scopes.js';
-import { type CatalogEntry, catalogEntry, validate } from './tool-catalog.js';
-import { describeUnknown, unknownArguments } from './unknown-arguments.js';
-import { ToolDispatcher } from './tool-dispatcher.service.js';
-import { ToolRegistry } from './tool-registry.service.js';
-import { errorResult } from './tool-output.js';
+import { rendersViews } from '../tools/app-visibility.js';
+import { type ResourceCatalog, resourceCatalog, serveResources } from '../tools/resource-catalog.js';
+import { ResourceRegistry } from '../tools/resource-registry.service.js';
+import { ServerFeatures } from '../tools/server-features.js';
+import type { CallContext } from '../tools/tool-call.js';
+import { ConnectedCalls } from '../call/connected-calls.js';
+import { grantCovers } from '../call/granted-scopes.js';
+import { type CatalogEntry, catalogEntry, validate } from '../tools/tool-catalog.js';
+import { describeUnknown, unknownArguments } from '../tools/unknown-arguments.js';
+import { ToolDispatcher } from '../call/tool-dispatcher.service.js';
+import { ToolRegistry } from '../tools/tool-registry.service.js';
+import { errorResult } from '../tools/tool-output.js';
 
 const INFO = { name: SERVER_NAME, title: 'Google Search Console', version: serverVersion() };
 

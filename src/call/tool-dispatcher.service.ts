@@ -3,9 +3,9 @@ import { type CallToolResult, type InputRequiredResult, isInputRequiredResult, P
 import { OBSERVER, type Observer } from '../common/observer.js';
 import { UserFacingError } from '../common/user-facing-error.js';
 import { ConnectedCalls } from './connected-calls.js';
-import { type CallContext, ToolCall } from './tool-call.js';
-import { errorResult, fitWrite, isToolOutput, outputBytes, RESULT_BUDGET_BYTES, type ToolOutput } from './tool-output.js';
-import type { RegisteredTool } from './tool-registry.service.js';
+import { type CallContext, ToolCall } from '../tools/tool-call.js';
+import { errorResult, fitWrite, isToolOutput, outputBytes, RESULT_BUDGET_BYTES, type ToolOutput } from '../tools/tool-output.js';
+import type { RegisteredTool } from '../tools/tool-registry.service.js';
 import { NOTHING_SENT } from '../common/sentences.js';
 
 /**

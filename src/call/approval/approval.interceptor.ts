@@ -18,10 +18,10 @@ import { STATE_STORE } from '../../state/state.module.js';
 import { type StateStore, StateUnavailableError } from '../../state/state-store.js';
 import { callerOf } from '../../identity/caller.js';
 import { isRoundState } from '../call-rounds.js';
-import { clientCapabilities } from '../client-capabilities.js';
-import type { ToolCall } from '../tool-call.js';
-import type { ApprovalDescriber } from '../tool.decorator.js';
-import { type ToolOutput, toolOutput } from '../tool-output.js';
+import { clientCapabilities } from '../../tools/client-capabilities.js';
+import type { ToolCall } from '../../tools/tool-call.js';
+import type { ApprovalDescriber } from '../../tools/tool.decorator.js';
+import { type ToolOutput, toolOutput } from '../../tools/tool-output.js';
 import { dialogMessage } from './approval-dialog.js';
 import {
   APPROVED_BY,
@@ -35,7 +35,7 @@ import {
   tokenIssuedText,
   whyNoDialog,
 } from './approval-flow.js';
-import { approvalFingerprint, type ApprovalPlan, effectFingerprint } from './approval-plan.js';
+import { approvalFingerprint, type ApprovalPlan, effectFingerprint } from '../../tools/approval-plan.js';
 import { ApprovalSecrets } from './approval-secrets.service.js';
 import { ApprovalTokens, TOKEN_TTL_SECONDS, UsedNonces } from './approval-tokens.js';
 import { type AuditEntry, type AuditEvent, AuditTrail } from './audit-trail.service.js';

@@ -7,13 +7,13 @@ import { checkPolicyTools } from '../policy/policy-checks.js';
 import { CONFIG, type Config } from '../config/config.js';
 import { assertAppVisibility } from './app-visibility.js';
 import { withAppOnly } from '../policy/tool-declaration.js';
-import { ApprovalInterceptor } from './approval/approval.interceptor.js';
-import { GUARDED_OUTPUT } from './approval/guarded-output.js';
-import { SiteAccessGuard } from './site-access.guard.js';
+import { ApprovalInterceptor } from '../call/approval/approval.interceptor.js';
+import { GUARDED_OUTPUT } from './guarded-output.js';
+import { SiteAccessGuard } from '../call/site-access.guard.js';
 import { ActingAccountOut, ConfirmTokenArg, GoogleAccountArg, ResolvedPropertyOut } from './tool-args.js';
 import { TARGET_ARGS, type TargetKind, type ToolCall } from './tool-call.js';
 import { TOOL_METADATA, ToolProvider, type ToolSpec } from './tool.decorator.js';
-import { toolPipeline } from './tool-pipeline.js';
+import { toolPipeline } from '../call/pipeline.js';
 import { selectTools, type ToolSelection } from '../policy/tool-selection.js';
 import { wireSchema } from './wire-schema.js';
 

@@ -11,7 +11,7 @@ import { type AnnotationRef, parseAnnotationId } from '../property/annotation-id
 import { decodeResourceId } from '../property/resource-id.js';
 import { isPageAllowed, isPropertyAllowed } from '../property/site-allowlist.js';
 import { toVerifiedResource, type VerifiedResource } from '../property/verification-resource.js';
-import type { ResolvedTarget, ToolCall } from './tool-call.js';
+import type { ResolvedTarget, ToolCall } from '../tools/tool-call.js';
 
 /**
  * Decides which property a call may touch, before any request goes out, and

@@ -5,8 +5,8 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { inputRequired, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
 import { SqliteStateStore } from '../state/sqlite-state-store.js';
 import { CallRounds } from './call-rounds.js';
-import { ToolCall } from './tool-call.js';
-import type { RegisteredTool } from './tool-registry.service.js';
+import { ToolCall } from '../tools/tool-call.js';
+import type { RegisteredTool } from '../tools/tool-registry.service.js';
 
 // Which answers count: only those to a question this call's previous round asked.
 

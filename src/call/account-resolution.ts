@@ -23,10 +23,10 @@ import {
 import { whyNoDialog } from './approval/approval-flow.js';
 import { CallRounds, type Round } from './call-rounds.js';
 import { memoryKeys, type Subject, subjectOf, whatOf } from './call-subject.js';
-import { clientCapabilities } from './client-capabilities.js';
+import { clientCapabilities } from '../tools/client-capabilities.js';
 import { grantCovers } from './granted-scopes.js';
-import type { ToolCall } from './tool-call.js';
-import { errorResult } from './tool-output.js';
+import type { ToolCall } from '../tools/tool-call.js';
+import { errorResult } from '../tools/tool-output.js';
 
 /** The inputRequests key of the form elicitation that asks which Google account a call should use. */
 export const ACCOUNT_KEY = 'google_account';

@@ -3,7 +3,7 @@ import { parsePropertyQuery, type PropertySubject } from '../property/property-m
 import { decodeResourceId } from '../property/resource-id.js';
 import { isPropertyAllowed } from '../property/site-allowlist.js';
 import { hostKey, propertyKey } from './account-memory.js';
-import type { ToolCall } from './tool-call.js';
+import type { ToolCall } from '../tools/tool-call.js';
 
 // What a call's arguments name at Google, read before any account is looked
 // up (AccountResolution then matches it over the accounts' properties), and

@@ -13,9 +13,9 @@ import { CallRounds } from './call-rounds.js';
 import { ConnectedCalls } from './connected-calls.js';
 import { ConnectWaits } from './connect-waits.js';
 import { SqliteStateStore } from '../state/sqlite-state-store.js';
-import { ToolCall } from './tool-call.js';
-import type { RegisteredTool, ToolRegistry } from './tool-registry.service.js';
-import type { ToolSpec } from './tool.decorator.js';
+import { ToolCall } from '../tools/tool-call.js';
+import type { RegisteredTool, ToolRegistry } from '../tools/tool-registry.service.js';
+import type { ToolSpec } from '../tools/tool.decorator.js';
 
 // ConnectedCalls without a transport: a grant that arrives (or never does),
 // answers a client sends back, a no at Google, and what reaches the tool and

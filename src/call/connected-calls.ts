@@ -26,13 +26,13 @@ import { AccountResolution } from './account-resolution.js';
 import { namingAccount, namingAccountIn } from './acting-account.js';
 import type { Round } from './call-rounds.js';
 import { type AuditEvent, AuditTrail } from './approval/audit-trail.service.js';
-import { opensLinks } from './client-capabilities.js';
+import { opensLinks } from '../tools/client-capabilities.js';
 import { ConnectWaits, type Waited } from './connect-waits.js';
 import { missingScopes, permissionName } from './granted-scopes.js';
-import { SERVER_EVENTS } from './server-features.js';
-import type { ToolCall } from './tool-call.js';
-import { ToolRegistry } from './tool-registry.service.js';
-import { errorResult } from './tool-output.js';
+import { SERVER_EVENTS } from '../tools/server-features.js';
+import type { ToolCall } from '../tools/tool-call.js';
+import { ToolRegistry } from '../tools/tool-registry.service.js';
+import { errorResult } from '../tools/tool-output.js';
 
 /** The inputRequests key of the URL elicitation that asks a person to connect their Google account. */
 export const CONNECT_KEY = 'connect_google';

@@ -2,7 +2,7 @@ import { SetMetadata } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import type { InputRequiredResult } from '@modelcontextprotocol/server';
 import type * as z from 'zod';
-import type { ApprovalPlan } from './approval/approval-plan.js';
+import type { ApprovalPlan } from './approval-plan.js';
 import type { TargetKindsOf, TargetOf, ToolCall } from './tool-call.js';
 import type { ToolOutput } from './tool-output.js';
 import type { ToolDeclaration } from '../policy/tool-declaration.js';

@@ -1,7 +1,7 @@
 import type { ClientCapabilities, InputResponseView } from '@modelcontextprotocol/server';
 import { SERVER_NAME } from '../../common/product.js';
 import { neutralise } from './approval-dialog.js';
-import type { ApprovalPlan } from './approval-plan.js';
+import type { ApprovalPlan } from '../../tools/approval-plan.js';
 import type { TokenCheck } from './approval-tokens.js';
 
 // The decisions of the approval guard, as pure functions of what the

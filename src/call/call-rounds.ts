@@ -1,8 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { InputRequiredResult } from '@modelcontextprotocol/server';
 import type { StateStore } from '../state/state-store.js';
-import { fingerprint } from './approval/approval-tokens.js';
-import type { ToolCall } from './tool-call.js';
+import { fingerprint } from '../common/fingerprint.js';
+import type { ToolCall } from '../tools/tool-call.js';
 
 /** What a round of a call asked, remembered until the call comes back with the answers (10 minutes, as a connect link and an approval live). */
 export const ROUND_TTL_MS = 10 * 60_000;

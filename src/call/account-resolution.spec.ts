@@ -15,9 +15,9 @@ import type { ConnectedGrant } from '../google/connected-accounts.js';
 import { SqliteStateStore } from '../state/sqlite-state-store.js';
 import { AccountResolution, type Resolution } from './account-resolution.js';
 import type { AccountSite, AccountSites } from './account-sites.js';
-import { ToolCall } from './tool-call.js';
-import type { RegisteredTool } from './tool-registry.service.js';
-import type { ToolSpec } from './tool.decorator.js';
+import { ToolCall } from '../tools/tool-call.js';
+import type { RegisteredTool } from '../tools/tool-registry.service.js';
+import type { ToolSpec } from '../tools/tool.decorator.js';
 
 const grant = (googleEmail: string, googleSub: string): ConnectedGrant => ({
   principal: 'ann@corp.example',
