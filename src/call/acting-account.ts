@@ -1,5 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { UserFacingError } from '../common/user-facing-error.js';
+import type { ToolOutput } from '../tools/tool-output.js';
 
 /**
  * In connected mode an answer says whom it is about and who acted (PRODUCT.md
@@ -27,6 +28,20 @@ export function namingAccount(result: CallToolResult, googleAccount: string, pro
       ...(property && !('site_url' in structured) ? { site_url: property } : {}),
     },
   };
+}
+
+/** The same on a tool's output, before the dispatcher renders it (the account step names the account there). */
+export function namingOutput(output: ToolOutput, googleAccount: string, property: string | undefined): ToolOutput {
+  const structured = output.structured as unknown;
+  const fields =
+    structured && typeof structured === 'object' && !Array.isArray(structured)
+      ? {
+          ...output.structured,
+          google_account: googleAccount,
+          ...(property && !('site_url' in output.structured) ? { site_url: property } : {}),
+        }
+      : output.structured;
+  return { ...output, text: `${firstLine(googleAccount, property)}\n${output.text}`, structured: fields };
 }
 
 /** The same for a failure after Google was reached: the sentence the dispatcher answers with starts with that line. */

@@ -10,7 +10,7 @@ import {
   MAX_WAITING_CALLS,
 } from '../accounts/connect-requests.js';
 import { ConnectedAccounts, type ConnectedGrant, NotConnectedError } from '../google/connected-accounts.js';
-import type { Round } from './call-rounds.js';
+import type { Round } from './asking.js';
 import type { ToolCall } from '../tools/tool-call.js';
 import { errorResult } from '../tools/tool-output.js';
 

@@ -1,11 +1,98 @@
-import type { CanActivate, NestInterceptor } from '@nestjs/common';
-import { ApplicationConfig, ExternalContextCreator, type NestContainer } from '@nestjs/core';
+import {
+  type CallHandler,
+  type CanActivate,
+  type ExecutionContext,
+  ForbiddenException,
+  Injectable,
+  type NestInterceptor,
+} from '@nestjs/common';
+import { ApplicationConfig, ExternalContextCreator, ModuleRef, type NestContainer } from '@nestjs/core';
 import { ExternalExceptionFilterContext } from '@nestjs/core/exceptions/external-exception-filter-context.js';
 import { GuardsConsumer, GuardsContextCreator } from '@nestjs/core/guards/index.js';
 import { InterceptorsConsumer, InterceptorsContextCreator } from '@nestjs/core/interceptors/index.js';
 import { PipesConsumer, PipesContextCreator } from '@nestjs/core/pipes/index.js';
+import { from, mergeMap, type Observable } from 'rxjs';
+import type { RegisteredTool } from '../tools/registered-tool.js';
+import type { ToolCall } from '../tools/tool-call.js';
+import { AccountStep } from './account.step.js';
+import { AdmissionStep } from './admission.step.js';
+import { ApprovalInterceptor } from './approval/approval.interceptor.js';
+import { SiteAccessGuard } from './site-access.guard.js';
+import { TargetStep } from './target.step.js';
 
-/** A tool method wrapped in its guards and interceptors: what ToolRegistry stores as RegisteredTool.invoke. */
+/**
+ * The order of every tool call, over stdio and HTTP alike — the only place it is written:
+ *
+ *   1. target      — the arguments parsed once into the call's target (target.ts): the
+ *                    property, page(s), resource id or annotation id the tool declares, each
+ *                    checked against the caller's properties; nothing refused yet.
+ *   2. admission   — connected mode: the call runs as its principal, with a usable grant
+ *                    covering the tool's scope, or the person is asked to connect one (and
+ *                    the call waits for it), or told which permission is missing.
+ *   3. account     — connected mode: which of the principal's Google accounts acts (the one
+ *                    that has the target's property, the one named, or the one the person
+ *                    chooses), settled once; nothing below changes who acts.
+ *   4. siteAccess  — the first failed check of the target refuses the call (nothing sent);
+ *                    a Site Verification resource is fetched, as that account, and checked.
+ *   5. approval    — a destructive tool is put to a person (dialog or two-call token).
+ *   then the tool's method, and the dispatcher renders its answer.
+ *
+ * Each step is a Nest enhancer (site access a guard, the others interceptors) and
+ * runs in this order through one ExternalContextCreator (toolPipeline below).
+ */
+export const CALL_STEPS = [TargetStep, AdmissionStep, AccountStep, SiteAccessGuard, ApprovalInterceptor] as const;
+
+type Step = CanActivate | NestInterceptor;
+
+/** A guard at its place in the order: Nest runs guards before every interceptor, so the pipeline runs it as one. */
+function inOrder(step: Step): NestInterceptor {
+  if ('intercept' in step) {
+    return step;
+  }
+  return {
+    intercept: (context: ExecutionContext, next: CallHandler): Observable<unknown> =>
+      from(Promise.resolve(step.canActivate(context) as boolean | Promise<boolean>)).pipe(
+        mergeMap((allowed) => {
+          if (!allowed) {
+            // What Nest's GuardsConsumer throws for a guard that says no.
+            throw new ForbiddenException('Forbidden resource');
+          }
+          return next.handle();
+        }),
+      ),
+  };
+}
+
+/**
+ * Runs a tool call through CALL_STEPS, then the tool's method: each tool's
+ * method wrapped once (on first call) and kept.
+ */
+@Injectable()
+export class CallPipeline {
+  private wrap?: WrapToolMethod;
+  private readonly invokers = new WeakMap<RegisteredTool, ToolInvoker>();
+
+  constructor(
+    private readonly nest: ExternalContextCreator,
+    private readonly modules: ModuleRef,
+  ) {}
+
+  run(tool: RegisteredTool, args: Record<string, unknown>, call: ToolCall): Promise<unknown> {
+    let invoke = this.invokers.get(tool);
+    if (!invoke) {
+      // The steps' instances, in CALL_STEPS's order (resolved on the first call, once every provider exists).
+      this.wrap ??= toolPipeline(this.nest, {
+        guards: [],
+        interceptors: CALL_STEPS.map((step) => inOrder(this.modules.get<Step>(step, { strict: false }))),
+      });
+      invoke = this.wrap(tool.instance, tool.method);
+      this.invokers.set(tool, invoke);
+    }
+    return invoke(args, call);
+  }
+}
+
+/** A tool method wrapped in the steps of CALL_STEPS (and whatever its class declares with @UseGuards/@UseInterceptors). */
 export type ToolInvoker = (args: Record<string, unknown>, call: object) => Promise<unknown>;
 
 /** Wraps one method of a provider instance; the method runs only when every guard passed, inside every interceptor. */

@@ -13,7 +13,12 @@ import { ApprovalInterceptor } from '../call/approval/approval.interceptor.js';
 import { APPROVAL_SECRETS_PROVIDER } from '../call/approval/approval-secrets.service.js';
 import { StoredUsedNonces, UsedNonces } from '../call/approval/approval-tokens.js';
 import { AuditTrail } from '../call/approval/audit-trail.service.js';
+import { AccountStep } from '../call/account.step.js';
+import { AdmissionStep } from '../call/admission.step.js';
+import { CallAsking } from '../call/asking.js';
 import { ConnectedCalls } from '../call/connected-calls.js';
+import { CallPipeline } from '../call/pipeline.js';
+import { TargetStep } from '../call/target.step.js';
 import { ConnectPageAudit } from '../call/connect-page-audit.js';
 import { ConnectWaits } from '../call/connect-waits.js';
 import { McpServerFactory } from './mcp-server.factory.js';
@@ -25,9 +30,9 @@ import { ToolDispatcher } from '../call/tool-dispatcher.service.js';
 import { ToolRegistry } from '../tools/tool-registry.service.js';
 
 /**
- * Tool discovery, dispatch and the policy that runs around every tool call.
- * SiteAccessGuard and ApprovalInterceptor are deliberately not APP_* enhancers:
- * the registry applies them to tool calls itself (tool-pipeline.ts), so they
+ * Tool discovery, dispatch and the steps that run around every tool call.
+ * The steps (call/pipeline.ts) are deliberately not APP_* enhancers: the
+ * pipeline applies them to tool calls itself, in its declared order, so they
  * never touch a host application's routes and its global enhancers never touch
  * a tool call. Single use, the approval secret, the audit trail and 2025
  * stream events live in the state store (STATE_STORE, from StateModule).
@@ -47,6 +52,11 @@ import { ToolRegistry } from '../tools/tool-registry.service.js';
     McpServerFactory,
     ResourceRegistry,
     AuditTrail,
+    CallPipeline,
+    CallAsking,
+    TargetStep,
+    AdmissionStep,
+    AccountStep,
     SiteAccessGuard,
     ApprovalInterceptor,
     APPROVAL_SECRETS_PROVIDER,

@@ -4,8 +4,8 @@ import type { Access } from '../policy/policy-resolution.js';
 import type { AnnotationRef } from '../property/annotation-id.js';
 import type { VerifiedResource } from '../property/verification-resource.js';
 import type { Caller } from '../identity/caller.js';
-import type { ConnectedGrant } from '../google/connected-accounts.js';
-import type { RegisteredTool } from './tool-registry.service.js';
+import { type TARGET_ARGS, type CallScope, type TargetKind } from './call-scope.js';
+import type { RegisteredTool } from './registered-tool.js';
 
 /**
  * What SiteAccessGuard resolved a call's arguments to, before any request went
@@ -21,18 +21,6 @@ export interface ResolvedTarget {
   readonly resource?: VerifiedResource;
   readonly annotation?: AnnotationRef;
 }
-
-/**
- * The argument each kind of target is read from. These names are reserved: a
- * tool whose input has one of them must declare that target (start-up fails
- * otherwise), so no argument is checked, fetched or refused by its name alone.
- * `id` is read by two kinds; a tool declares the one its ids are.
- */
-export const TARGET_ARGS = { site: 'site_url', page: 'url', pages: 'urls', resource: 'id', annotation: 'id' } as const satisfies Record<
-  keyof ResolvedTarget,
-  string
->;
-export type TargetKind = keyof typeof TARGET_ARGS;
 
 type ShapeOf<I extends z.ZodObject> = I['shape'];
 type Has<I extends z.ZodObject, K extends string> = K extends keyof ShapeOf<I> ? true : false;
@@ -56,9 +44,11 @@ export interface CallContext {
 }
 
 /**
- * The second argument of every tool method, and what guards and interceptors
- * see through `ExecutionContext.getArgs()[1]`. The target is written once, by
- * SiteAccessGuard; reading it before then is a programming error.
+ * The second argument of every tool method, and what the steps of
+ * call/pipeline.ts see through `ExecutionContext.getArgs()[1]`. Its scope
+ * (caller, access, parsed target, acting Google account) is frozen and grows
+ * only by `settle`, once per part, in the pipeline's order; the resolved target
+ * a tool reads is written once, by the site-access step.
  */
 export class ToolCall<T = ResolvedTarget> implements CallContext {
   readonly era: CallContext['era'];
@@ -66,8 +56,7 @@ export class ToolCall<T = ResolvedTarget> implements CallContext {
   readonly server: McpServer;
   readonly caller: Caller;
   readonly access: Access;
-  /** Connected mode: the principal's grant the call acts with, once the dispatcher admitted it (never a token). */
-  grant?: ConnectedGrant;
+  #scope: CallScope;
   #target?: T;
 
   constructor(
@@ -75,6 +64,22 @@ export class ToolCall<T = ResolvedTarget> implements CallContext {
     context: CallContext,
   ) {
     ({ era: this.era, sdk: this.sdk, server: this.server, caller: this.caller, access: this.access } = context);
+    this.#scope = Object.freeze({ caller: this.caller, access: this.access });
+  }
+
+  /** Who the call is for and what it acts on, as the steps so far settled it (frozen). */
+  get scope(): CallScope {
+    return this.#scope;
+  }
+
+  /** A step settles its part of the scope, once: the target step the target, the account step the acting account. */
+  settle(part: Pick<CallScope, 'target'> | Pick<CallScope, 'admitted'> | Pick<CallScope, 'account'>): void {
+    for (const key of Object.keys(part) as (keyof CallScope)[]) {
+      if (this.#scope[key] !== undefined) {
+        throw new Error(`${this.tool.spec.name}: the call's ${key} is settled once`);
+      }
+    }
+    this.#scope = Object.freeze({ ...this.#scope, ...part });
   }
 
   /** The properties this caller may touch (GSC_ALLOWED_SITES narrowed by its policy rule); undefined means all. */
@@ -108,12 +113,12 @@ export class ToolCall<T = ResolvedTarget> implements CallContext {
 
   get target(): T {
     if (this.#target === undefined) {
-      throw new Error(`${this.tool.spec.name}: the target was read before SiteAccessGuard resolved it`);
+      throw new Error(`${this.tool.spec.name}: the target was read before the site-access step resolved it`);
     }
     return this.#target;
   }
 
-  /** SiteAccessGuard only. */
+  /** The site-access step only. */
   resolve(target: T): void {
     if (this.#target !== undefined) {
       throw new Error(`${this.tool.spec.name}: the target is resolved once`);

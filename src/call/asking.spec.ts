@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { inputRequired, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
 import { SqliteStateStore } from '../state/sqlite-state-store.js';
-import { CallRounds } from './call-rounds.js';
+import { CallRounds } from './asking.js';
 import { ToolCall } from '../tools/tool-call.js';
-import type { RegisteredTool } from '../tools/tool-registry.service.js';
+import type { RegisteredTool } from '../tools/registered-tool.js';
 
 // Which answers count: only those to a question this call's previous round asked.
 
