@@ -55,7 +55,7 @@ describe('targetOf', () => {
   });
 
   it('a tool without a target has no subject; one whose target is refused has a refused subject', () => {
-    expect(targetOf({ target: [] } as Pick<ToolSpec, 'target'>, {}, context()).subject).toBeUndefined();
+    expect(targetOf({ target: [] }, {}, context()).subject).toBeUndefined();
     expect(targetOf(site, {}, context()).subject).toEqual({ kind: 'refused' });
   });
 
