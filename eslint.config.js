@@ -65,6 +65,8 @@ const LAYERS = {
   views: ['common', 'tools'],
   // The conformance suite's fixtures (GSC_CONFORMANCE_FIXTURES): tools, resources and prompts declared like ours.
   conformance: ['common', 'tools', 'mcp'],
+  // OpenTelemetry's SDK and OTLP exporters behind common/telemetry.ts's hooks; imported by the CLI only when an endpoint is set.
+  telemetry: ['common', 'config'],
   // The emulator stands in for Google and shares no code with the product it tests.
   emulator: [],
 };

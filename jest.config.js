@@ -20,5 +20,8 @@ export default {
     ],
   },
   testTimeout: 30000,
+  // Most end-to-end suites wait on the servers they start: more workers than cores fill that time
+  // (2 cores run 3 workers). `--maxWorkers` on the command line still wins.
+  maxWorkers: '150%',
   reporters: ['default', '<rootDir>/test/support/slowest-suites-reporter.mjs'],
 };

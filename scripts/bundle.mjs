@@ -182,6 +182,8 @@ const result = await build({
     'google-auth-library',
     'googleapis-common',
     'ioredis',
+    // OpenTelemetry is loaded only when an OTLP endpoint is set (src/telemetry/), from node_modules.
+    '@opentelemetry/*',
     '@nestjs/microservices',
     '@nestjs/microservices/*',
     '@nestjs/websockets/*',

@@ -4,6 +4,7 @@ import { ConfigError } from './config/config-error.js';
 import { ELICITATION_OFF_LINE, SERVER_NAME, serverVersion } from './common/product.js';
 import { type Config, loadConfig, scrubSecrets } from './config/config.js';
 import { listenError } from './config/listen-error.js';
+import { installTelemetry } from './common/telemetry.js';
 
 async function main(): Promise<void> {
   let command: Command;
@@ -33,6 +34,11 @@ async function main(): Promise<void> {
     process.stderr.write(`${ELICITATION_OFF_LINE}\n`);
   }
   try {
+    // OpenTelemetry only when an OTLP endpoint is set: otherwise not one of its modules is loaded.
+    if (config.telemetry) {
+      const { startTelemetry } = await import('./telemetry/otel-telemetry.js');
+      installTelemetry(await startTelemetry(config.telemetry, serverVersion()));
+    }
     // Loaded after the configuration is valid, so a bad setting never pays for Nest.
     if (config.transport === 'http') {
       const [{ startHttpServer }, { exitOnSignals }] = await Promise.all([import('./http-server.js'), import('./server-lifecycle.js')]);

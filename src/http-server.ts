@@ -3,6 +3,7 @@ import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import { StderrLogger } from './common/stderr-logger.js';
+import { telemetry } from './common/telemetry.js';
 import { optionalModules } from './app.module.js';
 import type { Config } from './config/config.js';
 import { HttpIdentity } from './http/http-identity.service.js';
@@ -60,6 +61,7 @@ export async function startHttpServer(config: Config, logger = new StderrLogger(
       await drain(app.get(ToolDispatcher));
       await answered;
       await app.close();
+      await telemetry()?.shutdown();
     })());
   return { app, origin, stop };
 }

@@ -3,6 +3,7 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { serveConnectPagesOnLoopback } from './accounts/connect-loopback-server.js';
 import { AppModule, optionalModules } from './app.module.js';
 import { StderrLogger } from './common/stderr-logger.js';
+import { telemetry } from './common/telemetry.js';
 import type { Config } from './config/config.js';
 import { drain, logStartup } from './server-lifecycle.js';
 import { McpServerFactory } from './mcp/mcp-server.factory.js';
@@ -33,6 +34,7 @@ export async function startStdioServer(config: Config): Promise<void> {
     await handle.close().catch(() => undefined);
     await pages?.close();
     await app.close();
+    await telemetry()?.shutdown();
     process.exit(0);
   };
   process.stdin.on('end', () => void shutdown());

@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SEED_PROPERTIES } from '../src/emulator/emulator-seed.js';
 import { acceptDialog, askDialog, issueToken, redeemToken, textOf } from './support/guarded-wire.js';
 import { type HttpBinary, spawnHttpBinary } from './support/http-binary.js';
@@ -43,6 +45,29 @@ describe.each(stores)('%s, same GSC_APPROVAL_SECRET', (_name, storeEnv) => {
     const line = (p: HttpBinary) => /state: (.*)$/m.exec(p.stderr())?.[1] ?? '';
     expect(line(a)).toMatch(/^(SQLite in \/|Redis at redis:\/\/127\.0\.0\.1:\d+\/0).*, approval secret [\w-]{8} from GSC_APPROVAL_SECRET$/);
     expect(line(a)).toBe(line(b));
+  });
+
+  it('a 2025-11-25 session opened on A is served by B from the shared store, and once ended on B is unknown on A', async () => {
+    const client = new Client({ name: 'replica-session', version: '0' });
+    const onA = new StreamableHTTPClientTransport(new URL(a.url));
+    await client.connect(onA);
+    const sessionId = onA.sessionId ?? '';
+    const post = (url: string, body: object) =>
+      fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-session-id': sessionId,
+          'mcp-protocol-version': '2025-11-25',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', ...body }),
+      });
+    const listed = await (await post(b.url, { id: 7, method: 'tools/list' })).text();
+    expect(listed).toContain('"name":"list_sites"');
+    expect((await fetch(b.url, { method: 'DELETE', headers: { 'mcp-session-id': sessionId } })).status).toBe(200);
+    expect((await post(a.url, { id: 8, method: 'tools/list' })).status).toBe(404);
+    await client.close();
   });
 
   it('a confirm token redeemed on A is refused on B', async () => {

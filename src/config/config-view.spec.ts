@@ -13,6 +13,7 @@ const APPROVAL = 'approval-secret-0123456789abcdef0123456789';
 const REDIS_PASSWORD = 's3cret-redis-pass';
 const GOOGLE_SECRET = 'GOCSPX-connected-client-secret';
 const IDP_SECRET = 'idp-client-secret-0123456789';
+const OTLP_KEY = 'otlp-api-key-0123456789';
 const GRANT_KEY = Buffer.alloc(32, 7).toString('base64');
 
 const rows = SETTINGS as readonly SettingSpec[];
@@ -42,6 +43,8 @@ describe('configView (/admin/config, from the configuration table)', () => {
       GSC_OAUTH_REVOKE_URL: 'http://127.0.0.1:4000/revoke',
       GSC_AUTH_CLIENT_ID: 'search-console-mcp',
       GSC_AUTH_CLIENT_SECRET: IDP_SECRET,
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318',
+      OTEL_EXPORTER_OTLP_HEADERS: `api-key=${OTLP_KEY}`,
     });
     const view = configView(config);
     for (const spec of rows) {
@@ -65,7 +68,7 @@ describe('configView (/admin/config, from the configuration table)', () => {
       },
     });
     const text = JSON.stringify(view);
-    for (const secret of [ADMIN_TOKEN, APPROVAL, REDIS_PASSWORD, GOOGLE_SECRET, IDP_SECRET, GRANT_KEY]) {
+    for (const secret of [ADMIN_TOKEN, APPROVAL, REDIS_PASSWORD, GOOGLE_SECRET, IDP_SECRET, GRANT_KEY, OTLP_KEY]) {
       expect(text).not.toContain(secret);
     }
   });

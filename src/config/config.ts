@@ -21,6 +21,7 @@ import { checkStatePermissions } from './state-permissions.js';
 import { parseToolPatterns, type ToolPattern } from './tool-patterns.js';
 import { GOOGLE_USER_INFO, isLoopback, parseHttpUrl } from './urls.js';
 import { assertPath } from './values.js';
+import { parseTelemetry, type TelemetryConfig } from './telemetry-settings.js';
 import { checkPolicySites, parsePolicy, type Policy } from './policy-file.js';
 import { type AnomalyCatalog, parseAnomalies, readAnomaliesFile } from './anomalies-file.js';
 
@@ -81,6 +82,8 @@ export interface Config {
   };
   /** GSC_CONFORMANCE_FIXTURES: the conformance suite's fixtures are served too (emulator only; src/conformance/). */
   readonly conformanceFixtures: boolean;
+  /** OpenTelemetry over OTLP (OTEL_EXPORTER_OTLP_*); undefined: off, and src/telemetry/ is never loaded. */
+  readonly telemetry?: TelemetryConfig;
 }
 
 export interface LoadOptions {
@@ -229,6 +232,7 @@ function buildConfig(source: SettingSource, options: LoadOptions | SettingsOptio
     },
     google,
     conformanceFixtures: conformanceFixtures(vars.GSC_CONFORMANCE_FIXTURES, google),
+    telemetry: parseTelemetry(source),
   } satisfies Config);
 }
 

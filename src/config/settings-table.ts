@@ -1,6 +1,7 @@
 import type * as z from 'zod';
 import type { Config } from './config.js';
 import { CONNECTED_SETTINGS } from './connected-setting-rows.js';
+import { TELEMETRY_SETTINGS } from './telemetry-settings.js';
 import { maskUrl } from './quote.js';
 import { describeState } from './server-settings.js';
 import {
@@ -61,7 +62,8 @@ export type ParsedBy =
   | 'assertAppendable'
   | 'parseHttpUrl'
   | 'connectedClient'
-  | 'parseConnected';
+  | 'parseConnected'
+  | 'parseTelemetry';
 
 /**
  * How /admin/config shows a setting: `credential` folds it into the credential
@@ -411,6 +413,7 @@ export const SETTINGS = [
     parse: bool('GSC_CONFORMANCE_FIXTURES'),
     show: at('conformance_fixtures', (c) => c.conformanceFixtures),
   },
+  ...TELEMETRY_SETTINGS,
 ] as const satisfies readonly SettingSpec[];
 
 export type SettingName = (typeof SETTINGS)[number]['name'];

@@ -5,6 +5,7 @@ import type { OAuth2Client } from 'google-auth-library';
 import { GoogleAuthService } from './google-auth.service.js';
 import { Clock } from '../common/clock.js';
 import { OBSERVER, type Observer } from '../common/observer.js';
+import { telemetry } from '../common/telemetry.js';
 import { UserFacingError } from '../common/user-facing-error.js';
 import { CONFIG, type Config } from '../config/config.js';
 import { propertyHost } from '../property/property.js';
@@ -13,6 +14,7 @@ import { actingAs, ConnectedAccounts, type ConnectedGrant } from './connected-ac
 import { CallCancelledError, describeFailure, GoogleApiError, type GoogleOperation, outcomeOf } from './google-error.js';
 import { type Failure, MalformedAnswerError, neverSent, readFailure } from './google-failure.js';
 import { answerProblem, type MethodSpec, methodSpec } from './google-methods.js';
+import { type Sent, sentAttributes } from './google-span.js';
 import { IndexingClient } from './indexing.client.js';
 import { SiteVerificationClient } from './site-verification.client.js';
 
@@ -101,26 +103,11 @@ export class GoogleService {
     let suspect = 0;
     let renewed = false;
     for (let attempt = 1; ; attempt++) {
-      let failure: Failure;
-      try {
-        const { data } = await request(clients);
-        const problem = answerProblem(op.method, data);
-        if (problem === undefined) {
-          return data;
-        }
-        failure = readFailure(new MalformedAnswerError(problem, 'api'));
-      } catch (error) {
-        if (!isGoogleFailure(error)) {
-          throw error;
-        }
-        failure = readFailure(error, {
-          // The acting credential's own tokens too (a grant's refresh and access token): Google's text never carries them on.
-          secrets: [...this.auth.secrets, ...credentialSecrets(auth)],
-          api: methodSpec(op.method).api,
-          isTokenUrl: (url) => this.auth.isTokenUrl(url),
-          now: this.clock.now(),
-        });
+      const sent = await this.send(op, request, clients, auth, attempt);
+      if (!('failure' in sent)) {
+        return sent.data;
       }
+      const { failure } = sent;
       if (grant && failure.phase === 'api' && failure.kind === 'credential' && !renewed) {
         // A 401 ran nothing: the shared token is dropped and the call sent once more after a refresh,
         // which says (invalid_grant) whether the person revoked this server's access at Google.
@@ -140,6 +127,50 @@ export class GoogleService {
       if (!(await this.pause(wait, signal))) {
         throw await this.toError(failure, op, attempt, clients, grant);
       }
+    }
+  }
+
+  /** One request of a call — a Google client span when telemetry is on: Google's answer, or what went wrong. */
+  private send<T>(
+    op: GoogleOperation,
+    request: GoogleRequest<T>,
+    clients: GoogleClients,
+    auth: OAuth2Client,
+    attempt: number,
+  ): Promise<Sent<T>> {
+    const hooks = telemetry();
+    if (!hooks) {
+      return this.sendOnce(op, request, clients, auth);
+    }
+    return hooks.google({ api: methodSpec(op.method).api, method: op.method, attempt }, async (notes) => {
+      const sent = await this.sendOnce(op, request, clients, auth);
+      notes.set(sentAttributes(sent));
+      return sent;
+    });
+  }
+
+  private async sendOnce<T>(op: GoogleOperation, request: GoogleRequest<T>, clients: GoogleClients, auth: OAuth2Client): Promise<Sent<T>> {
+    try {
+      const response = await request(clients);
+      const problem = answerProblem(op.method, response.data);
+      if (problem === undefined) {
+        return { data: response.data, status: (response as { status?: number }).status, from: response };
+      }
+      return { failure: readFailure(new MalformedAnswerError(problem, 'api')), from: response };
+    } catch (error) {
+      if (!isGoogleFailure(error)) {
+        throw error;
+      }
+      return {
+        from: error,
+        failure: readFailure(error, {
+          // The acting credential's own tokens too (a grant's refresh and access token): Google's text never carries them on.
+          secrets: [...this.auth.secrets, ...credentialSecrets(auth)],
+          api: methodSpec(op.method).api,
+          isTokenUrl: (url) => this.auth.isTokenUrl(url),
+          now: this.clock.now(),
+        }),
+      };
     }
   }
 

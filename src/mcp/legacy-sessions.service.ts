@@ -1,26 +1,46 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
-import { type AuthInfo, isInitializeRequest, type McpServer } from '@modelcontextprotocol/server';
+import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import {
+  type AuthInfo,
+  isInitializeRequest,
+  type McpServer,
+  type WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { Clock } from '../common/clock.js';
 import { CONFIG, type Config } from '../config/config.js';
 import { callerOf } from '../identity/caller.js';
+import { STATE_STORE } from '../state/state.module.js';
+import type { StateStore } from '../state/state-store.js';
 import { rpcError, send } from './json-rpc-reply.js';
+import { KEEP_ALIVE_MS, openStandaloneStream, resumesStandalone, STANDALONE_STREAM, writeEvent } from './legacy-standalone-stream.js';
 import { McpServerFactory } from './mcp-server.factory.js';
 import { SessionEventStores, SSE_RETRY_MS } from './session-event-store.js';
 
 export type LegacyRequest = IncomingMessage & { body?: unknown; auth?: AuthInfo };
+
+/** What a session is, kept in the state store so that any replica (or this one after a restart) can serve it. */
+type SessionRecord = { principal?: string; groups: string; init: Record<string, unknown> };
+
+/** An McpServer and its transport, alive only while one of the session's requests is in flight. */
+type Live = { server: McpServer; transport: NodeStreamableHTTPServerTransport; events: { muted: boolean } };
+
+/** What this process keeps of a session between its requests: the record, and the GET stream when one is open here. */
 type Session = {
-  transport: NodeStreamableHTTPServerTransport;
-  server: McpServer;
-  principal?: string;
-  groups?: string;
+  record: SessionRecord;
   lastSeen: number;
+  /** When the record's expiry in the state store was last pushed back. */
+  touched: number;
   active: number;
+  live?: Promise<Live>;
+  stream?: ServerResponse;
 };
 
 const SESSION_IDLE_MS = 30 * 60_000;
+/** A session in use pushes its record's expiry back at most this often (one write, not one per request). */
+const TOUCH_EVERY_MS = 60_000;
+const sessionKey = (id: string) => `mcp:session:${id}`;
 
 /**
  * The 2025-11-25 sessions of one MCP endpoint: opened by an initialize
@@ -30,19 +50,33 @@ const SESSION_IDLE_MS = 30 * 60_000;
  * its approval dialog to the client mid-call; its SSE streams are resumable
  * from the state store (SEP-1699). The HTTP gate in front of it
  * (McpHttpController) has already checked Host/Origin, identity and the body.
+ *
+ * An idle session costs a compact record, here and in the state store
+ * (`mcp:session:<id>`, expiring SESSION_IDLE_MS after its last use), plus its
+ * GET stream when the client holds one (legacy-standalone-stream.ts). Its
+ * McpServer and transport are built when a request arrives, restored by
+ * replaying the session's own initialize request to them, and dropped when
+ * the last request in flight ends: an elicitation's answer arrives while the
+ * call that asked is still in flight, so it reaches the same server. A replica
+ * that does not know a session id looks it up in the store.
  */
 @Injectable()
 export class LegacySessions implements OnModuleDestroy {
+  private readonly logger = new Logger('LegacySessions');
   private readonly sessions = new Map<string, Session>();
   private readonly reaper: NodeJS.Timeout;
+  private readonly keepAlive: NodeJS.Timeout;
 
   constructor(
     private readonly factory: McpServerFactory,
     private readonly eventStores: SessionEventStores,
     private readonly clock: Clock,
     @Inject(CONFIG) private readonly config: Config,
+    @Inject(STATE_STORE) private readonly store: StateStore,
   ) {
     this.reaper = setInterval(() => this.reapIdleSessions(), 60_000).unref();
+    // One timer for every open GET stream, rather than one per session.
+    this.keepAlive = setInterval(() => this.sendKeepAlive(), KEEP_ALIVE_MS).unref();
   }
 
   get size(): number {
@@ -58,71 +92,231 @@ export class LegacySessions implements OnModuleDestroy {
   /** Serves one 2025-11-25 request: in its session, or opening one for an initialize request. */
   async serve(req: LegacyRequest, res: ServerResponse): Promise<void> {
     const sessionId = req.headers['mcp-session-id'];
-    const existing = typeof sessionId === 'string' ? this.sessions.get(sessionId) : undefined;
+    if (sessionId === undefined) {
+      return this.initialize(req, res);
+    }
+    const session = typeof sessionId === 'string' ? await this.find(sessionId) : undefined;
     // Another principal's session is answered exactly as an unknown one. So is the same
     // person's once their groups changed: the session's tools and sites were decided by the
     // groups it was opened with, and a person who left a group must not keep what it granted.
-    if (existing && (existing.principal !== req.auth?.clientId || existing.groups !== groupsKey(req.auth))) {
+    if (!session || session.record.principal !== req.auth?.clientId || session.record.groups !== groupsKey(req.auth)) {
       return send(res, rpcError(404, 'Session not found', -32001));
     }
-    let session = existing;
-    if (!session) {
-      if (sessionId !== undefined) {
-        return send(res, rpcError(404, 'Session not found', -32001));
-      }
-      if (req.method !== 'POST' || !isInitializeRequest(req.body)) {
-        return send(res, rpcError(400, 'Bad Request: no valid Mcp-Session-Id; start with an initialize request', -32000));
-      }
-      if (!this.makeRoom()) {
-        return send(res, {
-          ...rpcError(
-            503,
-            `Too many open sessions (GSC_HTTP_MAX_SESSIONS=${this.config.http.maxSessions}) and none is idle; retry shortly`,
-          ),
-          headers: { 'Retry-After': '5' },
-        });
-      }
-      session = await this.open(req);
-      session.groups = groupsKey(req.auth);
+    const id = sessionId as string;
+    this.touch(id, session);
+    if (req.method === 'GET' && resumesStandalone(req)) {
+      return this.holdStream(id, session, req, res);
     }
     // A 2025 client is asked by push, never by an answer it supplies itself: the
     // 2026 retry fields have no meaning on this revision and are dropped.
     dropRetryFields(req.body);
-    session.lastSeen = this.clock.now().getTime();
+    // A notification to a session with nothing in flight (`initialized`, a late `cancelled`) has no one to tell.
+    if (!session.live && req.method === 'POST' && isNotification(req.body)) {
+      res.writeHead(202).end();
+      return;
+    }
+    // Before a server is built again: a session another replica ended (DELETE) is ended here too.
+    if (!session.live && (await this.endedElsewhere(id))) {
+      this.forget(id, session);
+      return send(res, rpcError(404, 'Session not found', -32001));
+    }
     session.active++;
-    const current = session;
-    res.once('close', () => {
-      current.active--;
-      current.lastSeen = this.clock.now().getTime();
-    });
-    await session.transport.handleRequest(req, res, req.body);
+    res.once('close', () => this.finished(session));
+    const live = await (session.live ??= this.revive(id, session, req.auth));
+    await live.transport.handleRequest(req, res, req.body);
     // The SDK leaves a cancelled request's stream open with no answer to come; close it, so the
     // client is not left waiting and shutdown does not wait on it for its whole grace period.
     const cancelled = cancelledRequestId(req.body);
     if (cancelled !== undefined) {
-      session.transport.closeSSEStream(cancelled);
+      live.transport.closeSSEStream(cancelled);
     }
   }
 
-  private async open(req: LegacyRequest): Promise<Session> {
-    const server = this.factory.create({ era: 'legacy', authInfo: req.auth });
-    const sessionId = randomUUID();
-    const session: Session = {
-      server,
-      principal: req.auth?.clientId,
-      lastSeen: this.clock.now().getTime(),
+  private async initialize(req: LegacyRequest, res: ServerResponse): Promise<void> {
+    if (req.method !== 'POST' || !isInitializeRequest(req.body)) {
+      return send(res, rpcError(400, 'Bad Request: no valid Mcp-Session-Id; start with an initialize request', -32000));
+    }
+    if (!this.makeRoom()) {
+      return send(res, {
+        ...rpcError(503, `Too many open sessions (GSC_HTTP_MAX_SESSIONS=${this.config.http.maxSessions}) and none is idle; retry shortly`),
+        headers: { 'Retry-After': '5' },
+      });
+    }
+    const id = randomUUID();
+    const now = this.clock.now().getTime();
+    const record: SessionRecord = { principal: req.auth?.clientId, groups: groupsKey(req.auth), init: req.body.params };
+    const session: Session = { record, lastSeen: now, touched: now, active: 1 };
+    res.once('close', () => this.finished(session));
+    const live = this.build(id, session, req.auth, async (sessionId) => {
+      this.sessions.set(sessionId, session);
+      await this.save(sessionId, record);
+    });
+    session.live = Promise.resolve(live);
+    await live.server.connect(live.transport);
+    this.track(live, session);
+    await live.transport.handleRequest(req, res, req.body);
+  }
+
+  /** The session named by an id: open here, or recorded in the state store by another replica (or before a restart). */
+  private async find(id: string): Promise<Session | undefined> {
+    const known = this.sessions.get(id);
+    if (known) {
+      return known;
+    }
+    let stored: string | undefined;
+    try {
+      stored = await this.store.get(sessionKey(id));
+    } catch (error) {
+      this.logger.warn(`session ${id} could not be looked up in the state store: ${messageOf(error)}`);
+    }
+    if (stored === undefined || !this.makeRoom()) {
+      return undefined;
+    }
+    const now = this.clock.now().getTime();
+    const session: Session = this.sessions.get(id) ?? {
+      record: JSON.parse(stored) as SessionRecord,
+      lastSeen: now,
+      touched: now,
       active: 0,
-      transport: new NodeStreamableHTTPServerTransport({
-        sessionIdGenerator: () => sessionId,
-        // SEP-1699: event ids, a priming event with `retry`, replay after Last-Event-ID (from the state store).
-        eventStore: this.eventStores.forSession(sessionId),
-        retryInterval: SSE_RETRY_MS,
-        onsessioninitialized: (id) => void this.sessions.set(id, session),
-        onsessionclosed: (id) => void this.sessions.delete(id),
-      }),
     };
-    await server.connect(session.transport);
+    this.sessions.set(id, session);
     return session;
+  }
+
+  /** A server and transport for the session; `initialized` is called when its initialize request is served. */
+  private build(id: string, session: Session, authInfo: AuthInfo | undefined, initialized?: (id: string) => Promise<void>): Live {
+    const server = this.factory.create({ era: 'legacy', authInfo });
+    const events = this.eventStores.forSession(id);
+    // Muted while a revived server is shown its session's initialize again: that answer goes to no one.
+    const gate = { muted: false };
+    const transport = new NodeStreamableHTTPServerTransport({
+      sessionIdGenerator: () => id,
+      // SEP-1699: event ids, a priming event with `retry`, replay after Last-Event-ID (from the state store).
+      eventStore: {
+        storeEvent: async (streamId, message) => (gate.muted ? '' : events.storeEvent(streamId, message)),
+        replayEventsAfter: (lastEventId, sink) => events.replayEventsAfter(lastEventId, sink),
+        getStreamIdForEventId: (eventId) => events.getStreamIdForEventId(eventId),
+      },
+      retryInterval: SSE_RETRY_MS,
+      onsessioninitialized: initialized,
+      onsessionclosed: () => this.close(id),
+    });
+    // What the server sends outside any request (tools/list_changed) goes to the GET stream this process holds.
+    const sendOnTransport = transport.send.bind(transport);
+    transport.send = async (message, options) => {
+      if (options?.relatedRequestId !== undefined || 'result' in message || 'error' in message || !session.stream) {
+        return sendOnTransport(message, options);
+      }
+      writeEvent(session.stream, message, await events.storeEvent(STANDALONE_STREAM, message));
+    };
+    return { server, transport, events: gate };
+  }
+
+  /** The session's server and transport again, as they were after its initialize request (which is replayed to them). */
+  private async revive(id: string, session: Session, authInfo: AuthInfo | undefined): Promise<Live> {
+    const live = this.build(id, session, authInfo);
+    await live.server.connect(live.transport);
+    this.track(live, session);
+    live.events.muted = true;
+    const web = (live.transport as unknown as { _webStandardTransport: WebStandardStreamableHTTPServerTransport })._webStandardTransport;
+    const replay = await web.handleRequest(
+      new Request('http://localhost/mcp', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: '{}',
+      }),
+      { authInfo, parsedBody: { jsonrpc: '2.0', id: 0, method: 'initialize', params: session.record.init } },
+    );
+    await replay.text();
+    live.events.muted = false;
+    return live;
+  }
+
+  /**
+   * A request's JSON-RPC call can outlive its HTTP response (a client whose stream was cut resumes it
+   * with Last-Event-ID): each call in flight counts as activity until its answer is sent or it is cancelled.
+   */
+  private track(live: Live, session: Session): void {
+    const inFlight = new Set<string | number>();
+    const onmessage = live.transport.onmessage;
+    live.transport.onmessage = (message, extra) => {
+      const m = message as { id?: string | number; method?: string; params?: { requestId?: string | number } };
+      if (m.method !== undefined && m.id !== undefined && !inFlight.has(m.id)) {
+        inFlight.add(m.id);
+        session.active++;
+      } else if (m.method === 'notifications/cancelled' && m.params?.requestId !== undefined && inFlight.delete(m.params.requestId)) {
+        this.finished(session);
+      }
+      onmessage?.(message, extra);
+    };
+    const sendOnTransport = live.transport.send.bind(live.transport);
+    live.transport.send = async (message, options) => {
+      try {
+        await sendOnTransport(message, options);
+      } finally {
+        if (('result' in message || 'error' in message) && message.id !== undefined && inFlight.delete(message.id)) {
+          this.finished(session);
+        }
+      }
+    };
+  }
+
+  private finished(session: Session): void {
+    session.active--;
+    session.lastSeen = this.clock.now().getTime();
+    if (session.active === 0 && session.live) {
+      const live = session.live;
+      session.live = undefined;
+      void live.then((l) => l.server.close()).catch(() => undefined);
+    }
+  }
+
+  private async holdStream(id: string, session: Session, req: LegacyRequest, res: ServerResponse): Promise<void> {
+    if (!req.headers.accept?.includes('text/event-stream')) {
+      return send(res, rpcError(406, 'Not Acceptable: Client must accept text/event-stream', -32000));
+    }
+    if (session.stream && !session.stream.destroyed) {
+      return send(res, rpcError(409, 'Conflict: Only one SSE stream is allowed per session', -32000));
+    }
+    session.stream = res;
+    res.once('close', () => {
+      if (session.stream === res) {
+        session.stream = undefined;
+      }
+    });
+    try {
+      await openStandaloneStream(req, res, id, this.eventStores.forSession(id));
+    } catch (error) {
+      this.logger.warn(`session ${id}: the GET stream could not be resumed: ${messageOf(error)}`);
+      res.end();
+    }
+  }
+
+  /** True only when the store answers that the record is gone; a store that cannot be reached decides nothing. */
+  private async endedElsewhere(id: string): Promise<boolean> {
+    try {
+      return (await this.store.get(sessionKey(id))) === undefined;
+    } catch {
+      return false;
+    }
+  }
+
+  private touch(id: string, session: Session): void {
+    const now = this.clock.now().getTime();
+    session.lastSeen = now;
+    if (now - session.touched >= TOUCH_EVERY_MS) {
+      session.touched = now;
+      void this.save(id, session.record);
+    }
+  }
+
+  private async save(id: string, record: SessionRecord): Promise<void> {
+    try {
+      await this.store.put(sessionKey(id), JSON.stringify(record), SESSION_IDLE_MS);
+    } catch (error) {
+      // The session still works on this replica; only another one (or a restart) will not know it.
+      this.logger.warn(`session ${id} is not recorded in the state store: ${messageOf(error)}`);
+    }
   }
 
   /** At the cap, the least recently used idle session is closed to make room; false when every session is busy. */
@@ -139,27 +333,54 @@ export class LegacySessions implements OnModuleDestroy {
     if (!oldest) {
       return false;
     }
-    this.close(oldest[0], oldest[1]);
+    this.close(oldest[0]);
     return true;
   }
 
-  private close(id: string, session: Session): void {
+  /** Ends the session everywhere (DELETE, or its idle time is up). */
+  private close(id: string): void {
+    const session = this.sessions.get(id);
+    if (session) {
+      this.forget(id, session);
+    }
+    void this.store.delete(sessionKey(id)).catch(() => undefined);
+  }
+
+  /** Drops this process's hold on a session (its record stays in the store until it expires). */
+  private forget(id: string, session: Session): void {
     this.sessions.delete(id);
-    void session.server.close().catch(() => undefined);
+    session.stream?.end();
+    session.stream = undefined;
+    const live = session.live;
+    session.live = undefined;
+    void live?.then((l) => l.server.close()).catch(() => undefined);
   }
 
   private reapIdleSessions(): void {
     const cutoff = this.clock.now().getTime() - SESSION_IDLE_MS;
     for (const [id, session] of this.sessions) {
       if (session.active === 0 && session.lastSeen < cutoff) {
-        this.close(id, session);
+        this.close(id);
+      }
+    }
+  }
+
+  private sendKeepAlive(): void {
+    for (const session of this.sessions.values()) {
+      if (session.stream && !session.stream.writableEnded) {
+        session.stream.write(': keepalive\n\n');
       }
     }
   }
 
   async onModuleDestroy(): Promise<void> {
     clearInterval(this.reaper);
-    await Promise.allSettled([...this.sessions.values()].map((s) => s.server.close()));
+    clearInterval(this.keepAlive);
+    const lives = [...this.sessions.values()].map(async (s) => {
+      s.stream?.end();
+      await (await s.live)?.server.close();
+    });
+    await Promise.allSettled(lives);
     this.sessions.clear();
   }
 }
@@ -183,4 +404,13 @@ function dropRetryFields(body: unknown): void {
 
 function groupsKey(auth: AuthInfo | undefined): string {
   return [...callerOf(auth).groups].sort().join('\n');
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function isNotification(body: unknown): boolean {
+  const message = body as { method?: unknown; id?: unknown } | undefined;
+  return typeof message?.method === 'string' && message.id === undefined;
 }

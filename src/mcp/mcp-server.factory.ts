@@ -15,6 +15,7 @@ import {
   type Tool as ListedTool,
 } from '@modelcontextprotocol/server';
 import { SERVER_NAME, serverVersion } from '../common/product.js';
+import { telemetry } from '../common/telemetry.js';
 import { AccessPolicy } from '../policy/access-policy.service.js';
 import { callerOf } from '../identity/caller.js';
 import { rendersViews } from '../tools/app-visibility.js';
@@ -28,6 +29,7 @@ import { type CatalogEntry, catalogEntry, validate } from '../tools/tool-catalog
 import { describeUnknown, unknownArguments } from '../tools/unknown-arguments.js';
 import { ToolDispatcher } from '../call/tool-dispatcher.service.js';
 import { ToolRegistry } from '../tools/tool-registry.service.js';
+import { traceRequests } from './request-spans.js';
 import { errorResult } from '../tools/tool-output.js';
 
 const INFO = { name: SERVER_NAME, title: 'Google Search Console', version: serverVersion() };
@@ -54,7 +56,13 @@ export class McpServerFactory {
     private readonly access: AccessPolicy,
     private readonly connected: ConnectedCalls,
     private readonly features: ServerFeatures,
-  ) {}
+  ) {
+    // With telemetry on, every request of every server this factory builds is a server span (request-spans.ts).
+    const hooks = telemetry();
+    if (hooks) {
+      traceRequests(hooks);
+    }
+  }
 
   private catalog?: Map<string, CatalogEntry>;
   private resourceEntries?: ResourceCatalog;

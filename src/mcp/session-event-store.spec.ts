@@ -44,7 +44,7 @@ describe('SessionEventStore on the embedded store', () => {
       expect(parseEventId(id)).toEqual({ streamId: expect.any(String), entryId: expect.stringMatching(/^\d+-\d+$/) });
     }
     expect(new Set(ids).size).toBe(3);
-    expect(await events.getStreamIdForEventId!(ids[1])).toBe(OTHER_POST);
+    expect(await events.getStreamIdForEventId(ids[1])).toBe(OTHER_POST);
 
     expect(await replay(events, `${POST}.0-0`)).toEqual({
       stream: POST,
@@ -74,7 +74,7 @@ describe('SessionEventStore on the embedded store', () => {
   ])('refuses %s as Last-Event-ID', async (_name, id) => {
     const events = stores.forSession('session-x');
     expect(parseEventId(id)).toBeUndefined();
-    expect(await events.getStreamIdForEventId!(id)).toBeUndefined();
+    expect(await events.getStreamIdForEventId(id)).toBeUndefined();
     await expect(events.replayEventsAfter(id, { send: async () => undefined })).rejects.toThrow(/not an event id of this server/);
   });
 });

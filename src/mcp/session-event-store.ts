@@ -39,7 +39,7 @@ export class SessionEventStores {
 
   constructor(@Inject(STATE_STORE) private readonly store: StateStore) {}
 
-  forSession(sessionId: string): EventStore {
+  forSession(sessionId: string): SessionEventStore {
     return new SessionEventStore(this.store, sessionId, this.health);
   }
 }
