@@ -39,8 +39,13 @@ export class AccountStep extends CallStep {
     super();
   }
 
+  /** Connected mode only. */
+  get active(): boolean {
+    return this.config.connected !== undefined;
+  }
+
   protected applies(call: ToolCall): boolean {
-    return this.config.connected !== undefined && call.tool.spec.apis.length > 0;
+    return this.active && call.tool.spec.apis.length > 0;
   }
 
   async run(args: Record<string, unknown>, call: ToolCall, next: Next): Promise<unknown> {

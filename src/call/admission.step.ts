@@ -35,8 +35,13 @@ export class AdmissionStep extends CallStep {
     super();
   }
 
+  /** Connected mode only. */
+  get active(): boolean {
+    return this.config.connected !== undefined;
+  }
+
   protected applies(call: ToolCall): boolean {
-    return this.config.connected !== undefined && call.tool.spec.apis.length > 0;
+    return this.active && call.tool.spec.apis.length > 0;
   }
 
   run(args: Record<string, unknown>, call: ToolCall, next: Next): Promise<unknown> {

@@ -24,5 +24,8 @@ export abstract class CallStep implements NestInterceptor {
   /** Whether this step has anything to do for this call. */
   protected abstract applies(call: ToolCall): boolean;
 
+  /** Whether this step can apply to any call of this server (a step that cannot is left out of the chain: it would cost every call a link). */
+  abstract get active(): boolean;
+
   abstract run(args: Record<string, unknown>, call: ToolCall, next: Next): Promise<unknown>;
 }

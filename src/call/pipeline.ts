@@ -16,6 +16,7 @@ import type { RegisteredTool } from '../tools/registered-tool.js';
 import type { ToolCall } from '../tools/tool-call.js';
 import { AccountStep } from './account.step.js';
 import { AdmissionStep } from './admission.step.js';
+import { CallStep } from './call-step.js';
 import { ApprovalInterceptor } from './approval/approval.interceptor.js';
 import { SiteAccessGuard } from './site-access.guard.js';
 import { TargetStep } from './target.step.js';
@@ -83,7 +84,10 @@ export class CallPipeline {
       // The steps' instances, in CALL_STEPS's order (resolved on the first call, once every provider exists).
       this.wrap ??= toolPipeline(this.nest, {
         guards: [],
-        interceptors: CALL_STEPS.map((step) => inOrder(this.modules.get<Step>(step, { strict: false }))),
+        interceptors: CALL_STEPS.map((step) => this.modules.get<Step>(step, { strict: false }))
+          // A step that can apply to no call of this server (the connected steps without connected mode) is left out.
+          .filter((step) => !(step instanceof CallStep) || step.active)
+          .map(inOrder),
       });
       invoke = this.wrap(tool.instance, tool.method);
       this.invokers.set(tool, invoke);
