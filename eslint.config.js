@@ -27,25 +27,44 @@ const LAYERS = {
   http: ['common', 'config', 'identity'],
   // Connected accounts: grants at rest, the client acting as a principal, the connect pages. Implements google's ConnectedAccounts.
   accounts: ['common', 'config', 'property', 'identity', 'state', 'google', 'policy', 'http'],
-  mcp: ['common', 'config', 'property', 'identity', 'policy', 'state', 'google', 'http', 'accounts'],
+  // The tool framework: @Tool/@Resource declarations, argument and output shapes, the registry and catalog, wire schemas.
+  tools: ['common', 'config', 'property', 'identity', 'policy', 'google'],
+  // One tool call, in order (call/pipeline.ts): target, admission, account, site access, approval, then the method.
+  call: ['common', 'config', 'property', 'identity', 'policy', 'state', 'google', 'http', 'accounts', 'tools'],
+  // Transport only: the HTTP controller, 2025 sessions, their event stores, the McpServer factory.
+  mcp: ['common', 'config', 'property', 'identity', 'policy', 'state', 'google', 'http', 'accounts', 'tools', 'call'],
   // Team notes on a property's days, over the state store (nothing goes to Google); analytics lists them in its answers.
-  annotations: ['common', 'config', 'property', 'identity', 'state', 'mcp'],
+  annotations: ['common', 'config', 'property', 'identity', 'state', 'tools', 'call', 'mcp'],
   // analytics sits below quota (quota-windows reads its Pacific calendar), so no quota there.
-  analytics: ['common', 'config', 'property', 'identity', 'state', 'google', 'mcp', 'annotations'],
-  quota: ['common', 'config', 'property', 'state', 'google', 'mcp', 'analytics/pacific-period.js'],
-  inspection: ['common', 'config', 'property', 'identity', 'state', 'google', 'mcp', 'quota'],
-  indexing: ['common', 'config', 'property', 'identity', 'state', 'google', 'mcp', 'quota'],
-  sitemaps: ['common', 'config', 'property', 'identity', 'state', 'google', 'mcp', 'quota'],
-  verification: ['common', 'config', 'property', 'identity', 'state', 'google', 'mcp', 'quota'],
+  analytics: ['common', 'config', 'property', 'identity', 'state', 'google', 'tools', 'annotations'],
+  quota: ['common', 'config', 'property', 'state', 'google', 'tools', 'analytics/pacific-period.js'],
+  inspection: ['common', 'config', 'property', 'identity', 'state', 'google', 'tools', 'quota'],
+  indexing: ['common', 'config', 'property', 'identity', 'state', 'google', 'tools', 'quota'],
+  sitemaps: ['common', 'config', 'property', 'identity', 'state', 'google', 'tools', 'quota'],
+  verification: ['common', 'config', 'property', 'identity', 'state', 'google', 'tools', 'call', 'quota'],
   // setup_site builds on verification.
-  sites: ['common', 'config', 'property', 'identity', 'state', 'google', 'mcp', 'quota', 'verification'],
+  sites: ['common', 'config', 'property', 'identity', 'state', 'google', 'tools', 'quota', 'verification'],
   // The person's own connected Google accounts as tools (list_google_accounts, disconnect_google_account).
-  connections: ['common', 'config', 'property', 'identity', 'state', 'google', 'accounts', 'mcp'],
-  admin: ['common', 'config', 'property', 'identity', 'state', 'google', 'policy', 'http', 'mcp', 'quota', 'accounts', 'annotations'],
+  connections: ['common', 'config', 'property', 'identity', 'state', 'google', 'accounts', 'tools', 'call', 'mcp'],
+  admin: [
+    'common',
+    'config',
+    'property',
+    'identity',
+    'state',
+    'google',
+    'policy',
+    'http',
+    'tools',
+    'call',
+    'quota',
+    'accounts',
+    'annotations',
+  ],
   // The ui:// resources of MCP Apps; their browser code (views/app/) has its own block below.
-  views: ['common', 'mcp'],
+  views: ['common', 'tools'],
   // The conformance suite's fixtures (GSC_CONFORMANCE_FIXTURES): tools, resources and prompts declared like ours.
-  conformance: ['common', 'mcp'],
+  conformance: ['common', 'tools', 'mcp'],
   // OpenTelemetry's SDK and OTLP exporters behind common/telemetry.ts's hooks; imported by the CLI only when an endpoint is set.
   telemetry: ['common', 'config'],
   // The emulator stands in for Google and shares no code with the product it tests.
@@ -145,7 +164,7 @@ function layerBlocks() {
       files: [`src/${domain}/*.service.ts`],
       rules: rule(
         domain,
-        LAYERS[domain].filter((f) => f !== 'mcp'),
+        LAYERS[domain].filter((f) => !['tools', 'call', 'mcp'].includes(f)),
         WHY.domainService,
       ),
     })),

@@ -42,7 +42,7 @@ const nestAdapterFallback = {
 
 /**
  * Every tool's JSON Schemas as tools/list serves them, converted from the zod
- * schemas of the dist being bundled (src/mcp/tool-catalog.ts): one context is
+ * schemas of the dist being bundled (src/tools/tool-catalog.ts): one context is
  * booted, from a clean environment, per variant of the schemas — the default
  * mode, GSC_SITE_URL set (a placeholder), connected accounts, and both.
  */
@@ -51,8 +51,8 @@ async function toolSchemas() {
   const { NestFactory } = await import('@nestjs/core');
   const { loadConfig } = await import('../dist/config/config.js');
   const { AppModule } = await import('../dist/app.module.js');
-  const { ToolRegistry } = await import('../dist/mcp/tool-registry.service.js');
-  const { builtToolSchemas, DEFAULT_SITE_PLACEHOLDER } = await import('../dist/mcp/tool-catalog.js');
+  const { ToolRegistry } = await import('../dist/tools/tool-registry.service.js');
+  const { builtToolSchemas, DEFAULT_SITE_PLACEHOLDER } = await import('../dist/tools/tool-catalog.js');
   const scratch = mkdtempSync(join(tmpdir(), 'gsc-build-'));
   let boots = 0;
   const boot = async (env) => {

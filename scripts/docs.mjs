@@ -29,8 +29,8 @@ const dist = (path) => import(new URL(`../dist/${path}`, import.meta.url).href);
 const [{ loadConfig }, { AppModule }, { ToolRegistry }, { catalogEntry }, { scopesFor }, { SETTINGS }] = await Promise.all([
   dist('config/config.js'),
   dist('app.module.js'),
-  dist('mcp/tool-registry.service.js'),
-  dist('mcp/tool-catalog.js'),
+  dist('tools/tool-registry.service.js'),
+  dist('tools/tool-catalog.js'),
   dist('policy/tool-selection.js'),
   dist('config/settings-table.js'),
 ]);

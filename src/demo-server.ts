@@ -13,7 +13,7 @@ import { generateServiceAccountKey, GoogleEmulator } from './emulator/google-emu
 import { AUTHORIZE_PATH, REVOKE_PATH } from './emulator/oauth.routes.js';
 import { startHttpServer } from './http-server.js';
 import { IndexingRecord } from './indexing/indexing-record.service.js';
-import { ToolRegistry } from './mcp/tool-registry.service.js';
+import { ToolRegistry } from './tools/tool-registry.service.js';
 import { exitOnSignals } from './server-lifecycle.js';
 
 /**

@@ -11,7 +11,7 @@ import { HttpTraffic } from './http/http-traffic.service.js';
 import { answerOversized, MCP_BODY_LIMIT, tooLargeMessage } from './http/json-body.js';
 import { rpcError } from './mcp/json-rpc-reply.js';
 import { SearchConsoleMcpModule } from './search-console-mcp.module.js';
-import { ToolDispatcher } from './mcp/tool-dispatcher.service.js';
+import { ToolDispatcher } from './call/tool-dispatcher.service.js';
 import { drain, logStartup, SHUTDOWN_GRACE_MS } from './server-lifecycle.js';
 
 export interface RunningHttpServer {

@@ -2,9 +2,9 @@ import { type INestApplicationContext, Logger } from '@nestjs/common';
 import { GoogleAuthService } from './google/google-auth.service.js';
 import { SERVER_NAME } from './common/product.js';
 import { type Config, describeState } from './config/config.js';
-import { ApprovalSecrets } from './mcp/approval/approval-secrets.service.js';
-import { type ToolDispatcher } from './mcp/tool-dispatcher.service.js';
-import { ToolRegistry } from './mcp/tool-registry.service.js';
+import { ApprovalSecrets } from './call/approval/approval-secrets.service.js';
+import { type ToolDispatcher } from './call/tool-dispatcher.service.js';
+import { ToolRegistry } from './tools/tool-registry.service.js';
 
 // What the stdio and the HTTP server share about starting and stopping.
 

@@ -7,7 +7,7 @@ import { telemetry } from './common/telemetry.js';
 import type { Config } from './config/config.js';
 import { drain, logStartup } from './server-lifecycle.js';
 import { McpServerFactory } from './mcp/mcp-server.factory.js';
-import { ToolDispatcher } from './mcp/tool-dispatcher.service.js';
+import { ToolDispatcher } from './call/tool-dispatcher.service.js';
 
 /** Serves MCP over stdin/stdout from a Nest standalone context. stdout carries JSON-RPC only. */
 export async function startStdioServer(config: Config): Promise<void> {

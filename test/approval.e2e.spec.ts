@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { Clock } from '../src/common/clock.js';
 import { SEED_PROPERTIES } from '../src/emulator/emulator-seed.js';
-import { TOKEN_TTL_SECONDS } from '../src/mcp/approval/approval-tokens.js';
+import { TOKEN_TTL_SECONDS } from '../src/call/approval/approval-tokens.js';
 import { connectHttp, connectStdio, text } from './support/clients.js';
 import { startGoogle, type TestGoogle } from './support/google.js';
 import { accept, cancel, decline, modernToolCall } from './support/modern-wire.js';

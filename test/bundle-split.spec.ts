@@ -58,7 +58,7 @@ describe('the bundled CLI', () => {
     expect(HTTP_ONLY.filter((p) => !packages.has(p))).toEqual([]);
   });
 
-  it('has the tool schemas converted at build time inlined (src/mcp/tool-catalog.ts), not looked up at run time', () => {
+  it('has the tool schemas converted at build time inlined (src/tools/tool-catalog.ts), not looked up at run time', () => {
     const dir = join(process.cwd(), 'dist/cli-chunks');
     const code = readdirSync(dir)
       .filter((f) => f.endsWith('.mjs'))

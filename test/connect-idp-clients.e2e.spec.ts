@@ -13,7 +13,7 @@ import type { Browser } from 'playwright-core';
 import { GrantStore } from '../src/accounts/grant-store.js';
 import { SEED_PROPERTIES } from '../src/emulator/emulator-seed.js';
 import { GoogleEmulator } from '../src/emulator/google-emulator.js';
-import { AuditTrail } from '../src/mcp/approval/audit-trail.service.js';
+import { AuditTrail } from '../src/call/approval/audit-trail.service.js';
 import { text } from './support/clients.js';
 import { type ClickThrough, clickThroughIn, IDP_CLIENT, type Landed, startIdpConnected } from './support/connect-kit.js';
 import { linkClientHttp } from './support/connected-kit.js';

@@ -12,7 +12,7 @@ import { Test } from '@nestjs/testing';
 import { GrantStore } from '../src/accounts/grant-store.js';
 import { SCOPES } from '../src/emulator/emulator-routing.js';
 import { SEED_PROPERTIES } from '../src/emulator/emulator-seed.js';
-import { AuditTrail } from '../src/mcp/approval/audit-trail.service.js';
+import { AuditTrail } from '../src/call/approval/audit-trail.service.js';
 import { QuotaOverviewService } from '../src/quota/quota-overview.service.js';
 import { SearchConsoleMcpModule } from '../src/search-console-mcp.module.js';
 import { text } from './support/clients.js';

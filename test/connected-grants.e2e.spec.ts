@@ -118,10 +118,11 @@ describe('GoogleService acting as the calling principal', () => {
     const one = processOf();
     await connect(one.grants, 'alice@corp.example', 'alice@example.com');
     await connect(one.grants, 'bob@corp.example', 'bob@example.net');
-    const alice = { principal: 'alice@corp.example' } as { principal: string; googleEmail?: string };
+    // GoogleService appends the account a request went out as (the acting context itself is never written).
+    const alice = { principal: 'alice@corp.example', used: new Set<string>() };
     const aliceSites = await actingAs.run(alice, () => listSites(one.google));
     const bobSites = await actingAs.run({ principal: 'bob@corp.example' }, () => listSites(one.google));
-    expect(alice.googleEmail).toBe('alice@example.com');
+    expect([...alice.used]).toEqual(['alice@example.com']);
     const levels = (data: typeof aliceSites) => (data.siteEntry ?? []).map((s) => `${s.siteUrl} ${s.permissionLevel}`);
     expect(levels(aliceSites)).toContain(`${SEED_PROPERTIES.owned} siteOwner`);
     expect(levels(bobSites)).toContain(`${SEED_PROPERTIES.blog} siteOwner`);

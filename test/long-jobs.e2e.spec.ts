@@ -15,7 +15,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { CONFIG, loadConfig } from '../src/config/config.js';
 import { SEED_PROPERTIES } from '../src/emulator/emulator-seed.js';
-import { ToolDispatcher } from '../src/mcp/tool-dispatcher.service.js';
+import { ToolDispatcher } from '../src/call/tool-dispatcher.service.js';
 import { GOOGLE_QUOTA_LIMITS } from '../src/quota/quota-limits.js';
 import { QuotaLedger } from '../src/quota/quota-ledger.service.js';
 import { Clock } from '../src/common/clock.js';

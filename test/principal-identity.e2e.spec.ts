@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
 import { SEED_PROPERTIES } from '../src/emulator/emulator-seed.js';
-import { AuditTrail } from '../src/mcp/approval/audit-trail.service.js';
+import { AuditTrail } from '../src/call/approval/audit-trail.service.js';
 import { SearchConsoleMcpModule } from '../src/search-console-mcp.module.js';
 import { connectHttp, type TestClient } from './support/clients.js';
 import { isolatedEnv } from './support/env.js';

@@ -5,7 +5,7 @@ import { startGoogle, type TestGoogle } from './support/google.js';
 import { listToolsInProcess } from './support/server.js';
 
 // The binary serves tools/list from JSON Schemas converted when it was built
-// (scripts/bundle.mjs, src/mcp/tool-catalog.ts); the in-process server converts
+// (scripts/bundle.mjs, src/tools/tool-catalog.ts); the in-process server converts
 // the zod schemas at run time. Both must say exactly the same, in every
 // variant of the schemas: GSC_SITE_URL making site_url optional and naming the
 // default, connected accounts adding google_account and their own output

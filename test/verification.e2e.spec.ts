@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { RESULT_BUDGET_BYTES } from '../src/mcp/tool-output.js';
+import { RESULT_BUDGET_BYTES } from '../src/tools/tool-output.js';
 import { connectHttp, type TestClient, text } from './support/clients.js';
 import { type InProcessServer, startInProcess } from './support/server.js';
 import { useStack } from './support/stack.js';

@@ -11,7 +11,7 @@ import { RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps';
 import type { Browser, Locator } from 'playwright-core';
 import { Clock } from '../src/common/clock.js';
 import { SEED_PROPERTIES } from '../src/emulator/emulator-seed.js';
-import { PERFORMANCE_VIEW } from '../src/mcp/view-uris.js';
+import { PERFORMANCE_VIEW } from '../src/tools/view-uris.js';
 import { startGoogle, type TestGoogle } from './support/google.js';
 import { type InProcessServer, startInProcess } from './support/server.js';
 import { launchChromium, type RenderedView, renderView, screenshot } from './support/views-browser.js';

@@ -12,7 +12,7 @@ import { RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps';
 import type { Browser } from 'playwright-core';
 import { MARKUP_QUERY } from '../src/emulator/search-analytics-data.js';
 import { SEED_PROPERTIES } from '../src/emulator/emulator-seed.js';
-import { INDEX_HEALTH_VIEW, PERFORMANCE_VIEW } from '../src/mcp/view-uris.js';
+import { INDEX_HEALTH_VIEW, PERFORMANCE_VIEW } from '../src/tools/view-uris.js';
 import { connectHttp, type TestClient } from './support/clients.js';
 import { startGoogle, type TestGoogle } from './support/google.js';
 import { type InProcessServer, startInProcess } from './support/server.js';

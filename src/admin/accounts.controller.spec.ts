@@ -10,7 +10,7 @@ import { GrantRevocation } from '../accounts/grant-revocation.js';
 import { GrantStore } from '../accounts/grant-store.js';
 import { Clock } from '../common/clock.js';
 import { type Config, loadConfig } from '../config/config.js';
-import { AuditTrail } from '../mcp/approval/audit-trail.service.js';
+import { AuditTrail } from '../call/approval/audit-trail.service.js';
 import { SqliteStateStore } from '../state/sqlite-state-store.js';
 import type { StateStore } from '../state/state-store.js';
 import { AccountsController, type AccountView } from './accounts.controller.js';

@@ -4,7 +4,7 @@ import { GrantRevocation } from '../accounts/grant-revocation.js';
 import { GrantStore } from '../accounts/grant-store.js';
 import { UserFacingError } from '../common/user-facing-error.js';
 import { CONFIG, type Config } from '../config/config.js';
-import { AuditTrail } from '../mcp/approval/audit-trail.service.js';
+import { AuditTrail } from '../call/approval/audit-trail.service.js';
 import { AdminAccessGuard } from './admin-access.guard.js';
 import { adminPrincipal } from './admin-principal.js';
 import { refuse, unavailable } from './admin-replies.js';

@@ -2,7 +2,7 @@ import { Controller, Delete, Get, HttpStatus, Param, Query, Res, UseGuards, Vali
 import type { ServerResponse } from 'node:http';
 import { type Annotation, AnnotationsService, isCalendarDate } from '../annotations/annotations.service.js';
 import { escapeInvisible } from '../common/inert-text.js';
-import { AuditTrail } from '../mcp/approval/audit-trail.service.js';
+import { AuditTrail } from '../call/approval/audit-trail.service.js';
 import { parseAnnotationId } from '../property/annotation-id.js';
 import { normalizeProperty, PropertyError } from '../property/property.js';
 import { ADMIN_ACTOR } from './accounts.controller.js';

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type * as ClassValidator from 'class-validator';
-import { AUDIT_EVENTS, type AuditEvent } from '../mcp/approval/audit-trail.service.js';
+import { AUDIT_EVENTS, type AuditEvent } from '../call/approval/audit-trail.service.js';
 
 // class-validator takes ~110 ms to load, and only the HTTP server has an admin
 // API. A static import would be hoisted to the top of the one-file bundle and

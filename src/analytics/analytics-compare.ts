@@ -5,7 +5,7 @@
 // `totals` is the current window's, `compare.previous_totals` the other's.
 
 import { plural } from '../common/sentences.js';
-import { fitToBudget, type ToolOutput, toolOutput } from '../mcp/tool-output.js';
+import { fitToBudget, type ToolOutput, toolOutput } from '../tools/tool-output.js';
 import { cell, dates, formatCount, formatCtr, formatPosition, signed, tableHead, zoneOf } from './analytics-format.js';
 import { PAGE_ROWS, type ReportRequest } from './analytics-request.js';
 import { computeTotals, delta, type Delta, percentChange, roundMetrics, type Totals } from './analytics-metrics.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { UserFacingError } from '../common/user-facing-error.js';
-import { outputBytes } from '../mcp/tool-output.js';
+import { outputBytes } from '../tools/tool-output.js';
 import { buildReport, type ReportContext } from './analytics-report.js';
 import { computeTotals, roundMetrics } from './analytics-metrics.js';
 import type { ReportRequest } from './analytics-request.js';

@@ -3,7 +3,7 @@
 // that decide whether the numbers mean what they seem to, and the data-truth
 // block.
 
-import { fitToBudget, type ToolOutput, toolOutput } from '../mcp/tool-output.js';
+import { fitToBudget, type ToolOutput, toolOutput } from '../tools/tool-output.js';
 import { plural } from '../common/sentences.js';
 import { describeRequest, formatCount, formatCtr, formatPosition, rowLine, tableHead } from './analytics-format.js';
 import { ROW_CAP, type ReportRequest } from './analytics-request.js';

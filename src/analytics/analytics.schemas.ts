@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { AnnotationsOut } from '../annotations/annotations.schemas.js';
 import { NOTHING_SENT } from '../common/sentences.js';
-import { SiteUrlArg } from '../mcp/tool-args.js';
+import { SiteUrlArg } from '../tools/tool-args.js';
 import { DataTruthSchema } from './data-truth.js';
 import { PERIODS } from './pacific-period.js';
 

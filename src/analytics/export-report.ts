@@ -3,7 +3,7 @@
 // the stored rows.
 
 import type { ContentBlock } from '@modelcontextprotocol/server';
-import { type ToolOutput } from '../mcp/tool-output.js';
+import { type ToolOutput } from '../tools/tool-output.js';
 import { describeRequest, rowLine, tableHead } from './analytics-format.js';
 import { PAGE_ROWS, ROW_CAP, type ReportRequest } from './analytics-request.js';
 import { roundMetrics } from './analytics-metrics.js';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { type ReadResourceResult, type Resource, ResourceNotFoundError } from '@modelcontextprotocol/server';
 import { isPropertyAllowed } from '../property/site-allowlist.js';
-import { McpResource, McpResourceList, ResourceProvider, type ResourceContext } from '../mcp/resource.decorator.js';
+import { McpResource, McpResourceList, ResourceProvider, type ResourceContext } from '../tools/resource.decorator.js';
 import { AnalyticsExports, type ExportRecord } from './analytics-export.service.js';
 import { csvHeader, csvLine, exportUri, type ExportFormat, FORMATS, FORMATS_NOTE, ndjsonLine, parseExportFile } from './export-format.js';
 

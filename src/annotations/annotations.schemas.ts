@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { escapeInvisible } from '../common/inert-text.js';
 import { LOCAL_PRINCIPAL } from '../identity/caller.js';
-import { SiteUrlArg } from '../mcp/tool-args.js';
+import { SiteUrlArg } from '../tools/tool-args.js';
 import { type Annotation, TEXT_MAX } from './annotations.service.js';
 
 // Short descriptions on purpose: the three tools and the annotations of

@@ -3,11 +3,11 @@ import type * as z from 'zod';
 import { inert } from '../common/inert-text.js';
 import { NOTHING_CHANGED, plural } from '../common/sentences.js';
 import { UserFacingError } from '../common/user-facing-error.js';
-import { neutralise } from '../mcp/approval/approval-dialog.js';
-import { AuditTrail } from '../mcp/approval/audit-trail.service.js';
-import type { TargetOf, ToolCall } from '../mcp/tool-call.js';
-import { Tool, ToolProvider } from '../mcp/tool.decorator.js';
-import { fitToBudget, type ToolOutput, toolOutput } from '../mcp/tool-output.js';
+import { neutralise } from '../call/approval/approval-dialog.js';
+import { AuditTrail } from '../call/approval/audit-trail.service.js';
+import type { TargetOf, ToolCall } from '../tools/tool-call.js';
+import { Tool, ToolProvider } from '../tools/tool.decorator.js';
+import { fitToBudget, type ToolOutput, toolOutput } from '../tools/tool-output.js';
 import { LOCAL_PRINCIPAL } from '../identity/caller.js';
 import { AddInput, AddOutput, annotationView, DeleteInput, DeleteOutput, ListInput, ListOutput } from './annotations.schemas.js';
 import {

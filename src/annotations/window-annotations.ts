@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { plural } from '../common/sentences.js';
 import { StateUnavailableError } from '../state/state-store.js';
-import type { ToolCall } from '../mcp/tool-call.js';
-import type { ToolOutput } from '../mcp/tool-output.js';
+import type { ToolCall } from '../tools/tool-call.js';
+import type { ToolOutput } from '../tools/tool-output.js';
 import { annotationView } from './annotations.schemas.js';
 import { type Annotation, AnnotationsService, type DateWindow } from './annotations.service.js';
 import { annotatorOf, noteLine } from './annotations.tools.js';

@@ -3,11 +3,11 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { ServerEventBus } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { UserFacingError } from '../common/user-facing-error.js';
-import { NoArgs } from '../mcp/tool-args.js';
-import type { ToolCall } from '../mcp/tool-call.js';
-import { Tool, ToolProvider } from '../mcp/tool.decorator.js';
-import { type ToolOutput, toolOutput } from '../mcp/tool-output.js';
-import { SERVER_EVENTS } from '../mcp/server-features.js';
+import { NoArgs } from '../tools/tool-args.js';
+import type { ToolCall } from '../tools/tool-call.js';
+import { Tool, ToolProvider } from '../tools/tool.decorator.js';
+import { type ToolOutput, toolOutput } from '../tools/tool-output.js';
+import { SERVER_EVENTS } from '../tools/server-features.js';
 import { LOGGER, NoOutput, RED_PIXEL_PNG, SILENT_WAV, sleep } from './fixture-content.js';
 
 const fixture = { input: NoArgs, output: NoOutput, access: 'read', apis: [] } as const;

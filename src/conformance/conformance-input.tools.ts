@@ -11,11 +11,11 @@ import {
   ProtocolErrorCode,
 } from '@modelcontextprotocol/server';
 import * as z from 'zod';
-import { clientCapabilities } from '../mcp/client-capabilities.js';
-import { NoArgs } from '../mcp/tool-args.js';
-import type { ToolCall } from '../mcp/tool-call.js';
-import { Tool, ToolProvider } from '../mcp/tool.decorator.js';
-import { type ToolOutput, toolOutput } from '../mcp/tool-output.js';
+import { clientCapabilities } from '../tools/client-capabilities.js';
+import { NoArgs } from '../tools/tool-args.js';
+import type { ToolCall } from '../tools/tool-call.js';
+import { Tool, ToolProvider } from '../tools/tool.decorator.js';
+import { type ToolOutput, toolOutput } from '../tools/tool-output.js';
 import { NoOutput } from './fixture-content.js';
 
 type Call = ToolCall<unknown>;

@@ -8,7 +8,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import * as z from 'zod';
-import { type FeatureContext, type ServerFeature, ServerFeatureProvider } from '../mcp/server-features.js';
+import { type FeatureContext, type ServerFeature, ServerFeatureProvider } from '../tools/server-features.js';
 import { RED_PIXEL_PNG } from './fixture-content.js';
 
 const ARG_WORDS = ['paris', 'park', 'party', 'test', 'testing'];

@@ -1,7 +1,7 @@
 import { settle } from '../common/settle.js';
 import { Injectable } from '@nestjs/common';
 import type { ReadResourceResult } from '@modelcontextprotocol/server';
-import { McpResource, type ResourceContext, ResourceProvider } from '../mcp/resource.decorator.js';
+import { McpResource, type ResourceContext, ResourceProvider } from '../tools/resource.decorator.js';
 import { RED_PIXEL_PNG } from './fixture-content.js';
 
 export const WATCHED_URI = 'test://watched-resource';

@@ -69,19 +69,25 @@ export interface GrantConnection {
   readonly client: OAuth2Client;
 }
 
-/** Who a Google call is made for: entered by the MCP dispatcher around each tool call, read by GoogleService in connected mode. */
+/**
+ * Who a Google call is made for: entered once per tool call by the call's
+ * admission step (the principal) and once more by its account step (the
+ * account it resolved to), read by GoogleService in connected mode. Frozen
+ * when entered: nothing below writes who acts. Google calls only append to
+ * `used` the accounts they went out as (the audit trail and the answers name them).
+ */
 export interface ActingAs {
   readonly principal: string;
   /** The properties the principal may use (GSC_ALLOWED_SITES narrowed by its policy rule); undefined means all. Sentences about an account's properties name only these. */
   readonly sites?: readonly string[];
   /** The Google account (userinfo `sub`) the call resolved to, when the principal has several; GoogleService acts as it. */
-  googleSub?: string;
+  readonly googleSub?: string;
   /** Whether an account's granted scopes cover the tool being called: perAccount (list_sites) runs over those accounts only. */
-  covers?: (scopes: readonly string[]) => boolean;
-  /** Set by GoogleService when a Google request went out with the principal's grant: the audit trail names it. */
-  googleEmail?: string;
-  /** Set by the MCP dispatcher once the call is admitted: the Google account of the grant it acts with, which the quota ledger counts reservations for (before any request went out). */
-  account?: string;
+  readonly covers?: (scopes: readonly string[]) => boolean;
+  /** The Google account of the grant the call was admitted with, which the quota ledger counts reservations for (before any request went out). */
+  readonly account?: string;
+  /** Appended by GoogleService (and by actAs from its inner calls): the Google accounts requests went out as, in order. A context without one records nothing. */
+  readonly used?: Set<string>;
 }
 export const actingAs = new AsyncLocalStorage<ActingAs>();
 
@@ -95,7 +101,7 @@ export const actingAs = new AsyncLocalStorage<ActingAs>();
  */
 export function actingAccountName(): string | undefined {
   const acting = actingAs.getStore();
-  const named = acting?.googleEmail ?? acting?.account;
+  const named = acting?.used?.size ? [...acting.used].join(', ') : acting?.account;
   if (!named) {
     return undefined;
   }
@@ -129,8 +135,8 @@ export class NotConnectedError extends UserFacingError {
 /**
  * Runs `work` acting as one of the principal's accounts (GoogleService uses
  * that grant and no other). The account it used is added to the surrounding
- * call's actingAs, so the audit trail of the tool call names every account
- * it acted as (comma-separated).
+ * call's record of accounts used, so the audit trail of the tool call names
+ * every account it acted as (comma-separated).
  */
 export async function actAs<T>(
   grant: Pick<ConnectedGrant, 'principal' | 'googleSub'> & { readonly googleEmail?: string },
@@ -138,19 +144,19 @@ export async function actAs<T>(
 ): Promise<T> {
   const outer = actingAs.getStore();
   // The account's e-mail, when known, names it in sentences written before a request goes out (actingAccountName).
-  const inner: ActingAs = {
+  const used = new Set<string>();
+  const inner: ActingAs = Object.freeze({
     principal: grant.principal,
     googleSub: grant.googleSub,
     ...(grant.googleEmail ? { account: grant.googleEmail } : {}),
     ...(outer?.sites ? { sites: outer.sites } : {}),
-  };
+    used,
+  });
   try {
     return await actingAs.run(inner, work);
   } finally {
-    if (outer && inner.googleEmail) {
-      const named = new Set((outer.googleEmail ?? '').split(', ').filter(Boolean));
-      named.add(inner.googleEmail);
-      outer.googleEmail = [...named].join(', ');
+    for (const email of used) {
+      outer?.used?.add(email);
     }
   }
 }

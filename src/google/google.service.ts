@@ -310,7 +310,7 @@ export class GoogleService {
       this.connectedClients.set(client, clients);
     }
     const loaded = { clients: await clients, auth: client, grant };
-    acting.googleEmail = grant.googleEmail;
+    acting.used?.add(grant.googleEmail);
     return loaded;
   }
 

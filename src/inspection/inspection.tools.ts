@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import * as z from 'zod';
-import { PageUrlArg, SiteUrlArg } from '../mcp/tool-args.js';
-import type { TargetOf, ToolCall } from '../mcp/tool-call.js';
-import { Tool, ToolProvider } from '../mcp/tool.decorator.js';
-import { fitToBudget, type ToolOutput, toolOutput } from '../mcp/tool-output.js';
+import { PageUrlArg, SiteUrlArg } from '../tools/tool-args.js';
+import type { TargetOf, ToolCall } from '../tools/tool-call.js';
+import { Tool, ToolProvider } from '../tools/tool.decorator.js';
+import { fitToBudget, type ToolOutput, toolOutput } from '../tools/tool-output.js';
 import { condense, condensedLine, describeInspection, INDEXED_STATE, indexVerdict, inspectionFacts } from './inspection-report.js';
 import { BatchOutput, type CondensedVerdict, InspectionOutput } from './inspection.schemas.js';
 import { type BatchItem, type BatchResult, InspectionService } from './inspection.service.js';
@@ -11,7 +11,7 @@ import { inert } from '../common/inert-text.js';
 import type { QuotaVerdict } from '../quota/quota-types.js';
 import { figure, quotaRemaining, quotaRemainingLine, refusalExplanation } from '../quota/quota-report.js';
 import { NOTHING_SENT, plural } from '../common/sentences.js';
-import { INDEX_HEALTH_VIEW } from '../mcp/view-uris.js';
+import { INDEX_HEALTH_VIEW } from '../tools/view-uris.js';
 
 export const MAX_BATCH = 20;
 

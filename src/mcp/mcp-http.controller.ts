@@ -16,10 +16,10 @@ import { HTTP_MOUNT, type HttpMount } from '../http/http-mount.js';
 import { checkSurface } from '../http/http-surface.js';
 import { answerOversized, readJsonBody } from '../http/json-body.js';
 import { rpcError, send } from './json-rpc-reply.js';
-import { AuditTrail } from './approval/audit-trail.service.js';
+import { AuditTrail } from '../call/approval/audit-trail.service.js';
 import { LegacySessions } from './legacy-sessions.service.js';
 import { McpServerFactory } from './mcp-server.factory.js';
-import { SERVER_EVENTS } from './server-features.js';
+import { SERVER_EVENTS } from '../tools/server-features.js';
 
 type Request = IncomingMessage & { body?: unknown; auth?: AuthInfo; originalUrl?: string };
 

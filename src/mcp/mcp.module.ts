@@ -1,5 +1,5 @@
-import { AccountResolution } from './account-resolution.js';
-import { AccountSites } from './account-sites.js';
+import { AccountResolution } from '../call/account-resolution.js';
+import { AccountSites } from '../call/account-sites.js';
 import { type DynamicModule, Module } from '@nestjs/common';
 import type { ModuleGraph } from '../common/module-graph.js';
 import { DiscoveryModule } from '@nestjs/core';
@@ -9,25 +9,30 @@ import { STATE_STORE } from '../state/state.module.js';
 import type { StateStore } from '../state/state-store.js';
 import { AccessPolicy } from '../policy/access-policy.service.js';
 import { RegisteredTools } from '../policy/registered-tools.js';
-import { ApprovalInterceptor } from './approval/approval.interceptor.js';
-import { APPROVAL_SECRETS_PROVIDER } from './approval/approval-secrets.service.js';
-import { StoredUsedNonces, UsedNonces } from './approval/approval-tokens.js';
-import { AuditTrail } from './approval/audit-trail.service.js';
-import { ConnectedCalls } from './connected-calls.js';
-import { ConnectPageAudit } from './connect-page-audit.js';
-import { ConnectWaits } from './connect-waits.js';
+import { ApprovalInterceptor } from '../call/approval/approval.interceptor.js';
+import { APPROVAL_SECRETS_PROVIDER } from '../call/approval/approval-secrets.service.js';
+import { StoredUsedNonces, UsedNonces } from '../call/approval/approval-tokens.js';
+import { AuditTrail } from '../call/approval/audit-trail.service.js';
+import { AccountStep } from '../call/account.step.js';
+import { AdmissionStep } from '../call/admission.step.js';
+import { CallAsking } from '../call/asking.js';
+import { ConnectedCalls } from '../call/connected-calls.js';
+import { CallPipeline } from '../call/pipeline.js';
+import { TargetStep } from '../call/target.step.js';
+import { ConnectPageAudit } from '../call/connect-page-audit.js';
+import { ConnectWaits } from '../call/connect-waits.js';
 import { McpServerFactory } from './mcp-server.factory.js';
-import { ResourceRegistry } from './resource-registry.service.js';
-import { SERVER_EVENTS, SERVER_EVENTS_PROVIDER, ServerFeatures } from './server-features.js';
+import { ResourceRegistry } from '../tools/resource-registry.service.js';
+import { SERVER_EVENTS, SERVER_EVENTS_PROVIDER, ServerFeatures } from '../tools/server-features.js';
 import { SessionEventStores } from './session-event-store.js';
-import { SiteAccessGuard } from './site-access.guard.js';
-import { ToolDispatcher } from './tool-dispatcher.service.js';
-import { ToolRegistry } from './tool-registry.service.js';
+import { SiteAccessGuard } from '../call/site-access.guard.js';
+import { ToolDispatcher } from '../call/tool-dispatcher.service.js';
+import { ToolRegistry } from '../tools/tool-registry.service.js';
 
 /**
- * Tool discovery, dispatch and the policy that runs around every tool call.
- * SiteAccessGuard and ApprovalInterceptor are deliberately not APP_* enhancers:
- * the registry applies them to tool calls itself (tool-pipeline.ts), so they
+ * Tool discovery, dispatch and the steps that run around every tool call.
+ * The steps (call/pipeline.ts) are deliberately not APP_* enhancers: the
+ * pipeline applies them to tool calls itself, in its declared order, so they
  * never touch a host application's routes and its global enhancers never touch
  * a tool call. Single use, the approval secret, the audit trail and 2025
  * stream events live in the state store (STATE_STORE, from StateModule).
@@ -47,6 +52,11 @@ import { ToolRegistry } from './tool-registry.service.js';
     McpServerFactory,
     ResourceRegistry,
     AuditTrail,
+    CallPipeline,
+    CallAsking,
+    TargetStep,
+    AdmissionStep,
+    AccountStep,
     SiteAccessGuard,
     ApprovalInterceptor,
     APPROVAL_SECRETS_PROVIDER,

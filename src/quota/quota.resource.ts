@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { ReadResourceResult } from '@modelcontextprotocol/server';
-import { McpResource, type ResourceContext, ResourceProvider } from '../mcp/resource.decorator.js';
+import { McpResource, type ResourceContext, ResourceProvider } from '../tools/resource.decorator.js';
 import { QuotaOverviewService } from './quota-overview.service.js';
 
 export const QUOTA_URI = 'gsc://quota';

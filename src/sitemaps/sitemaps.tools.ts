@@ -2,11 +2,11 @@ import { Injectable } from '@nestjs/common';
 import * as z from 'zod';
 import { inert } from '../common/inert-text.js';
 import { NOTHING_SENT, plural } from '../common/sentences.js';
-import { actingPart, type ApprovalPlan } from '../mcp/approval/approval-plan.js';
-import { SiteUrlArg } from '../mcp/tool-args.js';
-import type { TargetOf, ToolCall } from '../mcp/tool-call.js';
-import { Tool, ToolProvider } from '../mcp/tool.decorator.js';
-import { fitToBudget, outputBytes, RESULT_BUDGET_BYTES, type ToolOutput, toolOutput } from '../mcp/tool-output.js';
+import { actingPart, type ApprovalPlan } from '../tools/approval-plan.js';
+import { SiteUrlArg } from '../tools/tool-args.js';
+import type { TargetOf, ToolCall } from '../tools/tool-call.js';
+import { Tool, ToolProvider } from '../tools/tool.decorator.js';
+import { fitToBudget, outputBytes, RESULT_BUDGET_BYTES, type ToolOutput, toolOutput } from '../tools/tool-output.js';
 import {
   ERRORS_WHERE,
   outsideProperty,
@@ -19,7 +19,7 @@ import {
   toSitemapOut,
 } from './sitemap-format.js';
 import { type SubmitResult, SitemapsService } from './sitemaps.service.js';
-import { INDEX_HEALTH_VIEW } from '../mcp/view-uris.js';
+import { INDEX_HEALTH_VIEW } from '../tools/view-uris.js';
 
 export const MAX_BATCH = 50;
 

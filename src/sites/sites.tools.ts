@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import * as z from 'zod';
-import { actingPart, type ApprovalPlan } from '../mcp/approval/approval-plan.js';
-import { NoArgs, SiteUrlArg } from '../mcp/tool-args.js';
-import type { TargetOf, ToolCall } from '../mcp/tool-call.js';
-import { Tool, ToolProvider } from '../mcp/tool.decorator.js';
-import { fitToBudget, type ToolOutput, toolOutput } from '../mcp/tool-output.js';
+import { actingPart, type ApprovalPlan } from '../tools/approval-plan.js';
+import { NoArgs, SiteUrlArg } from '../tools/tool-args.js';
+import type { TargetOf, ToolCall } from '../tools/tool-call.js';
+import { Tool, ToolProvider } from '../tools/tool.decorator.js';
+import { fitToBudget, type ToolOutput, toolOutput } from '../tools/tool-output.js';
 import { partitionAllowed, withheldNote } from '../property/site-allowlist.js';
 import { MethodOut, RecordOut } from '../verification/verification.schemas.js';
 import { SETUP_STEPS, setupNextStep, setupSteps } from './setup-status.js';

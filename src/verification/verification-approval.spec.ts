@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { dialogMessage } from '../mcp/approval/approval-dialog.js';
-import { effectFingerprint } from '../mcp/approval/approval-plan.js';
-import { TOOL_METADATA, type ToolSpec } from '../mcp/tool.decorator.js';
+import { dialogMessage } from '../call/approval/approval-dialog.js';
+import { effectFingerprint } from '../tools/approval-plan.js';
+import { TOOL_METADATA, type ToolSpec } from '../tools/tool.decorator.js';
 import type { VerifiedResource } from '../property/verification-resource.js';
 import { VerificationTools } from './verification.tools.js';
 

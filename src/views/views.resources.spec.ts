@@ -2,9 +2,9 @@ import { describe, expect, it } from '@jest/globals';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../common/product.js';
-import { VIEW_MIME_TYPE } from '../mcp/app-visibility.js';
-import type { ResourceContext } from '../mcp/resource.decorator.js';
-import { INDEX_HEALTH_VIEW, PERFORMANCE_VIEW } from '../mcp/view-uris.js';
+import { VIEW_MIME_TYPE } from '../tools/app-visibility.js';
+import type { ResourceContext } from '../tools/resource.decorator.js';
+import { INDEX_HEALTH_VIEW, PERFORMANCE_VIEW } from '../tools/view-uris.js';
 import { ViewResources } from './views.resources.js';
 
 // The ui:// views as resources, read from dist/views/ (npm run build makes them; the e2e specs drive

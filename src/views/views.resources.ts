@@ -4,9 +4,9 @@ import { Injectable } from '@nestjs/common';
 import { type ReadResourceResult, ResourceNotFoundError } from '@modelcontextprotocol/server';
 import type { McpUiResourceMeta } from '@modelcontextprotocol/ext-apps';
 import { packageRoot } from '../common/product.js';
-import { VIEW_MIME_TYPE } from '../mcp/app-visibility.js';
-import { McpResource, type ResourceContext, ResourceProvider } from '../mcp/resource.decorator.js';
-import { INDEX_HEALTH_VIEW, PERFORMANCE_VIEW } from '../mcp/view-uris.js';
+import { VIEW_MIME_TYPE } from '../tools/app-visibility.js';
+import { McpResource, type ResourceContext, ResourceProvider } from '../tools/resource.decorator.js';
+import { INDEX_HEALTH_VIEW, PERFORMANCE_VIEW } from '../tools/view-uris.js';
 
 /**
  * Everything a view needs is inlined in its one HTML file, so it asks the host

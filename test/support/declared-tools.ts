@@ -2,7 +2,7 @@ import { Reflector } from '@nestjs/core';
 import { AnalyticsTools } from '../../src/analytics/analytics.tools.js';
 import { IndexingTools } from '../../src/indexing/indexing.tools.js';
 import { InspectionTools } from '../../src/inspection/inspection.tools.js';
-import { TOOL_METADATA, type ToolSpec } from '../../src/mcp/tool.decorator.js';
+import { TOOL_METADATA, type ToolSpec } from '../../src/tools/tool.decorator.js';
 import { SitemapsTools } from '../../src/sitemaps/sitemaps.tools.js';
 import { SitesTools } from '../../src/sites/sites.tools.js';
 import { VerificationTools } from '../../src/verification/verification.tools.js';

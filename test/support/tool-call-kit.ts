@@ -17,15 +17,16 @@ import { AnnotationsService } from '../../src/annotations/annotations.service.js
 import { AnnotationsTools } from '../../src/annotations/annotations.tools.js';
 import { loadSettings, type Config } from '../../src/config/config.js';
 import { FakeGoogle } from '../../src/google/google-service.fake.js';
-import { ApprovalInterceptor } from '../../src/mcp/approval/approval.interceptor.js';
-import { ApprovalSecrets } from '../../src/mcp/approval/approval-secrets.service.js';
-import { StoredUsedNonces } from '../../src/mcp/approval/approval-tokens.js';
-import { AuditTrail, type AuditEvent } from '../../src/mcp/approval/audit-trail.service.js';
+import { ApprovalInterceptor } from '../../src/call/approval/approval.interceptor.js';
+import { ApprovalSecrets } from '../../src/call/approval/approval-secrets.service.js';
+import { StoredUsedNonces } from '../../src/call/approval/approval-tokens.js';
+import { AuditTrail, type AuditEvent } from '../../src/call/approval/audit-trail.service.js';
 import { authInfoFor } from '../../src/identity/caller.js';
-import { SiteAccessGuard } from '../../src/mcp/site-access.guard.js';
-import { ToolDispatcher } from '../../src/mcp/tool-dispatcher.service.js';
-import type { RegisteredTool } from '../../src/mcp/tool-registry.service.js';
-import { TOOL_METADATA, type ToolSpec } from '../../src/mcp/tool.decorator.js';
+import { SiteAccessGuard } from '../../src/call/site-access.guard.js';
+import type { CallPipeline } from '../../src/call/pipeline.js';
+import { ToolDispatcher } from '../../src/call/tool-dispatcher.service.js';
+import type { RegisteredTool } from '../../src/tools/registered-tool.js';
+import { TOOL_METADATA, type ToolSpec } from '../../src/tools/tool.decorator.js';
 import { InspectionService } from '../../src/inspection/inspection.service.js';
 import { InspectionTools } from '../../src/inspection/inspection.tools.js';
 import { GOOGLE_QUOTA_LIMITS } from '../../src/quota/quota-limits.js';
@@ -63,8 +64,8 @@ export const NO_DIALOG: ClientCapabilities = {};
  * temporary folder, the shared Google fake behind the real domain services,
  * one manual clock for the store's trail and the approvals, and
  * ToolDispatcher to turn the outcome into the MCP result the client would get.
- * The order (guard, then interceptor, then method) is the one toolPipeline
- * gives, pinned by tool-pipeline.spec.ts.
+ * The order (site access, then approval, then method) is the one
+ * call/pipeline.ts gives, pinned by pipeline.spec.ts.
  */
 export class ToolCallKit {
   readonly google = new FakeGoogle();
@@ -74,7 +75,7 @@ export class ToolCallKit {
   readonly trail: AuditTrail;
   readonly guard: SiteAccessGuard;
   readonly approval: ApprovalInterceptor;
-  private readonly dispatcher = new ToolDispatcher();
+  private readonly dispatcher: ToolDispatcher;
   private readonly tools = new Map<string, { spec: ToolSpec; method: (args: unknown, call: unknown) => Promise<unknown> }>();
 
   /** settings: as the embedded module's `settings` (GSC_ALLOWED_SITES, ELICITATION, …); policy: as its `policy`. */
@@ -96,6 +97,18 @@ export class ToolCallKit {
       new ApprovalSecrets(this.config, this.store),
       this.store,
     );
+    // The site-access and approval steps as call/pipeline.ts orders them, around the tool's method (no connected mode here).
+    const pipeline = {
+      run: async (registered: RegisteredTool, a: Record<string, unknown>, call: unknown) => {
+        const context = new ExecutionContextHost([a, call]);
+        if (!(await this.guard.canActivate(context))) {
+          throw new Error('refused');
+        }
+        const method = (registered.instance as { method: (args: unknown, call: unknown) => Promise<unknown> }).method;
+        return lastValueFrom(this.approval.intercept(context, { handle: () => from(method(a, call)) }));
+      },
+    };
+    this.dispatcher = new ToolDispatcher(pipeline as unknown as CallPipeline);
     const verification = new VerificationService(this.google.service);
     const inspection = new InspectionService(this.google.service, new QuotaLedger(this.store, this.clock, GOOGLE_QUOTA_LIMITS));
     for (const instance of [
@@ -123,17 +136,7 @@ export class ToolCallKit {
       throw new Error(`ToolCallKit has no tool ${name}`);
     }
     const caller = { principal: options.principal ?? 'local', groups: options.groups ?? [] };
-    const registered: RegisteredTool = {
-      spec: tool.spec,
-      wire: undefined as never,
-      invoke: async (a, call) => {
-        const context = new ExecutionContextHost([a, call]);
-        if (!(await this.guard.canActivate(context))) {
-          throw new Error('refused');
-        }
-        return lastValueFrom(this.approval.intercept(context, { handle: () => from(tool.method(a, call)) }));
-      },
-    };
+    const registered: RegisteredTool = { spec: tool.spec, wire: undefined as never, instance: tool, method: 'method' };
     const access = resolvePolicy(this.config.policy, caller, {
       registered: [...this.tools.values()].map((t) => t.spec),
       allowedSites: this.config.allowedSites,

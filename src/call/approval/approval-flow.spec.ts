@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import type { InputResponseView } from '@modelcontextprotocol/server';
-import { decideDialog, decideToken, type Question, type Sealed, tokenIssuedText, whyNoDialog } from './approval-flow.js';
-import type { ApprovalPlan } from './approval-plan.js';
+import { decideDialog, decideToken, type Question, type Sealed, tokenIssuedText } from './approval-flow.js';
+import { whyNoDialog } from '../asking.js';
+import type { ApprovalPlan } from '../../tools/approval-plan.js';
 
 const NOW = Date.parse('2026-03-02T09:00:00Z');
 const question: Question = { tool: 'delete_site', fp: 'fp-1', efp: 'efp-1', era: 'modern', now: NOW };

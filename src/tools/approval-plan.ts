@@ -1,4 +1,4 @@
-import { fingerprint } from './approval-tokens.js';
+import { fingerprint } from '../common/fingerprint.js';
 
 /**
  * What a destructive tool says about one call before it is allowed to run:

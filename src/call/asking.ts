@@ -1,14 +1,40 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { InputRequiredResult } from '@modelcontextprotocol/server';
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  type CallToolResult,
+  type ClientCapabilities,
+  type InputRequiredResult,
+  inputResponse,
+  type InputResponseView,
+  isInputRequiredResult,
+} from '@modelcontextprotocol/server';
+import { stateKey } from '../state/keys.js';
+import { STATE_STORE } from '../state/state.module.js';
 import type { StateStore } from '../state/state-store.js';
-import { fingerprint } from './approval/approval-tokens.js';
-import type { ToolCall } from './tool-call.js';
+import { fingerprint } from '../common/fingerprint.js';
+import { clientCapabilities, opensLinks } from '../tools/client-capabilities.js';
+import type { ToolCall } from '../tools/tool-call.js';
+
+/**
+ * What a call asks a person, by the inputRequests key it goes under: connect
+ * a Google account (a URL elicitation), choose one of their accounts (a
+ * form), approve a destructive change (a form, whose round the approval
+ * step seals itself).
+ */
+export const ASK_KEYS = { connect: 'connect_google', account: 'google_account', approve: 'approval' } as const;
+export type AskKind = keyof typeof ASK_KEYS;
+
+/** An answer instead of the tool's, and what its round carries for the next one (the accounts offered, the connect link sent). */
+export interface Asking {
+  readonly answer: CallToolResult | InputRequiredResult;
+  readonly offered?: readonly string[];
+  readonly link?: string;
+}
 
 /** What a round of a call asked, remembered until the call comes back with the answers (10 minutes, as a connect link and an approval live). */
 export const ROUND_TTL_MS = 10 * 60_000;
 /** The requestState of a round this module asked (the approval guard's own seals carry a secret id and a dot instead). */
 export const ROUND_STATE_PREFIX = 'gsc-round.';
-const KEY_PREFIX = 'call-round:';
 const ROUND_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
@@ -131,12 +157,95 @@ function stateOf(call: ToolCall): string | undefined {
 
 function keyOf(state: string): string {
   return isRoundState(state)
-    ? `${KEY_PREFIX}${state.slice(ROUND_STATE_PREFIX.length)}`
-    : `${KEY_PREFIX}h:${createHash('sha256').update(state).digest('base64url')}`;
+    ? stateKey('callRound', state.slice(ROUND_STATE_PREFIX.length))
+    : stateKey('callRound', 'h', createHash('sha256').update(state).digest('base64url'));
 }
 
 /** The call's arguments as a round binds them (confirm_token aside, which changes between the approval's rounds on no path that reaches here). */
 function argsOf(args: Record<string, unknown>): string {
   const { confirm_token: _token, ...rest } = args;
   return fingerprint(rest);
+}
+
+/**
+ * Why no dialog can reach a person, or undefined when one can. `capabilities`
+ * are those of the revision actually in use: on 2026-07-28 the request's own
+ * envelope, on 2025-11-25 what the client declared when the session began.
+ */
+export function whyNoDialog(elicitationEnabled: boolean, capabilities: ClientCapabilities | undefined): string | undefined {
+  if (!elicitationEnabled) {
+    return 'because ELICITATION=false is set for this server';
+  }
+  const elicitation = capabilities?.elicitation as { form?: object; url?: object } | undefined;
+  const form = elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
+  return form
+    ? undefined
+    : 'because the client (or a gateway between it and this server) did not declare the MCP elicitation capability (form mode), so there is no way to show a person a dialog';
+}
+
+/**
+ * The same for a link (URL-mode elicitation: connect a Google account), as the
+ * connect sentence words it; undefined when the client can open one.
+ */
+export function whyNoLink(elicitationEnabled: boolean, call: ToolCall): string | undefined {
+  if (!elicitationEnabled) {
+    return 'ELICITATION=false is set for this server';
+  }
+  return opensLinks(call) ? undefined : 'this client cannot open a link for you (it did not declare URL-mode elicitation)';
+}
+
+/**
+ * The one way a call asks a person (PRODUCT.md §8d): what the previous round
+ * of this call asked is opened once per call (`open`, before any step reads an
+ * answer) and kept for the call's steps (`roundOf`); an answer counts only
+ * when that round asked its kind (`answerOf`); a question goes out with the
+ * round remembered, so that the next round's answers count (`asked`). The
+ * approval step's own sealed requestState is its round check; a round that
+ * carries it is remembered under its hash when it must carry more (the
+ * account chosen in it).
+ */
+@Injectable()
+export class CallAsking {
+  readonly rounds: CallRounds;
+  private readonly opened = new WeakMap<ToolCall, Round | undefined>();
+
+  constructor(@Inject(STATE_STORE) store: StateStore) {
+    this.rounds = new CallRounds(store);
+  }
+
+  /** The round this call answers (claimed once, kept for the call's later steps). */
+  async open(call: ToolCall, args: Record<string, unknown>): Promise<Round | undefined> {
+    if (this.opened.has(call)) {
+      return this.opened.get(call);
+    }
+    const round = await this.rounds.open(call, args);
+    this.opened.set(call, round);
+    return round;
+  }
+
+  /** The round `open` found for this call; undefined when it answers none (or none was opened). */
+  roundOf(call: ToolCall): Round | undefined {
+    return this.opened.get(call);
+  }
+
+  /** The answer to `kind`, when the previous round of this call asked it; else no answer. */
+  answerOf(call: ToolCall, kind: Exclude<AskKind, 'approve'>): InputResponseView {
+    const key = ASK_KEYS[kind];
+    return inputResponse(this.roundOf(call)?.asked.includes(key) ? call.sdk.mcpReq.inputResponses : undefined, key);
+  }
+
+  /** An answer that asks the person something goes out with its round remembered; any other answer as it is. */
+  async asked(
+    call: ToolCall,
+    args: Record<string, unknown>,
+    { answer, offered, link }: Asking,
+    extra: Omit<Round, 'asked'> = {},
+  ): Promise<CallToolResult | InputRequiredResult> {
+    return isInputRequiredResult(answer) ? this.rounds.remember(call, args, answer, { offered, link, ...extra }) : answer;
+  }
+
+  /** Why no dialog (form) can reach the person this call is for. */
+  whyNoDialog(elicitationEnabled: boolean, call: ToolCall): string | undefined {
+    return whyNoDialog(elicitationEnabled, clientCapabilities(call));
+  }
 }

@@ -4,8 +4,8 @@ import * as z from 'zod';
 import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/server';
 import { textOf, ToolCallKit } from '../../test/support/tool-call-kit.js';
 import { googleError } from '../google/google-service.fake.js';
-import { PageUrlArg, SiteUrlArg } from './tool-args.js';
-import { checkTarget } from './tool-registry.service.js';
+import { PageUrlArg, SiteUrlArg } from '../tools/tool-args.js';
+import { checkTarget } from '../tools/tool-registry.service.js';
 
 // SiteAccessGuard in front of real tools (get_site, inspect_url, inspect_urls,
 // get_verified_site): what it lets through, what it refuses and in which words,

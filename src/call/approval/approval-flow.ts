@@ -1,7 +1,7 @@
-import type { ClientCapabilities, InputResponseView } from '@modelcontextprotocol/server';
+import type { InputResponseView } from '@modelcontextprotocol/server';
 import { SERVER_NAME } from '../../common/product.js';
 import { neutralise } from './approval-dialog.js';
-import type { ApprovalPlan } from './approval-plan.js';
+import type { ApprovalPlan } from '../../tools/approval-plan.js';
 import type { TokenCheck } from './approval-tokens.js';
 
 // The decisions of the approval guard, as pure functions of what the
@@ -122,22 +122,6 @@ export function decideToken(tool: string, check: TokenCheck | undefined): TokenS
     reason: check.reason,
     text: `The confirm_token was refused because ${why}. Nothing was changed. Call ${tool} again without confirm_token to get a new one.`,
   };
-}
-
-/**
- * Why no dialog can reach a person, or undefined when one can. `capabilities`
- * are those of the revision actually in use: on 2026-07-28 the request's own
- * envelope, on 2025-11-25 what the client declared when the session began.
- */
-export function whyNoDialog(elicitationEnabled: boolean, capabilities: ClientCapabilities | undefined): string | undefined {
-  if (!elicitationEnabled) {
-    return 'because ELICITATION=false is set for this server';
-  }
-  const elicitation = capabilities?.elicitation as { form?: object; url?: object } | undefined;
-  const form = elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
-  return form
-    ? undefined
-    : 'because the client (or a gateway between it and this server) did not declare the MCP elicitation capability (form mode), so there is no way to show a person a dialog';
 }
 
 /** The answer when the person declined or dismissed the dialog. */

@@ -2,21 +2,20 @@ import { HttpException, Inject, Injectable, Logger, Optional } from '@nestjs/com
 import { type CallToolResult, type InputRequiredResult, isInputRequiredResult, ProtocolError } from '@modelcontextprotocol/server';
 import { OBSERVER, type Observer } from '../common/observer.js';
 import { UserFacingError } from '../common/user-facing-error.js';
-import { ConnectedCalls } from './connected-calls.js';
-import { type CallContext, ToolCall } from './tool-call.js';
-import { errorResult, fitWrite, isToolOutput, outputBytes, RESULT_BUDGET_BYTES, type ToolOutput } from './tool-output.js';
-import type { RegisteredTool } from './tool-registry.service.js';
+import { CallPipeline } from './pipeline.js';
+import { type CallContext, ToolCall } from '../tools/tool-call.js';
+import { errorResult, fitWrite, isToolOutput, outputBytes, RESULT_BUDGET_BYTES, type ToolOutput } from '../tools/tool-output.js';
+import type { RegisteredTool } from '../tools/registered-tool.js';
 import { NOTHING_SENT } from '../common/sentences.js';
 
 /**
- * The one place a tool call turns into an MCP result: it runs the Nest
- * pipeline (guards, interceptors, method) and turns every exception into an
+ * The one place a tool call turns into an MCP result: it runs the call
+ * through call/pipeline.ts (its steps in order, then the method), renders
+ * the answer, and turns every exception into an
  * isError result with a sentence for the model — except a ProtocolError, which
  * a tool throws only to refuse the request itself (SEP-2322: a requestState
  * that fails verification where the tool rejects rather than asks again) and
- * which therefore stays a JSON-RPC error. In connected mode the call
- * runs as its principal, and only once ConnectedCalls admitted it (a usable
- * grant covering the tool's scope).
+ * which therefore stays a JSON-RPC error.
  */
 @Injectable()
 export class ToolDispatcher {
@@ -26,8 +25,8 @@ export class ToolDispatcher {
   private readonly waiters = new Set<() => void>();
 
   constructor(
+    private readonly pipeline: CallPipeline,
     @Optional() @Inject(OBSERVER) private readonly observer?: Observer,
-    @Optional() private readonly connected?: ConnectedCalls,
   ) {}
 
   async dispatch(tool: RegisteredTool, args: Record<string, unknown>, context: CallContext): Promise<CallToolResult | InputRequiredResult> {
@@ -35,9 +34,8 @@ export class ToolDispatcher {
     const started = performance.now();
     this.inFlight++;
     let result: CallToolResult | InputRequiredResult;
-    const invoke = async () => this.render(tool, await tool.invoke(args, call));
     try {
-      result = await (this.connected?.enabled ? this.connected.run(call, invoke, args) : invoke());
+      result = this.render(tool, await this.pipeline.run(tool, args, call));
     } catch (error) {
       if (error instanceof ProtocolError) {
         this.observer?.toolCall(tool.spec.name, 'error', (performance.now() - started) / 1000);
@@ -85,6 +83,10 @@ export class ToolDispatcher {
     if (isInputRequiredResult(result)) {
       return result;
     }
+    if (isStepAnswer(result)) {
+      // A step answered instead of the tool (asked to connect, which account; a permission missing): already a result.
+      return result;
+    }
     if (!isToolOutput(result)) {
       throw new Error(`tool ${tool.spec.name} returned neither a ToolOutput nor input_required`);
     }
@@ -125,4 +127,9 @@ export function toCallToolResult(output: ToolOutput): CallToolResult {
     structuredContent: output.structured,
     ...(output.isError ? { isError: true } : {}),
   };
+}
+
+/** An answer a step gave instead of the tool's: an MCP result already (a ToolOutput has `text` and `structured` instead). */
+function isStepAnswer(result: unknown): result is CallToolResult {
+  return !!result && typeof result === 'object' && Array.isArray((result as { content?: unknown }).content) && !isToolOutput(result);
 }

@@ -9,11 +9,12 @@ import { actingAs, NotConnectedError } from '../../google/connected-accounts.js'
 import { GoogleApiError } from '../../google/google-error.js';
 import { STATE_STORE } from '../../state/state.module.js';
 import type { StateStore } from '../../state/state-store.js';
-import { isRoundState } from '../call-rounds.js';
-import { clientCapabilities } from '../client-capabilities.js';
-import type { ToolCall } from '../tool-call.js';
-import type { ApprovalDescriber } from '../tool.decorator.js';
-import { type ToolOutput, toolOutput } from '../tool-output.js';
+import { isRoundState } from '../asking.js';
+import { clientCapabilities } from '../../tools/client-capabilities.js';
+import type { ActingAccount } from '../../tools/call-scope.js';
+import type { ToolCall } from '../../tools/tool-call.js';
+import type { ApprovalDescriber } from '../../tools/tool.decorator.js';
+import { type ToolOutput, toolOutput } from '../../tools/tool-output.js';
 import { dialogMessage } from './approval-dialog.js';
 import {
   APPROVED_BY,
@@ -24,9 +25,9 @@ import {
   type SealState,
   storeDownText,
   tokenIssuedText,
-  whyNoDialog,
 } from './approval-flow.js';
-import { approvalFingerprint, type ApprovalPlan, effectFingerprint } from './approval-plan.js';
+import { whyNoDialog } from '../asking.js';
+import { approvalFingerprint, type ApprovalPlan, effectFingerprint } from '../../tools/approval-plan.js';
 import { ApprovalKeyring, type ApprovalKeys, StoreDown, storeStep } from './approval-keys.js';
 import { ApprovalSecrets } from './approval-secrets.service.js';
 import { TOKEN_TTL_SECONDS, UsedNonces } from './approval-tokens.js';
@@ -223,7 +224,8 @@ export class ApprovalInterceptor implements NestInterceptor {
 
   private entry(call: ToolCall, fp: string, path: 'dialog' | 'token', event: AuditEvent, reason?: string): Omit<AuditEntry, 'time'> {
     // Connected mode: the Google account the call acted as (GoogleService names it once a request went out), else the one it acts with.
-    const googleAccount = actingAs.getStore()?.googleEmail ?? call.grant?.googleEmail;
+    const used = actingAs.getStore()?.used;
+    const googleAccount = used?.size ? [...used].join(', ') : actedAs(call.scope.account);
     return {
       event,
       tool: call.tool.spec.name,
@@ -245,8 +247,13 @@ export class ApprovalInterceptor implements NestInterceptor {
  */
 function actingIdentity(config: Config, call: ToolCall): string | undefined {
   if (config.connected) {
-    return call.grant?.googleEmail;
+    return actedAs(call.scope.account);
   }
   const credential = config.credential;
   return credential.kind === 'service_account' ? (config.impersonate ?? credential.key.client_email) : undefined;
+}
+
+/** The Google account the account step settled, when the call acts as one. */
+function actedAs(account: ActingAccount | undefined): string | undefined {
+  return account && account.kind !== 'none' ? account.googleEmail : undefined;
 }

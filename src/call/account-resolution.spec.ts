@@ -14,10 +14,11 @@ import type { Config } from '../config/config.js';
 import type { ConnectedGrant } from '../google/connected-accounts.js';
 import { SqliteStateStore } from '../state/sqlite-state-store.js';
 import { AccountResolution, type Resolution } from './account-resolution.js';
+import { CallRounds } from './asking.js';
 import type { AccountSite, AccountSites } from './account-sites.js';
-import { ToolCall } from './tool-call.js';
-import type { RegisteredTool } from './tool-registry.service.js';
-import type { ToolSpec } from './tool.decorator.js';
+import { ToolCall } from '../tools/tool-call.js';
+import type { RegisteredTool } from '../tools/registered-tool.js';
+import type { ToolSpec } from '../tools/tool.decorator.js';
 
 const grant = (googleEmail: string, googleSub: string): ConnectedGrant => ({
   principal: 'ann@corp.example',
@@ -41,6 +42,8 @@ const SEES: Record<string, AccountSite[]> = {
 
 /** Each subject's own state store (rounds and the accounts used before), the real one over SQLite. */
 const stores: SqliteStateStore[] = [];
+/** The round memory over the same store (asking.ts), as the account step uses it beside the resolution. */
+const roundsOf = new WeakMap<AccountResolution, CallRounds>();
 afterAll(() => Promise.all(stores.map((s) => s.close())));
 
 function subject(
@@ -72,6 +75,7 @@ function subject(
   const store = new SqliteStateStore(mkdtempSync(join(tmpdir(), 'gsc-account-resolution-')));
   stores.push(store);
   const resolution = new AccountResolution({ elicitation: true } as unknown as Config, sites, requests, store);
+  roundsOf.set(resolution, new CallRounds(store));
   return { resolution, looked };
 }
 
@@ -114,10 +118,10 @@ function question(r: Resolution | undefined): { message: string; schema: { oneOf
   return { message: params.message, schema: params.requestedSchema.properties.google_account };
 }
 
-/** The requestState the round of `asked` went out with (as ConnectedCalls remembers it). */
+/** The requestState the round of `asked` went out with (as the account step remembers it, asking.ts). */
 async function roundOf(resolution: AccountResolution, call: ToolCall, args: Record<string, unknown>, asked: Resolution | undefined) {
   const r = asked as { answer: InputRequiredResult; offered: string[] };
-  return (await resolution.rounds.remember(call, args, r.answer, { offered: r.offered })).requestState!;
+  return (await roundsOf.get(resolution)!.remember(call, args, r.answer, { offered: r.offered })).requestState!;
 }
 
 const chosen = (r: Resolution | undefined) => (r && 'grant' in r ? r.grant.googleEmail : undefined);
@@ -169,11 +173,11 @@ describe('AccountResolution', () => {
       callOf(spec, { responses: pickBob, state }),
       args,
       [],
-      await resolution.rounds.open(callOf(spec, { state }), args),
+      await roundsOf.get(resolution)!.open(callOf(spec, { state }), args),
     );
     expect(chosen(answered)).toBe(BOB.googleEmail);
     // A round is single use: bringing it again is no answer.
-    expect(await resolution.rounds.open(callOf(spec, { state }), args)).toBeUndefined();
+    expect(await roundsOf.get(resolution)!.open(callOf(spec, { state }), args)).toBeUndefined();
     // The approval round after it brings only its own answer: the choice the previous round carried stands.
     expect(
       chosen(
@@ -183,7 +187,7 @@ describe('AccountResolution', () => {
     // Another call (other arguments) gets nothing from that round.
     const other = { ...args, sitemap_url: 'https://www.example.com/t.xml' };
     const state2 = await roundOf(resolution, callOf(spec), args, asked);
-    expect(await resolution.rounds.open(callOf(spec, { state: state2 }), other)).toBeUndefined();
+    expect(await roundsOf.get(resolution)!.open(callOf(spec, { state: state2 }), other)).toBeUndefined();
   });
 
   it('an answer naming an account the question did not offer is no answer; declining sends nothing', async () => {

@@ -10,9 +10,9 @@ import {
   MAX_WAITING_CALLS,
 } from '../accounts/connect-requests.js';
 import { ConnectedAccounts, type ConnectedGrant, NotConnectedError } from '../google/connected-accounts.js';
-import type { Round } from './call-rounds.js';
-import type { ToolCall } from './tool-call.js';
-import { errorResult } from './tool-output.js';
+import type { Round } from './asking.js';
+import type { ToolCall } from '../tools/tool-call.js';
+import { errorResult } from '../tools/tool-output.js';
 
 /** How often a waiting call (and a 2025-11-25 session's watch) reads the store for the grant or the link's end. */
 export const POLL_MS = 500;

@@ -20,16 +20,17 @@ import {
   offerTitle,
   unknownAccountText,
 } from './account-texts.js';
-import { whyNoDialog } from './approval/approval-flow.js';
-import { CallRounds, type Round } from './call-rounds.js';
-import { memoryKeys, type Subject, subjectOf, whatOf } from './call-subject.js';
-import { clientCapabilities } from './client-capabilities.js';
+import { ASK_KEYS, type Round, whyNoDialog } from './asking.js';
+import { memoryKeys, whatOf } from './call-subject.js';
+import { targetOf } from './target.js';
+import type { Subject } from '../tools/call-scope.js';
+import { clientCapabilities } from '../tools/client-capabilities.js';
 import { grantCovers } from './granted-scopes.js';
-import type { ToolCall } from './tool-call.js';
-import { errorResult } from './tool-output.js';
+import type { ToolCall } from '../tools/tool-call.js';
+import { errorResult } from '../tools/tool-output.js';
 
 /** The inputRequests key of the form elicitation that asks which Google account a call should use. */
-export const ACCOUNT_KEY = 'google_account';
+export const ACCOUNT_KEY = ASK_KEYS.account;
 
 /**
  * What a call acts as: the account, the property it resolved to (for a page,
@@ -100,12 +101,10 @@ type Candidates = {
  *   A Site Verification id that names no property of any account is fetched as
  *   the only account, or the person says which one holds it.
  *
- * An answer counts only in the round after its question (CallRounds).
+ * An answer counts only in the round after its question (asking.ts).
  */
 @Injectable()
 export class AccountResolution {
-  /** What each round of a call asked, so that only answers to those count. */
-  readonly rounds: CallRounds;
   private readonly memory: AccountMemory;
 
   constructor(
@@ -114,13 +113,20 @@ export class AccountResolution {
     private readonly requests: ConnectRequests,
     @Inject(STATE_STORE) store: StateStore,
   ) {
-    this.rounds = new CallRounds(store);
     this.memory = new AccountMemory(store);
   }
 
   /** undefined: the tool takes no property, so no one account is chosen (it runs over every account). */
   async resolve(call: ToolCall, args: Record<string, unknown>, connectScopes: string[], round?: Round): Promise<Resolution | undefined> {
-    const subject = subjectOf(call, args, this.config.siteUrl);
+    // The target step parsed it (target.ts); a call resolved outside the pipeline parses it the same way.
+    const subject = (
+      call.scope.target ??
+      targetOf(call.tool.spec, args, {
+        ...(this.config.siteUrl ? { siteUrl: this.config.siteUrl } : {}),
+        principal: call.principal,
+        access: call.access,
+      })
+    ).subject;
     if (!subject || subject.kind === 'refused') {
       return subject && { refused: true };
     }

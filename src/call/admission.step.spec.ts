@@ -2,22 +2,31 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { CLIENT_CAPABILITIES_META_KEY, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
+import {
+  type CallToolResult,
+  CLIENT_CAPABILITIES_META_KEY,
+  type InputRequiredResult,
+  type McpServer,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import { type ConnectLinkOptions, ConnectRequests, MAX_WAITING_CALLS } from '../accounts/connect-requests.js';
 import { Clock } from '../common/clock.js';
 import type { Config } from '../config/config.js';
 import { actingAs, type ConnectedAccounts, type ConnectedGrant, NotConnectedError } from '../google/connected-accounts.js';
 import type { AuditEntry, AuditTrail } from './approval/audit-trail.service.js';
 import type { AccountResolution } from './account-resolution.js';
-import { CallRounds } from './call-rounds.js';
+import { CallAsking } from './asking.js';
+import { AccountStep } from './account.step.js';
+import { AdmissionStep } from './admission.step.js';
 import { ConnectedCalls } from './connected-calls.js';
 import { ConnectWaits } from './connect-waits.js';
 import { SqliteStateStore } from '../state/sqlite-state-store.js';
-import { ToolCall } from './tool-call.js';
-import type { RegisteredTool, ToolRegistry } from './tool-registry.service.js';
-import type { ToolSpec } from './tool.decorator.js';
+import { ToolCall } from '../tools/tool-call.js';
+import type { RegisteredTool } from '../tools/registered-tool.js';
+import type { ToolRegistry } from '../tools/tool-registry.service.js';
+import type { ToolSpec } from '../tools/tool.decorator.js';
 
-// ConnectedCalls without a transport: a grant that arrives (or never does),
+// The admission and account steps without a transport: a grant that arrives (or never does),
 // answers a client sends back, a no at Google, and what reaches the tool and
 // the trail. Connect requests and waits are the real ones, over SQLite.
 
@@ -63,25 +72,34 @@ class Requests extends ConnectRequests {
 function subject(accounts: Accounts) {
   const audit: Omit<AuditEntry, 'time'>[] = [];
   const requests = new Requests(config, store, new Clock());
-  const calls = new ConnectedCalls(
+  const waits = new ConnectWaits(accounts as unknown as ConnectedAccounts, requests);
+  const connected = new ConnectedCalls(
     config,
     accounts as unknown as ConnectedAccounts,
     requests,
     { tools: [tool] } as unknown as ToolRegistry,
     { record: (entry: Omit<AuditEntry, 'time'>) => Promise.resolve(void audit.push(entry)) } as unknown as AuditTrail,
-    // One account: the tool here takes no property, so nothing is resolved (account-resolution covers several).
-    {
-      resolve: () => Promise.resolve(undefined),
-      staleMatch: () => Promise.resolve(),
-      rounds: new CallRounds(store),
-    } as unknown as AccountResolution,
-    new ConnectWaits(accounts as unknown as ConnectedAccounts, requests),
+    waits,
   );
+  const asking = new CallAsking(store);
+  // One account: the tool here takes no property, so nothing is resolved (account-resolution covers several).
+  const resolution = { resolve: () => Promise.resolve(undefined), staleMatch: () => Promise.resolve() } as unknown as AccountResolution;
+  const admission = new AdmissionStep(config, accounts as unknown as ConnectedAccounts, asking, connected, waits);
+  const account = new AccountStep(config, resolution, asking, connected);
+  // The admission and account steps in call/pipeline.ts's order, around `invoke` (the later steps and the tool).
+  const calls = {
+    run: (call: ToolCall, invoke: () => Promise<unknown>, args: Record<string, unknown> = {}) =>
+      admission.run(args, call, () => account.run(args, call, invoke)) as Promise<CallToolResult | InputRequiredResult>,
+  };
   return { calls, audit, links: requests.links, requests };
 }
 
 /** The requestState of the round that asked this person to connect for this call (an answer counts only to a question asked). */
-async function askedState(calls: ConnectedCalls, principal: string, args: Record<string, unknown> = {}): Promise<string | undefined> {
+async function askedState(
+  calls: { run: (call: ToolCall, invoke: () => Promise<unknown>, args?: Record<string, unknown>) => Promise<unknown> },
+  principal: string,
+  args: Record<string, unknown> = {},
+): Promise<string | undefined> {
   const asked = await calls.run(callWith(undefined, undefined, principal), () => Promise.reject(new Error('ran before asking')), args);
   return (asked as { requestState?: string }).requestState;
 }
@@ -122,11 +140,11 @@ describe('ConnectedCalls', () => {
     const result = await calls.run(call, () => {
       const acting = actingAs.getStore()!;
       expect(acting.principal).toBe('ann@corp.example');
-      acting.googleEmail = 'alice@example.com';
+      acting.used!.add('alice@example.com');
       return Promise.resolve(ok);
     });
     expect(result).toBe(ok);
-    expect(call.grant).toBe(GRANT);
+    expect(call.scope.admitted).toBe(GRANT);
     expect(audit).toEqual([
       expect.objectContaining({ event: 'google_call', principal: 'ann@corp.example', google_account: 'alice@example.com' }),
     ]);

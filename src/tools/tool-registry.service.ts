@@ -1,41 +1,23 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import { DiscoveryService, ExternalContextCreator, MetadataScanner, Reflector } from '@nestjs/core';
-import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server';
+import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import type * as z from 'zod';
 import { GoogleAuthService } from '../google/google-auth.service.js';
 import { checkPolicyTools } from '../policy/policy-checks.js';
 import { CONFIG, type Config } from '../config/config.js';
 import { assertAppVisibility } from './app-visibility.js';
 import { withAppOnly } from '../policy/tool-declaration.js';
-import { ApprovalInterceptor } from './approval/approval.interceptor.js';
-import { GUARDED_OUTPUT } from './approval/guarded-output.js';
-import { SiteAccessGuard } from './site-access.guard.js';
+import { GUARDED_OUTPUT } from './guarded-output.js';
 import { ActingAccountOut, ConfirmTokenArg, GoogleAccountArg, ResolvedPropertyOut } from './tool-args.js';
-import { TARGET_ARGS, type TargetKind, type ToolCall } from './tool-call.js';
+import { TARGET_ARGS, type TargetKind } from './call-scope.js';
+import type { RegisteredTool } from './registered-tool.js';
 import { TOOL_METADATA, ToolProvider, type ToolSpec } from './tool.decorator.js';
-import { toolPipeline } from './tool-pipeline.js';
 import { selectTools, type ToolSelection } from '../policy/tool-selection.js';
 import { wireSchema } from './wire-schema.js';
 
-export interface RegisteredTool {
-  /** The declaration as served: site_url optional when GSC_SITE_URL is set, confirm_token and the guarded fields added to destructive tools. */
-  readonly spec: ToolSpec;
-  /** Input and output schemas as served to clients (see wire-schema.ts). */
-  readonly wire: { readonly input: StandardSchemaWithJSON; readonly output: StandardSchemaWithJSON };
-  /** The method behind the guard → interceptor pipeline. */
-  readonly invoke: (args: Record<string, unknown>, call: ToolCall) => Promise<unknown>;
-  /** GSC_SITE_URL, when it was made the default of this tool's site_url (the schemas then differ; see tool-catalog.ts). */
-  readonly defaultSite?: string;
-  /** Served in connected mode: google_account and the connected output schema added where the tool has them (the schemas then differ; see tool-catalog.ts). */
-  readonly connected?: true;
-}
-
 /**
  * Finds every @Tool method on @ToolProvider classes at bootstrap, applies the
- * tool filters, and wraps each method with an ExternalContextCreator whose
- * enhancers are this server's policy (SiteAccessGuard, ApprovalInterceptor),
- * so that it runs around every call, over stdio and HTTP alike — and nothing
- * of a host application's global enhancers does.
+ * tool filters, and serves each declaration with what every tool of its kind
+ * shares. Running a tool is call/pipeline.ts's: its steps, in order, then the method.
  */
 @Injectable()
 export class ToolRegistry implements OnApplicationBootstrap {
@@ -47,10 +29,7 @@ export class ToolRegistry implements OnApplicationBootstrap {
     private readonly discovery: DiscoveryService,
     private readonly scanner: MetadataScanner,
     private readonly reflector: Reflector,
-    private readonly contexts: ExternalContextCreator,
     private readonly auth: GoogleAuthService,
-    private readonly siteAccess: SiteAccessGuard,
-    private readonly approval: ApprovalInterceptor,
     @Inject(CONFIG) private readonly config: Config,
   ) {}
 
@@ -92,7 +71,6 @@ export class ToolRegistry implements OnApplicationBootstrap {
   }
 
   private discover(): Map<ToolSpec, RegisteredTool> {
-    const wrap = toolPipeline(this.contexts, { guards: [this.siteAccess], interceptors: [this.approval] });
     const found = new Map<ToolSpec, RegisteredTool>();
     const names = new Set<string>();
     for (const wrapper of this.discovery.getProviders({ metadataKey: ToolProvider.KEY })) {
@@ -115,11 +93,11 @@ export class ToolRegistry implements OnApplicationBootstrap {
         }
         assertAppVisibility(declared);
         const { spec, defaultSite } = this.serve(declared);
-        const invoke = wrap(instance, method);
         found.set(spec, {
           spec,
           wire: { input: wireSchema(spec.input), output: wireSchema(spec.output) },
-          invoke,
+          instance,
+          method,
           ...(defaultSite ? { defaultSite } : {}),
           ...(this.config.connected ? { connected: true as const } : {}),
         });

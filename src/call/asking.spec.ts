@@ -2,11 +2,11 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { inputRequired, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, inputRequired, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
 import { SqliteStateStore } from '../state/sqlite-state-store.js';
-import { CallRounds } from './call-rounds.js';
-import { ToolCall } from './tool-call.js';
-import type { RegisteredTool } from './tool-registry.service.js';
+import { CallAsking, CallRounds, whyNoDialog, whyNoLink } from './asking.js';
+import { ToolCall } from '../tools/tool-call.js';
+import type { RegisteredTool } from '../tools/registered-tool.js';
 
 // Which answers count: only those to a question this call's previous round asked.
 
@@ -73,5 +73,50 @@ describe('CallRounds', () => {
     // Another call's round (other arguments) never carries it.
     const other = (await rounds.remember(call(), args, connect, { link: 'r2' })).requestState!;
     expect(await rounds.open(call({ state: other }), { site_url: 'https://blog.example.net/' })).toBeUndefined();
+  });
+});
+
+describe('CallAsking', () => {
+  const withAnswers = (state: string | undefined, inputResponses: Record<string, unknown>) => {
+    const c = call({ state });
+    (c.sdk.mcpReq as { inputResponses?: unknown }).inputResponses = inputResponses;
+    return c;
+  };
+
+  it('an answer counts only to the kind its round asked, and the round is opened once per call', async () => {
+    const asking = new CallAsking(store());
+    const sent = await asking.asked(call(), args, { answer: question, offered: ['1'] });
+    const state = (sent as { requestState?: string }).requestState;
+    const answered = withAnswers(state, { google_account: { action: 'accept', content: { google_account: 'a@example.com' } } });
+    const round = await asking.open(answered, args);
+    expect(round?.offered).toEqual(['1']);
+    // The second step of the same call reads the same round (a claim is single use: a second open of the state finds none).
+    expect(await asking.open(answered, args)).toBe(round);
+    expect(asking.roundOf(answered)).toBe(round);
+    expect(asking.answerOf(answered, 'account').kind).toBe('elicit');
+    expect(asking.answerOf(answered, 'connect').kind).not.toBe('elicit');
+  });
+
+  it('an accept nobody asked for is no answer', async () => {
+    const asking = new CallAsking(store());
+    const unasked = withAnswers(undefined, { connect_google: { action: 'accept' } });
+    expect(await asking.open(unasked, args)).toBeUndefined();
+    expect(asking.answerOf(unasked, 'connect').kind).not.toBe('elicit');
+  });
+
+  it('an answer that asks nothing goes out as it is, with no round remembered', async () => {
+    const asking = new CallAsking(store());
+    const refusal = { content: [{ type: 'text' as const, text: 'no' }], isError: true };
+    expect(await asking.asked(call(), args, { answer: refusal })).toBe(refusal);
+  });
+
+  it('says why no dialog or link can reach a person, in one sentence each', () => {
+    expect(whyNoDialog(false, { elicitation: { form: {} } })).toContain('ELICITATION=false');
+    expect(whyNoDialog(true, {})).toContain('did not declare the MCP elicitation capability');
+    expect(whyNoLink(false, call())).toBe('ELICITATION=false is set for this server');
+    const modern = call();
+    (modern.sdk.mcpReq as { envelope?: unknown }).envelope = { [CLIENT_CAPABILITIES_META_KEY]: { elicitation: { url: {} } } };
+    expect(whyNoLink(true, modern)).toBeUndefined();
+    expect(whyNoLink(true, call())).toContain('URL-mode elicitation');
   });
 });

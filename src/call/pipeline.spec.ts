@@ -12,7 +12,7 @@ import {
 import { APP_GUARD, APP_INTERCEPTOR, ExternalContextCreator, NestFactory } from '@nestjs/core';
 import type { INestApplicationContext } from '@nestjs/common';
 import { map, tap, type Observable } from 'rxjs';
-import { toolPipeline, type WrapToolMethod } from './tool-pipeline.js';
+import { toolPipeline, type WrapToolMethod } from './pipeline.js';
 
 // A host application as a company would write it: a global auth guard that
 // refuses anything without an Authorization header, and a global interceptor

@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { legacyStateKey, stateKey } from '../../state/keys.js';
 import type { StateStore } from '../../state/state-store.js';
 
@@ -113,24 +113,6 @@ export class ApprovalTokens {
       .update(`confirm-token\0${this.secretId}\0${binding}\0${nonce}\0${expires}`)
       .digest('base64url');
   }
-}
-
-/** A stable fingerprint of a value, independent of key order. */
-export function fingerprint(value: unknown): string {
-  return createHash('sha256').update(canonicalJson(value)).digest('hex');
-}
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) {
-    return `[${value.map(canonicalJson).join(',')}]`;
-  }
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value ?? null);
 }
 
 function sameText(a: string, b: string): boolean {

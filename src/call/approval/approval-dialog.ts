@@ -1,4 +1,4 @@
-import type { ApprovalPlan } from './approval-plan.js';
+import type { ApprovalPlan } from '../../tools/approval-plan.js';
 import { inert } from '../../common/inert-text.js';
 
 const MAX_VALUE_LENGTH = 200;

@@ -1,5 +1,5 @@
-import type { CallToolResult } from '@modelcontextprotocol/server';
 import { UserFacingError } from '../common/user-facing-error.js';
+import type { ToolOutput } from '../tools/tool-output.js';
 
 /**
  * In connected mode an answer says whom it is about and who acted (PRODUCT.md
@@ -7,26 +7,19 @@ import { UserFacingError } from '../common/user-facing-error.js';
  * Google account the call acted as and the property it resolved to, and its
  * structuredContent carries both (`google_account`; `site_url` when the tool's
  * own result has none, e.g. a page-URL tool), for clients that give the model
- * only the structured half.
+ * only the structured half. The account step names it on the tool's output, before the dispatcher renders it.
  */
-export function namingAccount(result: CallToolResult, googleAccount: string, property: string | undefined): CallToolResult {
-  const line = firstLine(googleAccount, property);
-  const [first, ...rest] = result.content;
-  const content: CallToolResult['content'] =
-    first?.type === 'text' ? [{ ...first, text: `${line}\n${first.text}` }, ...rest] : [{ type: 'text', text: line }, ...result.content];
-  const structured = result.structuredContent;
-  if (!structured || typeof structured !== 'object' || Array.isArray(structured)) {
-    return { ...result, content };
-  }
-  return {
-    ...result,
-    content,
-    structuredContent: {
-      ...structured,
-      google_account: googleAccount,
-      ...(property && !('site_url' in structured) ? { site_url: property } : {}),
-    },
-  };
+export function namingOutput(output: ToolOutput, googleAccount: string, property: string | undefined): ToolOutput {
+  const structured = output.structured as unknown;
+  const fields =
+    structured && typeof structured === 'object' && !Array.isArray(structured)
+      ? {
+          ...output.structured,
+          google_account: googleAccount,
+          ...(property && !('site_url' in output.structured) ? { site_url: property } : {}),
+        }
+      : output.structured;
+  return { ...output, text: `${firstLine(googleAccount, property)}\n${output.text}`, structured: fields };
 }
 
 /** The same for a failure after Google was reached: the sentence the dispatcher answers with starts with that line. */

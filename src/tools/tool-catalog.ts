@@ -1,5 +1,5 @@
 import type { StandardSchemaWithJSON, Tool as ListedTool } from '@modelcontextprotocol/server';
-import type { RegisteredTool } from './tool-registry.service.js';
+import type { RegisteredTool } from './registered-tool.js';
 import { toolUiMeta } from './app-visibility.js';
 import { annotationsFor } from './tool.decorator.js';
 
