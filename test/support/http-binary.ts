@@ -17,7 +17,11 @@ export async function spawnHttpBinary(env: Record<string, string>, command: stri
   child.stderr.on('data', (d) => (stderr += d));
   child.stdout.on('data', (d) => (stdout += d));
   const origin = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${stderr}`)), 20000);
+    // A server that did not start in time is killed, never left running after the suite.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server did not start:\n${stderr}`));
+    }, 20000);
     const check = () => {
       const match = /serving HTTP on (http:\/\/[^\s/]+)\/mcp/.exec(stderr) ?? /(http:\/\/127\.0\.0\.1:\d+)\/mcp/.exec(stdout);
       if (match) {
