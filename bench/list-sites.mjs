@@ -93,7 +93,12 @@ export async function listSites() {
           measured: `${(o.rate / f.rate).toFixed(2)}×`,
           verdict: verdict(o.rate / f.rate >= 0.9 && o.errors === 0),
         },
-        { bar: `  ${revision} vs floor: p99`, target: '≤ 1.3×', measured: `${(o.p99 / f.p99).toFixed(2)}×`, verdict: verdict(o.p99 / f.p99 <= 1.3) },
+        {
+          bar: `  ${revision} vs floor: p99`,
+          target: '≤ 1.3×',
+          measured: `${(o.p99 / f.p99).toFixed(2)}×`,
+          verdict: verdict(o.p99 / f.p99 <= 1.3),
+        },
         { bar: `  ${revision} vs floor: server CPU a call`, target: '', measured: `${(o.cpu / f.cpu).toFixed(2)}×`, verdict: '' },
         {
           bar: `  ${revision} Google requests a warm call`,

@@ -1,3 +1,4 @@
+import { describe, expect, it } from '@jest/globals';
 import { youngGenerationSized } from './young-generation.js';
 
 describe('youngGenerationSized', () => {
