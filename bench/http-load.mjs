@@ -27,27 +27,30 @@ const CALLS = [
 const ROUNDS = 3;
 
 /** CPU time (user + system, all threads) a process has used so far, in ms. */
-const cpuMs = (pid) => {
+export const cpuMs = (pid) => {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
 };
 const rssKb = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
 const sleep = (s) => new Promise((r) => setTimeout(r, s * 1000));
 
-/** 64 connected clients that call while a slice is open and wait otherwise. */
-async function loadOn(url, pid) {
+/**
+ * `clients` connected clients (64, 2026-07-28, the mixed reads by default) that call while a slice is open and wait otherwise.
+ * `connect(url, name)` resolves with a client having callTool and close; `calls` maps a call number to [tool, arguments].
+ */
+export async function loadOn(url, pid, { clients = CLIENTS, connect = connectHttp, calls = CALLS } = {}) {
   let open = null;
   let wake = () => undefined;
   let stopped = false;
   const slice = { calls: 0, errors: 0, latencies: [] };
   const worker = async (i) => {
-    const client = await connectHttp(url, `load-${i}`);
+    const client = await connect(url, `load-${i}`);
     for (let n = i; !stopped; n++) {
       if (!open) {
         await new Promise((r) => (wake = chain(wake, r)));
         continue;
       }
-      const [name, args] = CALLS[n % CALLS.length](n);
+      const [name, args] = calls[n % calls.length](n);
       const current = open;
       const started = process.hrtime.bigint();
       try {
@@ -69,7 +72,7 @@ async function loadOn(url, pid) {
     }
     await client.close();
   };
-  const workers = Array.from({ length: CLIENTS }, (_, i) => worker(i));
+  const workers = Array.from({ length: clients }, (_, i) => worker(i));
   return {
     /** Load for `seconds`; resolves with what was answered in that time. */
     async run(seconds) {
@@ -98,7 +101,7 @@ function chain(a, b) {
   };
 }
 
-function merge(slices) {
+export function merge(slices) {
   const sum = (key) => slices.reduce((s, x) => s + x[key], 0);
   return { calls: sum('calls'), errors: sum('errors'), cpu: sum('cpu'), latencies: slices.flatMap((x) => x.latencies) };
 }

@@ -11,6 +11,7 @@
 import { coldStart } from './cold-start.mjs';
 import { inspectBatch } from './inspect-batch.mjs';
 import { httpLoad } from './http-load.mjs';
+import { listSites } from './list-sites.mjs';
 import { callOverhead } from './call-overhead.mjs';
 import { installSize } from './install-size.mjs';
 import { toolListCost } from './tool-list-cost.mjs';
@@ -42,6 +43,7 @@ await run('size', installSize);
 await run('state', stateStore);
 await run('export', exportBench);
 await run('load', httpLoad);
+await run('list-sites', listSites);
 await run('sessions', sessionMemory);
 await run('replicas', replicas);
 await run('resolution', resolution);

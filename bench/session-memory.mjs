@@ -20,15 +20,16 @@ const vmRssKiB = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid
 /** RSS once the process has been idle a moment and collected its garbage (twice, a second apart: the figure settles). */
 async function settledRss(child) {
   let rss = 0;
+  let usage;
   for (let i = 0; i < 2; i++) {
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    await new Promise((resolve) => {
+    usage = await new Promise((resolve) => {
       child.once('message', resolve);
       child.send('memory');
     });
     rss = vmRssKiB(child.pid);
   }
-  return rss;
+  return { rss, heap: usage.heapUsed / 1024, young: usage.youngPeak / 1048576 };
 }
 
 async function measure(mode) {
@@ -58,7 +59,14 @@ async function measure(mode) {
     const middle = await settledRss(child);
     await batch('t');
     const after = await settledRss(child);
-    return { base: before, first: (middle - before) / SESSIONS, next: (after - middle) / SESSIONS };
+    return {
+      base: before.rss,
+      first: (middle.rss - before.rss) / SESSIONS,
+      next: (after.rss - middle.rss) / SESSIONS,
+      heap: (middle.heap - before.heap) / SESSIONS,
+      // The young generation's largest reservation during each round, in MiB: V8 grows it under a burst and RSS keeps it.
+      young: [before, middle, after].map((m) => m.young.toFixed(0)).join(', '),
+    };
   } finally {
     await Promise.allSettled(clients.map((c) => c.close()));
     child.kill();
@@ -80,6 +88,12 @@ export async function sessionMemory() {
         verdict: verdict(m.first <= 20),
       },
       { bar: `  the next ${SESSIONS}`, target: '', measured: `${m.next.toFixed(1)} KiB each`, verdict: '' },
+      {
+        bar: '  JS heap per session; young generation at its largest',
+        target: '',
+        measured: `${m.heap.toFixed(1)} KiB each; ${m.young} MiB in the warm-up, first, next round`,
+        verdict: '',
+      },
     );
   }
   return rows;

@@ -244,7 +244,7 @@ export class SqliteStateStore implements StateStore {
         }
         s.saveStream.run(stream, ms, seq, length, ttl === undefined ? (current?.expires_at ?? null) : now + ttl);
         return ids;
-      });
+      }, options.synced !== false);
     });
   }
 
@@ -317,8 +317,9 @@ export class SqliteStateStore implements StateStore {
   }
 
   /**
-   * One write transaction. `synced: false` is for counters only: they are a
-   * lower bound of Google's own count (QuotaLedger), so their commit skips the
+   * One write transaction. `synced: false` is for counters, which are a
+   * lower bound of Google's own count (QuotaLedger), and for appends that ask
+   * for it (AppendOptions.synced: stream events kept for resumption): their commit skips the
    * fsync (synchronous=NORMAL; in WAL mode that still survives a crash of the
    * process, and only a power cut may lose the latest counts). node:sqlite is
    * synchronous, so a synced commit stalls every request of this process on

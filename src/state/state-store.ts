@@ -21,6 +21,12 @@ export interface AppendOptions {
   readonly maxLength?: number;
   /** The whole stream expires this long after its latest append; without it the stream's expiry is left as it was. */
   readonly ttlMs?: number;
+  /**
+   * false: the append may skip the disk sync (SQLite's synchronous=NORMAL in WAL mode: it survives a crash of the
+   * process, and only a power cut may lose the latest entries), for entries that help but guard nothing, such as
+   * 2025-11-25 stream events kept for resumption. Default true. Redis syncs as it is configured either way.
+   */
+  readonly synced?: boolean;
 }
 
 export interface StateStore {
