@@ -11,19 +11,18 @@ import { fileURLToPath } from 'node:url';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const NODE = process.execPath;
 
+// The same commands as `npm run typecheck`, `lint` and `format:check`, so the two never drift apart.
 const CHECKS = [
-  ['types', ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json']],
-  ['types (views)', ['node_modules/typescript/bin/tsc', '-p', 'src/views/app/tsconfig.json']],
-  ['types (test host)', ['node_modules/typescript/bin/tsc', '-p', 'test/support/views-host/tsconfig.json']],
-  ['lint', ['node_modules/eslint/bin/eslint.js', '.', '--max-warnings', '0']],
-  ['format', ['node_modules/prettier/bin/prettier.cjs', '--check', '--log-level', 'warn', '.']],
-  ['folder cycles', ['scripts/check-folder-cycles.mjs', 'src']],
+  ['types', 'npm', ['run', '--silent', 'typecheck']],
+  ['lint', 'npm', ['run', '--silent', 'lint']],
+  ['format', 'npm', ['run', '--silent', 'format:check']],
+  ['folder cycles', NODE, ['scripts/check-folder-cycles.mjs', 'src']],
 ];
 
 /** Runs one check with its output held; resolves with what it printed and whether it passed. */
-function check([name, args]) {
+function check([name, command, args]) {
   return new Promise((resolve) => {
-    const child = spawn(NODE, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], shell: process.platform === 'win32' });
     try {
       setPriority(child.pid, 10);
     } catch {

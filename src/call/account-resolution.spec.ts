@@ -18,7 +18,7 @@ import { CallRounds } from './asking.js';
 import type { AccountSite, AccountSites } from './account-sites.js';
 import { ToolCall } from '../tools/tool-call.js';
 import type { RegisteredTool } from '../tools/registered-tool.js';
-import type { ToolSpec } from '../tools/tool.decorator.js';
+import type { ToolSpec } from '../tools/tool-spec.js';
 
 const grant = (googleEmail: string, googleSub: string): ConnectedGrant => ({
   principal: 'ann@corp.example',

@@ -24,7 +24,7 @@ import { SqliteStateStore } from '../state/sqlite-state-store.js';
 import { ToolCall } from '../tools/tool-call.js';
 import type { RegisteredTool } from '../tools/registered-tool.js';
 import type { ToolRegistry } from '../tools/tool-registry.service.js';
-import type { ToolSpec } from '../tools/tool.decorator.js';
+import type { ToolSpec } from '../tools/tool-spec.js';
 
 // The admission and account steps without a transport: a grant that arrives (or never does),
 // answers a client sends back, a no at Google, and what reaches the tool and

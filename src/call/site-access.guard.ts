@@ -8,7 +8,8 @@ import { actingIdentity } from '../google/connected-accounts.js';
 import { GoogleService } from '../google/google.service.js';
 import { toVerifiedResource, type VerifiedResource } from '../property/verification-resource.js';
 import type { Checked } from '../tools/call-scope.js';
-import type { ResolvedTarget, ToolCall } from '../tools/tool-call.js';
+import type { ToolCall } from '../tools/tool-call.js';
+import type { ResolvedTarget } from '../tools/tool-target.js';
 import { allowed, targetOf, type TargetContext } from './target.js';
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { pageInProperty } from '../property/property.js';
 import { isPropertyAllowed } from '../property/site-allowlist.js';
-import type { ToolSpec } from '../tools/tool.decorator.js';
+import type { ToolSpec } from '../tools/tool-spec.js';
 import { targetOf, type TargetContext } from './target.js';
 
 // The one parser of a call's target: what the account step matches and what the site-access step refuses agree.

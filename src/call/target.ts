@@ -7,7 +7,7 @@ import { parsePropertyQuery } from '../property/property-match.js';
 import { decodeResourceId } from '../property/resource-id.js';
 import { isPageAllowed, isPropertyAllowed } from '../property/site-allowlist.js';
 import type { Checked, Subject, Target, TargetKind } from '../tools/call-scope.js';
-import type { ToolSpec } from '../tools/tool.decorator.js';
+import type { ToolSpec } from '../tools/tool-spec.js';
 
 /** What target.ts reads besides the arguments: GSC_SITE_URL, and who calls with which properties allowed. */
 export interface TargetContext {

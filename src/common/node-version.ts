@@ -58,6 +58,7 @@ export async function exitOnOldNodeOverStdio(args: readonly string[], env: Reado
   if (servesStdio(args, env) && !process.stdin.isTTY) {
     const answer = await answerFirstRequest(process.stdin, problem);
     if (answer !== undefined) {
+      // A JSON-RPC response line (the error answering the client's request): stdout still carries only JSON-RPC.
       await new Promise<void>((resolve) => process.stdout.write(answer, () => resolve()));
     }
   }

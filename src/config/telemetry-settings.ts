@@ -8,8 +8,6 @@ import type { SettingSpec } from './setting-spec.js';
 // like every other setting; the exporters are handed the values, so a header's
 // secret is removed from process.env like ours.
 
-export type { OtlpProtocol, SamplerName, TelemetryConfig } from './config-types.js';
-
 export const SAMPLERS: readonly SamplerName[] = [
   'always_on',
   'always_off',

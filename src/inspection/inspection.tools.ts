@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import * as z from 'zod';
 import { PageUrlArg, SiteUrlArg } from '../tools/tool-args.js';
-import type { TargetOf, ToolCall } from '../tools/tool-call.js';
+import type { ToolCall } from '../tools/tool-call.js';
+import type { TargetOf } from '../tools/tool-target.js';
 import { Tool, ToolProvider } from '../tools/tool.decorator.js';
 import { fitToBudget, type ToolOutput, toolOutput } from '../tools/tool-output.js';
 import { condense, condensedLine, describeInspection, INDEXED_STATE, indexVerdict, inspectionFacts } from './inspection-report.js';

@@ -4,7 +4,8 @@ import { inert } from '../common/inert-text.js';
 import { NOTHING_SENT, plural } from '../common/sentences.js';
 import { actingPart, type ApprovalPlan } from '../tools/approval-plan.js';
 import { SiteUrlArg } from '../tools/tool-args.js';
-import type { TargetOf, ToolCall } from '../tools/tool-call.js';
+import type { ToolCall } from '../tools/tool-call.js';
+import type { TargetOf } from '../tools/tool-target.js';
 import { Tool, ToolProvider } from '../tools/tool.decorator.js';
 import { fitToBudget, outputBytes, RESULT_BUDGET_BYTES, type ToolOutput, toolOutput } from '../tools/tool-output.js';
 import {

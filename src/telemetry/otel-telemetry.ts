@@ -16,7 +16,7 @@ import { detectResources, resourceAttributesEnvDetector, resourceFromAttributes 
 import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import type { Attributes, TelemetryHooks } from '../common/telemetry.js';
-import type { TelemetryConfig } from '../config/telemetry-settings.js';
+import type { TelemetryConfig } from '../config/config-types.js';
 import { otlpExporters } from './otlp-exporters.js';
 import { samplerFor } from './sampler.js';
 

@@ -1,6 +1,6 @@
 import type { PushMetricExporter } from '@opentelemetry/sdk-metrics';
 import type { SpanExporter } from '@opentelemetry/sdk-trace';
-import type { TelemetryConfig } from '../config/telemetry-settings.js';
+import type { TelemetryConfig } from '../config/config-types.js';
 
 export interface Exporters {
   readonly traces: SpanExporter;

@@ -1,5 +1,5 @@
 import { AlwaysOffSampler, AlwaysOnSampler, ParentBasedSampler, type Sampler, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace';
-import type { TelemetryConfig } from '../config/telemetry-settings.js';
+import type { TelemetryConfig } from '../config/config-types.js';
 
 /** OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG as the SDK specification defines them (the trace SDK itself reads no variable). */
 export function samplerFor(config: Pick<TelemetryConfig, 'sampler' | 'samplerRatio'>): Sampler {

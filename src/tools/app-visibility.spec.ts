@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import * as z from 'zod';
 import { assertAppVisibility, toolUiMeta } from './app-visibility.js';
-import type { ToolSpec } from './tool.decorator.js';
+import type { ToolSpec } from './tool-spec.js';
 
 const spec = (over: Partial<ToolSpec>): ToolSpec => ({
   name: 't',

@@ -6,7 +6,7 @@
 // of the listing a client that renders no views gets (the model's listing).
 import { CLIENT_CAPABILITIES_META_KEY, type ClientCapabilities, type ServerContext } from '@modelcontextprotocol/server';
 import type { McpUiToolMeta } from '@modelcontextprotocol/ext-apps';
-import type { ToolSpec } from './tool.decorator.js';
+import type { ToolSpec } from './tool-spec.js';
 
 /** The extension id clients declare under capabilities.extensions when they render views. */
 export const UI_EXTENSION = 'io.modelcontextprotocol/ui';

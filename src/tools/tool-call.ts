@@ -5,8 +5,6 @@ import type { CallScope } from './call-scope.js';
 import type { RegisteredTool } from './registered-tool.js';
 import type { ResolvedTarget } from './tool-target.js';
 
-export type { ResolvedTarget, TargetKindsOf, TargetOf } from './tool-target.js';
-
 /** Who and what a call comes from: set by the transport, the same for every tool. */
 export interface CallContext {
   readonly era: 'legacy' | 'modern';

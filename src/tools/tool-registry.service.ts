@@ -10,7 +10,8 @@ import { GUARDED_OUTPUT } from './guarded-output.js';
 import { ActingAccountOut, ConfirmTokenArg, GoogleAccountArg, ResolvedPropertyOut } from './tool-args.js';
 import { TARGET_ARGS, type TargetKind } from './call-scope.js';
 import type { RegisteredTool } from './registered-tool.js';
-import { TOOL_METADATA, ToolProvider, type ToolSpec } from './tool.decorator.js';
+import { TOOL_METADATA, ToolProvider } from './tool.decorator.js';
+import type { ToolSpec } from './tool-spec.js';
 import { selectTools, type ToolSelection } from '../policy/tool-selection.js';
 import { wireSchema } from './wire-schema.js';
 

@@ -7,8 +7,6 @@ import type { ToolSpec } from './tool-spec.js';
 import type { TargetOf } from './tool-target.js';
 import type { ToolOutput } from './tool-output.js';
 
-export type { ApprovalDescriber, ToolSpec } from './tool-spec.js';
-
 /**
  * A tool method: arguments typed by the input schema, the target resolved by SiteAccessGuard. It answers, or
  * (2026-07-28 multi-round requests; the SDK's legacy shim pushes them on 2025-11-25) asks the client for input first.

@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { dialogMessage } from '../call/approval/approval-dialog.js';
 import { effectFingerprint } from '../tools/approval-plan.js';
-import { TOOL_METADATA, type ToolSpec } from '../tools/tool.decorator.js';
+import { TOOL_METADATA } from '../tools/tool.decorator.js';
+import type { ToolSpec } from '../tools/tool-spec.js';
 import type { VerifiedResource } from '../property/verification-resource.js';
 import { VerificationTools } from './verification.tools.js';
 

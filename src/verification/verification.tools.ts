@@ -6,7 +6,8 @@ import { actingAccountName, actingIdentity } from '../google/connected-accounts.
 import { capitalised, NOTHING_SENT, plural } from '../common/sentences.js';
 import { actingPart, type ApprovalPlan } from '../tools/approval-plan.js';
 import { NoArgs, SiteUrlArg } from '../tools/tool-args.js';
-import type { TargetOf, ToolCall } from '../tools/tool-call.js';
+import type { ToolCall } from '../tools/tool-call.js';
+import type { TargetOf } from '../tools/tool-target.js';
 import { Tool, ToolProvider } from '../tools/tool.decorator.js';
 import { fitToBudget, type ToolOutput, toolOutput } from '../tools/tool-output.js';
 import { decodeResourceId } from '../property/resource-id.js';

@@ -13,7 +13,7 @@ import { isRoundState } from '../asking.js';
 import { clientCapabilities } from '../../tools/client-capabilities.js';
 import type { ActingAccount } from '../../tools/call-scope.js';
 import type { ToolCall } from '../../tools/tool-call.js';
-import type { ApprovalDescriber } from '../../tools/tool.decorator.js';
+import type { ApprovalDescriber } from '../../tools/tool-spec.js';
 import { type ToolOutput, toolOutput } from '../../tools/tool-output.js';
 import { dialogMessage } from './approval-dialog.js';
 import {
