@@ -23,5 +23,7 @@ export default {
   // Most end-to-end suites wait on the servers they start, so two workers fill that time even on
   // 2 cores (jest's default there is one). `--maxWorkers` on the command line still wins.
   maxWorkers: 2,
+  // Longest suites first, also on a fresh clone where jest has no timings yet.
+  testSequencer: '<rootDir>/test/support/slow-first-sequencer.mjs',
   reporters: ['default', '<rootDir>/test/support/slowest-suites-reporter.mjs'],
 };

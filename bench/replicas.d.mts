@@ -7,6 +7,8 @@ export interface ReplicaRunOptions {
   pauseMs: number;
   /** Each client's own request timeout. */
   timeoutMs: number;
+  /** Each client's pause between calls (0: as fast as it can). */
+  paceMs: number;
 }
 export interface Books {
   inspectionsSent: number;
