@@ -19,7 +19,8 @@ export function namingOutput(output: ToolOutput, googleAccount: string, property
           ...(property && !('site_url' in output.structured) ? { site_url: property } : {}),
         }
       : output.structured;
-  return { ...output, text: `${firstLine(googleAccount, property)}\n${output.text}`, structured: fields };
+  const heading = firstLine(googleAccount, property);
+  return { ...output, heading, text: `${heading}\n${output.text}`, structured: fields };
 }
 
 /** The same for a failure after Google was reached: the sentence the dispatcher answers with starts with that line. */

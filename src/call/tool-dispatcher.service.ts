@@ -98,8 +98,9 @@ export class ToolDispatcher {
     if (tool.spec.access !== 'read') {
       return toCallToolResult(fitWrite(result));
     }
+    // Still naming who acted on what (connected mode): the size replaced the answer, not the account that read it.
     return errorResult(
-      `The result of ${tool.spec.name} is larger than the ${RESULT_BUDGET_BYTES / 1000} kB budget, so it is not shown. Nothing was changed (this tool only reads). Narrow the request (fewer URLs, rows or dimensions) and call again.`,
+      `${result.heading ? `${result.heading}\n` : ''}The result of ${tool.spec.name} is larger than the ${RESULT_BUDGET_BYTES / 1000} kB budget, so it is not shown. Nothing was changed (this tool only reads). Narrow the request (fewer URLs, rows or dimensions) and call again.`,
     );
   }
 

@@ -8,6 +8,11 @@ export interface ToolOutput<T extends Record<string, unknown> = Record<string, u
   readonly content?: readonly ContentBlock[];
   /** A refusal that still carries structured facts (e.g. a rejected confirm_token). */
   readonly isError?: boolean;
+  /**
+   * The text's first line when it names who acted ("As <account> on <property>:", call/acting-account.ts), kept apart
+   * so that an answer replaced for its size still says it.
+   */
+  readonly heading?: string;
 }
 
 export function toolOutput<T extends Record<string, unknown>>(structured: T, text: string): ToolOutput<T> {
