@@ -35,6 +35,15 @@ COPY package.json package-lock.json ./
 # TypeScript compiler, which is a dev dependency. The bin's bundle carries Nest,
 # so Nest (a peer dependency for the library entry) is not needed here.
 RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --ignore-scripts --no-audit --no-fund
+# The OpenTelemetry SDK, so that OTEL_EXPORTER_OTLP_ENDPOINT turns tracing on in
+# the image (it is an optional peer dependency of the npm package, too large to
+# install with it). `npm ci` cannot pick packages by name (--include takes
+# dependency types) and the lockfile has these as dev dependencies (the tests
+# use them), so --omit=dev left them out: add the @opentelemetry/* peers at the
+# versions package.json pins, as production packages, writing neither
+# package.json nor the lockfile; their own dependencies come from the lockfile.
+RUN --mount=type=cache,target=/root/.npm npm install --no-save --save-prod --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error \
+      $(node -p "const p = require('./package.json'); Object.keys(p.peerDependencies).filter((n) => n.startsWith('@opentelemetry/')).map((n) => n + '@' + p.peerDependencies[n]).join(' ')")
 COPY --from=build /app/dist ./dist
 # The MCP registry entry: the server card (GET /mcp/server-card) is generated from it.
 COPY server.json ./

@@ -1,6 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { SEED_PROPERTIES } from '../src/emulator/emulator-seed.js';
@@ -13,12 +12,14 @@ import {
   installedCopies,
   installExample,
   PRODUCT,
+  pinDependencies,
   type RunningHost,
   runHostToExit,
   startHost,
 } from './support/host-app.js';
 import { accept, modernToolCall } from './support/modern-wire.js';
 import { npm } from './support/npm.js';
+import { scratchDir } from './support/scratch.js';
 
 // PRODUCT §8a, as a company would do it: examples/company-backend (its own
 // /hello, a global auth guard that reads x-company-key and sets req.user, a
@@ -34,6 +35,7 @@ const NEWS = 'https://www.example.com/news-sitemap.xml';
 const INDEX = 'https://www.example.com/sitemap_index.xml';
 // Nest 12.0.0 was published declaring ^11 peers of its own packages (npm refuses the set); 12.0.1 is the oldest coherent 12.
 const OLDEST_NEST = '12.0.1';
+const NEST = ['@nestjs/common', '@nestjs/core', '@nestjs/platform-express'];
 
 const USERS = {
   'alice-key': { email: 'alice@corp.example', groups: ['seo'] },
@@ -49,7 +51,7 @@ let google: TestGoogle;
 let keyFile: string;
 
 beforeAll(async () => {
-  scratch = mkdtempSync(join(tmpdir(), 'gsc-company-'));
+  scratch = scratchDir('gsc-company-');
   // dist/ is what `npm test` built a moment ago (pretest); one tarball serves every host below.
   const packed = (
     JSON.parse(npm(['pack', '--ignore-scripts', '--json', '--pack-destination', scratch], REPO)) as { filename: string }[]
@@ -66,6 +68,16 @@ afterAll(async () => {
     rmSync(scratch, { recursive: true, force: true });
   }
 });
+
+let installed: string | undefined;
+/** examples/company-backend installed from the tarball, once: the oldest-Nest host starts from a copy of it. */
+function installedExample(): string {
+  if (!installed) {
+    installed = join(scratch, 'company-backend');
+    installExample(installed, tarball);
+  }
+  return installed;
+}
 
 /** The company's environment: its users, and where Search Console's key, state and Google are. */
 function companyEnv(name: string, extra: Record<string, string> = {}): Record<string, string> {
@@ -116,8 +128,7 @@ describe('examples/company-backend on the Nest it installs', () => {
   let mcp: string;
 
   beforeAll(async () => {
-    app = join(scratch, 'company-backend');
-    installExample(app, tarball);
+    app = installedExample();
     npm(['run', 'build'], app);
     host = await startHost(app, companyEnv('current'));
     mcp = `${host.origin}/api/mcp`;
@@ -128,10 +139,11 @@ describe('examples/company-backend on the Nest it installs', () => {
   });
 
   it('shares one copy of each Nest package with the module (peer dependencies)', () => {
-    for (const name of ['@nestjs/core', '@nestjs/common']) {
-      const copies = installedCopies(app, name);
-      expect([name, copies.length]).toEqual([name, 1]);
-      expect(copies[0]).toContain(join(app, 'node_modules', name));
+    const names = ['@nestjs/core', '@nestjs/common'];
+    const copies = installedCopies(app, names);
+    for (const name of names) {
+      expect([name, copies[name].length]).toEqual([name, 1]);
+      expect(copies[name][0]).toContain(join(app, 'node_modules', name));
     }
   });
 
@@ -349,7 +361,8 @@ describe(`examples/company-backend on the oldest Nest 12 (${OLDEST_NEST})`, () =
   beforeAll(async () => {
     google.emulator.reset();
     app = join(scratch, 'company-backend-oldest');
-    installExample(app, tarball, Object.fromEntries(['common', 'core', 'platform-express'].map((p) => [`@nestjs/${p}`, OLDEST_NEST])));
+    // As a company pinning an older Nest does it: its installed app, `npm install @nestjs/…@${OLDEST_NEST}`, its own build.
+    pinDependencies(installedExample(), app, Object.fromEntries(NEST.map((name) => [name, OLDEST_NEST])));
     npm(['run', 'build'], app);
     host = await startHost(app, companyEnv('oldest'));
   }, 600_000);
@@ -359,8 +372,9 @@ describe(`examples/company-backend on the oldest Nest 12 (${OLDEST_NEST})`, () =
   });
 
   it(`shares the host's one copy of Nest ${OLDEST_NEST}`, () => {
-    for (const name of ['@nestjs/core', '@nestjs/common', '@nestjs/platform-express']) {
-      expect([name, installedCopies(app, name)]).toEqual([name, [`${OLDEST_NEST} ${join(app, 'node_modules', name)}`]]);
+    const copies = installedCopies(app, NEST);
+    for (const name of NEST) {
+      expect([name, copies[name]]).toEqual([name, [`${OLDEST_NEST} ${join(app, 'node_modules', name)}`]]);
     }
     expect(JSON.parse(readFileSync(join(app, 'node_modules', PRODUCT, 'package.json'), 'utf8')).peerDependencies['@nestjs/core']).toBe(
       '^12.0.0',

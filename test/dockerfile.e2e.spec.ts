@@ -4,8 +4,11 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { connectHttp } from './support/clients.js';
 import { buildContext, dockerignore, inside, parseDockerfile, replay, type Stage } from './support/dockerfile.js';
 import { CLEAN_PATH, NPM_CACHE, npmEnv } from './support/npm.js';
+import { OtlpReceiver } from './support/otlp-receiver.js';
+import { scratchDir } from './support/scratch.js';
 
 // No Docker engine runs here, so this replays the Dockerfile: each stage's
 // COPY/RUN in its own scratch root, with the build context a clean clone plus
@@ -110,15 +113,15 @@ async function local(extra: Record<string, string> = {}) {
 }
 
 describe('the Dockerfile, replayed without a Docker engine', () => {
-  beforeAll(() => {
+  beforeAll(async () => {
     stages = parseDockerfile(readFileSync(join(REPO, 'Dockerfile'), 'utf8'));
     runtime = stages.at(-1)!;
-    scratch = mkdtempSync(join(tmpdir(), 'gsc-dockerfile-'));
+    scratch = scratchDir('gsc-dockerfile-');
     chmodSync(scratch, 0o755);
     const context = join(scratch, 'context');
     mkdirSync(context);
     buildContext(REPO, context);
-    const roots = replay(stages, {
+    const roots = await replay(stages, {
       context,
       scratch,
       path: PATH,
@@ -156,6 +159,19 @@ describe('the Dockerfile, replayed without a Docker engine', () => {
       expect([dev, existsSync(join(modules, dev))]).toEqual([dev, false]);
     }
     expect(existsSync(join(inside(runtimeRoot, runtime.workdir), 'dist/main.js'))).toBe(true);
+    // The OpenTelemetry SDK, an optional peer of the npm package, is in the image at the versions package.json pins.
+    const { peerDependencies } = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as {
+      peerDependencies: Record<string, string>;
+    };
+    const otel = Object.keys(peerDependencies).filter((name) => name.startsWith('@opentelemetry/'));
+    expect(otel.length).toBeGreaterThan(0);
+    for (const name of otel) {
+      const installed = join(modules, name, 'package.json');
+      expect([name, existsSync(installed) && (JSON.parse(readFileSync(installed, 'utf8')) as { version: string }).version]).toEqual([
+        name,
+        peerDependencies[name],
+      ]);
+    }
   });
 
   it('with nothing but the image ENV, refuses to listen on 0.0.0.0 without GSC_HTTP_TOKEN: one line, exit 1', async () => {
@@ -197,6 +213,35 @@ describe('the Dockerfile, replayed without a Docker engine', () => {
     }
   });
 
+  it('with OTEL_EXPORTER_OTLP_ENDPOINT set, exports a server span per MCP request: the image carries the OpenTelemetry SDK', async () => {
+    const receiver = await OtlpReceiver.start();
+    try {
+      const env = await local({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' });
+      const container = await run(env);
+      try {
+        const client = await connectHttp(
+          `http://127.0.0.1:${env.GSC_HTTP_PORT}/mcp`,
+          { revision: '2026-07-28' },
+          { authorization: `Bearer ${env.GSC_HTTP_TOKEN}` },
+        );
+        try {
+          expect((await client.listTools()).length).toBeGreaterThan(0);
+        } finally {
+          await client.close();
+        }
+      } finally {
+        // A graceful stop flushes the spans still batched.
+        await container.stop();
+      }
+      await receiver.until(() => receiver.spans().some((span) => span.name === 'tools/list'));
+      const span = receiver.spans().find((s) => s.name === 'tools/list')!;
+      expect(span.attributes).toMatchObject({ 'mcp.method.name': 'tools/list', 'mcp.protocol.version': '2026-07-28' });
+      expect(receiver.resource()['service.name']).toBe('google-search-console-mcp');
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it('the HEALTHCHECK fails once the server has stopped', async () => {
     const container = await run(await local());
     try {
@@ -220,7 +265,7 @@ describe('the replay refuses what it does not model, naming the line', () => {
     ['variable substitution', 'FROM node:24-slim\nWORKDIR $HOME/app', /line 2: WORKDIR uses variable substitution/],
     ['shell-form ENTRYPOINT', 'FROM node:24-slim\nENTRYPOINT node dist/main.js', /line 2: ENTRYPOINT must use the exec/],
     ['FROM an earlier stage', 'FROM node:24-slim AS base\nFROM base', /line 2: FROM from an earlier stage/],
-  ])('%s', (_name, text, message) => {
+  ])('%s', async (_name, text, message) => {
     if (message) {
       expect(() => parseDockerfile(text)).toThrow(message);
     } else {
@@ -228,7 +273,7 @@ describe('the replay refuses what it does not model, naming the line', () => {
       const parsed = parseDockerfile(text);
       const dir = mkdtempSync(join(tmpdir(), 'gsc-dockerfile-refuse-'));
       try {
-        expect(() => replay(parsed, { context: dir, scratch: dir, path: PATH, home: dir, npmCache: dir, buildEnv: {} })).toThrow(
+        await expect(replay(parsed, { context: dir, scratch: dir, path: PATH, home: dir, npmCache: dir, buildEnv: {} })).rejects.toThrow(
           /line 2 .*--mount=type=secret,id=npm is not supported/,
         );
       } finally {

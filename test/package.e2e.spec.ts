@@ -1,12 +1,12 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { isolatedEnv } from './support/env.js';
 import { CLEAN_PATH, duBytes, npm } from './support/npm.js';
+import { scratchDir } from './support/scratch.js';
 
 // What an `npx google-search-console-mcp` user gets: the packed tarball,
 // installed into an empty folder with nothing from this checkout, its bin run
@@ -27,7 +27,7 @@ let app: string;
 let packed: { filename: string; files: { path: string }[] };
 
 beforeAll(() => {
-  scratch = mkdtempSync(join(tmpdir(), 'gsc-package-'));
+  scratch = scratchDir('gsc-package-');
   // dist/ is what `npm test` built a moment ago (pretest); prepare would only build it again.
   packed = (JSON.parse(npm(['pack', '--ignore-scripts', '--json', '--pack-destination', scratch], REPO)) as (typeof packed)[])[0];
   app = join(scratch, 'app');

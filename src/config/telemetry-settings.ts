@@ -33,7 +33,7 @@ export const TELEMETRY_SETTINGS = [
     name: 'OTEL_EXPORTER_OTLP_ENDPOINT',
     kind: 'url',
     help: 'OpenTelemetry: export traces and metrics over OTLP/HTTP to this base URL (…/v1/traces, …/v1/metrics); unset: no telemetry, nothing loaded',
-    more: 'One server span per MCP request (MCP semantic conventions), parented on the `traceparent` a client sends in `_meta`, with a child span per Google request and per state-store operation, and the `mcp.server.operation.duration` histogram. Standalone server only: a Nest host runs its own SDK. The SDK is an optional peer dependency (about 23 MB, so it is not installed with the package): `npm install` the `@opentelemetry/*` peers our package.json lists beside the server; without them the start-up stops saying so. `OTEL_SDK_DISABLED=true` turns it off.',
+    more: 'One server span per MCP request (MCP semantic conventions), parented on the `traceparent` a client sends in `_meta`, with a child span per Google request and per state-store operation, and the `mcp.server.operation.duration` histogram. Standalone server only: a Nest host runs its own SDK. The SDK is an optional peer dependency (about 23 MB, so it is not installed with the package): `npm install` the `@opentelemetry/*` peers our package.json lists beside the server (the Docker image carries them); without them the start-up stops saying so. `OTEL_SDK_DISABLED=true` turns it off.',
     parse,
     show: at(
       'telemetry.traces_url',

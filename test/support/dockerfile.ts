@@ -1,4 +1,5 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, matchesGlob, resolve } from 'node:path';
 
@@ -178,34 +179,56 @@ export interface ReplayOptions {
   readonly log?: (line: string) => void;
 }
 
-/** Replays every stage's WORKDIR/COPY/RUN; returns each stage's root folder by name. */
-export function replay(stages: Stage[], options: ReplayOptions): Map<string, string> {
+/**
+ * Replays every stage's WORKDIR/COPY/RUN; resolves each stage's root folder by name.
+ * Stages run at the same time, as BuildKit runs them: a `COPY --from` waits for
+ * the stage it names to finish, nothing else does.
+ */
+export async function replay(stages: Stage[], options: ReplayOptions): Promise<Map<string, string>> {
   const roots = new Map<string, string>();
+  const done = new Map<string, Promise<void>>();
   for (const stage of stages) {
     const root = join(options.scratch, `stage-${stage.name}`);
     mkdirSync(root, { recursive: true });
+    // Only the stages before this one, as Docker allows.
+    const earlier = { roots: new Map(roots), done: new Map(done) };
     roots.set(stage.name, root);
-    let workdir = '/';
-    // ENV applies from its line on, so RUN sees only what came before it.
-    const env: Record<string, string> = {};
-    for (const step of stage.steps) {
-      const where = `Dockerfile line ${step.line} (${step.keyword} in stage ${stage.name})`;
-      if (step.keyword === 'WORKDIR') {
-        workdir = step.args;
-        mkdirSync(inside(root, workdir), { recursive: true });
-      } else if (step.keyword === 'ENV') {
-        Object.assign(
-          env,
-          parseEnv(step.args, (why) => fail(`${where}: ${why}`)),
-        );
-      } else if (step.keyword === 'COPY') {
-        copy(step, roots, options.context, root, workdir, where);
-      } else {
-        run(step, env, inside(root, workdir), options, where);
-      }
-    }
+    done.set(stage.name, replayStage(stage, root, earlier, options));
+  }
+  // Every stage settles before an error is reported, so no RUN is left writing into the scratch folder.
+  const failed = (await Promise.allSettled(done.values())).find((result) => result.status === 'rejected');
+  if (failed) {
+    throw failed.reason;
   }
   return roots;
+}
+
+interface Earlier {
+  readonly roots: Map<string, string>;
+  readonly done: Map<string, Promise<void>>;
+}
+
+async function replayStage(stage: Stage, root: string, earlier: Earlier, options: ReplayOptions): Promise<void> {
+  let workdir = '/';
+  // ENV applies from its line on, so RUN sees only what came before it.
+  const env: Record<string, string> = {};
+  for (const step of stage.steps) {
+    const where = `Dockerfile line ${step.line} (${step.keyword} in stage ${stage.name})`;
+    if (step.keyword === 'WORKDIR') {
+      workdir = step.args;
+      mkdirSync(inside(root, workdir), { recursive: true });
+    } else if (step.keyword === 'ENV') {
+      Object.assign(
+        env,
+        parseEnv(step.args, (why) => fail(`${where}: ${why}`)),
+      );
+    } else if (step.keyword === 'COPY') {
+      await earlier.done.get(step.flags.from ?? '');
+      copy(step, earlier.roots, options.context, root, workdir, where);
+    } else {
+      await run(step, env, inside(root, workdir), options, where);
+    }
+  }
 }
 
 /** A container path inside a stage's root folder. */
@@ -256,7 +279,7 @@ function expand(base: string, pattern: string, label: string, where: string): st
   return matches;
 }
 
-function run(step: Instruction, stageEnv: Record<string, string>, cwd: string, options: ReplayOptions, where: string): void {
+async function run(step: Instruction, stageEnv: Record<string, string>, cwd: string, options: ReplayOptions, where: string): Promise<void> {
   if (step.args.startsWith('[')) {
     throw new Error(`${where}: the replay runs RUN in shell form only`);
   }
@@ -269,10 +292,16 @@ function run(step: Instruction, stageEnv: Record<string, string>, cwd: string, o
     env.npm_config_cache = options.npmCache;
   }
   options.log?.(`${where}: ${step.args}`);
-  const result = spawnSync('sh', ['-c', step.args], { cwd, env, encoding: 'utf8', timeout: 600_000, maxBuffer: 64 * 1024 * 1024 });
-  if (result.status !== 0) {
-    const output = `${result.stdout}\n${result.stderr}`.trim().split('\n').slice(-40).join('\n');
-    throw new Error(`${where} failed (${result.error?.message ?? `exit ${result.status}`}): ${step.args}\n${output}`);
+  const child = spawn('sh', ['-c', step.args], { cwd, env, timeout: 600_000, stdio: ['ignore', 'pipe', 'pipe'] });
+  // The end of what it printed, for the error below.
+  let output = '';
+  const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-64 * 1024));
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  const [code, signal] = (await once(child, 'close')) as [number | null, NodeJS.Signals | null];
+  if (code !== 0) {
+    const tail = output.trim().split('\n').slice(-40).join('\n');
+    throw new Error(`${where} failed (${signal ? `killed by ${signal}` : `exit ${code}`}): ${step.args}\n${tail}`);
   }
 }
 

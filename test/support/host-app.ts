@@ -11,42 +11,57 @@ import { rawRequest } from './raw-http.js';
 export const EXAMPLE = resolve(import.meta.dirname, '..', '..', 'examples', 'company-backend');
 export const PRODUCT = 'google-search-console-mcp';
 
-/**
- * Copies the example into `dir` with its dependency on the product pointed at
- * `tarball`, and other dependencies replaced by `versions` (e.g. an older Nest), and installs it.
- */
-export function installExample(dir: string, tarball: string, versions: Record<string, string> = {}): void {
+/** Copies the example into `dir` with its dependency on the product pointed at `tarball`, and installs it. */
+export function installExample(dir: string, tarball: string): void {
   cpSync(EXAMPLE, dir, { recursive: true, filter: (src) => !/[/\\](node_modules|dist)$/.test(src) && !src.endsWith('.env') });
   const manifestPath = join(dir, 'package.json');
   const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { dependencies: Record<string, string> };
   if (!manifest.dependencies[PRODUCT]?.startsWith('file:')) {
     throw new Error(`the example must depend on ${PRODUCT} by a file: tarball path`);
   }
-  for (const [name, version] of Object.entries(versions)) {
-    if (!manifest.dependencies[name]) {
-      throw new Error(`the example does not depend on ${name}`);
-    }
-    manifest.dependencies[name] = version;
-  }
   manifest.dependencies[PRODUCT] = `file:${tarball}`;
   writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
   npm(['install', '--no-audit', '--no-fund'], dir);
 }
 
-/** Every copy of a package npm installed, as `npm ls` reports them: one line per distinct path and version. */
-export function installedCopies(dir: string, name: string): string[] {
-  const tree = JSON.parse(npm(['ls', name, '--all', '--long', '--json'], dir)) as LsNode;
-  const copies = new Set<string>();
+/**
+ * What a company pinning other versions of its dependencies does (e.g. an older
+ * Nest): a copy of the installed app `from` (its node_modules and lockfile, no
+ * build output), then `npm install name@version…` in it.
+ */
+export function pinDependencies(from: string, dir: string, versions: Record<string, string>): void {
+  const manifest = JSON.parse(readFileSync(join(from, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+  for (const name of Object.keys(versions)) {
+    if (!manifest.dependencies[name]) {
+      throw new Error(`the example does not depend on ${name}`);
+    }
+  }
+  // verbatimSymlinks: node_modules/.bin's relative links must point into the copy, not back at `from`.
+  cpSync(from, dir, {
+    recursive: true,
+    verbatimSymlinks: true,
+    filter: (src) => src === from || !/^[/\\](dist|types-check)$/.test(src.slice(from.length)),
+  });
+  npm(
+    ['install', '--no-audit', '--no-fund', '--save-exact', ...Object.entries(versions).map(([name, version]) => `${name}@${version}`)],
+    dir,
+  );
+}
+
+/** Every copy of each package npm installed, as one `npm ls` reports them: per name, one line per distinct path and version. */
+export function installedCopies(dir: string, names: string[]): Record<string, string[]> {
+  const tree = JSON.parse(npm(['ls', ...names, '--all', '--long', '--json'], dir)) as LsNode;
+  const copies = new Map(names.map((name) => [name, new Set<string>()]));
   const walk = (node: LsNode) => {
     for (const [dep, child] of Object.entries(node.dependencies ?? {})) {
-      if (dep === name && child.path) {
-        copies.add(`${child.version} ${child.path}`);
+      if (child.path) {
+        copies.get(dep)?.add(`${child.version} ${child.path}`);
       }
       walk(child);
     }
   };
   walk(tree);
-  return [...copies];
+  return Object.fromEntries([...copies].map(([name, paths]) => [name, [...paths]]));
 }
 
 interface LsNode {
