@@ -26,6 +26,7 @@ import { isolatedEnv, MAIN } from './support/env.js';
 import { spawnHttpBinary } from './support/http-binary.js';
 import { startRedisServer } from './support/redis-server.js';
 import { mintGrant, type MintedGrant } from './support/google-grant.js';
+import { ManualClock } from './support/manual-clock.js';
 
 const CLIENT = {
   clientId: '123456789012-abcdefghijklmnopqrstuvwxyz012345.apps.googleusercontent.com',
@@ -69,20 +70,14 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Waits nothing between the bounded attempts (the backoff is GoogleService's own spec's concern). */
-class InstantGoogleService extends GoogleService {
-  protected override async pause(): Promise<boolean> {
-    return true;
-  }
-}
-
 /** One "process": its own handle on the shared SQLite folder, its own grant store and client cache. */
 function processOf(cfg: Config = config): { grants: GrantStore; auth: GrantAuth; google: GoogleService } {
   const store = createStateStore({ kind: 'sqlite', dir });
   stores.push(store);
   const grants = new GrantStore(store, cfg);
   const auth = new GrantAuth(cfg, grants, store);
-  const google = new InstantGoogleService(new GoogleAuthService(cfg, auth), cfg, undefined, undefined, auth);
+  // Waits nothing between the bounded attempts (the backoff is GoogleService's own spec's concern).
+  const google = new GoogleService(new GoogleAuthService(cfg, auth), cfg, new ManualClock(new Date()), undefined, auth);
   return { grants, auth, google };
 }
 
