@@ -5,6 +5,7 @@
 // endpoint's texts) are the table in src/google/google.service.spec.ts.
 
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { Clock } from '../src/common/clock.js';
 import { StderrLogger } from '../src/common/stderr-logger.js';
 import { CONFIG, type Config, loadConfig } from '../src/config/config.js';
 import { SEED_PROPERTIES } from '../src/emulator/emulator-seed.js';
@@ -14,6 +15,7 @@ import { connectHttp, type TestClient, text } from './support/clients.js';
 import { isolatedEnv } from './support/env.js';
 import { startGoogle, type TestGoogle } from './support/google.js';
 import { type InProcessServer, startInProcess } from './support/server.js';
+import { ManualClock } from './support/manual-clock.js';
 import { useStack } from './support/stack.js';
 import { type ConnectedGoogle, OAUTH_CLIENT, saveGrant, startConnectedGoogle } from './support/connected-kit.js';
 import { GrantStore } from '../src/accounts/grant-store.js';
@@ -27,8 +29,23 @@ const usageLimits = (reason: string, message: string) => ({
   error: { code: 403, message, errors: [{ message, domain: 'usageLimits', reason }] },
 });
 
+// The servers wait on a test clock: each backoff between attempts is recorded, not waited for, and the
+// schedule it asked for is asserted — 250 ms, then ×3 per attempt, each within Google's advised ±20 % jitter.
+const clock = new ManualClock(new Date());
+const onTheClock: [unknown, unknown][] = [[Clock, clock]];
+beforeEach(() => {
+  clock.waits.length = 0;
+});
+function expectBackoff(attempts: number): void {
+  expect(clock.waits).toHaveLength(attempts - 1);
+  clock.waits.forEach((ms, i) => {
+    expect(ms).toBeGreaterThanOrEqual(250 * 3 ** i * 0.8);
+    expect(ms).toBeLessThanOrEqual(250 * 3 ** i * 1.2);
+  });
+}
+
 describe('Google faults through the whole server', () => {
-  const { google, client, legacy } = useStack();
+  const { google, client, legacy } = useStack({ overrides: onTheClock });
   const requests = (route: string) => google.emulator.requests.filter((r) => r.route === route);
 
   describe('a 200 that is not the answer is an error, never an empty or default result', () => {
@@ -53,6 +70,7 @@ describe('Google faults through the whole server', () => {
       expect(text(result)).toMatch(/Nothing was changed\./);
       expect(text(result)).not.toMatch(/no properties|siteUnverifiedUser|owns nothing/i);
       expect(requests(route)).toHaveLength(2);
+      expectBackoff(2);
     });
   });
 
@@ -158,6 +176,12 @@ describe('Google faults through the whole server', () => {
         route === 'urlNotifications.publish'
       ) {
         expect(requests(route)).toHaveLength(1);
+        expect(clock.waits).toEqual([]);
+      } else {
+        // A per-minute rate limit on a method that may be sent again: the bounded attempts, backing off.
+        expect(preset).toMatch(/^(user_)?rate_limit_exceeded$/);
+        expect(requests(route)).toHaveLength(4);
+        expectBackoff(4);
       }
     });
 
@@ -196,7 +220,7 @@ describe('the token endpoint', () => {
   beforeEach(() => google.emulator.reset());
   const requests = (route: string) => google.emulator.requests.filter((r) => r.route === route);
   const listSitesOnAFreshServer = async () => {
-    const server = await startInProcess(google.env);
+    const server = await startInProcess(google.env, onTheClock);
     const client = await connectHttp(server.url, { revision: '2026-07-28' });
     try {
       return await client.call('list_sites');
@@ -281,6 +305,7 @@ describe('the token endpoint', () => {
     expect(text(result)).toMatch(/^Google's OAuth token endpoint failed with HTTP 503/);
     expect(text(result)).toMatch(/Nothing was sent to Google, so nothing was changed\./);
     expect(requests('token')).toHaveLength(4);
+    expectBackoff(4);
   });
 });
 
@@ -316,7 +341,7 @@ describe('a Google that does not answer (GSC_GOOGLE_TIMEOUT_MS)', () => {
   beforeAll(async () => {
     google = await startGoogle();
     const config = withDeadline(loadConfig(isolatedEnv({ GSC_HTTP_PORT: '0', ...google.env }), { forceHttp: true }));
-    server = await startInProcess(google.env, [[CONFIG, config]]);
+    server = await startInProcess(google.env, [[CONFIG, config], ...onTheClock]);
     client = await connectHttp(server.url, { revision: '2026-07-28' });
   });
   afterAll(async () => {
@@ -334,6 +359,7 @@ describe('a Google that does not answer (GSC_GOOGLE_TIMEOUT_MS)', () => {
       /^Google did not answer within 0\.3 s \(GSC_GOOGLE_TIMEOUT_MS\) while trying to list the Search Console properties, after 2 attempts\. Nothing was changed\./,
     );
     expect(requests('sites.list')).toHaveLength(2);
+    expectBackoff(2);
   });
 
   it('a sitemap submission is sent once and its outcome called unknown', async () => {
@@ -358,6 +384,7 @@ describe('a Google that does not answer (GSC_GOOGLE_TIMEOUT_MS)', () => {
     google.emulator.setLatency('token', 60_000);
     const fresh = await startInProcess(google.env, [
       [CONFIG, withDeadline(loadConfig(isolatedEnv({ GSC_HTTP_PORT: '0', ...google.env }), { forceHttp: true }))],
+      ...onTheClock,
     ]);
     const other = await connectHttp(fresh.url, { revision: '2025-11-25' });
     try {
@@ -365,6 +392,7 @@ describe('a Google that does not answer (GSC_GOOGLE_TIMEOUT_MS)', () => {
       expect(result.isError).toBe(true);
       expect(text(result)).toMatch(/^Google's OAuth token endpoint did not answer within 0\.3 s \(GSC_GOOGLE_TIMEOUT_MS\)/);
       expect(requests('token')).toHaveLength(2);
+      expectBackoff(2);
       expect(google.emulator.apiRequests()).toHaveLength(0);
     } finally {
       await other.close();

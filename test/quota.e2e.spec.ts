@@ -131,12 +131,14 @@ describe('gsc://quota and GET /admin/quota', () => {
 });
 
 describe("inspect_urls and Google's real 429 (the same body for every limit)", () => {
+  // One manual clock for Google and the server: the batch's one wait is recorded, not waited for.
+  const clock = new ManualClock(new Date());
   let google: TestGoogle;
   let server: InProcessServer;
   let client: TestClient;
   beforeAll(async () => {
-    google = await startGoogle({ quotas: { inspectionPerDayPerProperty: 4 } });
-    server = await startInProcess(google.env);
+    google = await startGoogle({ now: () => clock.now(), quotas: { inspectionPerDayPerProperty: 4 } });
+    server = await startInProcess(google.env, [[Clock, clock]]);
     client = await connectHttp(server.url, { revision: '2026-07-28' });
   });
   afterAll(async () => {
@@ -161,6 +163,8 @@ describe("inspect_urls and Google's real 429 (the same body for every limit)", (
     expect(out.quota).toMatchObject({ likely_limit: 'day', basis: 'rates' });
     expect(out.quota.waited_seconds).toBeGreaterThan(0);
     expect(out.quota.waited_seconds).toBeLessThanOrEqual(60);
+    // One wait, the one the answer tells.
+    expect(clock.waits).toEqual([Math.round(out.quota.waited_seconds * 1000)]);
     const said = text(result);
     expect(said).toContain(
       `If it was the per-minute limit (600), it clears by ${out.quota.minute_resets_at}, within a minute; the daily limit resets at midnight Pacific Time (${out.quota.day_resets_at}, in about`,
@@ -177,6 +181,7 @@ describe("inspect_urls and Google's real 429 (the same body for every limit)", (
     const again = await client.call('inspect_urls', { site_url: OWNED, urls: pages('again', 5) });
     expect(inspections()).toHaveLength(1);
     expect(again.structuredContent).toMatchObject({ stop_reason: 'quota', quota: { likely_limit: 'day', waited_seconds: 0 } });
+    expect(clock.waits).toHaveLength(1);
     // In a later minute the earlier refusal is the reason; in the same minute, the rates argument.
     expect(['refused_earlier', 'rates']).toContain(again.structuredContent!.quota.basis);
     expect(again.structuredContent!.not_inspected).toHaveLength(5);
@@ -247,6 +252,7 @@ describe('across a Pacific midnight (one manual clock for Google and the server)
       quota_remaining: { day: { used: 3, resets_at: '2026-03-03T08:00:00.000Z' } },
     });
     expect(before.structuredContent!.results).toHaveLength(3);
+    expect(clock.waits).toHaveLength(1); // the batch's one bounded wait, on the manual clock (still 23:59 PST)
     const quotaBefore = await readQuota(client);
     expect(quotaBefore.day_resets_at).toBe('2026-03-03T08:00:00.000Z');
     expect(inspectionOf(quotaBefore, OWNED)).toMatchObject({ day: { used: 3, remaining: 0 }, google_refused_at: expect.any(String) });

@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
-import type { Clock } from '../common/clock.js';
+import { ManualClock } from '../../test/support/manual-clock.js';
 import type { Config } from '../config/config.js';
 import { stateKey } from '../state/keys.js';
 import { SqliteStateStore } from '../state/sqlite-state-store.js';
@@ -11,8 +11,7 @@ import { CONNECT_REQUEST_TTL_MS, type ConnectPageHost, ConnectRequests, MAX_LIVE
 const store = new SqliteStateStore(mkdtempSync(join(tmpdir(), 'gsc-connect-requests-')));
 afterAll(() => store.close());
 
-let now = Date.parse('2026-12-03T09:00:00Z');
-const clock: Clock = { now: () => new Date(now) };
+const clock = new ManualClock('2026-12-03T09:00:00Z');
 const config = { http: { host: '127.0.0.1', port: 3000, publicUrl: undefined } } as unknown as Config;
 const READ = 'https://www.googleapis.com/auth/webmasters.readonly';
 
@@ -22,7 +21,7 @@ describe('ConnectRequests', () => {
     const link = await requests.create('Kate@Corp.Example', [READ, 'email']);
     expect(link.url).toMatch(/^http:\/\/127\.0\.0\.1:3000\/connect\/google\?request=[A-Za-z0-9_-]{32}$/);
     expect(link.url).not.toMatch(/kate/i);
-    expect(link.expiresAt.getTime()).toBe(now + CONNECT_REQUEST_TTL_MS);
+    expect(link.expiresAt.getTime()).toBe(clock.now().getTime() + CONNECT_REQUEST_TTL_MS);
     const request = await requests.find(new URL(link.url).searchParams.get('request')!);
     expect(request).toMatchObject({ principal: 'kate@corp.example', scopes: ['openid', 'email', READ] });
   });
@@ -40,7 +39,7 @@ describe('ConnectRequests', () => {
     expect(await requests.check(id)).toEqual({ ok: false, reason: 'used' });
     expect(settled).toEqual([id]);
     const two = new URL((await requests.create('local', [READ])).url).searchParams.get('request')!;
-    now += CONNECT_REQUEST_TTL_MS;
+    clock.advance(CONNECT_REQUEST_TTL_MS);
     expect(await requests.check(two)).toEqual({ ok: false, reason: 'expired' });
     expect(await requests.check('x'.repeat(32))).toEqual({ ok: false, reason: 'unknown' });
     expect(await requests.check('../../etc')).toEqual({ ok: false, reason: 'unknown' });
@@ -76,7 +75,7 @@ describe('ConnectRequests', () => {
     expect(denied).toMatchObject({ tool: 'list_sites', via: 'dialog' });
     expect(await requests.markEnded(denied, 'denied')).toBe(true);
     expect(await requests.check(denied.id)).toEqual({ ok: false, reason: 'denied' });
-    expect((await requests.peek(denied.id))?.ended).toEqual({ outcome: 'denied', at: new Date(now).toISOString() });
+    expect((await requests.peek(denied.id))?.ended).toEqual({ outcome: 'denied', at: clock.now().toISOString() });
     // Allowed in another browser after the no: the link is spent, nothing more is stored through it.
     expect(await requests.markUsed(denied)).toBe(false);
     const used = (await requests.find((await requests.create('gil@corp.example', [READ])).id))!;

@@ -93,6 +93,34 @@ describe('SharedRefresher', () => {
     expect(token.access_token).toBe('ya29.after-the-ghost');
   });
 
+  it('a waiter does not break a lock left with its whole life (the deadline plus 5 s), and refreshes once itself after it', async () => {
+    // Fake time: the wait of a whole lock life is stepped through, not waited for (the SQLite store reads Date.now() too).
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+    try {
+      const [a] = processes(1, 1000);
+      const grant = storedGrant({ principal: 'ghost@corp.example', googleSub: '36' });
+      await a.grants.save(grant);
+      const life = 1000 + 5000;
+      expect(await a.store.claim(stateKey('grantRefresh', encodeURIComponent(grant.principal), grant.googleSub), life)).toBe(true);
+      let calls = 0;
+      let settled = false;
+      const token = a.refresher.for(grant)(grant.refreshToken, () => {
+        calls += 1;
+        return Promise.resolve(fresh('ya29.after-the-whole-life'));
+      });
+      void token.finally(() => (settled = true)).catch(() => undefined);
+      await jest.advanceTimersByTimeAsync(life - 200);
+      // The lock still lives: nobody asked Google, and the waiter has not given up.
+      expect(calls).toBe(0);
+      expect(settled).toBe(false);
+      await jest.advanceTimersByTimeAsync(400);
+      expect((await token).access_token).toBe('ya29.after-the-whole-life');
+      expect(calls).toBe(1);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it('keeps a refresh token Google rotated in the grant it refreshed', async () => {
     const [a, b] = processes(2);
     const grant = storedGrant({ principal: 'rotate@corp.example', googleSub: '33' });

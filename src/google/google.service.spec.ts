@@ -7,7 +7,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { GoogleAuthService } from './google-auth.service.js';
-import { Clock } from '../common/clock.js';
+import { ManualClock } from '../../test/support/manual-clock.js';
 import { type Config, loadConfig } from '../config/config.js';
 import { GoogleApiError, type GoogleErrorFacts, type GoogleErrorKind } from './google-error.js';
 import type { GoogleMethod } from './google-methods.js';
@@ -44,15 +44,13 @@ const key = {
   universe_domain: 'googleapis.com',
 };
 
-/** Waits nothing between attempts, and remembers what it was asked to wait. */
-class InstantGoogleService extends GoogleService {
-  readonly waits: number[] = [];
+/** Waits nothing between attempts and remembers what it was asked to wait (the test clock), with a hook inside the wait. */
+class InstantClock extends ManualClock {
   /** Called during the next wait, before it ends (e.g. to abort a signal there). */
   duringWait?: () => void;
-  protected override async pause(ms: number, signal?: AbortSignal): Promise<boolean> {
-    this.waits.push(ms);
+  override async sleep(ms: number, signal?: AbortSignal): Promise<void> {
     this.duringWait?.();
-    return !signal?.aborted;
+    return super.sleep(ms, signal);
   }
 }
 
@@ -76,8 +74,9 @@ function serviceFor(google: ScriptedGoogle, credential: CredentialSetup = 'servi
   const config: Config = { ...base, google: { ...base.google, timeoutMs } };
   const auth = new GoogleAuthService(config);
   auth.useScopes(SCOPES);
-  const service = new InstantGoogleService(auth, config, new Clock());
-  return { service, waits: service.waits };
+  const clock = new InstantClock(new Date());
+  const service = new GoogleService(auth, config, clock);
+  return { service, clock, waits: clock.waits };
 }
 
 /** One sample request per method, as the domain services send it. */
@@ -721,7 +720,7 @@ describe('GoogleService: answers that are data', () => {
   });
 
   it('a cancelled call is not sent, and a failure is not sent again once the signal aborts during the wait', async () => {
-    const { service } = serviceFor(google);
+    const { service, clock } = serviceFor(google);
     const aborted = new AbortController();
     aborted.abort();
     await expect(
@@ -734,7 +733,7 @@ describe('GoogleService: answers that are data', () => {
       reply.json(200, { siteEntry: [] }),
     );
     const cancelling = new AbortController();
-    service.duringWait = () => cancelling.abort();
+    clock.duringWait = () => cancelling.abort();
     const error = (await service
       .call({ method: 'sites.list', action: 'list the properties' }, REQUESTS['sites.list'], { signal: cancelling.signal })
       .catch((e: unknown) => e)) as GoogleApiError;

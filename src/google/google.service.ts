@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { searchconsole_v1 } from '@googleapis/searchconsole';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { OAuth2Client } from 'google-auth-library';
@@ -174,10 +173,10 @@ export class GoogleService {
     }
   }
 
-  /** Waits before sending again; false when the signal aborted the wait (a seam, so that specs need not wait). */
-  protected async pause(ms: number, signal?: AbortSignal): Promise<boolean> {
+  /** Waits before sending again, through the Clock (so that tests need not wait); false when the signal aborted the wait. */
+  private async pause(ms: number, signal?: AbortSignal): Promise<boolean> {
     try {
-      await sleep(ms, undefined, signal ? { signal } : undefined);
+      await this.clock.sleep(ms, signal);
       return true;
     } catch {
       return false;

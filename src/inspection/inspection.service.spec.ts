@@ -18,7 +18,7 @@ describe('InspectionService', () => {
   it('inspect sends the URL, the property and the language, returns the inspectionResult, and counts it', async () => {
     kit = ledgerKit();
     const google = new FakeGoogle().on('urlInspection.index.inspect', { inspectionResult: { indexStatusResult: { verdict: 'PASS' } } });
-    expect(await new InspectionService(google.service, kit.ledger).inspect(PROPERTY, page(1), 'fr')).toEqual({
+    expect(await new InspectionService(google.service, kit.ledger, kit.clock).inspect(PROPERTY, page(1), 'fr')).toEqual({
       result: { indexStatusResult: { verdict: 'PASS' } },
       counted: true,
     });
@@ -32,7 +32,7 @@ describe('InspectionService', () => {
     const increment = jest
       .spyOn(kit.store, 'increment')
       .mockRejectedValue(new StateUnavailableError('redis://127.0.0.1:6379', 'connect ECONNREFUSED 127.0.0.1:6379'));
-    const outcome = await new InspectionService(google.service, kit.ledger).inspect(PROPERTY, page(1));
+    const outcome = await new InspectionService(google.service, kit.ledger, kit.clock).inspect(PROPERTY, page(1));
     increment.mockRestore();
     expect(outcome).toEqual({ result: { indexStatusResult: { verdict: 'PASS' } }, counted: false });
     expect(google.calls).toHaveLength(1);
@@ -44,7 +44,7 @@ describe('InspectionService', () => {
     const google = new FakeGoogle().on('urlInspection.index.inspect', () => {
       throw googleError('invalid', { status: 400 });
     });
-    const service = new InspectionService(google.service, kit.ledger);
+    const service = new InspectionService(google.service, kit.ledger, kit.clock);
     await expect(service.inspect(PROPERTY, page(1))).rejects.toThrow(/refused/);
     expect((await kit.ledger.snapshot(scope))!.day.used).toBe(0);
     google.on('urlInspection.index.inspect', { inspectionResult: {} });
@@ -61,7 +61,9 @@ describe('InspectionService', () => {
       'urlInspection.index.inspect',
       googleError('quota', { status: 429, quota: {} }, "Google's quota is exhausted."),
     );
-    const error = (await new InspectionService(google.service, kit.ledger).inspect(PROPERTY, page(1)).catch((e: unknown) => e)) as Error;
+    const error = (await new InspectionService(google.service, kit.ledger, kit.clock)
+      .inspect(PROPERTY, page(1))
+      .catch((e: unknown) => e)) as Error;
     expect(error.message).toMatch(
       /^Google's daily quota is most likely exhausted, so it refused to inspect https:\/\/www\.example\.com\/p1 in https:\/\/www\.example\.com\/: ".*"\. Nothing was changed\. Google's answer does not say which limit was hit\. URL Inspection allows 600 inspections per minute and 2 000 per day per property\. This server counted 0 inspections of https:\/\/www\.example\.com\/ in the current minute and 0 today/,
     );
@@ -74,7 +76,7 @@ describe('InspectionService', () => {
   it('inspectMany sends within the daily budget only and lists the rest', async () => {
     kit = ledgerKit('2026-03-02T18:00:00Z', { inspectionPerDay: 3 });
     const google = new FakeGoogle().on('urlInspection.index.inspect', { inspectionResult: {} });
-    const batch = await new InspectionService(google.service, kit.ledger).inspectMany(PROPERTY, [0, 1, 2, 3, 4].map(page), {
+    const batch = await new InspectionService(google.service, kit.ledger, kit.clock).inspectMany(PROPERTY, [0, 1, 2, 3, 4].map(page), {
       concurrency: 1,
     });
     expect(states(batch.items)).toEqual(['done', 'done', 'done', 'not:daily_budget', 'not:daily_budget']);
@@ -92,7 +94,7 @@ describe('InspectionService', () => {
       }
       return { inspectionResult: {} };
     });
-    const batch = await new InspectionService(google.service, kit.ledger).inspectMany(PROPERTY, [0, 1, 2, 3, 4, 5].map(page), {
+    const batch = await new InspectionService(google.service, kit.ledger, kit.clock).inspectMany(PROPERTY, [0, 1, 2, 3, 4, 5].map(page), {
       concurrency: 1,
     });
     expect(states(batch.items)).toEqual(['done', 'done', 'not:quota', 'not:quota', 'not:quota', 'not:quota']);
@@ -103,7 +105,9 @@ describe('InspectionService', () => {
     expect(batch.quota!.refusedToday?.likelyLimit).toBe('day');
 
     // The next batch knows: it starts with a single probe and no wait.
-    const next = await new InspectionService(google.service, kit.ledger).inspectMany(PROPERTY, [6, 7, 8].map(page), { concurrency: 3 });
+    const next = await new InspectionService(google.service, kit.ledger, kit.clock).inspectMany(PROPERTY, [6, 7, 8].map(page), {
+      concurrency: 3,
+    });
     expect(states(next.items)).toEqual(['not:quota', 'not:quota', 'not:quota']);
     expect(google.calls).toHaveLength(5);
     expect(next.waitedMs).toBe(0);
@@ -113,7 +117,9 @@ describe('InspectionService', () => {
     kit = ledgerKit();
     await kit.ledger.noteRefusal(scope, 'day');
     const google = new FakeGoogle().on('urlInspection.index.inspect', { inspectionResult: {} });
-    const batch = await new InspectionService(google.service, kit.ledger).inspectMany(PROPERTY, [0, 1, 2].map(page), { concurrency: 3 });
+    const batch = await new InspectionService(google.service, kit.ledger, kit.clock).inspectMany(PROPERTY, [0, 1, 2].map(page), {
+      concurrency: 3,
+    });
     expect(states(batch.items)).toEqual(['done', 'done', 'done']);
     expect(batch.stop).toBeUndefined();
     expect(batch.quota!.refusedToday).toBeUndefined();
@@ -124,7 +130,7 @@ describe('InspectionService', () => {
     const controller = new AbortController();
     const google = new FakeGoogle().on('urlInspection.index.inspect', () => ({ inspectionResult: {} }));
     const settled: string[] = [];
-    const batch = await new InspectionService(google.service, kit.ledger).inspectMany(PROPERTY, [0, 1, 2, 3, 4].map(page), {
+    const batch = await new InspectionService(google.service, kit.ledger, kit.clock).inspectMany(PROPERTY, [0, 1, 2, 3, 4].map(page), {
       concurrency: 1,
       signal: controller.signal,
       onSettled: (url, _item, count) => {
@@ -149,7 +155,9 @@ describe('InspectionService', () => {
       }
       return { inspectionResult: {} };
     });
-    const batch = await new InspectionService(google.service, kit.ledger).inspectMany(PROPERTY, [0, 1, 2].map(page), { concurrency: 2 });
+    const batch = await new InspectionService(google.service, kit.ledger, kit.clock).inspectMany(PROPERTY, [0, 1, 2].map(page), {
+      concurrency: 2,
+    });
     expect(states(batch.items)).toEqual(['done', 'failed', 'done']);
     expect(batch.quota!.day.used).toBe(2);
   });

@@ -1,5 +1,6 @@
 import type { searchconsole_v1 } from '@googleapis/searchconsole';
 import { Injectable } from '@nestjs/common';
+import { Clock } from '../common/clock.js';
 import { UserFacingError } from '../common/user-facing-error.js';
 import { CallCancelledError, GoogleApiError, type GoogleOperation } from '../google/google-error.js';
 import { GoogleService } from '../google/google.service.js';
@@ -61,6 +62,7 @@ export class InspectionService {
   constructor(
     private readonly google: GoogleService,
     private readonly ledger: QuotaLedger,
+    private readonly clock: Clock,
   ) {}
 
   /**
@@ -93,7 +95,7 @@ export class InspectionService {
   async inspectMany(property: string, urls: readonly string[], options: BatchOptions = {}): Promise<BatchResult> {
     const scope: QuotaScope = { kind: 'inspection', property };
     const before = await this.ledger.snapshot(scope);
-    const gate = new QuotaGate(options.signal, before?.refusedToday?.likelyLimit === 'day');
+    const gate = new QuotaGate(this.clock, options.signal, before?.refusedToday?.likelyLimit === 'day');
     let verdict: QuotaVerdict | undefined;
     let settled = 0;
 

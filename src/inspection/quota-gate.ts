@@ -6,7 +6,7 @@
 // clear"). A batch that starts knowing Google refused this property earlier
 // today begins with a probe and no wait.
 
-import { setTimeout as sleep } from 'node:timers/promises';
+import type { Clock } from '../common/clock.js';
 
 export type GateState = 'open' | 'waiting' | 'needs_probe' | 'probing' | 'stopped';
 export type StopReason = 'quota' | 'daily_budget' | 'cancelled';
@@ -22,6 +22,8 @@ export class QuotaGate {
   #waitedMs = 0;
 
   constructor(
+    /** The wait passes on this clock (real time in production; a test clock records it). */
+    private readonly clock: Pick<Clock, 'sleep'>,
     private readonly signal: AbortSignal | undefined,
     /** Google refused this scope earlier today: the first request is a probe, and no wait is left. */
     probeFirst = false,
@@ -84,7 +86,7 @@ export class QuotaGate {
     const ms = await waitMs();
     this.#waitedMs = ms;
     try {
-      await sleep(ms, undefined, this.signal ? { signal: this.signal } : undefined);
+      await this.clock.sleep(ms, this.signal);
     } catch {
       this.stop('cancelled');
       return false;

@@ -4,6 +4,8 @@
  */
 export class ManualClock {
   private millis: number;
+  /** Every wait the product asked for through sleep(), in order (milliseconds). */
+  readonly waits: number[] = [];
 
   constructor(start: Date | string = '2026-03-02T09:00:00Z') {
     this.millis = new Date(start).getTime();
@@ -24,5 +26,18 @@ export class ManualClock {
 
   set(instant: Date | string): void {
     this.millis = new Date(instant).getTime();
+  }
+
+  /**
+   * Clock.sleep without the waiting: the wait is recorded and the clock moved on by it, and it
+   * ends at once — rejected with an AbortError, like the real one, when the signal has aborted.
+   */
+  async sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    this.waits.push(ms);
+    await Promise.resolve();
+    if (signal?.aborted) {
+      throw new DOMException('The operation was aborted', 'AbortError');
+    }
+    this.advance(ms);
   }
 }

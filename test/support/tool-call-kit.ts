@@ -111,7 +111,7 @@ export class ToolCallKit {
     };
     this.dispatcher = new ToolDispatcher(pipeline as unknown as CallPipeline);
     const verification = new VerificationService(this.google.service);
-    const inspection = new InspectionService(this.google.service, new QuotaLedger(this.store, this.clock, GOOGLE_QUOTA_LIMITS));
+    const inspection = new InspectionService(this.google.service, new QuotaLedger(this.store, this.clock, GOOGLE_QUOTA_LIMITS), this.clock);
     for (const instance of [
       new SitesTools(new SitesService(this.google.service, verification)),
       new SitemapsTools(new SitemapsService(this.google.service)),
