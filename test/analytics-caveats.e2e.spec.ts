@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { seededRandom } from './support/seeded-random.js';
 import { Clock } from '../src/common/clock.js';
+import { StandingClock } from './support/manual-clock.js';
 import { SEED_PROPERTIES } from '../src/emulator/emulator-seed.js';
 import { addDays } from '../src/analytics/pacific-period.js';
 import { text, type ToolResult } from './support/clients.js';
@@ -22,7 +23,7 @@ const TOOL = 'query_search_analytics';
 const NOW = new Date('2026-12-05T20:00:00Z');
 const OLD = { start_date: '2026-11-01', end_date: '2026-11-14' };
 
-const { google, client } = useStack({ google: { now: () => NOW }, overrides: [[Clock, { now: () => NOW }]] });
+const { google, client } = useStack({ google: { now: () => NOW }, overrides: [[Clock, new StandingClock(() => NOW)]] });
 const ask = (args: Record<string, unknown>) => client.call(TOOL, { site_url: OWNED, ...args });
 const bodies = () =>
   google.emulator
@@ -206,7 +207,11 @@ describe('a list of anomalies of your own (GSC_ANOMALIES_FILE)', () => {
       ],
     }),
   );
-  const own = useStack({ google: { now: () => NOW }, env: { GSC_ANOMALIES_FILE: file }, overrides: [[Clock, { now: () => NOW }]] });
+  const own = useStack({
+    google: { now: () => NOW },
+    env: { GSC_ANOMALIES_FILE: file },
+    overrides: [[Clock, new StandingClock(() => NOW)]],
+  });
 
   it('replaces the built-in list: its entries apply to their search types only, an open one to the window end', async () => {
     const image = await own.client.call(TOOL, { site_url: OWNED, ...OLD, type: 'image' });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { Clock } from '../src/common/clock.js';
+import { StandingClock } from './support/manual-clock.js';
 import { SEED_PROPERTIES } from '../src/emulator/emulator-seed.js';
 import { text } from './support/clients.js';
 import { directRows, directSearchConsole, type DirectRow } from './support/direct-google.js';
@@ -13,7 +14,7 @@ const TOOL = 'query_search_analytics';
 // (and the emulator) is still collecting 2026-03-18 onwards, and final data ends on 03-17.
 const NOW = new Date('2026-03-20T19:00:00Z');
 
-const { google, client, legacy } = useStack({ google: { now: () => NOW }, overrides: [[Clock, { now: () => NOW }]] });
+const { google, client, legacy } = useStack({ google: { now: () => NOW }, overrides: [[Clock, new StandingClock(() => NOW)]] });
 
 const ask = (args: Record<string, unknown>) => client.call(TOOL, { site_url: OWNED, ...args });
 const bodies = () =>

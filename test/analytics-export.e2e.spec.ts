@@ -1,6 +1,7 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Clock } from '../src/common/clock.js';
+import { StandingClock } from './support/manual-clock.js';
 import { SEED_PROPERTIES } from '../src/emulator/emulator-seed.js';
 import { connectHttp, text, type TestClient } from './support/clients.js';
 import { directRows, directSearchConsole, type DirectRow } from './support/direct-google.js';
@@ -21,7 +22,7 @@ const WINDOW = { start_date: '2026-10-31', end_date: '2026-11-27' };
 const SEEDED_SHARE = 0.25;
 const { google, client, legacy, server } = useStack({
   google: { now: () => NOW, analytics: { anonymizedShare: { [SEED_PROPERTIES.owned]: SEEDED_SHARE } } },
-  overrides: [[Clock, { now: () => NOW }]],
+  overrides: [[Clock, new StandingClock(() => NOW)]],
 });
 
 const rowBodies = () =>
@@ -397,7 +398,7 @@ describe('exports live in the state store, not in a process', () => {
     redis = await startRedisServer();
     for (let i = 0; i < 2; i++) {
       const replica = await startInProcess({ ...google.env, GSC_REDIS_URL: redis.url, GSC_HTTP_TOKEN: TOKEN }, [
-        [Clock, { now: () => NOW }],
+        [Clock, new StandingClock(() => NOW)],
       ]);
       servers.push(replica);
       clients.push(await connectHttp(replica.url, { revision: '2026-07-28' }, { authorization: `Bearer ${TOKEN}` }));
@@ -423,7 +424,7 @@ describe('exports live in the state store, not in a process', () => {
     });
     const down = await startInProcess(
       { ...google.env, GSC_REDIS_URL: `redis://127.0.0.1:${closed}/0`, GSC_APPROVAL_SECRET: 'a'.repeat(40) },
-      [[Clock, { now: () => NOW }]],
+      [[Clock, new StandingClock(() => NOW)]],
     );
     const c = await connectHttp(down.url, { revision: '2026-07-28' });
     try {

@@ -16,6 +16,7 @@
 
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { Clock } from '../src/common/clock.js';
+import { StandingClock } from './support/manual-clock.js';
 import { SEED_PROPERTIES } from '../src/emulator/emulator-seed.js';
 import { text, type ToolResult } from './support/clients.js';
 import { useStack } from './support/stack.js';
@@ -27,7 +28,7 @@ const TOOL = 'query_search_analytics';
 const NOW = new Date('2026-03-20T19:00:00Z');
 const OLD = { start_date: '2026-02-01', end_date: '2026-02-14' };
 
-const { google, client, legacy } = useStack({ google: { now: () => NOW }, overrides: [[Clock, { now: () => NOW }]] });
+const { google, client, legacy } = useStack({ google: { now: () => NOW }, overrides: [[Clock, new StandingClock(() => NOW)]] });
 
 interface Case {
   readonly name: string;

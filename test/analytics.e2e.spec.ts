@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { Clock } from '../src/common/clock.js';
+import { StandingClock } from './support/manual-clock.js';
 import { SEED_PROPERTIES } from '../src/emulator/emulator-seed.js';
 import { text, type ToolResult } from './support/clients.js';
 import { useStack } from './support/stack.js';
@@ -14,7 +15,7 @@ let now = BOUNDARY;
 
 const { google, client, legacy } = useStack({
   google: { now: () => now },
-  overrides: [[Clock, { now: () => now }]],
+  overrides: [[Clock, new StandingClock(() => now)]],
   beforeEach: () => {
     now = BOUNDARY;
   },

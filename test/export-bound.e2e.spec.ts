@@ -8,6 +8,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Clock } from '../src/common/clock.js';
+import { StandingClock } from './support/manual-clock.js';
 import { encodeRow } from '../src/analytics/export-format.js';
 import { SEED_PROPERTIES } from '../src/emulator/emulator-seed.js';
 import { connectHttp, text, type TestClient } from './support/clients.js';
@@ -30,7 +31,7 @@ beforeAll(async () => {
 afterAll(() => google?.emulator.close());
 
 async function boot(env: Record<string, string>): Promise<InProcessServer> {
-  return startInProcess({ ...google.env, ...env }, [[Clock, { now: () => NOW }]]);
+  return startInProcess({ ...google.env, ...env }, [[Clock, new StandingClock(() => NOW)]]);
 }
 
 const exportUris = async (c: TestClient) =>

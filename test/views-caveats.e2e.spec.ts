@@ -10,6 +10,7 @@ import { Client as V2Client, StreamableHTTPClientTransport as V2HttpTransport } 
 import { RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps';
 import type { Browser, Locator } from 'playwright-core';
 import { Clock } from '../src/common/clock.js';
+import { StandingClock } from './support/manual-clock.js';
 import { SEED_PROPERTIES } from '../src/emulator/emulator-seed.js';
 import { PERFORMANCE_VIEW } from '../src/tools/view-uris.js';
 import { startGoogle, type TestGoogle } from './support/google.js';
@@ -30,7 +31,7 @@ let html: string;
 
 beforeAll(async () => {
   google = await startGoogle({ now: () => NOW });
-  server = await startInProcess(google.env, [[Clock, { now: () => NOW }]]);
+  server = await startInProcess(google.env, [[Clock, new StandingClock(() => NOW)]]);
   client = new V2Client(
     { name: 'gsc-view-host', version: '1.0.0' },
     {

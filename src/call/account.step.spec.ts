@@ -73,6 +73,7 @@ describe('AccountStep', () => {
     expect(out).toEqual({
       structured: { ok: true, google_account: 'bob@example.com', site_url: 'sc-domain:example.com' },
       text: 'As bob@example.com on sc-domain:example.com:\ndone',
+      heading: 'As bob@example.com on sc-domain:example.com:',
     });
     expect(audit).toEqual([{ event: 'google_call', google_account: 'bob@example.com' }]);
     expect(() => call.settle({ account: { kind: 'none' } })).toThrow('settled once');

@@ -41,3 +41,21 @@ export class ManualClock {
     this.advance(ms);
   }
 }
+
+/**
+ * A clock standing where `at` says (a suite's fixed "now", or one it moves itself), with ManualClock's waits: recorded,
+ * and over at once. For suites that stand on a date rather than step through time.
+ */
+export class StandingClock extends ManualClock {
+  constructor(private readonly at: () => Date) {
+    super();
+  }
+
+  override now(): Date {
+    return this.at();
+  }
+
+  override seconds(): number {
+    return Math.floor(this.at().getTime() / 1000);
+  }
+}
