@@ -42,7 +42,11 @@ async function main(): Promise<void> {
     // Loaded after the configuration is valid, so a bad setting never pays for Nest.
     if (config.transport === 'http') {
       const [{ startHttpServer }, { exitOnSignals }] = await Promise.all([import('./http-server.js'), import('./server-lifecycle.js')]);
-      exitOnSignals((await startHttpServer(config)).stop);
+      // The handlers go in before the server listens: a SIGTERM just after the start-up line (a pod stopped as
+      // it starts) is then a graceful stop once started, never Node's default of dying mid-start.
+      const started = startHttpServer(config);
+      exitOnSignals(() => started.then(({ stop }) => stop()));
+      await started;
     } else {
       await (await import('./stdio-server.js')).startStdioServer(config);
     }

@@ -60,6 +60,10 @@ export async function startHttpServer(config: Config, logger = new StderrLogger(
       app.getHttpServer().close();
       await drain(app.get(ToolDispatcher));
       await answered;
+      // Every request is answered (or past its grace): what is still open carries none — a kept-alive
+      // connection, or one a client or load balancer opened and never used, which close() alone would wait
+      // for until its peer drops it (tens of seconds, past a pod's grace period).
+      app.getHttpServer().closeAllConnections();
       await app.close();
       await telemetry()?.shutdown();
     })());

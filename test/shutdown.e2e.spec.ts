@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { SEED_PROPERTIES } from '../src/emulator/emulator-seed.js';
 import { connectHttp } from './support/clients.js';
@@ -34,5 +35,19 @@ describe('graceful shutdown (SIGTERM)', () => {
     await modern.close().catch(() => undefined);
     await legacy.close().catch(() => undefined);
     google.emulator.clearFaults();
+  });
+
+  it('does not wait for a connection that never sent a request: the server closes it and exits 0', async () => {
+    const server = await spawnHttpBinary(google.env);
+    const { port } = new URL(server.url);
+    // A client's or load balancer's spare connection: open, and silent. SIGTERM comes right after the start-up line.
+    const socket = connect(Number(port), '127.0.0.1');
+    socket.on('error', () => undefined); // the server may reset it rather than end it
+    await new Promise((connected) => socket.once('connect', connected));
+    const closedByServer = new Promise<boolean>((resolve) => socket.once('close', () => resolve(true)));
+    const exited = new Promise<number | null>((resolve) => server.process.on('exit', (code) => resolve(code)));
+    server.process.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(await closedByServer).toBe(true);
   });
 });
