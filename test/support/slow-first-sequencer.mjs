@@ -4,7 +4,7 @@
 // Jest's own sequencer knows each suite's duration only from an earlier run on this machine
 // (its cache); on a fresh clone, as in CI, it falls back to file size, which says little here: the
 // 20-second replica test is one of the shortest files. So a suite jest has no time for is given the
-// estimate below when it has one (measured alone; they only need to be right in order of magnitude),
+// estimate below when it has one (measured in a whole run; they only need to be right in order of magnitude),
 // else a time from its size and kind (a process-level suite starts servers, a unit suite does not).
 // A suite that failed last time still goes first, as with jest's own.
 import TestSequencerModule from '@jest/test-sequencer';
@@ -12,15 +12,16 @@ import TestSequencerModule from '@jest/test-sequencer';
 // A CommonJS module: Node's import gives its `default`, jest's module loader the whole exports object.
 const TestSequencer = TestSequencerModule.default ?? TestSequencerModule;
 
-/** Seconds, measured alone on 2 cores (test/support/slowest-suites-reporter.mjs prints the current ones). */
+/** Seconds, measured in a whole `npm test` on 2 cores (test/support/slowest-suites-reporter.mjs prints the current ones). */
 export const KNOWN = {
-  'test/dockerfile.e2e.spec.ts': 55,
-  'test/company-backend.e2e.spec.ts': 50,
-  'test/property-resolution.e2e.spec.ts': 28,
-  'test/google-faults.e2e.spec.ts': 25,
+  'test/dockerfile.e2e.spec.ts': 45,
+  'test/company-backend.e2e.spec.ts': 40,
+  'test/property-resolution.e2e.spec.ts': 30,
   'test/replicas-load.e2e.spec.ts': 22,
-  'test/long-jobs.e2e.spec.ts': 18,
-  'test/package.e2e.spec.ts': 17,
+  'test/config-errors.e2e.spec.ts': 15,
+  'test/long-jobs.e2e.spec.ts': 14,
+  'test/views.e2e.spec.ts': 14,
+  'test/package.e2e.spec.ts': 10,
 };
 
 export default class SlowFirstSequencer extends TestSequencer {
