@@ -212,7 +212,18 @@ export default tseslint.config(
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+      // The four programs named (not projectService, which finds them itself): ~20 % less CPU for the same
+      // checks on this repository (61–66 s against 74–81 s on 2 cores), the largest single cost of npm test's checks.
+      // A TypeScript file in none of them is an error here: give it a tsconfig.
+      parserOptions: {
+        project: [
+          './tsconfig.json',
+          './src/views/app/tsconfig.json',
+          './test/support/views-host/tsconfig.json',
+          './examples/company-backend/tsconfig.json',
+        ],
+        tsconfigRootDir: import.meta.dirname,
+      },
     },
     linterOptions: { reportUnusedDisableDirectives: 'error' },
     rules: {
