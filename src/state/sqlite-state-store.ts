@@ -249,26 +249,28 @@ export class SqliteStateStore implements StateStore {
   }
 
   read(stream: string, options: { after?: string; limit?: number } = {}): Promise<StreamEntry[]> {
-    return settle(() => {
-      checkName(stream, 'stream');
-      const [ms, seq] = options.after === undefined ? MIN_ID : parseEntryId(options.after);
-      const limit = checkLimit(options.limit);
-      if (limit === 0) {
-        return [];
-      }
-      return this.run(false, (s, now) => toEntries(s.readAfter.all(stream, now, ms, seq, limit ?? -1)));
-    });
+    return this.readRange(stream, 'readAfter', options.after ?? MIN_ID, options.limit);
   }
 
   readLatest(stream: string, options: { before?: string; limit?: number } = {}): Promise<StreamEntry[]> {
+    return this.readRange(stream, 'readBefore', options.before ?? MAX_ID, options.limit);
+  }
+
+  /** Entries after (or, newest first, before) `from`, an entry id or the stream's end. */
+  private readRange(
+    stream: string,
+    statement: 'readAfter' | 'readBefore',
+    from: string | [number, number],
+    limit: number | undefined,
+  ): Promise<StreamEntry[]> {
     return settle(() => {
       checkName(stream, 'stream');
-      const [ms, seq] = options.before === undefined ? MAX_ID : parseEntryId(options.before);
-      const limit = checkLimit(options.limit);
-      if (limit === 0) {
+      const [ms, seq] = typeof from === 'string' ? parseEntryId(from) : from;
+      const max = checkLimit(limit);
+      if (max === 0) {
         return [];
       }
-      return this.run(false, (s, now) => toEntries(s.readBefore.all(stream, now, ms, seq, limit ?? -1)));
+      return this.run(false, (s, now) => toEntries(s[statement].all(stream, now, ms, seq, max ?? -1)));
     });
   }
 
