@@ -46,8 +46,11 @@ export interface ConnectedGoogle {
 }
 
 /** `desktop`: a Desktop OAuth client, which Google lets redirect to any loopback port (stdio's page server); grants are then only made through the connect page. */
-export async function startConnectedGoogle(type: 'web' | 'desktop' = 'web'): Promise<ConnectedGoogle> {
-  const emulator = await GoogleEmulator.start();
+export async function startConnectedGoogle(
+  type: 'web' | 'desktop' = 'web',
+  options: Parameters<typeof GoogleEmulator.start>[0] = {},
+): Promise<ConnectedGoogle> {
+  const emulator = await GoogleEmulator.start(options);
   emulator.registerOAuthClient({ ...OAUTH_CLIENT, redirectUris: type === 'web' ? [REDIRECT] : [], type });
   return {
     emulator,
