@@ -112,12 +112,25 @@ function stdioHarness(): Harness {
   };
 }
 
-/** What the quota ledger in a state folder counted for the property today, read as another process would. */
-async function ledgerCount(dir: string): Promise<number> {
+/**
+ * What the quota ledger in a state folder counted for the property, read as another process would: on the
+ * Pacific day the call began and, when the run crossed Pacific midnight since (08:00 UTC in winter), on the new
+ * day too — a reservation stays on the day it was taken.
+ */
+async function ledgerCount(dir: string, since: Date): Promise<number> {
   const store = createStateStore({ kind: 'sqlite', dir });
   try {
-    const snapshot = await new QuotaLedger(store, new Clock(), GOOGLE_QUOTA_LIMITS).snapshot({ kind: 'inspection', property: OWNED });
-    return snapshot!.day.used;
+    const days = new Map<number, number>();
+    for (const at of [since, new Date()]) {
+      const clock = new (class extends Clock {
+        override now(): Date {
+          return at;
+        }
+      })();
+      const { day } = (await new QuotaLedger(store, clock, GOOGLE_QUOTA_LIMITS).snapshot({ kind: 'inspection', property: OWNED }))!;
+      days.set(day.resetsAt.getTime(), day.used);
+    }
+    return [...days.values()].reduce((a, b) => a + b, 0);
   } finally {
     await store.close();
   }
@@ -185,6 +198,7 @@ describe.each([
     google.emulator.injectFault({ route: 'urlInspection.index.inspect', kind: 'hang', times: 5 });
     const controller = new AbortController();
     const notes: Progress[] = [];
+    const since = new Date();
     const call = callTool(
       client,
       'inspect_urls',
@@ -214,7 +228,7 @@ describe.each([
     // The calls already sent finished and were recorded: the ledger counts exactly those Google answered.
     const answered = sent.filter((r) => r.status === 200).length;
     expect(answered).toBeGreaterThanOrEqual(5);
-    expect(await ledgerCount(dir)).toBe(answered);
+    expect(await ledgerCount(dir, since)).toBe(answered);
   });
 });
 
