@@ -14,6 +14,7 @@ import {
   StateUnavailableError,
   type StreamEntry,
 } from './state-store.js';
+import { GroupCommit } from './group-commit.js';
 
 /** The database file inside the state folder. */
 export const SQLITE_FILE = 'state.sqlite';
@@ -118,6 +119,10 @@ export class SqliteStateStore implements StateStore {
   private statements: Statements | undefined;
   private closed = false;
   private lastPurge = 0;
+  /** Unsynced appends of one turn of the event loop share a transaction: they guard nothing, and each commit is a WAL write. */
+  private readonly unsyncedAppends = new GroupCommit<PendingAppend, string[]>((appends) =>
+    this.transaction((s, now) => appends.map((append) => appendIn(s, now, append)), false),
+  );
 
   constructor(readonly dir: string) {
     this.description = `SQLite in ${dir}`;
@@ -213,38 +218,19 @@ export class SqliteStateStore implements StateStore {
   appendMany(stream: string, values: readonly string[], options: AppendOptions = {}): Promise<string[]> {
     return settle(() => {
       checkName(stream, 'stream');
-      const maxLength = checkMaxLength(options.maxLength);
-      const ttl = options.ttlMs === undefined ? undefined : checkTtl(options.ttlMs);
+      const append: PendingAppend = {
+        stream,
+        values,
+        maxLength: checkMaxLength(options.maxLength),
+        ttl: options.ttlMs === undefined ? undefined : checkTtl(options.ttlMs),
+      };
       if (values.length === 0) {
         return [];
       }
-      return this.transaction((s, now) => {
-        const current = s.stream.get(stream, now) as
-          { last_ms: number; last_seq: number; length: number; expires_at: number | null } | undefined;
-        if (!current) {
-          // An expired stream's leftovers go now, so they cannot reappear under the new one.
-          s.deleteEntries.run(stream);
-        }
-        let ms = current?.last_ms ?? -1;
-        let seq = current?.last_seq ?? 0;
-        const ids: string[] = [];
-        for (const value of values) {
-          if (now > ms) {
-            [ms, seq] = [now, 0];
-          } else {
-            seq += 1;
-          }
-          s.insertEntry.run(stream, ms, seq, value);
-          ids.push(`${ms}-${seq}`);
-        }
-        let length = (current?.length ?? 0) + values.length;
-        if (maxLength !== undefined && length > maxLength) {
-          s.trim.run(stream, length - maxLength);
-          length = maxLength;
-        }
-        s.saveStream.run(stream, ms, seq, length, ttl === undefined ? (current?.expires_at ?? null) : now + ttl);
-        return ids;
-      }, options.synced !== false);
+      if (options.synced === false) {
+        return this.unsyncedAppends.add(append);
+      }
+      return this.transaction((s, now) => appendIn(s, now, append));
     });
   }
 
@@ -446,6 +432,36 @@ export class SqliteStateStore implements StateStore {
       // closing a broken handle may fail too; it is dropped either way
     }
   }
+}
+
+type PendingAppend = { stream: string; values: readonly string[]; maxLength: number | undefined; ttl: number | undefined };
+
+/** One append inside a write transaction: ids `<ms>-<seq>` after the stream's last, trimmed to maxLength, its expiry pushed back by ttl. */
+function appendIn(s: Statements, now: number, { stream, values, maxLength, ttl }: PendingAppend): string[] {
+  const current = s.stream.get(stream, now) as { last_ms: number; last_seq: number; length: number; expires_at: number | null } | undefined;
+  if (!current) {
+    // An expired stream's leftovers go now, so they cannot reappear under the new one.
+    s.deleteEntries.run(stream);
+  }
+  let ms = current?.last_ms ?? -1;
+  let seq = current?.last_seq ?? 0;
+  const ids: string[] = [];
+  for (const value of values) {
+    if (now > ms) {
+      [ms, seq] = [now, 0];
+    } else {
+      seq += 1;
+    }
+    s.insertEntry.run(stream, ms, seq, value);
+    ids.push(`${ms}-${seq}`);
+  }
+  let length = (current?.length ?? 0) + values.length;
+  if (maxLength !== undefined && length > maxLength) {
+    s.trim.run(stream, length - maxLength);
+    length = maxLength;
+  }
+  s.saveStream.run(stream, ms, seq, length, ttl === undefined ? (current?.expires_at ?? null) : now + ttl);
+  return ids;
 }
 
 function toEntries(rows: unknown[]): StreamEntry[] {

@@ -287,6 +287,26 @@ describe.each(subjects)('StateStore contract on %s', (_name, make) => {
       expect(back.at(-1)).toEqual({ id: ids[24_999], value: 'row 24999' });
     });
 
+    it('unsynced appends issued together, to one stream and to several, each get their own ids in order, trimmed and readable', async () => {
+      const [a, b] = [fresh('unsynced-a'), fresh('unsynced-b')];
+      const options = { synced: false, maxLength: 4, ttlMs: 60_000 } as const;
+      // Not awaited one by one: SSE events of concurrent calls arrive like this, and the SQLite store commits them in one transaction.
+      const pending = Array.from({ length: 6 }, (_, i) => store.append(i % 2 ? b : a, `e${i}`, options));
+      pending.push(store.appendMany(a, ['m0', 'm1'], options).then((ids) => ids.join(' ')));
+      const ids = await Promise.all(pending);
+      const backA = await sibling.read(a);
+      expect(backA.map((e) => e.value)).toEqual(['e2', 'e4', 'm0', 'm1']);
+      expect(backA.map((e) => e.id)).toEqual([ids[2], ids[4], ...ids[6].split(' ')]);
+      const backB = await sibling.read(b);
+      expect(backB.map((e) => e.value)).toEqual(['e1', 'e3', 'e5']);
+      expect(backB.map((e) => e.id)).toEqual([ids[1], ids[3], ids[5]]);
+      // A bad argument is refused on its own, without failing the appends issued with it.
+      const [good, bad] = await Promise.allSettled([store.append(a, 'ok', options), store.append(a, 'bad', { ...options, maxLength: 0 })]);
+      expect(good.status).toBe('fulfilled');
+      expect(bad.status).toBe('rejected');
+      expect((await sibling.read(a)).at(-1)?.value).toBe('ok');
+    });
+
     it('keeps only the newest maxLength entries', async () => {
       const stream = fresh('capped');
       for (let i = 0; i < 7; i++) {
