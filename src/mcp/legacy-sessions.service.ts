@@ -15,6 +15,7 @@ import { STATE_STORE } from '../state/state.module.js';
 import { stateKey } from '../state/keys.js';
 import type { StateStore } from '../state/state-store.js';
 import { rpcError, send } from './json-rpc-reply.js';
+import { cancelledRequestId, dropRetryFields, isNotification } from './legacy-request-body.js';
 import { KEEP_ALIVE_MS, openStandaloneStream, resumesStandalone, STANDALONE_STREAM, writeEvent } from './legacy-standalone-stream.js';
 import { McpServerFactory } from './mcp-server.factory.js';
 import { SessionEventStores, SSE_RETRY_MS } from './session-event-store.js';
@@ -35,10 +36,18 @@ type Session = {
   touched: number;
   active: number;
   live?: Promise<Live>;
+  /** When the session's live server, kept a moment after its last request ended, is dropped. */
+  lingerUntil?: number;
   stream?: ServerResponse;
 };
 
 const SESSION_IDLE_MS = 30 * 60_000;
+/**
+ * How long a session's server outlives its last request: a client calling in a
+ * loop reuses it instead of paying a rebuild and an initialize replay per call
+ * (PRODUCT §10's HTTP bar), while a session idle for longer costs only its record.
+ */
+const LINGER_MS = 500;
 /** A session in use pushes its record's expiry back at most this often (one write, not one per request). */
 const TOUCH_EVERY_MS = 60_000;
 const sessionKey = (id: string) => stateKey('session', id);
@@ -56,9 +65,10 @@ const sessionKey = (id: string) => stateKey('session', id);
  * (`mcp-session:v1:<id>`, expiring SESSION_IDLE_MS after its last use), plus its
  * GET stream when the client holds one (legacy-standalone-stream.ts). Its
  * McpServer and transport are built when a request arrives, restored by
- * replaying the session's own initialize request to them, and dropped when
- * the last request in flight ends: an elicitation's answer arrives while the
- * call that asked is still in flight, so it reaches the same server. A replica
+ * replaying the session's own initialize request to them, and dropped
+ * LINGER_MS after the last request in flight ends: an elicitation's answer
+ * arrives while the call that asked is still in flight, so it reaches the same
+ * server. A replica
  * that does not know a session id looks it up in the store.
  */
 @Injectable()
@@ -67,6 +77,9 @@ export class LegacySessions implements OnModuleDestroy {
   private readonly sessions = new Map<string, Session>();
   private readonly reaper: NodeJS.Timeout;
   private readonly keepAlive: NodeJS.Timeout;
+  /** Sessions whose live server outlives its last request, each until its lingerUntil. */
+  private readonly lingering = new Set<Session>();
+  private lingerSweep: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly factory: McpServerFactory,
@@ -112,16 +125,18 @@ export class LegacySessions implements OnModuleDestroy {
     // 2026 retry fields have no meaning on this revision and are dropped.
     dropRetryFields(req.body);
     // A notification to a session with nothing in flight (`initialized`, a late `cancelled`) has no one to tell.
-    if (!session.live && req.method === 'POST' && isNotification(req.body)) {
+    if (session.active === 0 && req.method === 'POST' && isNotification(req.body)) {
       res.writeHead(202).end();
       return;
     }
-    // Before a server is built again: a session another replica ended (DELETE) is ended here too.
-    if (!session.live && (await this.endedElsewhere(id))) {
+    // Before a call with nothing else in flight (a lingering server included): a session another
+    // replica ended (DELETE) is ended here too.
+    if (session.active === 0 && (await this.endedElsewhere(id))) {
       this.forget(id, session);
       return send(res, rpcError(404, 'Session not found', -32001));
     }
     session.active++;
+    this.lingering.delete(session);
     res.once('close', () => this.finished(session));
     const live = await (session.live ??= this.revive(id, session, req.auth));
     await live.transport.handleRequest(req, res, req.body);
@@ -266,9 +281,26 @@ export class LegacySessions implements OnModuleDestroy {
     session.active--;
     session.lastSeen = this.clock.now().getTime();
     if (session.active === 0 && session.live) {
-      const live = session.live;
-      session.live = undefined;
-      void live.then((l) => l.server.close()).catch(() => undefined);
+      session.lingerUntil = session.lastSeen + LINGER_MS;
+      this.lingering.add(session);
+      this.lingerSweep ??= setInterval(() => this.dropLingering(), LINGER_MS / 2).unref();
+    }
+  }
+
+  /** Drops the live servers whose linger is over; the sweep stops when none is left. */
+  private dropLingering(): void {
+    const now = this.clock.now().getTime();
+    for (const session of this.lingering) {
+      if (session.active > 0 || (session.lingerUntil ?? 0) <= now) {
+        this.lingering.delete(session);
+      }
+      if (session.active === 0 && (session.lingerUntil ?? 0) <= now) {
+        dropLive(session);
+      }
+    }
+    if (this.lingering.size === 0) {
+      clearInterval(this.lingerSweep);
+      this.lingerSweep = undefined;
     }
   }
 
@@ -350,11 +382,10 @@ export class LegacySessions implements OnModuleDestroy {
   /** Drops this process's hold on a session (its record stays in the store until it expires). */
   private forget(id: string, session: Session): void {
     this.sessions.delete(id);
+    this.lingering.delete(session);
     session.stream?.end();
     session.stream = undefined;
-    const live = session.live;
-    session.live = undefined;
-    void live?.then((l) => l.server.close()).catch(() => undefined);
+    dropLive(session);
   }
 
   private reapIdleSessions(): void {
@@ -377,6 +408,8 @@ export class LegacySessions implements OnModuleDestroy {
   async onModuleDestroy(): Promise<void> {
     clearInterval(this.reaper);
     clearInterval(this.keepAlive);
+    clearInterval(this.lingerSweep);
+    this.lingering.clear();
     const lives = [...this.sessions.values()].map(async (s) => {
       s.stream?.end();
       await (await s.live)?.server.close();
@@ -386,21 +419,11 @@ export class LegacySessions implements OnModuleDestroy {
   }
 }
 
-type Message = { method?: unknown; params?: Record<string, unknown> } | undefined;
-
-function cancelledRequestId(body: unknown): string | number | undefined {
-  const message = body as Message;
-  const id = message?.method === 'notifications/cancelled' ? message.params?.requestId : undefined;
-  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
-}
-
-function dropRetryFields(body: unknown): void {
-  const message = body as Message;
-  if (message?.method !== 'tools/call' || !message.params) {
-    return;
-  }
-  delete message.params.requestState;
-  delete message.params.inputResponses;
+/** Closes the session's server and transport, if it has them (a request that needs them again revives them). */
+function dropLive(session: Session): void {
+  const live = session.live;
+  session.live = undefined;
+  void live?.then((l) => l.server.close()).catch(() => undefined);
 }
 
 function groupsKey(auth: AuthInfo | undefined): string {
@@ -409,9 +432,4 @@ function groupsKey(auth: AuthInfo | undefined): string {
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-function isNotification(body: unknown): boolean {
-  const message = body as { method?: unknown; id?: unknown } | undefined;
-  return typeof message?.method === 'string' && message.id === undefined;
 }
