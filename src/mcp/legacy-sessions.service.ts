@@ -36,7 +36,10 @@ type Session = {
   touched: number;
   active: number;
   live?: Promise<Live>;
-  /** When the session's live server, kept a moment after its last request ended, is dropped. */
+  /**
+   * When the session's live server, kept a moment after its last request ended, is dropped. Set once the
+   * session serves a request after its initialize: a burst of sessions being opened does not keep a burst of servers.
+   */
   lingerUntil?: number;
   stream?: ServerResponse;
 };
@@ -136,6 +139,7 @@ export class LegacySessions implements OnModuleDestroy {
       return send(res, rpcError(404, 'Session not found', -32001));
     }
     session.active++;
+    session.lingerUntil ??= 0;
     this.lingering.delete(session);
     res.once('close', () => this.finished(session));
     const live = await (session.live ??= this.revive(id, session, req.auth));
@@ -280,11 +284,16 @@ export class LegacySessions implements OnModuleDestroy {
   private finished(session: Session): void {
     session.active--;
     session.lastSeen = this.clock.now().getTime();
-    if (session.active === 0 && session.live) {
-      session.lingerUntil = session.lastSeen + LINGER_MS;
-      this.lingering.add(session);
-      this.lingerSweep ??= setInterval(() => this.dropLingering(), LINGER_MS / 2).unref();
+    if (session.active > 0 || !session.live) {
+      return;
     }
+    if (session.lingerUntil === undefined) {
+      dropLive(session);
+      return;
+    }
+    session.lingerUntil = session.lastSeen + LINGER_MS;
+    this.lingering.add(session);
+    this.lingerSweep ??= setInterval(() => this.dropLingering(), LINGER_MS / 2).unref();
   }
 
   /** Drops the live servers whose linger is over; the sweep stops when none is left. */
