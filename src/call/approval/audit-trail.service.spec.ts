@@ -61,4 +61,37 @@ describe('AuditTrail', () => {
     }
     await Promise.all([one.close(), two.close()]);
   });
+
+  it('writes an entry once when a write that timed out was carried out after all (Redis stopped, then resumed), and still writes those it was not', async () => {
+    const dir = join(root, 'timeouts');
+    const real = new SqliteStateStore(dir);
+    // The store as a client sees Redis stopped mid-command: the first append is carried out but answered with a
+    // timeout; the second is refused outright (not carried out); the rest work.
+    let appends = 0;
+    const store = Object.create(real, {
+      appendMany: {
+        value: async (stream: string, values: readonly string[], options: object) => {
+          appends++;
+          if (appends === 1) {
+            await real.appendMany(stream, values, options);
+            throw new StateUnavailableError(real.description, 'Command timed out', 'cannot be used');
+          }
+          if (appends === 2) {
+            throw new StateUnavailableError(real.description, 'Connection is closed', 'cannot be used');
+          }
+          return real.appendMany(stream, values, options);
+        },
+      },
+    }) as SqliteStateStore;
+    const trail = new AuditTrail({} as Config, new Clock(), store);
+    await trail.record(entry('asked')); // carried out, answered "timed out"
+    await trail.record(entry('approved')); // refused, with the unsure one before it
+    await trail.record(entry('executed')); // the store answers again
+    expect((await real.read(AUDIT_STREAM)).map((e) => (JSON.parse(e.value) as AuditEntry).event)).toEqual([
+      'asked',
+      'approved',
+      'executed',
+    ]);
+    await real.close();
+  });
 });

@@ -87,7 +87,10 @@ const PENDING_MAX = 1_000;
 /** A filtered query reads the stream in pages of this many. */
 const SCAN_PAGE = 500;
 
-type Pending = { readonly seq: number; readonly line: string };
+/** `unsure`: a write of this entry failed in a way that may still have reached the store (a timeout: Redis stopped, not gone). */
+type Pending = { readonly seq: number; readonly line: string; unsure?: boolean };
+/** Before unsure entries are written again, this many of the newest stored entries are searched for them. */
+const RECHECK_ENTRIES = 2_000;
 
 /**
  * Every decision about a guarded call (and, in connected mode, every request
@@ -188,23 +191,41 @@ export class AuditTrail {
     if (this.pending.length === 0) {
       return;
     }
+    try {
+      await this.dropWritten();
+    } catch (error) {
+      if (error instanceof StateUnavailableError) {
+        this.markDown(error);
+        return;
+      }
+      this.logger.error(
+        `cannot tell which audit entries reached the store before it failed, so they are written again: ${(error as Error).message}`,
+      );
+      for (const p of this.pending) {
+        p.unsure = false;
+      }
+    }
+    // Empty when every entry that waited turned out to be stored already.
     const batch = this.pending.slice();
     try {
-      await this.store.appendMany(
-        AUDIT_STREAM,
-        batch.map((p) => p.line),
-        { maxLength: AUDIT_MAX_ENTRIES },
-      );
+      if (batch.length > 0) {
+        await this.store.appendMany(
+          AUDIT_STREAM,
+          batch.map((p) => p.line),
+          { maxLength: AUDIT_MAX_ENTRIES },
+        );
+      }
     } catch (error) {
       if (!(error instanceof StateUnavailableError)) {
         this.logger.error(`cannot write ${batch.length} audit entries to the state store, dropped: ${(error as Error).message}`);
         this.remove(batch);
         return;
       }
-      if (!this.storeDown) {
-        this.logger.warn(`audit entries wait in memory (at most ${PENDING_MAX}): ${error.message}`);
+      // A command that timed out may still be carried out (Redis stopped, then resumed): written again blindly, it would be twice in the trail.
+      for (const p of batch) {
+        p.unsure = true;
       }
-      this.storeDown = true;
+      this.markDown(error);
       return;
     }
     this.remove(batch);
@@ -218,7 +239,45 @@ export class AuditTrail {
     }
   }
 
+  private markDown(error: StateUnavailableError): void {
+    if (!this.storeDown) {
+      this.logger.warn(`audit entries wait in memory (at most ${PENDING_MAX}): ${error.message}`);
+    }
+    this.storeDown = true;
+  }
+
+  /**
+   * Drops the unsure entries the store holds after all: each copy of a line among the newest stored entries
+   * accounts for one unsure entry with that line (a line has its time to the millisecond, so two entries share one
+   * only when they are the same event recorded in the same millisecond).
+   */
+  private async dropWritten(): Promise<void> {
+    const unsure = this.pending.filter((p) => p.unsure);
+    if (unsure.length === 0) {
+      return;
+    }
+    const stored = new Map<string, number>();
+    for (const { value } of await this.store.readLatest(AUDIT_STREAM, { limit: RECHECK_ENTRIES })) {
+      stored.set(value, (stored.get(value) ?? 0) + 1);
+    }
+    const written = new Set<Pending>();
+    for (const p of unsure) {
+      const copies = stored.get(p.line) ?? 0;
+      if (copies > 0) {
+        stored.set(p.line, copies - 1);
+        written.add(p);
+      }
+    }
+    this.pending = this.pending.filter((p) => !written.has(p));
+    for (const p of this.pending) {
+      p.unsure = false;
+    }
+  }
+
   private remove(batch: readonly Pending[]): void {
+    if (batch.length === 0) {
+      return;
+    }
     const last = batch[batch.length - 1].seq;
     this.pending = this.pending.filter((p) => p.seq > last);
   }
