@@ -16,6 +16,10 @@ export interface Books {
   deletes: number;
   executedAudited?: number;
   approvalsAudited?: number;
+  /** Audit entries the stream trimmed (it keeps its newest 10 000) before the bench read them. */
+  auditUnread?: number;
+  /** Audit entries found twice in the stream (a write that timed out, carried out after all, then written again). */
+  auditDuplicates?: number;
   error?: string;
 }
 /** Calls that got no answer so far, by tool: cut by a SIGKILL. */

@@ -51,6 +51,10 @@ export async function replicaFaultRun(options = SHORT) {
   let fleet;
   const { Redis } = await import('ioredis');
   const books = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  const audit = new AuditReader(books);
+  // The audit trail keeps its newest 10 000 entries (AUDIT_MAX_ENTRIES); a fast run writes more than that, so it is
+  // read as it grows (a failed read, Redis stopped, is tried again) and entries trimmed before they were read are counted.
+  const auditPoll = setInterval(() => void audit.poll().catch(() => undefined), 500);
   try {
     await Promise.all([0, 1, 2].map(launch));
     nginx = await startNginx(ports.map((p) => `127.0.0.1:${p}`));
@@ -65,7 +69,7 @@ export async function replicaFaultRun(options = SHORT) {
       await sleep(Math.max(0, options.phaseSeconds * 1000 - (Date.now() - started)));
       await fleet.barrier();
       const elapsed = (Date.now() - started) / 1000;
-      phases.push({ name, elapsed, note, cut: fleet.cut(), ...stats, books: await compareBooks(books, google) });
+      phases.push({ name, elapsed, note, cut: fleet.cut(), ...stats, books: await compareBooks(books, audit, google) });
       trace(`${name} done`);
     };
     // A replica is killed while a 2025-11-25 approval is in flight on it: the rotation's turn if it has one within a
@@ -113,8 +117,12 @@ export async function replicaFaultRun(options = SHORT) {
     world.replays = await fleet.replayAll(world.redeemed);
     trace('replayed');
     await books.connect().catch(() => undefined);
-    return { phases, checks: { ...(await finalChecks(world, books, google, phases)), sticky: stickiness(nginx.accessLog(), ports) } };
+    return {
+      phases,
+      checks: { ...(await finalChecks(world, books, audit, google, phases)), sticky: stickiness(nginx.accessLog(), ports) },
+    };
   } finally {
+    clearInterval(auditPoll);
     await fleet?.stop().catch(() => undefined);
     books.disconnect();
     await nginx?.stop();
@@ -369,8 +377,58 @@ async function clientFactories() {
   };
 }
 
+/**
+ * The audit trail's delete_sitemap entries, read from Redis in order as they are written: what was read is counted
+ * once, and `unread` is how many entries the stream's own total (XINFO's entries-added) says were trimmed first.
+ */
+class AuditReader {
+  constructor(redis) {
+    this.redis = redis;
+    this.key = `gsc-mcp:${stateName('audit')}`;
+    this.last = '0-0';
+    this.read = 0;
+    this.executed = 0;
+    this.approvals = 0;
+    this.unread = 0;
+    this.lines = new Set();
+    this.duplicates = 0;
+    this.reading = undefined;
+  }
+
+  /** Reads what was appended since the last read; one read at a time. */
+  poll() {
+    this.reading ??= this.readNew().finally(() => (this.reading = undefined));
+    return this.reading;
+  }
+
+  async readNew() {
+    if (this.redis.status !== 'ready') {
+      await this.redis.connect();
+    }
+    for (;;) {
+      const entries = await this.redis.xrange(this.key, `(${this.last}`, '+', 'COUNT', 2000);
+      for (const [id, fields] of entries) {
+        // A line carries its time to the millisecond: the same line twice is one entry written twice.
+        this.duplicates += this.lines.has(fields[1]) ? 1 : 0;
+        this.lines.add(fields[1]);
+        const e = JSON.parse(fields[1]);
+        this.executed += e.tool === 'delete_sitemap' && e.event === 'executed' ? 1 : 0;
+        this.approvals += e.tool === 'delete_sitemap' && (e.event === 'approved' || e.event === 'token_redeemed') ? 1 : 0;
+        this.last = id;
+      }
+      this.read += entries.length;
+      if (entries.length < 2000) {
+        break;
+      }
+    }
+    const info = await this.redis.xinfo('STREAM', this.key).catch(() => undefined);
+    const added = info ? Number(info[info.indexOf('entries-added') + 1]) : this.read;
+    this.unread = Math.max(0, added - this.read);
+  }
+}
+
 /** The state store's books beside the emulator's log: inspections counted vs sent, deletes audited vs executed. */
-async function compareBooks(books, google) {
+async function compareBooks(books, audit, google) {
   const log = google.emulator.apiRequests();
   const sent = log.filter((r) => r.route === 'urlInspection.index.inspect' && r.status === 200).length;
   const deletes = log.filter((r) => r.route === 'sitemaps.delete').length;
@@ -382,16 +440,22 @@ async function compareBooks(books, google) {
     for (const key of await books.keys(`gsc-mcp:${stateKey('quota', 'inspection', '*', 'day', '*')}`)) {
       counted += Number(await books.get(key));
     }
-    const audit = (await books.xrange(`gsc-mcp:${stateName('audit')}`, '-', '+')).map(([, fields]) => JSON.parse(fields[1]));
-    const executed = audit.filter((e) => e.tool === 'delete_sitemap' && e.event === 'executed').length;
-    const approvals = audit.filter((e) => e.tool === 'delete_sitemap' && (e.event === 'approved' || e.event === 'token_redeemed')).length;
-    return { inspectionsSent: sent, inspectionsCounted: counted, deletes, executedAudited: executed, approvalsAudited: approvals };
+    await audit.poll();
+    return {
+      inspectionsSent: sent,
+      inspectionsCounted: counted,
+      deletes,
+      executedAudited: audit.executed,
+      approvalsAudited: audit.approvals,
+      auditUnread: audit.unread,
+      auditDuplicates: audit.duplicates,
+    };
   } catch (error) {
     return { inspectionsSent: sent, deletes, error: error.message };
   }
 }
 
-async function finalChecks(world, books, google, phases) {
+async function finalChecks(world, books, audit, google, phases) {
   const deletes = google.emulator.apiRequests().filter((r) => r.route === 'sitemaps.delete');
   const perSitemap = new Map();
   for (const d of deletes) {
@@ -403,7 +467,7 @@ async function finalChecks(world, books, google, phases) {
   let last = phases.at(-1).books;
   for (let still = 0, i = 0; i < 50 && still < 5 && last.executedAudited < last.deletes; i++) {
     await sleep(100);
-    const next = await compareBooks(books, google);
+    const next = await compareBooks(books, audit, google);
     still = next.executedAudited === last.executedAudited ? still + 1 : 0;
     last = next;
   }
@@ -430,14 +494,20 @@ async function finalChecks(world, books, google, phases) {
  * could not count: the ledger counted every inspection Google answered but those whose answer said "this call was not
  * counted" (the store was unreachable; a read still goes out, src/quota/quota-ledger.service.ts), and more only by
  * inspect_url calls that got no answer; the audit trail holds an
- * approval for every delete Google received, and an "executed" entry for each but those whose call got no answer.
+ * approval for every delete Google received, and an "executed" entry for each but those whose call got no answer; none
+ * of its entries was trimmed before the bench read it, and none is there twice.
  */
 export function booksAgree(books, cut) {
   const extraCounted = books.inspectionsCounted - books.inspectionsSent;
   const missingExecuted = books.deletes - books.executedAudited;
   return {
     ledger: extraCounted >= -(cut.uncounted ?? 0) && extraCounted <= cut.inspect_url,
-    audit: books.approvalsAudited >= books.deletes && missingExecuted >= 0 && missingExecuted <= cut.delete_sitemap,
+    audit:
+      (books.auditUnread ?? 0) === 0 &&
+      (books.auditDuplicates ?? 0) === 0 &&
+      books.approvalsAudited >= books.deletes &&
+      missingExecuted >= 0 &&
+      missingExecuted <= cut.delete_sitemap,
   };
 }
 
@@ -585,8 +655,8 @@ export async function replicas() {
     },
     {
       bar: 'replicas: audit trail vs deletes Google received',
-      target: 'an approval for each; "executed" for each but calls cut by a SIGKILL',
-      measured: `${b.deletes} deletes, ${b.approvalsAudited} approvals and ${b.executedAudited} executions audited, ${checks.cut.delete_sitemap} calls cut`,
+      target: 'an approval for each; "executed" for each but calls cut by a SIGKILL; none lost, none twice',
+      measured: `${b.deletes} deletes, ${b.approvalsAudited} approvals and ${b.executedAudited} executions audited, ${checks.cut.delete_sitemap} calls cut, ${b.auditUnread} audit entries trimmed before they were read, ${b.auditDuplicates} written twice`,
       verdict: verdict(checks.auditMatchesDeletes),
     },
   );

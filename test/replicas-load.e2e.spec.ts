@@ -76,12 +76,14 @@ describe('three replicas on one Redis behind nginx, under load, through replica 
   });
 
   it('the audit trail holds an approval for every delete Google received, and its execution unless the replica died first', () => {
+    expect(checks.books.auditUnread).toBe(0);
+    expect(checks.books.auditDuplicates).toBe(0);
     expect(checks.books.approvalsAudited).toBeGreaterThanOrEqual(checks.deletes);
     expect(phases[0].books.executedAudited).toBe(phases[0].books.deletes);
     expect(checks.auditMatchesDeletes).toBe(true);
   });
 
-  it('the books check can fail: one inspection counted more than the calls cut, or one execution unaudited', () => {
+  it('the books check can fail: one inspection counted more than the calls cut, one execution unaudited, or one audit entry trimmed unread or there twice', () => {
     const books = { inspectionsSent: 10, inspectionsCounted: 10, deletes: 4, executedAudited: 4, approvalsAudited: 4 };
     expect(booksAgree(books, { inspect_url: 0, delete_sitemap: 0 })).toEqual({ ledger: true, audit: true });
     expect(booksAgree({ ...books, inspectionsCounted: 11 }, { inspect_url: 0, delete_sitemap: 0 }).ledger).toBe(false);
@@ -90,5 +92,7 @@ describe('three replicas on one Redis behind nginx, under load, through replica 
     expect(booksAgree({ ...books, inspectionsCounted: 8 }, { inspect_url: 0, delete_sitemap: 0, uncounted: 1 }).ledger).toBe(false);
     expect(booksAgree({ ...books, executedAudited: 3 }, { inspect_url: 0, delete_sitemap: 0 }).audit).toBe(false);
     expect(booksAgree({ ...books, approvalsAudited: 3 }, { inspect_url: 0, delete_sitemap: 5 }).audit).toBe(false);
+    expect(booksAgree({ ...books, auditUnread: 1 }, { inspect_url: 0, delete_sitemap: 0 }).audit).toBe(false);
+    expect(booksAgree({ ...books, auditDuplicates: 1 }, { inspect_url: 0, delete_sitemap: 0 }).audit).toBe(false);
   });
 });
