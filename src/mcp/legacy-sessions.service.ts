@@ -1,13 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
-import {
-  type AuthInfo,
-  isInitializeRequest,
-  type McpServer,
-  type WebStandardStreamableHTTPServerTransport,
-} from '@modelcontextprotocol/server';
-import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import { type AuthInfo, isInitializeRequest } from '@modelcontextprotocol/server';
 import { Clock } from '../common/clock.js';
 import { CONFIG, type Config } from '../config/config.js';
 import { callerOf } from '../identity/caller.js';
@@ -16,17 +10,15 @@ import { stateKey } from '../state/keys.js';
 import type { StateStore } from '../state/state-store.js';
 import { rpcError, send } from './json-rpc-reply.js';
 import { cancelledRequestId, dropRetryFields, isNotification } from './legacy-request-body.js';
-import { KEEP_ALIVE_MS, openStandaloneStream, resumesStandalone, STANDALONE_STREAM, writeEvent } from './legacy-standalone-stream.js';
+import { buildLive, type Live, replayInitialize } from './legacy-live-server.js';
+import { KEEP_ALIVE_MS, openStandaloneStream, resumesStandalone } from './legacy-standalone-stream.js';
 import { McpServerFactory } from './mcp-server.factory.js';
-import { SessionEventStores, SSE_RETRY_MS } from './session-event-store.js';
+import { SessionEventStores } from './session-event-store.js';
 
 export type LegacyRequest = IncomingMessage & { body?: unknown; auth?: AuthInfo };
 
 /** What a session is, kept in the state store so that any replica (or this one after a restart) can serve it. */
 type SessionRecord = { principal?: string; groups: string; init: Record<string, unknown> };
-
-/** An McpServer and its transport, alive only while one of the session's requests is in flight. */
-type Live = { server: McpServer; transport: NodeStreamableHTTPServerTransport; events: { muted: boolean } };
 
 /** What this process keeps of a session between its requests: the record, and the GET stream when one is open here. */
 type Session = {
@@ -205,31 +197,13 @@ export class LegacySessions implements OnModuleDestroy {
 
   /** A server and transport for the session; `initialized` is called when its initialize request is served. */
   private build(id: string, session: Session, authInfo: AuthInfo | undefined, initialized?: (id: string) => Promise<void>): Live {
-    const server = this.factory.create({ era: 'legacy', authInfo });
-    const events = this.eventStores.forSession(id);
-    // Muted while a revived server is shown its session's initialize again: that answer goes to no one.
-    const gate = { muted: false };
-    const transport = new NodeStreamableHTTPServerTransport({
-      sessionIdGenerator: () => id,
-      // SEP-1699: event ids, a priming event with `retry`, replay after Last-Event-ID (from the state store).
-      eventStore: {
-        storeEvent: async (streamId, message) => (gate.muted ? '' : events.storeEvent(streamId, message)),
-        replayEventsAfter: (lastEventId, sink) => events.replayEventsAfter(lastEventId, sink),
-        getStreamIdForEventId: (eventId) => events.getStreamIdForEventId(eventId),
-      },
-      retryInterval: SSE_RETRY_MS,
-      onsessioninitialized: initialized,
-      onsessionclosed: () => this.close(id),
+    return buildLive(this.factory, this.eventStores, {
+      id,
+      authInfo,
+      standaloneStream: () => session.stream,
+      initialized,
+      closed: () => this.close(id),
     });
-    // What the server sends outside any request (tools/list_changed) goes to the GET stream this process holds.
-    const sendOnTransport = transport.send.bind(transport);
-    transport.send = async (message, options) => {
-      if (options?.relatedRequestId !== undefined || 'result' in message || 'error' in message || !session.stream) {
-        return sendOnTransport(message, options);
-      }
-      writeEvent(session.stream, message, await events.storeEvent(STANDALONE_STREAM, message));
-    };
-    return { server, transport, events: gate };
   }
 
   /** The session's server and transport again, as they were after its initialize request (which is replayed to them). */
@@ -237,18 +211,7 @@ export class LegacySessions implements OnModuleDestroy {
     const live = this.build(id, session, authInfo);
     await live.server.connect(live.transport);
     this.track(live, session);
-    live.events.muted = true;
-    const web = (live.transport as unknown as { _webStandardTransport: WebStandardStreamableHTTPServerTransport })._webStandardTransport;
-    const replay = await web.handleRequest(
-      new Request('http://localhost/mcp', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: '{}',
-      }),
-      { authInfo, parsedBody: { jsonrpc: '2.0', id: 0, method: 'initialize', params: session.record.init } },
-    );
-    await replay.text();
-    live.events.muted = false;
+    await replayInitialize(live, session.record.init, authInfo);
     return live;
   }
 
