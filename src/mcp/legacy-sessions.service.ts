@@ -29,10 +29,10 @@ type Session = {
   active: number;
   live?: Promise<Live>;
   /**
-   * When the session's live server, kept a moment after its last request ended, is dropped. Set once the
-   * session serves a request after its initialize: a burst of sessions being opened does not keep a burst of servers.
+   * Whether the session has served a request after its initialize. Only then does its server linger after its last
+   * request: a burst of sessions being opened does not keep a burst of servers.
    */
-  lingerUntil?: number;
+  called?: boolean;
   stream?: ServerResponse;
 };
 
@@ -72,8 +72,8 @@ export class LegacySessions implements OnModuleDestroy {
   private readonly sessions = new Map<string, Session>();
   private readonly reaper: NodeJS.Timeout;
   private readonly keepAlive: NodeJS.Timeout;
-  /** Sessions whose live server outlives its last request, each until its lingerUntil. */
-  private readonly lingering = new Set<Session>();
+  /** Sessions whose live server outlives its last request, each with when it is dropped. */
+  private readonly lingering = new Map<Session, number>();
   private lingerSweep: NodeJS.Timeout | undefined;
 
   constructor(
@@ -131,7 +131,7 @@ export class LegacySessions implements OnModuleDestroy {
       return send(res, rpcError(404, 'Session not found', -32001));
     }
     session.active++;
-    session.lingerUntil ??= 0;
+    session.called = true;
     this.lingering.delete(session);
     res.once('close', () => this.finished(session));
     const live = await (session.live ??= this.revive(id, session, req.auth));
@@ -250,23 +250,20 @@ export class LegacySessions implements OnModuleDestroy {
     if (session.active > 0 || !session.live) {
       return;
     }
-    if (session.lingerUntil === undefined) {
+    if (!session.called) {
       dropLive(session);
       return;
     }
-    session.lingerUntil = session.lastSeen + LINGER_MS;
-    this.lingering.add(session);
+    this.lingering.set(session, session.lastSeen + LINGER_MS);
     this.lingerSweep ??= setInterval(() => this.dropLingering(), LINGER_MS / 2).unref();
   }
 
   /** Drops the live servers whose linger is over; the sweep stops when none is left. */
   private dropLingering(): void {
     const now = this.clock.now().getTime();
-    for (const session of this.lingering) {
-      if (session.active > 0 || (session.lingerUntil ?? 0) <= now) {
+    for (const [session, until] of this.lingering) {
+      if (until <= now) {
         this.lingering.delete(session);
-      }
-      if (session.active === 0 && (session.lingerUntil ?? 0) <= now) {
         dropLive(session);
       }
     }
